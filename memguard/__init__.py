@@ -1,0 +1,109 @@
+"""memguard: provenance and scoped, fail-closed reads for AI agents' memory."""
+
+from memguard.aio import AsyncMemoryGuard
+from memguard.audit import AUDIT_SCHEMA, audit_fact, render_text
+from memguard.embedded import EmbeddedStack, open_embedded
+from memguard.embedding import Embedder, HashEmbedder
+from memguard.errors import (
+    AccessDenied,
+    BackendError,
+    ConfigurationError,
+    FactNotFound,
+    IdentityError,
+    IntegrityError,
+    InvalidRequest,
+    LedgerError,
+    MemguardError,
+    ReservedField,
+    StoreError,
+    TrustEscalation,
+    UntranslatableCondition,
+)
+from memguard.events import AuditEvent, Decision
+from memguard.guard import FactInput, MemoryGuard, RecalledFact, RecoveryReport
+from memguard.identity import Actor, Identity, Principal, PrincipalId, Verifier
+from memguard.ledger import FactState, Ledger
+from memguard.localtokens import LocalTokenService, LocalVerifier
+from memguard.provenance import Provenance, Source, Turn, WriterChain
+from memguard.scope import (
+    And,
+    Condition,
+    DefaultScopeResolver,
+    Eq,
+    Gte,
+    In,
+    Not,
+    Or,
+    PlanKind,
+    ReadRequest,
+    ScopePlan,
+    ScopeResolver,
+    WriteDecision,
+)
+from memguard.stores import InMemoryStore, MemoryStore, QdrantStore
+from memguard.trust import SourceKind, TrustLevel, TrustPolicy
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AUDIT_SCHEMA",
+    "AccessDenied",
+    "Actor",
+    "And",
+    "AsyncMemoryGuard",
+    "AuditEvent",
+    "BackendError",
+    "Condition",
+    "ConfigurationError",
+    "Decision",
+    "DefaultScopeResolver",
+    "EmbeddedStack",
+    "Embedder",
+    "Eq",
+    "FactInput",
+    "FactNotFound",
+    "FactState",
+    "Gte",
+    "HashEmbedder",
+    "Identity",
+    "IdentityError",
+    "In",
+    "InMemoryStore",
+    "IntegrityError",
+    "InvalidRequest",
+    "Ledger",
+    "LedgerError",
+    "LocalTokenService",
+    "LocalVerifier",
+    "MemguardError",
+    "MemoryGuard",
+    "MemoryStore",
+    "Not",
+    "Or",
+    "PlanKind",
+    "Principal",
+    "PrincipalId",
+    "Provenance",
+    "QdrantStore",
+    "ReadRequest",
+    "RecalledFact",
+    "RecoveryReport",
+    "ReservedField",
+    "ScopePlan",
+    "ScopeResolver",
+    "Source",
+    "SourceKind",
+    "StoreError",
+    "TrustEscalation",
+    "TrustLevel",
+    "TrustPolicy",
+    "Turn",
+    "UntranslatableCondition",
+    "Verifier",
+    "WriteDecision",
+    "WriterChain",
+    "__version__",
+    "audit_fact",
+    "open_embedded",
+    "render_text",
+]

@@ -1,0 +1,118 @@
+"""The async shell: the same guard, each call run in a worker thread so the event loop never blocks."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from memguard.guard import FactInput, MemoryGuard, RecalledFact, RecoveryReport
+from memguard.identity import Identity
+from memguard.provenance import Provenance, Source, Turn
+from memguard.trust import TrustLevel
+
+__all__ = ["AsyncMemoryGuard"]
+
+
+class AsyncMemoryGuard:
+    """Async twin of :class:`~memguard.guard.MemoryGuard`; same checks, same audit events."""
+
+    def __init__(self, guard: MemoryGuard) -> None:
+        self.guard = guard
+
+    async def authenticate(self, token: str) -> Identity:
+        return await asyncio.to_thread(self.guard.authenticate, token)
+
+    async def write(
+        self,
+        identity: Identity,
+        text: str,
+        *,
+        namespace: str,
+        source: Source,
+        turn: Turn,
+        metadata: Mapping[str, Any] | None = None,
+        trust: TrustLevel | None = None,
+        derived_from: Sequence[str] = (),
+        vector: Sequence[float] | None = None,
+    ) -> Provenance:
+        return await asyncio.to_thread(
+            lambda: self.guard.write(
+                identity,
+                text,
+                namespace=namespace,
+                source=source,
+                turn=turn,
+                metadata=metadata,
+                trust=trust,
+                derived_from=derived_from,
+                vector=vector,
+            )
+        )
+
+    async def write_many(self, identity: Identity, facts: Sequence[FactInput]) -> list[Provenance]:
+        return await asyncio.to_thread(self.guard.write_many, identity, facts)
+
+    async def get(
+        self, identity: Identity, fact_id: str, *, purpose: str = "answer"
+    ) -> RecalledFact:
+        return await asyncio.to_thread(lambda: self.guard.get(identity, fact_id, purpose=purpose))
+
+    async def search(
+        self,
+        identity: Identity,
+        query: str | None = None,
+        *,
+        vector: Sequence[float] | None = None,
+        k: int = 10,
+        namespaces: Sequence[str] | None = None,
+        min_trust: TrustLevel | None = None,
+        purpose: str = "answer",
+        trace_id: str | None = None,
+    ) -> list[RecalledFact]:
+        return await asyncio.to_thread(
+            lambda: self.guard.search(
+                identity,
+                query,
+                vector=vector,
+                k=k,
+                namespaces=namespaces,
+                min_trust=min_trust,
+                purpose=purpose,
+                trace_id=trace_id,
+            )
+        )
+
+    async def update(
+        self,
+        identity: Identity,
+        fact_id: str,
+        text: str,
+        *,
+        source: Source,
+        turn: Turn,
+        metadata: Mapping[str, Any] | None = None,
+        trust: TrustLevel | None = None,
+        vector: Sequence[float] | None = None,
+    ) -> Provenance:
+        return await asyncio.to_thread(
+            lambda: self.guard.update(
+                identity,
+                fact_id,
+                text,
+                source=source,
+                turn=turn,
+                metadata=metadata,
+                trust=trust,
+                vector=vector,
+            )
+        )
+
+    async def delete(self, identity: Identity, fact_id: str) -> None:
+        await asyncio.to_thread(self.guard.delete, identity, fact_id)
+
+    async def recover(self, *, older_than: float = 0.0) -> RecoveryReport:
+        return await asyncio.to_thread(lambda: self.guard.recover(older_than=older_than))
+
+    async def close(self) -> None:
+        await asyncio.to_thread(self.guard.close)

@@ -1,0 +1,59 @@
+"""The zero-config embedded default: Qdrant local mode, a SQLite (WAL) ledger, a local token service.
+
+Everything lives in one project-local state folder (``.memguard/`` unless told otherwise)::
+
+    .memguard/qdrant/      Qdrant local-mode storage
+    .memguard/ledger.db    provenance rows and the audit log
+    .memguard/keys/        the local token service's signing key (0600)
+
+``ledger_url=`` (PostgreSQL) and ``qdrant_url=`` (a Qdrant server) switch either part to a real
+engine with the same code.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from memguard.guard import MemoryGuard
+from memguard.ledger import Ledger
+from memguard.localtokens import LocalTokenService
+from memguard.scope import ScopeResolver
+from memguard.stores.qdrant import QdrantStore
+
+__all__ = ["DEFAULT_STATE_DIR", "EmbeddedStack", "open_embedded"]
+
+DEFAULT_STATE_DIR = ".memguard"
+
+
+@dataclass
+class EmbeddedStack:
+    guard: MemoryGuard
+    tokens: LocalTokenService
+    state_dir: Path
+
+    def close(self) -> None:
+        self.guard.close()
+
+
+def open_embedded(
+    state_dir: str | os.PathLike[str] = DEFAULT_STATE_DIR,
+    *,
+    collection: str = "memguard_facts",
+    dimension: int = 384,
+    ledger_url: str | None = None,
+    qdrant_url: str | None = None,
+    scope: ScopeResolver | None = None,
+) -> EmbeddedStack:
+    """Open (creating if needed) the embedded stack under ``state_dir``."""
+    root = Path(state_dir)
+    root.mkdir(parents=True, exist_ok=True)
+    ledger = Ledger.from_url(ledger_url) if ledger_url else Ledger.sqlite(root / "ledger.db")
+    if qdrant_url:
+        store = QdrantStore(url=qdrant_url, collection=collection, dimension=dimension)
+    else:
+        store = QdrantStore(path=str(root / "qdrant"), collection=collection, dimension=dimension)
+    tokens = LocalTokenService(root / "keys")
+    guard = MemoryGuard(store=store, ledger=ledger, verifier=tokens.verifier(), scope=scope)
+    return EmbeddedStack(guard=guard, tokens=tokens, state_dir=root)

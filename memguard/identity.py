@@ -1,0 +1,185 @@
+"""The verified identity that every guarded call needs, and the verifier seam that mints it.
+
+An :class:`Identity` cannot be built by application code: only a :class:`Verifier` mints one, after a
+real signature check, and a guard accepts an identity only if its own verifier minted it (the verifier
+remembers what it minted). Copying or pickling an identity is refused, so it cannot leave the process.
+"""
+
+from __future__ import annotations
+
+import time
+import unicodedata
+import weakref
+from collections.abc import Callable
+from typing import NoReturn, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict
+
+from memguard.errors import IdentityError
+
+__all__ = ["Actor", "Identity", "Principal", "PrincipalId", "Verifier", "check_identifier"]
+
+# Zero-width, bidi-control and other invisible code points that make two ids look alike.
+_INVISIBLE = frozenset(
+    [
+        0x200B,
+        0x200C,
+        0x200D,
+        0x200E,
+        0x200F,
+        0x2060,
+        0xFEFF,
+        0x061C,
+        0x180E,
+        *range(0x202A, 0x202F),
+        *range(0x2066, 0x206A),
+    ]
+)
+
+
+def check_identifier(value: object, what: str) -> str:
+    """Return ``value`` if it is a safe identifier: a non-empty NFC string, no control/invisible chars."""
+    if not isinstance(value, str) or not value:
+        raise IdentityError(f"{what} must be a non-empty string", code="identity.bad_claims")
+    if len(value) > 1024:
+        raise IdentityError(f"{what} is too long", code="identity.bad_claims")
+    if unicodedata.normalize("NFC", value) != value:
+        raise IdentityError(f"{what} is not NFC-normalized", code="identity.bad_claims")
+    for ch in value:
+        cp = ord(ch)
+        if cp < 0x20 or 0x7F <= cp < 0xA0 or cp in _INVISIBLE or unicodedata.category(ch) == "Cf":
+            raise IdentityError(
+                f"{what} contains a forbidden character", code="identity.bad_claims"
+            )
+    return value
+
+
+class PrincipalId(BaseModel):
+    """A principal is (issuer, subject), never ``sub`` alone."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    issuer: str
+    subject: str
+
+    def __str__(self) -> str:
+        return f"{self.subject} @ {self.issuer}"
+
+
+class Actor(PrincipalId):
+    """One delegation hop. Agents are named by their workload id (``spiffe://...``) as ``subject``."""
+
+    @property
+    def workload_id(self) -> str | None:
+        return self.subject if self.subject.startswith("spiffe://") else None
+
+
+class Principal(BaseModel):
+    """Who is acting: the originating subject and the actors in delegation order (first -> current)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    subject: PrincipalId
+    actors: tuple[Actor, ...] = ()
+    client_id: str | None = None
+    token_jti: str
+    scopes: frozenset[str] = frozenset()
+
+    @property
+    def depth(self) -> int:
+        return len(self.actors)
+
+    @property
+    def current_actor(self) -> PrincipalId:
+        return self.actors[-1] if self.actors else self.subject
+
+    @property
+    def workload_id(self) -> str | None:
+        return self.actors[-1].workload_id if self.actors else None
+
+    def summary(self) -> dict[str, object]:
+        """What audit events and logs record of a principal: identifiers only, never the token."""
+        return {
+            "subject": self.subject.subject,
+            "issuer": self.subject.issuer,
+            "actors": [a.subject for a in self.actors],
+            "workload_id": self.workload_id,
+            "client_id": self.client_id,
+            "jti": self.token_jti,
+        }
+
+
+class Identity:
+    """A principal that a verifier has checked, valid until ``expires_at`` (epoch seconds)."""
+
+    __slots__ = ("__weakref__", "_expires_at", "_principal", "_verifier_id")
+    _principal: Principal
+    _expires_at: int
+    _verifier_id: int
+
+    def __init__(self, *_: object, **__: object) -> None:
+        raise TypeError("an Identity is minted by a Verifier; call `verifier.verify(token)`")
+
+    @classmethod
+    def _mint(cls, principal: Principal, expires_at: int, verifier_id: int) -> Identity:
+        self = object.__new__(cls)
+        object.__setattr__(self, "_principal", principal)
+        object.__setattr__(self, "_expires_at", expires_at)
+        object.__setattr__(self, "_verifier_id", verifier_id)
+        return self
+
+    def __setattr__(self, name: str, value: object) -> NoReturn:
+        raise AttributeError("Identity is immutable")
+
+    def __reduce__(self) -> NoReturn:
+        raise TypeError("an Identity cannot be pickled or copied")
+
+    def __copy__(self) -> NoReturn:
+        raise TypeError("an Identity cannot be copied")
+
+    def __deepcopy__(self, memo: object) -> NoReturn:
+        raise TypeError("an Identity cannot be copied")
+
+    @property
+    def principal(self) -> Principal:
+        return self._principal
+
+    @property
+    def expires_at(self) -> int:
+        return self._expires_at
+
+    def __repr__(self) -> str:
+        p = self._principal
+        chain = " -> ".join([p.subject.subject, *(a.subject for a in p.actors)])
+        return f"Identity({chain!r}, jti={p.token_jti!r})"
+
+
+@runtime_checkable
+class Verifier(Protocol):
+    """Turns a presented credential into an :class:`Identity`, or raises :class:`IdentityError`."""
+
+    def verify(self, token: str) -> Identity: ...
+
+    def minted(self, identity: Identity) -> bool:
+        """True only for identities this verifier produced and that have not expired."""
+        ...
+
+
+class MintingVerifier:
+    """Base for verifiers: mints identities and remembers them (weakly) so a guard can check origin."""
+
+    def __init__(self, *, clock: Callable[[], float] = time.time) -> None:
+        self._clock = clock
+        self._minted: weakref.WeakSet[Identity] = weakref.WeakSet()
+
+    def _mint(self, principal: Principal, expires_at: int) -> Identity:
+        identity = Identity._mint(principal, expires_at, id(self))
+        self._minted.add(identity)
+        return identity
+
+    def minted(self, identity: Identity) -> bool:
+        return (
+            isinstance(identity, Identity)
+            and identity in self._minted
+            and identity.expires_at > self._clock()
+        )

@@ -1,0 +1,363 @@
+"""The ledger: provenance rows and audit events in one SQL database (SQLite WAL or PostgreSQL).
+
+Write protocol (crash safety): a fact's provenance row is inserted ``pending`` and committed *before*
+the store sees the point; it becomes ``committed`` (with the allow event, in one transaction) only
+after the store acknowledged the point, and only then is the write acknowledged to the caller. Reads
+serve a point only if its latest row is ``committed`` and matches the point's record digest. After a
+crash, :meth:`Ledger.pending` rows are reconciled against the store by the guard.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, Engine, and_, create_engine, event, insert, select, update
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import SQLAlchemyError
+from sqlmodel import SQLModel
+
+from memguard.errors import ConfigurationError, LedgerError
+from memguard.events import AuditEvent
+from memguard.ledger.tables import AuditEventRow, AuditFactRow, ProvenanceRow
+from memguard.provenance import Provenance
+
+__all__ = ["FactState", "Ledger", "LedgerRecord"]
+
+_PROV = ProvenanceRow.__table__  # type: ignore[attr-defined]
+_EVENT = AuditEventRow.__table__  # type: ignore[attr-defined]
+_EVENT_FACT = AuditFactRow.__table__  # type: ignore[attr-defined]
+
+
+class FactState(enum.StrEnum):
+    PENDING = "pending"
+    COMMITTED = "committed"
+    SUPERSEDED = "superseded"
+    ABORTED = "aborted"
+    DELETED = "deleted"
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerRecord:
+    """A provenance row as the ledger holds it."""
+
+    fact_id: str
+    version: int
+    state: FactState
+    record_digest: str
+    content_digest: str
+    record: str
+    purged: bool
+
+    @property
+    def provenance(self) -> Provenance:
+        return Provenance.model_validate_json(self.record)
+
+
+def _row_values(prov: Provenance) -> dict[str, Any]:
+    writer = prov.writer
+    return {
+        "fact_id": prov.fact_id,
+        "version": prov.version,
+        "state": FactState.PENDING.value,
+        "purged": False,
+        "namespace": prov.namespace,
+        "owner_iss": prov.owner.issuer,
+        "owner_sub": prov.owner.subject,
+        "trust": int(prov.trust),
+        "source_kind": prov.source.kind.value,
+        "source_uri": prov.source.uri,
+        "session_id": prov.turn.session_id,
+        "turn_index": prov.turn.turn_index,
+        "writer_sub": writer.actors[-1].subject if writer.actors else writer.subject.subject,
+        "workload_id": writer.workload_id,
+        "token_jti": writer.token_jti,
+        "record": prov.canonical().decode("utf-8"),
+        "record_digest": prov.record_digest,
+        "content_digest": prov.content_digest,
+        "created_at": prov.created_at,
+    }
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    # FULL: a committed transaction survives power loss, not only a process crash.
+    cur.execute("PRAGMA synchronous=FULL")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.execute("PRAGMA busy_timeout=10000")
+    cur.close()
+
+
+class Ledger:
+    """Provenance rows and audit events. Every database failure raises :class:`LedgerError`."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.dialect = engine.dialect.name
+        with self._tx():
+            pass
+        try:
+            SQLModel.metadata.create_all(
+                engine, tables=[_PROV, _EVENT, _EVENT_FACT], checkfirst=True
+            )
+        except SQLAlchemyError as exc:
+            raise LedgerError(f"cannot create ledger tables: {type(exc).__name__}") from exc
+
+    @classmethod
+    def from_url(cls, url: str) -> Ledger:
+        """``sqlite:///path/ledger.db`` or ``postgresql+psycopg://user@host/db``."""
+        try:
+            parsed = make_url(url)
+        except Exception as exc:
+            raise ConfigurationError("invalid ledger url") from exc
+        if parsed.get_backend_name() == "sqlite":
+            database = parsed.database or ""
+            if database in ("", ":memory:"):
+                raise ConfigurationError(
+                    "the ledger needs a file: an in-memory SQLite ledger loses writes"
+                )
+            Path(database).parent.mkdir(parents=True, exist_ok=True)
+            engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 10})
+            event.listen(engine, "connect", _sqlite_pragmas)
+        elif parsed.get_backend_name() == "postgresql":
+            engine = create_engine(url, pool_pre_ping=True)
+        else:
+            raise ConfigurationError(f"unsupported ledger backend `{parsed.get_backend_name()}`")
+        return cls(engine)
+
+    @classmethod
+    def sqlite(cls, path: str | os.PathLike[str]) -> Ledger:
+        return cls.from_url(f"sqlite:///{Path(path).resolve()}")
+
+    @contextmanager
+    def _tx(self) -> Iterator[Connection]:
+        try:
+            with self.engine.begin() as conn:
+                yield conn
+        except LedgerError:
+            raise
+        except SQLAlchemyError as exc:
+            raise LedgerError(f"ledger operation failed: {type(exc).__name__}") from exc
+
+    # -- writes ---------------------------------------------------------------------------------
+
+    def begin(self, records: Sequence[Provenance]) -> None:
+        """Insert ``pending`` rows; committed to disk before the store is touched."""
+        with self._tx() as conn:
+            conn.execute(insert(_PROV), [_row_values(p) for p in records])
+
+    def commit(self, records: Sequence[Provenance], events: Sequence[AuditEvent]) -> None:
+        """Make ``records`` the current versions, in the same transaction as their audit events."""
+        with self._tx() as conn:
+            self._set_state(conn, records, FactState.PENDING, FactState.COMMITTED)
+            for prov in records:
+                if prov.version > 1:
+                    conn.execute(
+                        update(_PROV)
+                        .where(
+                            and_(
+                                _PROV.c.fact_id == prov.fact_id,
+                                _PROV.c.version < prov.version,
+                                _PROV.c.state == FactState.COMMITTED.value,
+                            )
+                        )
+                        .values(state=FactState.SUPERSEDED.value)
+                    )
+            self._insert_events(conn, events)
+
+    def abort(self, records: Sequence[Provenance]) -> None:
+        with self._tx() as conn:
+            self._set_state(conn, records, FactState.PENDING, FactState.ABORTED)
+
+    def mark_deleted(self, fact_ids: Sequence[str], events: Sequence[AuditEvent]) -> None:
+        """Tombstone the committed versions; the store purge follows (and is redone by recovery)."""
+        with self._tx() as conn:
+            conn.execute(
+                update(_PROV)
+                .where(
+                    and_(
+                        _PROV.c.fact_id.in_(list(fact_ids)),
+                        _PROV.c.state == FactState.COMMITTED.value,
+                    )
+                )
+                .values(state=FactState.DELETED.value)
+            )
+            self._insert_events(conn, events)
+
+    def mark_purged(self, fact_ids: Sequence[str]) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                update(_PROV)
+                .where(
+                    and_(
+                        _PROV.c.fact_id.in_(list(fact_ids)),
+                        _PROV.c.state == FactState.DELETED.value,
+                    )
+                )
+                .values(purged=True)
+            )
+
+    def record(self, events: Sequence[AuditEvent]) -> None:
+        """Append audit events in their own transaction."""
+        if events:
+            with self._tx() as conn:
+                self._insert_events(conn, events)
+
+    def _set_state(
+        self, conn: Connection, records: Sequence[Provenance], old: FactState, new: FactState
+    ) -> None:
+        for prov in records:
+            result = conn.execute(
+                update(_PROV)
+                .where(
+                    and_(
+                        _PROV.c.fact_id == prov.fact_id,
+                        _PROV.c.version == prov.version,
+                        _PROV.c.state == old.value,
+                    )
+                )
+                .values(state=new.value)
+            )
+            if result.rowcount != 1:
+                raise LedgerError("ledger row is not in the expected state")
+
+    def _insert_events(self, conn: Connection, events: Sequence[AuditEvent]) -> None:
+        if not events:
+            return
+        rows = []
+        for ev in events:
+            rows.append(
+                {
+                    "event_id": ev.event_id,
+                    "ts": ev.ts,
+                    "action": ev.action,
+                    "decision": ev.decision.value,
+                    "reason": ev.reason[:128],
+                    "subject": (ev.principal or {}).get("subject"),
+                    "trace_id": ev.trace_id,
+                    "event": ev.canonical().decode("utf-8"),
+                    "event_digest": ev.digest,
+                }
+            )
+        seqs = (
+            conn.execute(insert(_EVENT).returning(_EVENT.c.seq, sort_by_parameter_order=True), rows)
+            .scalars()
+            .all()
+        )
+        links = [
+            {"event_seq": seq, "fact_id": fact_id}
+            for seq, ev in zip(seqs, events, strict=True)
+            for fact_id in dict.fromkeys(ev.fact_ids)
+        ]
+        if links:
+            conn.execute(insert(_EVENT_FACT), links)
+
+    # -- reads ----------------------------------------------------------------------------------
+
+    def latest(self, fact_ids: Sequence[str]) -> dict[str, LedgerRecord]:
+        """The newest non-aborted version of each fact id that the ledger knows."""
+        if not fact_ids:
+            return {}
+        with self._tx() as conn:
+            rows = conn.execute(
+                select(
+                    _PROV.c.fact_id,
+                    _PROV.c.version,
+                    _PROV.c.state,
+                    _PROV.c.record_digest,
+                    _PROV.c.content_digest,
+                    _PROV.c.record,
+                    _PROV.c.purged,
+                ).where(
+                    and_(
+                        _PROV.c.fact_id.in_(list(dict.fromkeys(fact_ids))),
+                        _PROV.c.state != FactState.ABORTED.value,
+                    )
+                )
+            ).all()
+        out: dict[str, LedgerRecord] = {}
+        for row in rows:
+            current = out.get(row.fact_id)
+            if current is None or row.version > current.version:
+                out[row.fact_id] = LedgerRecord(
+                    row.fact_id,
+                    row.version,
+                    FactState(row.state),
+                    row.record_digest,
+                    row.content_digest,
+                    row.record,
+                    bool(row.purged),
+                )
+        return out
+
+    def versions(self, fact_id: str) -> list[LedgerRecord]:
+        """Every version of a fact, oldest first (aborted ones included, for the audit trail)."""
+        with self._tx() as conn:
+            rows = conn.execute(
+                select(_PROV).where(_PROV.c.fact_id == fact_id).order_by(_PROV.c.version)
+            ).all()
+        return [
+            LedgerRecord(
+                r.fact_id,
+                r.version,
+                FactState(r.state),
+                r.record_digest,
+                r.content_digest,
+                r.record,
+                bool(r.purged),
+            )
+            for r in rows
+        ]
+
+    def in_state(self, state: FactState, *, purged: bool | None = None) -> list[LedgerRecord]:
+        query = select(_PROV).where(_PROV.c.state == state.value)
+        if purged is not None:
+            query = query.where(_PROV.c.purged == purged)
+        with self._tx() as conn:
+            rows = conn.execute(query.order_by(_PROV.c.fact_id, _PROV.c.version)).all()
+        return [
+            LedgerRecord(
+                r.fact_id,
+                r.version,
+                FactState(r.state),
+                r.record_digest,
+                r.content_digest,
+                r.record,
+                bool(r.purged),
+            )
+            for r in rows
+        ]
+
+    def events_for(self, fact_id: str) -> list[tuple[int, AuditEvent, str]]:
+        """``(seq, event, stored digest)`` of every event that touched ``fact_id``, in log order."""
+        with self._tx() as conn:
+            rows = conn.execute(
+                select(_EVENT.c.seq, _EVENT.c.event, _EVENT.c.event_digest)
+                .join(_EVENT_FACT, _EVENT_FACT.c.event_seq == _EVENT.c.seq)
+                .where(_EVENT_FACT.c.fact_id == fact_id)
+                .order_by(_EVENT.c.seq)
+            ).all()
+        return [(r.seq, AuditEvent.model_validate_json(r.event), r.event_digest) for r in rows]
+
+    def events(self, *, limit: int = 1000, decision: str | None = None) -> list[AuditEvent]:
+        query = select(_EVENT.c.event).order_by(_EVENT.c.seq.desc()).limit(limit)
+        if decision is not None:
+            query = query.where(_EVENT.c.decision == decision)
+        with self._tx() as conn:
+            rows = conn.execute(query).scalars().all()
+        return [AuditEvent.model_validate_json(r) for r in reversed(rows)]
+
+    def count_events(self) -> int:
+        from sqlalchemy import func
+
+        with self._tx() as conn:
+            return int(conn.execute(select(func.count()).select_from(_EVENT)).scalar_one())
+
+    def close(self) -> None:
+        self.engine.dispose()

@@ -1,0 +1,213 @@
+"""The provenance record stamped on every fact, and the canonical serialization its digests use.
+
+Canonical JSON here: UTF-8, keys sorted, no insignificant white space, no NaN/Infinity, and only JSON
+types. Digests are ``sha256:<hex>`` of that serialization. The same function serializes audit events.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, field_validator
+
+from memguard.errors import ReservedField
+from memguard.identity import Actor, Principal, PrincipalId
+from memguard.trust import SourceKind, TrustLevel
+
+__all__ = [
+    "RESERVED_KEYS",
+    "JsonValue",
+    "Provenance",
+    "Source",
+    "Turn",
+    "WriterChain",
+    "canonical_json",
+    "check_metadata",
+    "content_digest",
+    "sha256_digest",
+]
+
+JsonValue = str | int | float | bool | None | list["JsonValue"] | dict[str, "JsonValue"]
+
+#: Keys a caller's metadata may not use: they name provenance, or memguard's reserved payload key.
+RESERVED_KEYS = frozenset(
+    {
+        "memguard",
+        "text",
+        "metadata",
+        "provenance",
+        "fact_id",
+        "id",
+        "version",
+        "namespace",
+        "owner",
+        "source",
+        "turn",
+        "trust",
+        "trust_level",
+        "writer",
+        "derived_from",
+        "created_at",
+        "content_digest",
+        "policy_digest",
+        "record_digest",
+    }
+)
+_MAX_METADATA_BYTES = 64 * 1024
+_MAX_DEPTH = 16
+
+
+def canonical_json(value: Any) -> bytes:
+    """Serialize JSON-typed ``value`` canonically (sorted keys, compact, UTF-8, no NaN)."""
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    ).encode("utf-8")
+
+
+def sha256_digest(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def content_digest(text: str, metadata: Mapping[str, Any]) -> str:
+    """Digest of what the fact says: its text and its caller metadata."""
+    return sha256_digest(canonical_json({"metadata": dict(metadata), "text": text}))
+
+
+def _check_json(value: object, depth: int) -> None:
+    if depth > _MAX_DEPTH:
+        raise ValueError("metadata is nested too deeply")
+    if value is None or isinstance(value, str | bool | int):
+        return
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError("metadata numbers must be finite")
+        return
+    if isinstance(value, list):
+        for item in value:
+            _check_json(item, depth + 1)
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise ValueError("metadata keys must be strings")
+            _check_json(item, depth + 1)
+        return
+    raise ValueError(f"metadata value of type `{type(value).__name__}` is not JSON")
+
+
+def check_metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate caller metadata: JSON only, bounded, and no reserved provenance keys."""
+    if not isinstance(metadata, Mapping):
+        raise ValueError("metadata must be a mapping")
+    for key in metadata:
+        if not isinstance(key, str):
+            raise ValueError("metadata keys must be strings")
+        lowered = key.lower()
+        if lowered in RESERVED_KEYS or lowered.startswith(("memguard", "_memguard", "_mg")):
+            raise ReservedField(f"metadata key `{key}` is reserved for provenance")
+    out = dict(metadata)
+    _check_json(out, 0)
+    if len(canonical_json(out)) > _MAX_METADATA_BYTES:
+        raise ValueError("metadata is too large")
+    return out
+
+
+def _trust_label(level: TrustLevel) -> str:
+    return level.label
+
+
+TrustField = Annotated[TrustLevel, PlainSerializer(_trust_label, return_type=str)]
+
+
+class Source(BaseModel):
+    """Where a fact came from: the channel kind plus a URI or a name (a tool, a document title)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: SourceKind
+    uri: str | None = None
+    name: str | None = None
+
+
+class Turn(BaseModel):
+    """The agent turn that injected the fact."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    session_id: str = Field(min_length=1, max_length=256)
+    turn_index: int = Field(ge=0)
+    trace_id: str | None = None
+    span_id: str | None = None
+
+
+class WriterChain(BaseModel):
+    """Who wrote the fact: the subject, the actors in delegation order, the workload and the token."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    subject: PrincipalId
+    actors: tuple[Actor, ...] = ()
+    workload_id: str | None = None
+    client_id: str | None = None
+    token_jti: str
+
+    @classmethod
+    def from_principal(cls, principal: Principal) -> WriterChain:
+        return cls(
+            subject=principal.subject,
+            actors=principal.actors,
+            workload_id=principal.workload_id,
+            client_id=principal.client_id,
+            token_jti=principal.token_jti,
+        )
+
+
+class Provenance(BaseModel):
+    """The full, immutable provenance of one version of one fact."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    fact_id: str
+    version: int = Field(ge=1)
+    namespace: str
+    owner: PrincipalId
+    source: Source
+    turn: Turn
+    trust: TrustField
+    trust_reason: str
+    writer: WriterChain
+    derived_from: tuple[str, ...] = ()
+    created_at: datetime
+    content_digest: str
+    policy_digest: str
+
+    @field_validator("trust", mode="before")
+    @classmethod
+    def _parse_trust(cls, value: object) -> TrustLevel:
+        if isinstance(value, str | int | TrustLevel):
+            return TrustLevel.parse(value)
+        raise ValueError("trust must be a level name")
+
+    @field_validator("created_at")
+    @classmethod
+    def _utc(cls, value: datetime) -> datetime:
+        if value.tzinfo is None:
+            raise ValueError("created_at must be timezone-aware")
+        return value.astimezone(UTC)
+
+    def canonical(self) -> bytes:
+        return canonical_json(self.model_dump(mode="json"))
+
+    @property
+    def record_digest(self) -> str:
+        """Digest over the whole record; the store payload must carry the same one."""
+        return sha256_digest(self.canonical())
+
+
+def now_utc() -> datetime:
+    return datetime.now(UTC)

@@ -1,0 +1,74 @@
+"""The store seam: what a vector store must do for the guard, and the payload layout it keeps.
+
+A point's payload is ``{"text", "metadata", "memguard": {...}}``. ``memguard`` is the reserved key: the
+indexed fields scope conditions filter on, the record digest, and the full provenance record. Caller
+metadata lives under ``metadata`` and can never reach the reserved key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from memguard.provenance import Provenance
+from memguard.scope import Condition, FieldValue, index_fields
+
+__all__ = ["RESERVED_PAYLOAD_KEY", "Hit", "MemoryStore", "StoredPoint", "build_payload"]
+
+RESERVED_PAYLOAD_KEY = "memguard"
+
+
+@dataclass(frozen=True, slots=True)
+class StoredPoint:
+    fact_id: str
+    payload: Mapping[str, Any]
+    vector: Sequence[float] | None = None
+
+    @property
+    def index(self) -> Mapping[str, FieldValue]:
+        reserved = self.payload.get(RESERVED_PAYLOAD_KEY)
+        return reserved if isinstance(reserved, Mapping) else {}
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    fact_id: str
+    score: float
+    payload: Mapping[str, Any]
+
+
+def build_payload(text: str, metadata: Mapping[str, Any], prov: Provenance) -> dict[str, Any]:
+    reserved: dict[str, Any] = dict(index_fields(prov))
+    reserved["version"] = prov.version
+    reserved["record_digest"] = prov.record_digest
+    reserved["record"] = prov.model_dump(mode="json")
+    return {"text": text, "metadata": dict(metadata), RESERVED_PAYLOAD_KEY: reserved}
+
+
+class MemoryStore(Protocol):
+    """A vector store the guard can push a scope condition into.
+
+    ``search`` must apply ``condition`` inside the store's own query (``None`` means unrestricted) and
+    raise :class:`~memguard.scope_translation.UntranslatableCondition` for anything it cannot express.
+    Every method raises :class:`~memguard.errors.StoreError` on backend failure.
+    """
+
+    dimension: int
+
+    def upsert(self, points: Sequence[StoredPoint]) -> None: ...
+
+    def retrieve(self, fact_ids: Sequence[str]) -> list[StoredPoint]: ...
+
+    def search(
+        self,
+        vector: Sequence[float],
+        *,
+        condition: Condition | None,
+        limit: int,
+        offset: int = 0,
+    ) -> list[Hit]: ...
+
+    def delete(self, fact_ids: Sequence[str]) -> None: ...
+
+    def close(self) -> None: ...
