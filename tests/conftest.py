@@ -1,0 +1,102 @@
+"""Fixtures: real stores (in-memory, Qdrant local), real ledgers (SQLite file, PostgreSQL), real keys."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from helpers import Clock, SyncView, pg_schema_url  # noqa: E402
+
+from memguard import (  # noqa: E402
+    AsyncMemoryGuard,
+    InMemoryStore,
+    Ledger,
+    LocalTokenService,
+    MemoryGuard,
+    QdrantStore,
+)
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def tokens(tmp_path: Path, clock: Clock) -> LocalTokenService:
+    return LocalTokenService(tmp_path / "keys", clock=clock)
+
+
+@pytest.fixture
+def sqlite_ledger(tmp_path: Path) -> Iterator[Ledger]:
+    ledger = Ledger.sqlite(tmp_path / "ledger.db")
+    yield ledger
+    ledger.close()
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    with pg_schema_url() as url:
+        yield url
+
+
+def _store(kind: str, tmp_path: Path) -> Any:
+    if kind == "memory":
+        return InMemoryStore(dimension=384)
+    if kind == "qdrant-memory":
+        return QdrantStore(location=":memory:")
+    if kind == "qdrant-path":
+        return QdrantStore(path=str(tmp_path / "qdrant"))
+    raise AssertionError(kind)
+
+
+@pytest.fixture(params=["memory", "qdrant-memory", "qdrant-path"])
+def store_kind(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def make_guard(
+    tmp_path: Path, tokens: LocalTokenService, clock: Clock
+) -> Iterator[Callable[..., MemoryGuard]]:
+    """Build guards on real backends; all are closed at teardown."""
+    made: list[MemoryGuard] = []
+
+    def make(store: str = "qdrant-memory", ledger: Ledger | None = None, **kw: Any) -> MemoryGuard:
+        guard = MemoryGuard(
+            store=_store(store, tmp_path),
+            ledger=ledger or Ledger.sqlite(tmp_path / f"ledger-{len(made)}.db"),
+            verifier=tokens.verifier(clock=clock),
+            clock=clock,
+            **kw,
+        )
+        made.append(guard)
+        return guard
+
+    yield make
+    for guard in made:
+        guard.close()
+
+
+@pytest.fixture
+def guard(make_guard: Callable[..., MemoryGuard], store_kind: str) -> MemoryGuard:
+    """A guard over each store backend, SQLite ledger."""
+    return make_guard(store_kind)
+
+
+@pytest.fixture(params=["sync", "async"])
+def api(request: pytest.FixtureRequest, make_guard: Callable[..., MemoryGuard]) -> Iterator[Any]:
+    """The guard through its sync shell or its async shell: same calls, same assertions."""
+    guard = make_guard("qdrant-memory")
+    if request.param == "sync":
+        yield guard
+    else:
+        view = SyncView(AsyncMemoryGuard(guard))
+        yield view
+        view.close()

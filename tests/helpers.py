@@ -1,0 +1,87 @@
+"""Shared test helpers: a settable clock, PostgreSQL schemas, and a sync view of the async guard."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+PG_BASE = os.environ.get("MEMGUARD_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+PLANNER = "spiffe://memguard.local/agent/planner"
+BROWSER = "spiffe://memguard.local/agent/browser"
+
+
+class Clock:
+    """A clock tests move by hand."""
+
+    def __init__(self, now: float = 1_800_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def pg_available() -> bool:
+    try:
+        import psycopg
+
+        with psycopg.connect(_dsn(), connect_timeout=3):
+            return True
+    except Exception:
+        return False
+
+
+def _dsn() -> str:
+    return PG_BASE.replace("postgresql+psycopg://", "postgresql://")
+
+
+def require_pg() -> None:
+    if not pg_available():
+        if os.environ.get("MEMGUARD_REQUIRE_POSTGRES") == "1":
+            pytest.fail("PostgreSQL on 127.0.0.1:5432 is required (MEMGUARD_REQUIRE_POSTGRES=1)")
+        pytest.skip("PostgreSQL on 127.0.0.1:5432 is not reachable")
+
+
+@contextmanager
+def pg_schema_url() -> Iterator[str]:
+    """A SQLAlchemy URL whose search_path is a fresh schema, dropped afterwards."""
+    import psycopg
+
+    require_pg()
+    schema = f"mg_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(_dsn(), autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield f"{PG_BASE}?options=-csearch_path%3D{schema}"
+    finally:
+        with psycopg.connect(_dsn(), autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+class SyncView:
+    """Calls an AsyncMemoryGuard's coroutines to completion, so one test body covers both shells."""
+
+    def __init__(self, async_guard: Any) -> None:
+        self._async = async_guard
+        self._loop = asyncio.new_event_loop()
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        attr = getattr(self._async, name)
+        if not asyncio.iscoroutinefunction(attr):
+            return attr  # type: ignore[no-any-return]
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return self._loop.run_until_complete(attr(*args, **kwargs))
+
+        return call
+
+    def close(self) -> None:
+        self._loop.close()
