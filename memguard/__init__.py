@@ -24,6 +24,7 @@ from memguard.guard import FactInput, MemoryGuard, RecalledFact, RecoveryReport
 from memguard.identity import Actor, Identity, Principal, PrincipalId, Verifier
 from memguard.ledger import FactState, Ledger
 from memguard.localtokens import LocalTokenService, LocalVerifier
+from memguard.logging import configure_json_logging
 from memguard.provenance import Provenance, Source, Turn, WriterChain
 from memguard.scope import (
     And,
@@ -104,6 +105,7 @@ __all__ = [
     "WriterChain",
     "__version__",
     "audit_fact",
+    "configure_json_logging",
     "open_embedded",
     "render_text",
 ]

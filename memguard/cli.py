@@ -20,12 +20,30 @@ StateDir = Annotated[
 ]
 
 
+@app.callback()
+def _setup() -> None:
+    """memguard: provenance and scoped, fail-closed reads for agent memory."""
+    import logging
+
+    from memguard.logging import configure_json_logging
+
+    configure_json_logging(logging.WARNING)
+
+
 @app.command()
 def demo(state_dir: StateDir = Path(DEFAULT_STATE_DIR) / "demo") -> None:
     """Run the end-to-end demo on the embedded defaults."""
-    from memguard.demo import run_demo
+    import logging
 
-    raise typer.Exit(run_demo(state_dir))
+    from memguard.demo import run_demo
+    from memguard.logging import configure_json_logging
+
+    state_dir.mkdir(parents=True, exist_ok=True)
+    with (state_dir / "operations.jsonl").open("a", encoding="utf-8") as log:
+        configure_json_logging(logging.INFO, stream=log)
+        code = run_demo(state_dir)
+    typer.echo(f"operational log (structlog JSON lines): {state_dir / 'operations.jsonl'}")
+    raise typer.Exit(code)
 
 
 @app.command()
