@@ -405,6 +405,12 @@ class MemoryGuard:
                 raise AccessDenied("write not permitted", code="access_denied.policy")
             meta = check_metadata(fact.metadata)
             level, reason = self._assign_trust(principal, fact, decision.max_trust)
+            if current.derived_from:  # the lineage stays, so trust stays capped by its inputs
+                inputs_plan = self.scope.read_plan(principal, ReadRequest("get"))
+                inputs = self._visible(principal, inputs_plan, list(current.derived_from), op)
+                weakest = min(r.provenance.trust for r in inputs)
+                if weakest < level:
+                    level, reason = weakest, f"{reason}; min of inputs = {weakest.label}"
             prov = current.model_copy(
                 update={
                     "version": current.version + 1,
@@ -473,6 +479,8 @@ class MemoryGuard:
                 raise InvalidRequest(f"k must be between 1 and {_MAX_K}")
             if (query is None) == (vector is None):
                 raise InvalidRequest("give exactly one of `query` or `vector`")
+            if namespaces is not None and (isinstance(namespaces, str) or not namespaces):
+                raise InvalidRequest("`namespaces` must be a non-empty list of names")
             request = ReadRequest(
                 "search",
                 namespaces=tuple(namespaces) if namespaces is not None else None,

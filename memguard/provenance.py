@@ -130,8 +130,8 @@ class Source(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     kind: SourceKind
-    uri: str | None = None
-    name: str | None = None
+    uri: str | None = Field(default=None, max_length=4096)
+    name: str | None = Field(default=None, max_length=512)
 
 
 class Turn(BaseModel):
@@ -141,8 +141,8 @@ class Turn(BaseModel):
 
     session_id: str = Field(min_length=1, max_length=256)
     turn_index: int = Field(ge=0)
-    trace_id: str | None = None
-    span_id: str | None = None
+    trace_id: str | None = Field(default=None, max_length=128)
+    span_id: str | None = Field(default=None, max_length=128)
 
 
 class WriterChain(BaseModel):

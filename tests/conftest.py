@@ -11,9 +11,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from helpers import Clock, SyncView, pg_schema_url  # noqa: E402
+from helpers import Clock, SyncView, pg_schema_url
 
-from memguard import (  # noqa: E402
+from memguard import (
     AsyncMemoryGuard,
     InMemoryStore,
     Ledger,
