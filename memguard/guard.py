@@ -147,14 +147,26 @@ class MemoryGuard:
 
     # -- identity -------------------------------------------------------------------------------
 
-    def authenticate(self, token: str) -> Identity:
-        """Verify a presented token with this guard's verifier; failures are audited."""
+    def authenticate(self, token: str, *, workload_credential: str | None = None) -> Identity:
+        """Verify a presented token with this guard's verifier; failures are audited.
+
+        With ``workload_credential`` the caller is a workload: the token must name it as its
+        current actor (presenter binding, see :mod:`memguard.tokens.verifier`).
+        """
         op = _Op("authenticate")
         with self._operation(op):
             op.detail["token_digest"] = sha256_digest(
                 token.encode("utf-8", "replace") if isinstance(token, str) else b""
             )
-            identity = self.verifier.verify(token)
+            if workload_credential is None:
+                identity = self.verifier.verify(token)
+            else:
+                bind = getattr(self.verifier, "verify_presented", None)
+                if bind is None:
+                    raise IdentityError("verifier cannot bind a presenter", code="identity.unbound")
+                identity = bind(token, workload_credential)
+                if not isinstance(identity, Identity):
+                    raise IdentityError("verifier returned no identity", code="identity.missing")
             op.principal = identity.principal
         return identity
 
@@ -359,7 +371,7 @@ class MemoryGuard:
         self.ledger.begin(records)  # durable before the store sees anything
         try:
             self.store.upsert(points)
-        except MemguardError:
+        except Exception:  # any store failure, typed or not: the rows must not stay pending
             self._safe_abort(records)
             raise
         self.ledger.commit(records, [self._allow(op, versions=[p.version for p in records])])
