@@ -2,7 +2,7 @@
 
 Everything lives in one project-local state folder (``.memguard/`` unless told otherwise)::
 
-    .memguard/qdrant/      Qdrant local-mode storage
+    .memguard/qdrant/      Qdrant local-mode storage, one collection per owner
     .memguard/ledger.db    provenance rows and the audit log
     .memguard/keys/        the local token service's signing key (0600)
 
@@ -53,7 +53,14 @@ def open_embedded(
     if qdrant_url:
         store = QdrantStore(url=qdrant_url, collection=collection, dimension=dimension)
     else:
-        store = QdrantStore(path=str(root / "qdrant"), collection=collection, dimension=dimension)
+        # Local mode filters in Python point by point; one collection per owner keeps a scoped
+        # search close to an unfiltered one (benchmarks/README.md).
+        store = QdrantStore(
+            path=str(root / "qdrant"),
+            collection=collection,
+            dimension=dimension,
+            partition_by_owner=True,
+        )
     tokens = LocalTokenService(root / "keys")
     guard = MemoryGuard(store=store, ledger=ledger, verifier=tokens.verifier(), scope=scope)
     return EmbeddedStack(guard=guard, tokens=tokens, state_dir=root)

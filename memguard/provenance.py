@@ -11,6 +11,7 @@ import json
 import math
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, field_validator
@@ -201,12 +202,21 @@ class Provenance(BaseModel):
         return value.astimezone(UTC)
 
     def canonical(self) -> bytes:
+        return self._canonical
+
+    def json_dict(self) -> dict[str, Any]:
+        """The record as JSON types (a fresh copy; the store payload carries it)."""
+        return json.loads(self._canonical)
+
+    # Computed once per (immutable) record: a write needs it for the ledger row and the payload.
+    @cached_property
+    def _canonical(self) -> bytes:
         return canonical_json(self.model_dump(mode="json"))
 
-    @property
+    @cached_property
     def record_digest(self) -> str:
         """Digest over the whole record; the store payload must carry the same one."""
-        return sha256_digest(self.canonical())
+        return sha256_digest(self._canonical)
 
 
 def now_utc() -> datetime:

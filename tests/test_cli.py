@@ -94,12 +94,18 @@ def test_audit_reports_tampering(demo_run, tmp_path: Path) -> None:  # type: ign
 
     from qdrant_client import QdrantClient
 
+    from memguard import QdrantStore
+
     work, proc = demo_run
     copy = tmp_path / "state"
     shutil.copytree(work / "state", copy)
     fact_id = _web_fact_id(proc.stdout)
+    # the embedded store keeps one collection per owner; tamper with the raw client, behind memguard
+    store = QdrantStore(path=str(copy / "qdrant"))
+    collection = store.partition_name("https://memguard.local", "alice")
+    store.close()
     client = QdrantClient(path=str(copy / "qdrant"))
-    client.set_payload("memguard_facts", payload={"text": "harmless text"}, points=[fact_id])
+    client.set_payload(collection, payload={"text": "harmless text"}, points=[fact_id])
     client.close()
     audit = run("audit", fact_id, "--json", "--state-dir", str(copy), cwd=tmp_path)
     assert audit.returncode == 4

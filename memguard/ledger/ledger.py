@@ -17,7 +17,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, create_engine, event, insert, select, update
+from sqlalchemy import (
+    Connection,
+    Engine,
+    and_,
+    create_engine,
+    event,
+    insert,
+    select,
+    tuple_,
+    update,
+)
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import SQLModel
@@ -212,19 +222,21 @@ class Ledger:
     def _set_state(
         self, conn: Connection, records: Sequence[Provenance], old: FactState, new: FactState
     ) -> None:
-        for prov in records:
+        # One statement per chunk (a batch of 64 was 64 separately compiled UPDATEs).
+        keys = [(p.fact_id, p.version) for p in records]
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
             result = conn.execute(
                 update(_PROV)
                 .where(
                     and_(
-                        _PROV.c.fact_id == prov.fact_id,
-                        _PROV.c.version == prov.version,
+                        tuple_(_PROV.c.fact_id, _PROV.c.version).in_(chunk),
                         _PROV.c.state == old.value,
                     )
                 )
                 .values(state=new.value)
             )
-            if result.rowcount != 1:
+            if result.rowcount != len(set(chunk)):
                 raise LedgerError("ledger row is not in the expected state")
 
     def _insert_events(self, conn: Connection, events: Sequence[AuditEvent]) -> None:

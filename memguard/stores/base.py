@@ -42,7 +42,7 @@ def build_payload(text: str, metadata: Mapping[str, Any], prov: Provenance) -> d
     reserved: dict[str, Any] = dict(index_fields(prov))
     reserved["version"] = prov.version
     reserved["record_digest"] = prov.record_digest
-    reserved["record"] = prov.model_dump(mode="json")
+    reserved["record"] = prov.json_dict()
     return {"text": text, "metadata": dict(metadata), RESERVED_PAYLOAD_KEY: reserved}
 
 
