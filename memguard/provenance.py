@@ -206,7 +206,8 @@ class Provenance(BaseModel):
 
     def json_dict(self) -> dict[str, Any]:
         """The record as JSON types (a fresh copy; the store payload carries it)."""
-        return json.loads(self._canonical)
+        value: dict[str, Any] = json.loads(self._canonical)
+        return value
 
     # Computed once per (immutable) record: a write needs it for the ledger row and the payload.
     @cached_property

@@ -69,6 +69,18 @@ class LedgerRecord:
         return Provenance.model_validate_json(self.record)
 
 
+def _record(row: Any) -> LedgerRecord:
+    return LedgerRecord(
+        row.fact_id,
+        row.version,
+        FactState(row.state),
+        row.record_digest,
+        row.content_digest,
+        row.record,
+        bool(row.purged),
+    )
+
+
 def _row_values(prov: Provenance) -> dict[str, Any]:
     writer = prov.writer
     return {
@@ -297,15 +309,7 @@ class Ledger:
         for row in rows:
             current = out.get(row.fact_id)
             if current is None or row.version > current.version:
-                out[row.fact_id] = LedgerRecord(
-                    row.fact_id,
-                    row.version,
-                    FactState(row.state),
-                    row.record_digest,
-                    row.content_digest,
-                    row.record,
-                    bool(row.purged),
-                )
+                out[row.fact_id] = _record(row)
         return out
 
     def versions(self, fact_id: str) -> list[LedgerRecord]:
@@ -314,18 +318,7 @@ class Ledger:
             rows = conn.execute(
                 select(_PROV).where(_PROV.c.fact_id == fact_id).order_by(_PROV.c.version)
             ).all()
-        return [
-            LedgerRecord(
-                r.fact_id,
-                r.version,
-                FactState(r.state),
-                r.record_digest,
-                r.content_digest,
-                r.record,
-                bool(r.purged),
-            )
-            for r in rows
-        ]
+        return [_record(r) for r in rows]
 
     def in_state(self, state: FactState, *, purged: bool | None = None) -> list[LedgerRecord]:
         query = select(_PROV).where(_PROV.c.state == state.value)
@@ -333,18 +326,7 @@ class Ledger:
             query = query.where(_PROV.c.purged == purged)
         with self._tx() as conn:
             rows = conn.execute(query.order_by(_PROV.c.fact_id, _PROV.c.version)).all()
-        return [
-            LedgerRecord(
-                r.fact_id,
-                r.version,
-                FactState(r.state),
-                r.record_digest,
-                r.content_digest,
-                r.record,
-                bool(r.purged),
-            )
-            for r in rows
-        ]
+        return [_record(r) for r in rows]
 
     def events_for(self, fact_id: str) -> list[tuple[int, AuditEvent, str]]:
         """``(seq, event, stored digest)`` of every event that touched ``fact_id``, in log order."""
