@@ -29,6 +29,7 @@ from memguard.trust import TrustLevel
 
 __all__ = [
     "FIELDS",
+    "LIST_FIELDS",
     "And",
     "Condition",
     "DefaultScopeResolver",
@@ -59,7 +60,14 @@ FIELDS: Mapping[str, type] = {
     "source_kind": str,
     "writer_sub": str,
     "workload_id": str,
+    "created_at": int,
+    "derived_from_count": int,
+    "tags": str,
 }
+
+#: Fields that hold a list of values (any element matching an atom makes it match). Stores that cannot
+#: keep a list in a column (SQL) keep these in a side table.
+LIST_FIELDS: frozenset[str] = frozenset({"tags"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +160,9 @@ def index_fields(prov: Provenance) -> dict[str, FieldValue]:
         if prov.writer.actors
         else prov.writer.subject.subject,
         "workload_id": prov.writer.workload_id,
+        "created_at": int(prov.created_at.timestamp()),
+        "derived_from_count": len(prov.derived_from),
+        # `tags` is an indexable list field; the provenance record carries no tags yet, so it is absent.
     }
 
 

@@ -1,0 +1,239 @@
+"""`PolicyResolver`: the YAML policy engine behind the guard's :class:`~memguard.scope.ScopeResolver` seam.
+
+``MemoryGuard(scope=PolicyResolver.from_path("policies/"))``. Files are re-read when they change
+(checked at most every ``reload_interval`` seconds, on the next decision); a reload that does not
+validate keeps the last good set, logs the problems and exposes them as :attr:`last_error`. With no
+valid policy at all, every request is denied. Every plan and decision carries the set's digest.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from memguard.identity import Principal
+from memguard.logging import get_logger
+from memguard.policy.compile import conj, plan_for_rules
+from memguard.policy.evaluate import Engine, principal_env
+from memguard.policy.loader import load_policy_path, load_policy_text, policy_files
+from memguard.policy.model import PolicyDecision, PolicyError, PolicySet, Problem
+from memguard.provenance import canonical_json, sha256_digest
+from memguard.scope import (
+    Condition,
+    FieldValue,
+    Gte,
+    In,
+    PlanKind,
+    ReadRequest,
+    ScopePlan,
+    WriteDecision,
+)
+from memguard.trust import TrustLevel
+
+__all__ = ["NO_POLICY_DIGEST", "PolicyResolver"]
+
+#: The digest recorded when no valid policy is loaded (and everything is denied).
+NO_POLICY_DIGEST = sha256_digest(canonical_json({"kind": "memguard.policy/none"}))
+
+
+def _fingerprint(path: Path) -> tuple[tuple[str, int, int], ...]:
+    out = []
+    for f in policy_files(path):
+        st = f.stat()
+        out.append((str(f), st.st_mtime_ns, st.st_size))
+    return tuple(out)
+
+
+class PolicyResolver:
+    """Read plans, write decisions and point decisions from a validated YAML policy set."""
+
+    def __init__(
+        self,
+        policy: PolicySet | None,
+        *,
+        source: Path | None = None,
+        clock: Callable[[], float] = time.time,
+        reload_interval: float = 1.0,
+    ) -> None:
+        self._engine = Engine(policy if policy is not None else PolicySet((), NO_POLICY_DIGEST))
+        self._valid = policy is not None
+        self._source = source
+        self._clock = clock
+        self._reload_interval = reload_interval
+        self._checked_at = clock()
+        self._fingerprint: tuple[tuple[str, int, int], ...] | None = None
+        self._lock = threading.Lock()
+        self.last_error: PolicyError | None = None
+
+    @classmethod
+    def from_path(
+        cls,
+        path: Path | str,
+        *,
+        clock: Callable[[], float] = time.time,
+        reload_interval: float = 1.0,
+        strict: bool = True,
+    ) -> PolicyResolver:
+        """Load a policy file or folder. ``strict=False`` starts deny-all on a bad set and keeps watching."""
+        source = Path(path)
+        resolver = cls(None, source=source, clock=clock, reload_interval=reload_interval)
+        error = resolver.reload()
+        if error is not None and strict:
+            raise error
+        return resolver
+
+    @classmethod
+    def from_text(cls, text: str, *, clock: Callable[[], float] = time.time) -> PolicyResolver:
+        return cls(load_policy_text(text), clock=clock)
+
+    # -- loading ----------------------------------------------------------------------------------
+
+    @property
+    def policy(self) -> PolicySet:
+        return self._engine.policy
+
+    @property
+    def engine(self) -> Engine:
+        self._maybe_reload()
+        return self._engine
+
+    @property
+    def valid(self) -> bool:
+        """False while no valid policy set has ever loaded (everything is denied)."""
+        return self._valid
+
+    def reload(self) -> PolicyError | None:
+        """Re-read the source now; on a problem keep the last good set and return the error."""
+        if self._source is None:
+            return None
+        with self._lock:
+            try:
+                fingerprint = _fingerprint(self._source)
+                policy = load_policy_path(self._source)
+            except PolicyError as exc:
+                return self._failed(exc)
+            except (OSError, ValueError) as exc:
+                return self._failed(PolicyError([Problem(str(self._source), 0, str(exc))]))
+            self._engine = Engine(policy)
+            self._valid = True
+            self._fingerprint = fingerprint
+            self.last_error = None
+            self._note(
+                "info", "policy_loaded", policy_digest=policy.digest, rules=len(policy.rules)
+            )
+            return None
+
+    def _note(self, level: str, event: str, **fields: object) -> None:
+        """Log, but never let a broken log sink change a decision or a reload."""
+        try:
+            getattr(get_logger(), level)(event, **fields)
+        except Exception:  # pragma: no cover - depends on the host's logging setup
+            pass
+
+    def _failed(self, error: PolicyError) -> PolicyError:
+        self.last_error = error
+        self._note(
+            "error",
+            "policy_reload_failed",
+            problems=[str(p) for p in error.problems],
+            kept_policy_digest=self._engine.policy.digest,
+        )
+        try:
+            self._fingerprint = _fingerprint(self._source) if self._source else None
+        except (OSError, ValueError):
+            self._fingerprint = None
+        return error
+
+    def _maybe_reload(self) -> None:
+        try:
+            self._check_source()
+        except Exception as exc:  # a reload problem never takes the last good set away
+            self.last_error = PolicyError([Problem(str(self._source), 0, type(exc).__name__)])
+
+    def _check_source(self) -> None:
+        if self._source is None:
+            return
+        now = self._clock()
+        if now - self._checked_at < self._reload_interval:
+            return
+        self._checked_at = now
+        try:
+            changed = _fingerprint(self._source) != self._fingerprint
+        except (OSError, ValueError):
+            changed = True
+        if changed:
+            self.reload()
+
+    # -- the ScopeResolver seam -------------------------------------------------------------------
+
+    @property
+    def digest(self) -> str:
+        self._maybe_reload()
+        return self._engine.policy.digest
+
+    def _now(self) -> int:
+        return int(self._clock())
+
+    def read_plan(self, principal: Principal, request: ReadRequest) -> ScopePlan:
+        """Partially evaluate the rules for ``request.action`` with this principal and purpose."""
+        engine = self.engine
+        digest = engine.policy.digest
+        try:
+            penv = principal_env(principal, request.purpose)
+            plan, _ = plan_for_rules(
+                engine.candidates(request.action, penv), penv, self._now(), digest
+            )
+            if plan.kind is PlanKind.DENY:
+                return plan
+            narrow: list[Condition | bool] = [
+                plan.condition if plan.condition is not None else True
+            ]
+            if request.namespaces is not None:
+                narrow.append(In("namespace", tuple(request.namespaces)))
+            if request.min_trust is not None:
+                narrow.append(Gte("trust", int(request.min_trust)))
+            if len(narrow) == 1:
+                return plan
+            cond = conj(narrow)
+            assert not isinstance(cond, bool)
+            return ScopePlan(
+                PlanKind.RESIDUAL,
+                digest,
+                condition=cond,
+                rule_ids=plan.rule_ids,
+                reason=plan.reason,
+            )
+        except Exception as exc:  # any evaluation error is a deny
+            return ScopePlan(
+                PlanKind.DENY, digest, reason=f"evaluation error: {type(exc).__name__}"
+            )
+
+    def write_decision(self, principal: Principal, namespace: str) -> WriteDecision:
+        d = self.decide(principal, "write", {"namespace": namespace}, purpose=None)
+        extra = {"errors": "; ".join(d.errors)} if d.errors else {}
+        return WriteDecision(
+            d.allowed,
+            d.policy_digest,
+            d.rule_ids,
+            reason=d.reason,
+            max_trust=d.max_trust if d.max_trust is not None else TrustLevel.SYSTEM,
+            extra=extra,
+        )
+
+    # -- point decisions --------------------------------------------------------------------------
+
+    def decide(
+        self,
+        principal: Principal,
+        action: str,
+        fact: Mapping[str, FieldValue] | None = None,
+        *,
+        purpose: str | None = "answer",
+    ) -> PolicyDecision:
+        """A point decision on one fact's indexed fields (see :func:`memguard.scope.index_fields`)."""
+        return self.engine.decide(principal, action, fact, purpose=purpose, now=self._now())
+
+    def rules(self) -> Sequence[str]:
+        return [r.id for r in self._engine.policy.rules]
