@@ -25,6 +25,15 @@ from memguard.identity import Actor, Identity, Principal, PrincipalId, Verifier
 from memguard.ledger import FactState, Ledger
 from memguard.localtokens import LocalTokenService, LocalVerifier
 from memguard.logging import configure_json_logging
+from memguard.policy import (
+    PolicyDecision,
+    PolicyError,
+    PolicyResolver,
+    PolicySet,
+    load_policy_path,
+    run_policy_tests,
+    to_sql_where,
+)
 from memguard.provenance import Provenance, Source, Turn, WriterChain
 from memguard.scope import (
     And,
@@ -42,6 +51,14 @@ from memguard.scope import (
     WriteDecision,
 )
 from memguard.stores import InMemoryStore, MemoryStore, QdrantStore
+from memguard.tokens import (
+    IdentityConfig,
+    IdentityVerifier,
+    RefusingVerifier,
+    SecurityTokenService,
+    TokenExchangeError,
+    load_identity_config,
+)
 from memguard.trust import SourceKind, TrustLevel, TrustPolicy
 
 __version__ = "0.1.0"
@@ -67,7 +84,9 @@ __all__ = [
     "Gte",
     "HashEmbedder",
     "Identity",
+    "IdentityConfig",
     "IdentityError",
+    "IdentityVerifier",
     "In",
     "InMemoryStore",
     "IntegrityError",
@@ -82,6 +101,10 @@ __all__ = [
     "Not",
     "Or",
     "PlanKind",
+    "PolicyDecision",
+    "PolicyError",
+    "PolicyResolver",
+    "PolicySet",
     "Principal",
     "PrincipalId",
     "Provenance",
@@ -89,12 +112,15 @@ __all__ = [
     "ReadRequest",
     "RecalledFact",
     "RecoveryReport",
+    "RefusingVerifier",
     "ReservedField",
     "ScopePlan",
     "ScopeResolver",
+    "SecurityTokenService",
     "Source",
     "SourceKind",
     "StoreError",
+    "TokenExchangeError",
     "TrustEscalation",
     "TrustLevel",
     "TrustPolicy",
@@ -106,6 +132,10 @@ __all__ = [
     "__version__",
     "audit_fact",
     "configure_json_logging",
+    "load_identity_config",
+    "load_policy_path",
     "open_embedded",
     "render_text",
+    "run_policy_tests",
+    "to_sql_where",
 ]

@@ -20,8 +20,12 @@ class AsyncMemoryGuard:
     def __init__(self, guard: MemoryGuard) -> None:
         self.guard = guard
 
-    async def authenticate(self, token: str) -> Identity:
-        return await asyncio.to_thread(self.guard.authenticate, token)
+    async def authenticate(
+        self, token: str, *, workload_credential: str | None = None
+    ) -> Identity:
+        return await asyncio.to_thread(
+            lambda: self.guard.authenticate(token, workload_credential=workload_credential)
+        )
 
     async def write(
         self,

@@ -1,6 +1,7 @@
 """The ``memguard`` command. Results go to stdout, operational errors to stderr.
 
 Exit codes: 0 ok (audit: verified), 1 failure, 2 unknown fact id, 4 audit verification failed.
+``memguard policy ...``: 0 ok / allow, 2 deny, 3 invalid policy, 1 any other failure.
 """
 
 from __future__ import annotations
@@ -82,6 +83,197 @@ def audit(
     else:
         typer.echo(render_text(report))
     raise typer.Exit(0 if report["verification"]["verified"] else 4)
+
+
+policy_app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Validate, test and explain YAML policies (exit: 0 ok/allow, 2 deny, 3 invalid, 1 failure).",
+)
+app.add_typer(policy_app, name="policy")
+
+PolicyPath = Annotated[Path, typer.Argument(help="A policy file or a folder of policy files.")]
+AsJson = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")]
+
+
+def _emit(data: object, as_json: bool, text: str) -> None:
+    typer.echo(json.dumps(data, indent=2, sort_keys=True) if as_json else text)
+
+
+def _policy_problems(exc: object, as_json: bool) -> None:
+    from memguard.policy.model import PolicyError
+
+    assert isinstance(exc, PolicyError)
+    for problem in exc.problems:
+        typer.echo(f"error: {problem}", err=True)
+    if as_json:
+        _emit({"valid": False, "problems": [p.as_json() for p in exc.problems]}, True, "")
+
+
+@policy_app.command("validate")
+def policy_validate(path: PolicyPath, as_json: AsJson = False) -> None:
+    """Parse and validate a policy set; print its digest."""
+    from memguard.policy.loader import load_policy_path
+    from memguard.policy.model import PolicyError
+
+    try:
+        policy = load_policy_path(path)
+    except PolicyError as exc:
+        _policy_problems(exc, as_json)
+        raise typer.Exit(3) from None
+    except (OSError, ValueError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    data = {
+        "valid": True,
+        "policy_digest": policy.digest,
+        "files": list(policy.files),
+        "rules": [r.id for r in policy.rules],
+    }
+    _emit(
+        data,
+        as_json,
+        f"ok: {len(policy.rules)} rules in {len(policy.files)} files, {policy.digest}",
+    )
+
+
+@policy_app.command("test")
+def policy_test(
+    path: Annotated[Path, typer.Argument(help="A *.tests.yaml file or a folder holding them.")],
+    as_json: AsJson = False,
+) -> None:
+    """Run the policy test files (exit 0 all pass, 1 a case fails, 3 a policy is invalid)."""
+    from memguard.policy.testing import run_policy_tests
+
+    try:
+        reports = run_policy_tests(path)
+    except (OSError, ValueError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    if not reports:
+        typer.echo(f"error: no *.tests.yaml files in `{path}`", err=True)
+        raise typer.Exit(1)
+    lines = []
+    for report in reports:
+        for problem in report.problems:
+            typer.echo(f"error: {problem}", err=True)
+        for case in report.cases:
+            mark = "ok  " if case.passed else "FAIL"
+            lines.append(f"{mark} {report.file}:{case.line} {case.name}")
+            if not case.passed:
+                lines.append(f"     {case.message}")
+    passed = sum(c.passed for r in reports for c in r.cases)
+    total = sum(len(r.cases) for r in reports)
+    lines.append(f"{passed}/{total} cases passed in {len(reports)} files")
+    _emit(
+        {"reports": [r.as_json() for r in reports], "passed": passed, "total": total},
+        as_json,
+        "\n".join(lines),
+    )
+    if any(r.policy_invalid for r in reports):
+        raise typer.Exit(3)
+    raise typer.Exit(0 if all(r.passed for r in reports) else 1)
+
+
+@policy_app.command("explain")
+def policy_explain(
+    path: PolicyPath,
+    request: Annotated[
+        str | None,
+        typer.Option(
+            "--request",
+            help="The request as YAML/JSON (a test case without `expect`), a file path, or `-` for stdin.",
+        ),
+    ] = None,
+    subject: Annotated[str | None, typer.Option(help="principal.subject")] = None,
+    issuer: Annotated[str, typer.Option(help="principal.issuer")] = "https://idp.example",
+    actor: Annotated[list[str] | None, typer.Option(help="an actor, first delegate first")] = None,
+    scope: Annotated[list[str] | None, typer.Option(help="a token scope")] = None,
+    action: Annotated[str | None, typer.Option(help="the action")] = None,
+    purpose: Annotated[str | None, typer.Option(help="context.purpose")] = None,
+    namespace: Annotated[str | None, typer.Option(help="target namespace (write)")] = None,
+    fact: Annotated[str | None, typer.Option(help="the fact's attributes as JSON")] = None,
+    as_json: AsJson = False,
+) -> None:
+    """Why a request is allowed or denied: the decision, the determining rules, the read plan."""
+    import sys
+
+    import yaml
+
+    from memguard.policy.loader import load_policy_path
+    from memguard.policy.model import PolicyError
+    from memguard.policy.resolver import PolicyResolver
+    from memguard.policy.testing import DEFAULT_NOW, CaseError, evaluate_request, parse_request
+
+    try:
+        policy = load_policy_path(path)
+    except PolicyError as exc:
+        _policy_problems(exc, as_json)
+        raise typer.Exit(3) from None
+    except (OSError, ValueError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    try:
+        raw: dict[str, object]
+        if request is not None:
+            text = sys.stdin.read() if request == "-" else request
+            inline = request == "-" or request.lstrip().startswith("{") or "\n" in request
+            if not inline and Path(request).is_file():
+                text = Path(request).read_text(encoding="utf-8")
+            loaded = yaml.safe_load(text)
+            if not isinstance(loaded, dict):
+                raise CaseError("the request must be a mapping")
+            raw = loaded
+        else:
+            if subject is None or action is None:
+                raise CaseError("give `--request`, or at least `--subject` and `--action`")
+            principal: dict[str, object] = {"subject": subject, "issuer": issuer}
+            principal["actors"] = list(actor or [])
+            principal["scopes"] = list(scope or [])
+            raw = {"principal": principal, "action": action}
+            if purpose is not None:
+                raw["context"] = {"purpose": purpose}
+            if namespace is not None:
+                raw["namespace"] = namespace
+            if fact is not None:
+                raw["fact"] = json.loads(fact)
+        now = raw.pop("now", DEFAULT_NOW)
+        if isinstance(now, bool) or not isinstance(now, int):
+            raise CaseError("`now` must be epoch seconds")
+        req = parse_request(raw, now)
+        resolver = PolicyResolver(policy, clock=lambda: float(now))
+        result = evaluate_request(resolver, req)
+    except (CaseError, ValueError, TypeError, yaml.YAMLError, OSError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    by_id = {r.id: r for r in policy.rules}
+    ids = result.get("rules")
+    details = [
+        {"id": i, "effect": by_id[i].effect.value, "description": by_id[i].description,
+         "file": by_id[i].file, "line": by_id[i].line}
+        for i in (ids if isinstance(ids, list) else []) if i in by_id
+    ]  # fmt: skip
+    result["rule_details"] = details
+    lines = [f"decision: {result['decision']} ({result.get('reason', '')})"]
+    for d in details:
+        lines.append(f"  {d['effect']} {d['id']} at {d['file']}:{d['line']} {d['description']}")
+    errors = result.get("errors")
+    for err in errors if isinstance(errors, list) else []:
+        lines.append(f"  error: {err}")
+    if result.get("kind") == "plan":
+        lines.append(f"plan: {result['plan']}")
+        if result.get("residual") is not None:
+            lines.append(f"residual: {json.dumps(result['residual'], sort_keys=True)}")
+    if "max_trust" in result:
+        lines.append(f"max_trust: {result['max_trust']}")
+    lines.append(f"policy_digest: {result['policy_digest']}")
+    _emit(result, as_json, "\n".join(lines))
+    raise typer.Exit(0 if result["decision"] == "allow" else 2)
+
+
+from memguard.tokens.cli import token_app  # noqa: E402  (identity sub-app)
+
+app.add_typer(token_app, name="token")
 
 
 def main() -> None:

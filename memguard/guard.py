@@ -227,6 +227,12 @@ class MemoryGuard:
             )
 
     def _emit(self, event: AuditEvent) -> None:
+        try:
+            self._log_decision(event)
+        except Exception:  # the ledger is the record; a broken log must not flip a decision
+            pass
+
+    def _log_decision(self, event: AuditEvent) -> None:
         principal = event.principal or {}
         self._log.info(
             "memguard.decision",

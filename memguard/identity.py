@@ -43,6 +43,8 @@ def check_identifier(value: object, what: str) -> str:
         raise IdentityError(f"{what} must be a non-empty string", code="identity.bad_claims")
     if len(value) > 1024:
         raise IdentityError(f"{what} is too long", code="identity.bad_claims")
+    if value.isascii() and value.isprintable():
+        return value  # fast path: printable ASCII is NFC and has no control or invisible characters
     if unicodedata.normalize("NFC", value) != value:
         raise IdentityError(f"{what} is not NFC-normalized", code="identity.bad_claims")
     for ch in value:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import Any
+from typing import Any, TextIO, cast
 
 import structlog
 
@@ -19,8 +19,18 @@ def get_logger() -> Any:
     return structlog.get_logger("memguard")
 
 
+class _CurrentStderr:
+    """Writes to whatever ``sys.stderr`` is at write time (test runners swap and close it)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
 def configure_json_logging(level: int = logging.INFO, stream: Any = None) -> None:
-    """Send structlog output as JSON lines to ``stream`` (stderr by default)."""
+    """Send structlog output as JSON lines to ``stream`` (the current stderr by default)."""
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
@@ -29,6 +39,6 @@ def configure_json_logging(level: int = logging.INFO, stream: Any = None) -> Non
             structlog.processors.JSONRenderer(sort_keys=True),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(stream or sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(stream or cast(TextIO, _CurrentStderr())),
         cache_logger_on_first_use=False,
     )

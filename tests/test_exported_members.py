@@ -14,6 +14,12 @@ EXPECTED = {
     "TrustEscalation", "TrustLevel", "TrustPolicy", "Turn", "UntranslatableCondition",
     "Verifier", "WriteDecision", "WriterChain", "__version__", "audit_fact",
     "configure_json_logging", "open_embedded", "render_text",
+    # the YAML policy engine (issue 4)
+    "PolicyDecision", "PolicyError", "PolicyResolver", "PolicySet", "load_policy_path",
+    "run_policy_tests", "to_sql_where",
+    # identity layer (issue 3)
+    "IdentityConfig", "IdentityVerifier", "RefusingVerifier", "SecurityTokenService",
+    "TokenExchangeError", "load_identity_config",
 }
 
 

@@ -1,0 +1,204 @@
+"""The identity configuration (YAML). Missing or invalid configuration refuses everything.
+
+Example::
+
+    version: 1
+    access_tokens:
+      audience: memguard
+      issuers:
+        - issuer: https://sts.memguard.local
+          algorithms: [EdDSA]
+          jwks_url: http://127.0.0.1:8700/.well-known/jwks.json   # or `jwks:` inline, or `jwks_file:`
+    workload_credentials:
+      audience: memguard
+      typ: wit+jwt
+      max_ttl: 600
+      trust_domains:
+        - trust_domain: memguard.local
+          algorithms: [EdDSA]
+          jwks_url: http://127.0.0.1:8700/.well-known/workload-jwks.json
+    limits: {max_depth: 3, max_ttl: 3600, max_age: 86400, leeway: 30}
+    jwks: {lifespan: 300, cooldown: 30, max_stale: 600, timeout: 2.0, max_bytes: 65536}
+    delegation:                      # which actor may act for which subject class, with which scopes
+      - actor: spiffe://memguard.local/agent/planner
+        on_behalf_of: user           # `user` = a subject token without an act chain
+        scopes: [memory:read, memory:write]
+      - actor: spiffe://memguard.local/agent/browser
+        on_behalf_of: spiffe://memguard.local/agent/planner   # re-delegation by this current actor
+        scopes: [memory:read, memory:write]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from memguard.errors import ConfigurationError
+from memguard.tokens.rfc7515 import ASYMMETRIC_ALGS
+from memguard.tokens.rfc7517 import JwksUrlSource, KeySource, StaticKeySource
+from memguard.tokens.rfc7519 import MAX_LEEWAY
+
+__all__ = [
+    "DelegationGrant",
+    "IdentityConfig",
+    "IssuerConfig",
+    "JwksSettings",
+    "Limits",
+    "TrustDomainConfig",
+    "load_identity_config",
+]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+
+class _KeyedSource(_Model):
+    algorithms: tuple[str, ...] = ("EdDSA",)
+    jwks_url: str | None = None
+    jwks: dict[str, Any] | None = None
+    jwks_file: str | None = None
+
+    @field_validator("algorithms")
+    @classmethod
+    def _algs(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        bad = [a for a in value if a not in ASYMMETRIC_ALGS]
+        if not value or bad:
+            raise ValueError(f"algorithms must be a non-empty subset of {sorted(ASYMMETRIC_ALGS)}")
+        return value
+
+    @model_validator(mode="after")
+    def _one_source(self) -> _KeyedSource:
+        if sum(x is not None for x in (self.jwks_url, self.jwks, self.jwks_file)) != 1:
+            raise ValueError("exactly one of `jwks_url`, `jwks`, `jwks_file` is required")
+        return self
+
+    def key_source(self, settings: JwksSettings, clock: Callable[[], float]) -> KeySource:
+        algs = frozenset(self.algorithms)
+        if self.jwks_url is not None:
+            return JwksUrlSource(
+                self.jwks_url,
+                algs,
+                lifespan=settings.lifespan,
+                cooldown=settings.cooldown,
+                max_stale=settings.max_stale,
+                timeout=settings.timeout,
+                max_bytes=settings.max_bytes,
+                clock=clock,
+            )
+        if self.jwks_file is not None:
+            try:
+                data = json.loads(Path(self.jwks_file).read_text("utf-8"))
+            except (OSError, ValueError) as exc:
+                raise ConfigurationError(f"cannot read jwks_file `{self.jwks_file}`: {exc}") from None
+            return StaticKeySource(data, algs)
+        return StaticKeySource(self.jwks, algs)
+
+
+class IssuerConfig(_KeyedSource):
+    issuer: str = Field(min_length=1)
+
+
+class TrustDomainConfig(_KeyedSource):
+    trust_domain: str = Field(pattern=r"^[a-z0-9._-]{1,255}$")
+    issuer: str | None = None  # if set, JWT-SVIDs must carry exactly this `iss`
+
+
+class AccessTokens(_Model):
+    audience: str = Field(min_length=1)
+    issuers: tuple[IssuerConfig, ...] = Field(min_length=1)
+
+
+class WorkloadCredentials(_Model):
+    audience: str = Field(min_length=1)
+    typ: str = "wit+jwt"
+    max_ttl: int = Field(default=600, gt=0, le=3600)
+    trust_domains: tuple[TrustDomainConfig, ...] = Field(min_length=1)
+
+
+class Limits(_Model):
+    max_depth: int = Field(default=3, ge=0, le=10)
+    max_ttl: int = Field(default=3600, gt=0, le=86400)
+    max_age: int = Field(default=86400, gt=0)
+    leeway: int = Field(default=30, ge=0, le=MAX_LEEWAY)
+
+
+class JwksSettings(_Model):
+    lifespan: float = Field(default=300, gt=0)
+    cooldown: float = Field(default=30, ge=1)
+    max_stale: float = Field(default=600, ge=0)
+    timeout: float = Field(default=2.0, gt=0, le=30)
+    max_bytes: int = Field(default=64 * 1024, gt=0, le=1 << 20)
+
+
+class DelegationGrant(_Model):
+    actor: str = Field(pattern=r"^spiffe://")
+    on_behalf_of: str  # `user` or the spiffe id of the current actor being re-delegated from
+    scopes: tuple[str, ...] = Field(min_length=1)
+
+    @field_validator("on_behalf_of")
+    @classmethod
+    def _class(cls, value: str) -> str:
+        if value != "user" and not value.startswith("spiffe://"):
+            raise ValueError("on_behalf_of must be `user` or a spiffe:// id")
+        return value
+
+
+class IdentityConfig(_Model):
+    """Validated identity configuration: trusted issuers, trust domains, limits, delegation grants."""
+
+    version: Literal[1]
+    access_tokens: AccessTokens
+    workload_credentials: WorkloadCredentials | None = None
+    limits: Limits = Limits()
+    jwks: JwksSettings = JwksSettings()
+    delegation: tuple[DelegationGrant, ...] = ()
+
+    def grant(self, actor: str, on_behalf_of: str) -> DelegationGrant | None:
+        for grant in self.delegation:
+            if grant.actor == actor and grant.on_behalf_of == on_behalf_of:
+                return grant
+        return None
+
+    @classmethod
+    def from_mapping(cls, data: object, *, where: str = "identity config") -> IdentityConfig:
+        if not isinstance(data, dict):
+            raise ConfigurationError(f"{where}: must be a mapping")
+        try:
+            return cls.model_validate(_tupled(data))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            loc = ".".join(str(p) for p in first["loc"]) or "(root)"
+            raise ConfigurationError(f"{where}: `{loc}`: {first['msg']}") from None
+
+
+def _tupled(value: Any) -> Any:
+    # YAML gives lists; strict models want tuples / frozensets for the frozen fields.
+    if isinstance(value, dict):
+        return {k: (v if k == "jwks" and isinstance(v, dict) and "keys" in v else _tupled(v))
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return tuple(_tupled(v) for v in value)
+    return value
+
+
+def load_identity_config(path: str | os.PathLike[str] | None) -> IdentityConfig:
+    """Load and validate the YAML file; any problem raises ``ConfigurationError`` saying why."""
+    if path is None:
+        raise ConfigurationError("no identity configuration; refusing every credential")
+    p = Path(path)
+    try:
+        text = p.read_text("utf-8")
+    except OSError as exc:
+        raise ConfigurationError(f"identity config `{p}` cannot be read: {exc.strerror}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigurationError(f"identity config `{p}` is not valid YAML: {exc}") from None
+    return IdentityConfig.from_mapping(data, where=f"identity config `{p}`")

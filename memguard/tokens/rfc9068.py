@@ -1,0 +1,158 @@
+"""RFC 9068, JWT Profile for OAuth 2.0 Access Tokens (``at+jwt``), plus RFC 8693 ``act`` chains.
+
+RFC 9068 4: "Resource servers MUST verify that the 'typ' header value is 'at+jwt' or
+'application/at+jwt' and reject tokens carrying any other value" -- this is what keeps ID tokens
+(``typ: JWT``), refresh tokens and workload credentials from being used as access tokens.
+"The issuer identifier for the authorization server ... MUST exactly match the value of the 'iss'
+claim"; "The resource server MUST validate that the 'aud' claim contains a resource indicator value
+corresponding to an identifier the resource server expects for itself" (memguard: exactly one);
+"The resource server MUST check the 'exp'"; 2.2 ``client_id`` and ``jti`` are REQUIRED.
+RFC 8693 4.1 ``act``: "A chain of delegation can be expressed by nesting one 'act' claim within
+another. The outermost 'act' claim represents the current actor" -- members are identity claims
+only (``sub``, ``iss``), nesting is bounded, cycles are refused.
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import jwt
+
+from memguard.errors import IdentityError
+from memguard.identity import Actor, Principal, PrincipalId, check_identifier
+from memguard.tokens.rfc7515 import check_alg, check_kid, parse_compact
+from memguard.tokens.rfc7517 import KeySource
+from memguard.tokens.rfc7519 import check_leeway, check_times, single_audience
+
+__all__ = ["AT_JWT_TYPES", "AccessTokenVerifier", "TrustedIssuer", "VerifiedAccessToken", "verify_jws"]
+
+AT_JWT_TYPES = frozenset({"at+jwt", "application/at+jwt"})
+_ACT_MEMBERS = frozenset({"sub", "iss", "act"})
+_ALGORITHMS = jwt.algorithms.get_default_algorithms()
+
+
+@dataclass(frozen=True, slots=True)
+class TrustedIssuer:
+    issuer: str
+    algorithms: frozenset[str]
+    keys: KeySource
+
+
+@dataclass(frozen=True, slots=True)
+class VerifiedAccessToken:
+    principal: Principal
+    expires_at: int
+    claims: Mapping[str, Any]
+
+
+def verify_jws(token: str, key: object, alg: str, claims: dict[str, Any]) -> dict[str, Any]:
+    """RFC 7515 5.2 signature check with PyJWT's algorithm implementation; returns ``claims``.
+
+    The header and claims were already parsed strictly (:func:`parse_compact`), so this verifies the
+    signature over exactly those bytes instead of letting ``jwt.decode`` re-parse them leniently.
+    """
+    signing_input, _, signature = token.rpartition(".")
+    algorithm = _ALGORITHMS.get(alg)
+    if algorithm is None:
+        raise IdentityError("unsupported algorithm", code="identity.bad_alg")
+    try:
+        sig = base64.urlsafe_b64decode(signature + "=" * (-len(signature) % 4))
+        ok = algorithm.verify(signing_input.encode("ascii"), algorithm.prepare_key(key), sig)
+    except (ValueError, TypeError, jwt.PyJWTError):
+        raise IdentityError("invalid token", code="identity.invalid") from None
+    if not ok:
+        raise IdentityError("bad signature", code="identity.bad_signature")
+    return claims
+
+
+class AccessTokenVerifier:
+    """Verifies ``at+jwt`` tokens of the configured issuers. Raises ``IdentityError`` on anything."""
+
+    def __init__(
+        self,
+        issuers: Mapping[str, TrustedIssuer],
+        *,
+        audiences: frozenset[str],
+        max_ttl: int = 3600,
+        max_age: int = 86400,
+        leeway: int = 30,
+        max_depth: int = 3,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.issuers = dict(issuers)
+        self.audiences = audiences
+        self.max_ttl, self.max_age, self.max_depth = max_ttl, max_age, max_depth
+        self.leeway = check_leeway(leeway)
+        self._clock = clock
+
+    def verify(self, token: str) -> VerifiedAccessToken:
+        header, unverified = parse_compact(token)
+        typ = header.get("typ")
+        if not isinstance(typ, str) or typ.lower() not in AT_JWT_TYPES:
+            raise IdentityError("unsupported token type", code="identity.bad_type")
+        iss = unverified.get("iss")
+        trusted = self.issuers.get(iss) if isinstance(iss, str) else None
+        if trusted is None or trusted.issuer != iss:
+            raise IdentityError("untrusted issuer", code="identity.bad_issuer")
+        alg = check_alg(header, trusted.algorithms)
+        kid = check_kid(header)
+        assert kid is not None
+        key = trusted.keys.get(kid, alg)
+        claims = verify_jws(token, key, alg, unverified)
+        if claims.get("iss") != trusted.issuer:
+            raise IdentityError("untrusted issuer", code="identity.bad_issuer")
+        single_audience(claims, self.audiences)
+        exp = check_times(
+            claims,
+            now=self._clock(),
+            leeway=self.leeway,
+            max_ttl=self.max_ttl,
+            max_age=self.max_age,
+        )
+        for required in ("sub", "client_id", "jti"):
+            if required not in claims:
+                raise IdentityError(f"missing `{required}`", code="identity.bad_claims")
+        subject = PrincipalId(
+            issuer=check_identifier(claims["iss"], "iss"),
+            subject=check_identifier(claims["sub"], "sub"),
+        )
+        scope = claims.get("scope", "")
+        if not isinstance(scope, str):
+            raise IdentityError("scope must be a string", code="identity.bad_claims")
+        principal = Principal(
+            subject=subject,
+            actors=actor_chain(claims.get("act"), subject, default_issuer=trusted.issuer,
+                               max_depth=self.max_depth),
+            client_id=check_identifier(claims["client_id"], "client_id"),
+            token_jti=check_identifier(claims["jti"], "jti"),
+            scopes=frozenset(s for s in scope.split(" ") if s),
+        )
+        return VerifiedAccessToken(principal=principal, expires_at=exp, claims=claims)
+
+
+def actor_chain(
+    act: object, subject: PrincipalId, *, default_issuer: str, max_depth: int
+) -> tuple[Actor, ...]:
+    """Parse a nested ``act`` claim into actors ordered first delegate -> current actor."""
+    chain: list[Actor] = []
+    seen = {(subject.issuer, subject.subject), ("*", subject.subject)}
+    while act is not None:
+        if not isinstance(act, dict) or not set(act) <= _ACT_MEMBERS or "sub" not in act:
+            raise IdentityError("malformed act chain", code="identity.bad_chain")
+        actor = Actor(
+            issuer=check_identifier(act.get("iss", default_issuer), "act.iss"),
+            subject=check_identifier(act["sub"], "act.sub"),
+        )
+        if ("*", actor.subject) in seen:  # the same subject under another issuer is a cycle too
+            raise IdentityError("cycle in act chain", code="identity.bad_chain")
+        seen.add(("*", actor.subject))
+        chain.append(actor)
+        if len(chain) > max_depth:
+            raise IdentityError("delegation chain too deep", code="identity.bad_chain")
+        act = act.get("act")
+    chain.reverse()
+    return tuple(chain)

@@ -1,0 +1,398 @@
+"""The local security token service: signs with keys it generates and keeps, publishes them as JWKS.
+
+It mints user tokens (local development login), workload credentials (it is the trust domain's
+JWT-SVID issuer for development) and performs the RFC 8693 exchange (:mod:`.rfc8693`) for clients
+authenticated by ``private_key_jwt`` (:mod:`.rfc7523`). It is I/O-free apart from its key folder;
+:mod:`.server` puts it on HTTP.
+
+Rotation: :meth:`KeyRing.rotate` makes a new active key; retired keys stay in the JWKS for
+``retain`` seconds (the longest lifetime of a token they signed plus leeway), so tokens already
+issued keep verifying until they expire.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import secrets
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import jwt
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from memguard.errors import ConfigurationError, IdentityError
+from memguard.events import AuditEvent, Decision
+from memguard.identity import check_identifier
+from memguard.logging import get_logger
+from memguard.provenance import sha256_digest
+from memguard.tokens.config import DelegationGrant
+from memguard.tokens.rfc7517 import key_fits
+from memguard.tokens.rfc7523 import (
+    JWT_BEARER,
+    ClientAssertionVerifier,
+    MemoryReplayCache,
+    RegisteredClient,
+    ReplayCache,
+)
+from memguard.tokens.rfc8693 import (
+    ACCESS_TOKEN_TYPE,
+    TokenExchangeError,
+    may_act_allows,
+    parse_exchange_request,
+)
+from memguard.tokens.rfc9068 import AccessTokenVerifier, TrustedIssuer
+from memguard.tokens.svid import TrustDomain, WorkloadCredentialVerifier, parse_spiffe_id
+
+__all__ = ["JWT_SPIFFE", "KeyRing", "SecurityTokenService"]
+
+# Client authentication with a JWT-SVID (draft-ietf-oauth-spiffe-client-auth).
+JWT_SPIFFE = "urn:ietf:params:oauth:client-assertion-type:jwt-spiffe"
+
+Alg = Literal["EdDSA", "ES256"]
+PrivateKey = Ed25519PrivateKey | ec.EllipticCurvePrivateKey
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def public_jwk(key: PrivateKey) -> dict[str, str]:
+    """Public JWK with an RFC 7638 thumbprint ``kid``."""
+    pub = key.public_key()
+    if isinstance(pub, ec.EllipticCurvePublicKey):
+        nums = pub.public_numbers()
+        jwk = {"crv": "P-256", "kty": "EC", "x": _b64(nums.x.to_bytes(32, "big")),
+               "y": _b64(nums.y.to_bytes(32, "big"))}
+        alg = "ES256"
+    else:
+        raw = pub.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+        jwk = {"crv": "Ed25519", "kty": "OKP", "x": _b64(raw)}
+        alg = "EdDSA"
+    canonical = json.dumps(jwk, separators=(",", ":"), sort_keys=True).encode()
+    return {**jwk, "kid": _b64(hashlib.sha256(canonical).digest()), "alg": alg, "use": "sig"}
+
+
+class KeyRing:
+    """Signing keys in a folder (0600 PEM files + ``ring.json``); one active, retired ones retained."""
+
+    def __init__(
+        self,
+        directory: str | os.PathLike[str],
+        *,
+        alg: Alg = "EdDSA",
+        retain: int = 3700,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        if alg not in ("EdDSA", "ES256"):
+            raise ConfigurationError("the STS signs with `EdDSA` or `ES256`")
+        self.alg: Alg = alg
+        self.dir = Path(directory)
+        self.retain = retain
+        self._clock = clock
+        self._lock = threading.Lock()
+        self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self._keys: dict[str, PrivateKey] = {}
+        self._state: dict[str, Any] = {"active": None, "keys": {}}
+        self._load()
+        if self._state["active"] is None:
+            self.rotate()
+
+    def _load(self) -> None:
+        path = self.dir / "ring.json"
+        if not path.exists():
+            return
+        state = json.loads(path.read_text("utf-8"))
+        for kid in state["keys"]:
+            key = serialization.load_pem_private_key((self.dir / f"{kid}.pem").read_bytes(), None)
+            if not isinstance(key, Ed25519PrivateKey | ec.EllipticCurvePrivateKey):
+                raise ConfigurationError(f"`{kid}.pem` is not an EdDSA or ES256 key")
+            self._keys[kid] = key
+        self._state = state
+
+    def _save(self) -> None:
+        tmp = self.dir / "ring.json.tmp"
+        tmp.write_text(json.dumps(self._state, sort_keys=True), "utf-8")
+        os.replace(tmp, self.dir / "ring.json")
+
+    def rotate(self) -> str:
+        """Generate a new active key; the previous one is retired but still published."""
+        with self._lock:
+            key: PrivateKey = (
+                Ed25519PrivateKey.generate() if self.alg == "EdDSA" else ec.generate_private_key(ec.SECP256R1())
+            )
+            kid = public_jwk(key)["kid"]
+            pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                    serialization.NoEncryption())
+            fd = os.open(self.dir / f"{kid}.pem", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(pem)
+            now = int(self._clock())
+            old = self._state["active"]
+            if old is not None:
+                self._state["keys"][old]["retired"] = now
+            self._state["keys"][kid] = {"created": now, "retired": None}
+            self._state["active"] = kid
+            self._keys[kid] = key
+            self._save()
+            return kid
+
+    @property
+    def active_kid(self) -> str:
+        return str(self._state["active"])
+
+    def _published(self) -> list[str]:
+        now = self._clock()
+        return [
+            kid for kid, meta in self._state["keys"].items()
+            if meta["retired"] is None or now - meta["retired"] <= self.retain
+        ]
+
+    def jwks(self) -> dict[str, list[dict[str, str]]]:
+        return {"keys": [public_jwk(self._keys[kid]) for kid in self._published()]}
+
+    def get(self, kid: str, alg: str) -> object:
+        if kid not in self._published():
+            raise IdentityError("unknown key", code="identity.unknown_key")
+        pub = self._keys[kid].public_key()
+        if alg != self.alg or not key_fits(alg, pub):
+            raise IdentityError("key does not fit algorithm", code="identity.bad_alg")
+        return pub
+
+    def sign(self, claims: Mapping[str, Any], typ: str) -> str:
+        kid = self.active_kid
+        return jwt.encode(dict(claims), self._keys[kid], algorithm=self.alg,
+                          headers={"typ": typ, "kid": kid})
+
+
+class SecurityTokenService:
+    """Local STS: user tokens, workload credentials, and the RFC 8693 exchange."""
+
+    def __init__(
+        self,
+        key_dir: str | os.PathLike[str],
+        *,
+        issuer: str = "https://sts.memguard.local",
+        audiences: Iterable[str] = ("memguard",),
+        trust_domain: str = "memguard.local",
+        clients: Sequence[RegisteredClient] = (),
+        delegation: Sequence[DelegationGrant] = (),
+        alg: Alg = "EdDSA",
+        max_ttl: int = 3600,
+        workload_ttl: int = 600,
+        max_depth: int = 3,
+        leeway: int = 30,
+        replay: ReplayCache | None = None,
+        sink: Callable[[AuditEvent], None] | None = None,
+        extra_issuers: Mapping[str, TrustedIssuer] | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.issuer = check_identifier(issuer, "issuer")
+        self.audiences = frozenset(audiences)
+        self.trust_domain = trust_domain
+        self.max_ttl, self.workload_ttl, self.max_depth = max_ttl, workload_ttl, max_depth
+        self.delegation = tuple(delegation)
+        self._clock = clock
+        self._sink = sink
+        self._log = get_logger()
+        base = Path(key_dir)
+        self.access_keys = KeyRing(base / "access", alg=alg, retain=max_ttl + leeway, clock=clock)
+        self.workload_keys = KeyRing(base / "workload", alg=alg, retain=workload_ttl + leeway,
+                                     clock=clock)
+        issuers = {issuer: TrustedIssuer(issuer, frozenset({alg}), self.access_keys),
+                   **(extra_issuers or {})}
+        # Subject tokens: any audience this STS serves, or the STS itself.
+        self.subject_verifier = AccessTokenVerifier(
+            issuers, audiences=self.audiences | {issuer}, max_ttl=max_ttl,
+            max_depth=max_depth, leeway=leeway, clock=clock,
+        )
+        domain = TrustDomain(trust_domain, frozenset({alg}), self.workload_keys, issuer)
+        # Actor tokens are workload credentials minted for this STS (audience = its issuer).
+        self.actor_verifier = WorkloadCredentialVerifier(
+            {trust_domain: domain}, audience=issuer, max_ttl=workload_ttl, leeway=leeway, clock=clock
+        )
+        self.clients = ClientAssertionVerifier(
+            {c.client_id: c for c in clients}, audiences=frozenset({issuer}),
+            replay=replay or MemoryReplayCache(), leeway=leeway, clock=clock,
+        )
+
+    def set_token_endpoint(self, url: str) -> None:
+        """Client assertions may name the token endpoint URL as audience (RFC 7523 3)."""
+        self.clients.audiences = frozenset({self.issuer, url})
+
+    # -- minting (development) ----------------------------------------------------------------
+
+    def issue_user_token(
+        self,
+        subject: str,
+        *,
+        scopes: Iterable[str] = (),
+        audience: str | None = None,
+        ttl: int = 900,
+        client_id: str = "memguard-cli",
+        may_act: Mapping[str, str] | None = None,
+    ) -> str:
+        now = int(self._clock())
+        claims: dict[str, Any] = {
+            "iss": self.issuer, "sub": check_identifier(subject, "sub"),
+            "aud": audience or min(self.audiences), "iat": now, "exp": now + min(ttl, self.max_ttl),
+            "jti": secrets.token_urlsafe(16), "client_id": client_id, "scope": " ".join(scopes),
+        }
+        if may_act is not None:
+            claims["may_act"] = dict(may_act)
+        return self.access_keys.sign(claims, "at+jwt")
+
+    def issue_workload_credential(
+        self, spiffe_id: str, *, audience: str | None = None, ttl: int = 300
+    ) -> str:
+        domain, _ = parse_spiffe_id(spiffe_id)
+        if domain != self.trust_domain:
+            raise ConfigurationError(f"`{spiffe_id}` is not in trust domain `{self.trust_domain}`")
+        now = int(self._clock())
+        claims = {
+            "iss": self.issuer, "sub": spiffe_id, "aud": audience or min(self.audiences),
+            "iat": now, "exp": now + min(ttl, self.workload_ttl), "jti": secrets.token_urlsafe(16),
+        }
+        return self.workload_keys.sign(claims, "wit+jwt")
+
+    def jwks(self) -> dict[str, list[dict[str, str]]]:
+        return self.access_keys.jwks()
+
+    def workload_jwks(self) -> dict[str, list[dict[str, str]]]:
+        return self.workload_keys.jwks()
+
+    # -- RFC 8693 -----------------------------------------------------------------------------
+
+    def token_request(self, form: Mapping[str, list[str]]) -> dict[str, Any]:
+        """Handle a token request; returns the JSON response or raises ``TokenExchangeError``."""
+        detail: dict[str, Any] = {}
+        try:
+            response = self._exchange(form, detail)
+        except TokenExchangeError as exc:
+            self._record(Decision.DENY, f"{exc.error}:{exc.reason}", detail)
+            raise
+        except Exception as exc:  # fail closed: a bug is a refusal, never a token
+            self._record(Decision.DENY, f"server_error:{type(exc).__name__}", detail)
+            raise TokenExchangeError("server_error", type(exc).__name__) from exc
+        self._record(Decision.ALLOW, "issued", detail)
+        return response
+
+    def _workload_client(self, assertion: str, client_id: str | None) -> str:
+        """A workload authenticates with a JWT-SVID for this STS; its SPIFFE ID is its client id.
+
+        The credential must carry a ``jti``, and each ``jti`` is accepted once (same replay cache
+        as ``private_key_jwt``), so a captured credential cannot be replayed at the token endpoint.
+        """
+        workload = self.actor_verifier.verify(assertion)
+        if client_id is not None and client_id != workload.spiffe_id:
+            raise IdentityError("client_id mismatch", code="identity.bad_client")
+        if workload.jti is None:
+            raise IdentityError("workload credential needs a jti", code="identity.bad_claims")
+        key = f"svid\x00{workload.spiffe_id}\x00{workload.jti}"
+        if not self.clients.replay.use(key, workload.expires_at + 60, self._clock()):
+            raise IdentityError("client assertion replayed", code="identity.replayed")
+        return workload.spiffe_id
+
+    def _record(self, decision: Decision, reason: str, detail: dict[str, Any]) -> None:
+        event = AuditEvent(action="token_exchange", decision=decision, reason=reason, detail=detail)
+        self._log.info("memguard.sts", decision=decision.value, reason=reason, **detail)
+        if self._sink is not None:
+            self._sink(event)
+
+    def _exchange(self, form: Mapping[str, list[str]], detail: dict[str, Any]) -> dict[str, Any]:
+        req = parse_exchange_request(form)
+        if req.client_assertion is None:
+            raise TokenExchangeError("invalid_client", "client_assertion")
+        try:
+            if req.client_assertion_type == JWT_BEARER:
+                client_id = self.clients.authenticate(req.client_assertion, req.client_id)
+            elif req.client_assertion_type == JWT_SPIFFE:
+                client_id = self._workload_client(req.client_assertion, req.client_id)
+            else:
+                raise TokenExchangeError("invalid_client", "client_assertion_type")
+        except IdentityError as exc:
+            if isinstance(exc, TokenExchangeError):
+                raise
+            raise TokenExchangeError("invalid_client", exc.code) from None
+        detail["client_id"] = client_id
+        try:
+            subject = self.subject_verifier.verify(req.subject_token)
+        except IdentityError as exc:
+            raise TokenExchangeError("invalid_grant", f"subject_token {exc.code}") from None
+        principal = subject.principal
+        detail["subject_token_digest"] = sha256_digest(req.subject_token.encode())
+        detail["subject"] = principal.subject.subject
+        exp_inputs = [subject.expires_at]
+        actor_scopes: frozenset[str] | None = None
+        if req.actor_token is not None:
+            try:
+                actor = self.actor_verifier.verify(req.actor_token)
+            except IdentityError as exc:
+                raise TokenExchangeError("invalid_grant", f"actor_token {exc.code}") from None
+            new_actor, actor_scopes = actor.spiffe_id, actor.scopes
+            exp_inputs.append(actor.expires_at)
+        else:
+            new_actor = client_id
+        try:
+            domain, _ = parse_spiffe_id(new_actor)
+        except IdentityError:
+            raise TokenExchangeError("unauthorized_client", "actor is not a workload") from None
+        actor_iss = f"spiffe://{domain}"
+        detail["actor"] = new_actor
+        chain = [a.subject for a in principal.actors]
+        if chain:
+            # Re-delegation: only the token's current actor may hand it on.
+            if client_id != chain[-1]:
+                raise TokenExchangeError("invalid_grant", "client is not the current actor")
+            on_behalf_of = chain[-1]
+        else:
+            if new_actor != client_id:
+                raise TokenExchangeError("invalid_grant", "first hop must be the client itself")
+            on_behalf_of = "user"
+        if new_actor in chain or new_actor == principal.subject.subject:
+            raise TokenExchangeError("invalid_grant", "cycle")
+        if len(chain) + 1 > self.max_depth:
+            raise TokenExchangeError("invalid_grant", "chain too deep")
+        may_act = may_act_allows(subject.claims, new_actor, actor_iss) if not chain else None
+        grant = next((g for g in self.delegation
+                      if g.actor == new_actor and g.on_behalf_of == on_behalf_of), None)
+        if may_act is False or (may_act is None and grant is None):
+            raise TokenExchangeError("invalid_grant", "actor not permitted (may_act / grant)")
+        allowed = principal.scopes
+        if grant is not None:
+            allowed &= frozenset(grant.scopes)
+        if actor_scopes is not None:
+            allowed &= actor_scopes
+        if not req.scopes <= allowed:
+            raise TokenExchangeError("invalid_scope", "scope not within subject/actor/grant")
+        target = req.targets[0]
+        if target not in self.audiences:
+            raise TokenExchangeError("invalid_target", "unknown audience")
+        now = int(self._clock())
+        exp = min([*exp_inputs, now + self.max_ttl])
+        if exp <= now:
+            raise TokenExchangeError("invalid_grant", "inputs expired")
+        act: dict[str, Any] = {"sub": new_actor, "iss": actor_iss}
+        if "act" in subject.claims:
+            act["act"] = subject.claims["act"]  # copied only from the verified subject token
+        claims = {
+            "iss": self.issuer, "sub": principal.subject.subject, "aud": target,
+            "iat": now, "exp": exp, "jti": secrets.token_urlsafe(16), "client_id": client_id,
+            "scope": " ".join(sorted(req.scopes)), "act": act,
+        }
+        token = self.access_keys.sign(claims, "at+jwt")
+        detail["issued_jti"] = claims["jti"]
+        return {
+            "access_token": token,
+            "issued_token_type": ACCESS_TOKEN_TYPE,
+            "token_type": "Bearer",
+            "expires_in": exp - now,
+            "scope": claims["scope"],
+        }

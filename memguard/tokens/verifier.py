@@ -1,0 +1,157 @@
+"""The guard's verifier for external issuers and workloads, with presenter binding.
+
+Verification order (DESIGN.md): size cap -> compact JWS -> strict header -> issuer selects keys and
+pinned alg -> signature -> typed claims -> act chain shape -> delegation grants -> presenter binding.
+
+Presenter binding: a token carrying an ``act`` chain is accepted only together with the workload
+credential of its *current* actor (:meth:`IdentityVerifier.verify_presented`); a bare user token
+presented with a workload credential is impersonation and is refused. :meth:`verify` alone accepts
+bare user tokens only.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from typing import NoReturn
+
+from memguard.errors import ConfigurationError, IdentityError
+from memguard.identity import Identity, MintingVerifier, Principal
+from memguard.tokens.config import IdentityConfig, load_identity_config
+from memguard.tokens.rfc9068 import AccessTokenVerifier, TrustedIssuer, VerifiedAccessToken
+from memguard.tokens.svid import (
+    TrustDomain,
+    WorkloadCredentialVerifier,
+    WorkloadIdentity,
+    parse_spiffe_id,
+)
+
+__all__ = ["IdentityVerifier", "RefusingVerifier"]
+
+
+def _fail_closed(exc: Exception) -> NoReturn:
+    if isinstance(exc, IdentityError | ConfigurationError):
+        raise exc
+    raise IdentityError("credential could not be verified", code="identity.internal") from exc
+
+
+class IdentityVerifier(MintingVerifier):
+    """Access tokens of trusted issuers + workload credentials of trusted trust domains."""
+
+    def __init__(self, config: IdentityConfig, *, clock: Callable[[], float] = time.time) -> None:
+        super().__init__(clock=clock)
+        self.config = config
+        lim = config.limits
+        issuers = {
+            i.issuer: TrustedIssuer(i.issuer, frozenset(i.algorithms), i.key_source(config.jwks, clock))
+            for i in config.access_tokens.issuers
+        }
+        self.access = AccessTokenVerifier(
+            issuers,
+            audiences=frozenset({config.access_tokens.audience}),
+            max_ttl=lim.max_ttl,
+            max_age=lim.max_age,
+            leeway=lim.leeway,
+            max_depth=lim.max_depth,
+            clock=clock,
+        )
+        self.workloads: WorkloadCredentialVerifier | None = None
+        wc = config.workload_credentials
+        if wc is not None:
+            domains = {
+                d.trust_domain: TrustDomain(
+                    d.trust_domain, frozenset(d.algorithms), d.key_source(config.jwks, clock), d.issuer
+                )
+                for d in wc.trust_domains
+            }
+            self.workloads = WorkloadCredentialVerifier(
+                domains, audience=wc.audience, typ=wc.typ, max_ttl=wc.max_ttl,
+                leeway=lim.leeway, clock=clock,
+            )
+
+    @classmethod
+    def from_yaml(
+        cls, path: str | os.PathLike[str] | None, *, clock: Callable[[], float] = time.time
+    ) -> IdentityVerifier:
+        return cls(load_identity_config(path), clock=clock)
+
+    # -- the Verifier seam --------------------------------------------------------------------
+
+    def verify(self, token: str) -> Identity:
+        """A bare user token; a token with an ``act`` chain needs :meth:`verify_presented`."""
+        try:
+            verified = self._access(token)
+            if verified.principal.actors:
+                raise IdentityError("delegated token needs its actor's credential",
+                                    code="identity.unbound")
+            return self._mint(verified.principal, verified.expires_at)
+        except Exception as exc:
+            _fail_closed(exc)
+
+    def verify_presented(self, token: str, workload_credential: str) -> Identity:
+        """A token presented by a workload: the workload must be the token's current actor."""
+        try:
+            workload = self.verify_workload(workload_credential)
+            verified = self._access(token)
+            actors = verified.principal.actors
+            if not actors:
+                raise IdentityError("workload presented a user token", code="identity.impersonation")
+            current = actors[-1]
+            if current.subject != workload.spiffe_id or current.issuer not in (
+                workload.domain_id,
+                verified.principal.subject.issuer,
+            ):
+                raise IdentityError("presenter is not the current actor",
+                                    code="identity.presenter_mismatch")
+            principal = verified.principal
+            return self._mint(principal, min(verified.expires_at, workload.expires_at))
+        except Exception as exc:
+            _fail_closed(exc)
+
+    def verify_workload(self, credential: str) -> WorkloadIdentity:
+        try:
+            if self.workloads is None:
+                raise IdentityError("no trusted trust domains", code="identity.bad_issuer")
+            return self.workloads.verify(credential)
+        except Exception as exc:
+            _fail_closed(exc)
+
+    def _access(self, token: str) -> VerifiedAccessToken:
+        verified = self.access.verify(token)
+        self._check_grants(verified.principal)
+        return verified
+
+    def _check_grants(self, principal: Principal) -> None:
+        """Each hop must be allowed by a delegation grant, with scopes inside the grant's."""
+        previous = "user"
+        for actor in principal.actors:
+            parse_spiffe_id(actor.subject)
+            grant = self.config.grant(actor.subject, previous)
+            if grant is None or not principal.scopes <= frozenset(grant.scopes):
+                raise IdentityError("delegation not permitted", code="identity.bad_delegation")
+            previous = actor.subject
+
+
+class RefusingVerifier(MintingVerifier):
+    """What a guard gets when identity configuration is missing or invalid: refuses, says why."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__()
+        self.reason = reason
+
+    def verify(self, token: str) -> Identity:
+        raise ConfigurationError(self.reason)
+
+    def verify_presented(self, token: str, workload_credential: str) -> Identity:
+        raise ConfigurationError(self.reason)
+
+    @classmethod
+    def or_verifier(
+        cls, path: str | os.PathLike[str] | None, *, clock: Callable[[], float] = time.time
+    ) -> MintingVerifier:
+        """An :class:`IdentityVerifier` from ``path``, or a refusing one carrying the reason."""
+        try:
+            return IdentityVerifier.from_yaml(path, clock=clock)
+        except ConfigurationError as exc:
+            return cls(str(exc))

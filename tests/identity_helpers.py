@@ -1,0 +1,205 @@
+"""Shared pieces of the identity tests: a local STS with real keys, clients, a counting store."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jwt
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from helpers import BROWSER, PLANNER, Clock
+
+from memguard import IdentityError, InMemoryStore, Ledger, MemoryGuard
+from memguard.events import AuditEvent
+from memguard.stores.base import Hit, StoredPoint
+from memguard.tokens import IdentityConfig, IdentityVerifier, SecurityTokenService
+from memguard.tokens.config import DelegationGrant
+from memguard.tokens.rfc7523 import RegisteredClient
+from memguard.tokens.sts import public_jwk
+
+ISSUER = "https://sts.memguard.local"
+AUDIENCE = "memguard"
+SCOPES = ("memory:read", "memory:write")
+GRANTS = (
+    DelegationGrant(actor=PLANNER, on_behalf_of="user", scopes=SCOPES),
+    DelegationGrant(actor=BROWSER, on_behalf_of=PLANNER, scopes=SCOPES),
+)
+
+
+def b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def dumps(obj: Any) -> bytes:
+    return json.dumps(obj, separators=(",", ":")).encode("utf-8")
+
+
+@dataclass
+class Client:
+    client_id: str
+    key: ec.EllipticCurvePrivateKey
+    kid: str
+
+    @property
+    def pem(self) -> bytes:
+        return self.key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+
+    def registered(self) -> RegisteredClient:
+        jwk = public_jwk(self.key)
+        return RegisteredClient(self.client_id, {"keys": [jwk]}, frozenset({"ES256"}))
+
+    def assertion(self, aud: str, now: int, /, **over: Any) -> str:
+        claims: dict[str, Any] = {
+            "iss": self.client_id, "sub": self.client_id, "aud": aud,
+            "iat": now, "exp": now + 60, "jti": f"j-{now}-{id(over)}-{len(over)}",
+        }
+        claims.update(over)
+        return jwt.encode({k: v for k, v in claims.items() if v is not None}, self.key,
+                          algorithm="ES256", headers={"kid": self.kid, "typ": "JWT"})
+
+
+def make_client(client_id: str) -> Client:
+    key = ec.generate_private_key(ec.SECP256R1())
+    return Client(client_id, key, public_jwk(key)["kid"])
+
+
+class CountingStore:
+    """A real in-memory store that counts the calls the guard makes to it."""
+
+    def __init__(self) -> None:
+        self.inner = InMemoryStore(384)
+        self.calls: list[str] = []
+
+    @property
+    def dimension(self) -> int:
+        return self.inner.dimension
+
+    def upsert(self, points: Sequence[StoredPoint]) -> None:
+        self.calls.append("upsert")
+        self.inner.upsert(points)
+
+    def retrieve(self, fact_ids: Sequence[str]) -> list[StoredPoint]:
+        self.calls.append("retrieve")
+        return self.inner.retrieve(fact_ids)
+
+    def search(self, vector: Sequence[float], **kw: Any) -> list[Hit]:
+        self.calls.append("search")
+        return self.inner.search(vector, **kw)
+
+    def delete(self, fact_ids: Sequence[str]) -> None:
+        self.calls.append("delete")
+        self.inner.delete(fact_ids)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+@dataclass
+class Env:
+    """A local STS, its clients, and a guard whose verifier trusts the STS through static JWKS."""
+
+    tmp: Path
+    clock: Clock
+    sts: SecurityTokenService
+    planner: Client
+    browser: Client
+    events: list[AuditEvent] = field(default_factory=list)
+    guards: list[MemoryGuard] = field(default_factory=list)
+
+    def config(self, **over: Any) -> IdentityConfig:
+        data: dict[str, Any] = {
+            "version": 1,
+            "access_tokens": {"audience": AUDIENCE, "issuers": [
+                {"issuer": ISSUER, "algorithms": ["EdDSA"], "jwks": self.sts.jwks()}]},
+            "workload_credentials": {"audience": AUDIENCE, "trust_domains": [
+                {"trust_domain": "memguard.local", "algorithms": ["EdDSA"],
+                 "jwks": self.sts.workload_jwks()}]},
+            "delegation": [g.model_dump(mode="json") for g in GRANTS],
+        }
+        data.update(over)
+        return IdentityConfig.from_mapping(data)
+
+    def guard(self, verifier: Any = None, **kw: Any) -> MemoryGuard:
+        g = MemoryGuard(
+            store=CountingStore(),  # type: ignore[arg-type]
+            ledger=Ledger.sqlite(self.tmp / f"ledger-{len(self.guards)}.db"),
+            verifier=verifier or IdentityVerifier(self.config(), clock=self.clock),
+            clock=self.clock,
+            **kw,
+        )
+        self.guards.append(g)
+        return g
+
+    def form(self, client: Client, subject_token: str, /, **over: Any) -> dict[str, list[str]]:
+        fields: dict[str, Any] = {
+            "grant_type": "urn:ietf:params:oauth:grant-type:token-exchange",
+            "client_assertion_type": "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+            "client_assertion": client.assertion(ISSUER, int(self.clock())),
+            "subject_token": subject_token,
+            "subject_token_type": "urn:ietf:params:oauth:token-type:access_token",
+            "audience": AUDIENCE,
+            "scope": "memory:read",
+        }
+        fields.update(over)
+        return {k: (v if isinstance(v, list) else [v]) for k, v in fields.items() if v is not None}
+
+    def user_token(self, **kw: Any) -> str:
+        kw.setdefault("scopes", SCOPES)
+        return self.sts.issue_user_token("alice", **kw)
+
+    def planner_token(self, scope: str = "memory:read memory:write") -> str:
+        out = self.sts.token_request(self.form(self.planner, self.user_token(), scope=scope))
+        return str(out["access_token"])
+
+    def browser_token(self, scope: str = "memory:read") -> str:
+        actor = self.sts.issue_workload_credential(BROWSER, audience=ISSUER)
+        out = self.sts.token_request(self.form(
+            self.planner, self.planner_token(), scope=scope, actor_token=actor,
+            actor_token_type="urn:ietf:params:oauth:token-type:jwt"))
+        return str(out["access_token"])
+
+    def svid(self, spiffe_id: str, **kw: Any) -> str:
+        return self.sts.issue_workload_credential(spiffe_id, **kw)
+
+
+def make_env(tmp: Path, clock: Clock, **sts_kw: Any) -> Env:
+    planner, browser = make_client(PLANNER), make_client(BROWSER)
+    events: list[AuditEvent] = []
+    sts = SecurityTokenService(
+        tmp / "sts", issuer=ISSUER, clients=[planner.registered(), browser.registered()],
+        delegation=GRANTS, sink=events.append, clock=clock, **sts_kw,
+    )
+    return Env(tmp, clock, sts, planner, browser, events)
+
+
+def deny_ids(guard: MemoryGuard) -> set[str]:
+    return {e.event_id for e in guard.ledger.events(decision="deny")}
+
+
+def assert_refused(
+    guard: MemoryGuard, token: object, code: str, *, workload_credential: str | None = None
+) -> None:
+    """Refused with ``code``, exactly one deny event with that reason, no store call, no token leak."""
+    store = guard.store
+    assert isinstance(store, CountingStore)
+    calls = list(store.calls)
+    before = deny_ids(guard)
+    with pytest.raises(IdentityError) as info:
+        guard.authenticate(token, workload_credential=workload_credential)  # type: ignore[arg-type]
+    assert info.value.code == code, f"expected {code}, got {info.value.code} ({info.value})"
+    new = [e for e in guard.ledger.events(decision="deny") if e.event_id not in before]
+    assert len(new) == 1, new
+    assert new[0].action == "authenticate" and new[0].reason == code
+    assert new[0].principal is None
+    if isinstance(token, str) and token:
+        assert token not in new[0].canonical().decode("utf-8")
+    assert store.calls == calls

@@ -1,0 +1,45 @@
+// node-oidc-provider on 127.0.0.1 issuing JWT access tokens (typ at+jwt, RFC 9068) for memguard's
+// interop test. Usage: node server.mjs <port> <jwks.json with one private ES256 key>
+// Prints "ready <issuer>" on stdout once listening.
+import { readFileSync } from 'node:fs';
+import Provider from 'oidc-provider';
+
+const port = Number(process.argv[2]);
+const jwks = JSON.parse(readFileSync(process.argv[3], 'utf8'));
+const issuer = `http://127.0.0.1:${port}`;
+
+const provider = new Provider(issuer, {
+  jwks,
+  clients: [{
+    client_id: 'memguard-interop',
+    client_secret: 'interop-secret-not-for-production',
+    grant_types: ['client_credentials'],
+    redirect_uris: [],
+    response_types: [],
+    id_token_signed_response_alg: 'ES256',
+    scope: 'memory:read memory:write',
+  }],
+  scopes: ['memory:read', 'memory:write'],
+  enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
+  features: {
+    devInteractions: { enabled: false },
+    clientCredentials: { enabled: true },
+    resourceIndicators: {
+      enabled: true,
+      defaultResource: () => 'urn:memguard',
+      useGrantedResource: () => true,
+      getResourceServerInfo: (ctx, resource) => ({
+        scope: 'memory:read memory:write',
+        audience: 'memguard',
+        accessTokenTTL: 300,
+        accessTokenFormat: 'jwt',
+        jwt: { sign: { alg: 'ES256' } },
+      }),
+    },
+  },
+});
+provider.proxy = false;
+const server = provider.listen(port, '127.0.0.1', () => {
+  process.stdout.write(`ready ${issuer}\n`);
+});
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
