@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from memguard.policy.model import PolicySet
 
 from memguard.embedded import DEFAULT_STATE_DIR
 
@@ -110,20 +113,26 @@ def _policy_problems(exc: object, as_json: bool) -> None:
         _emit({"valid": False, "problems": [p.as_json() for p in exc.problems]}, True, "")
 
 
-@policy_app.command("validate")
-def policy_validate(path: PolicyPath, as_json: AsJson = False) -> None:
-    """Parse and validate a policy set; print its digest."""
+def _load_policy_or_exit(path: Path, as_json: bool) -> PolicySet:
+    """Load a policy set; exit 3 (invalid policy) or 1 (cannot read) with the reason on stderr."""
     from memguard.policy.loader import load_policy_path
     from memguard.policy.model import PolicyError
 
     try:
-        policy = load_policy_path(path)
+        return load_policy_path(path)
     except PolicyError as exc:
         _policy_problems(exc, as_json)
         raise typer.Exit(3) from None
     except (OSError, ValueError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
+
+
+@policy_app.command("validate")
+def policy_validate(path: PolicyPath, as_json: AsJson = False) -> None:
+    """Parse and validate a policy set; print its digest."""
+
+    policy = _load_policy_or_exit(path, as_json)
     data = {
         "valid": True,
         "policy_digest": policy.digest,
@@ -200,19 +209,10 @@ def policy_explain(
 
     import yaml
 
-    from memguard.policy.loader import load_policy_path
-    from memguard.policy.model import PolicyError
     from memguard.policy.resolver import PolicyResolver
     from memguard.policy.testing import DEFAULT_NOW, CaseError, evaluate_request, parse_request
 
-    try:
-        policy = load_policy_path(path)
-    except PolicyError as exc:
-        _policy_problems(exc, as_json)
-        raise typer.Exit(3) from None
-    except (OSError, ValueError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+    policy = _load_policy_or_exit(path, as_json)
     try:
         raw: dict[str, object]
         if request is not None:
