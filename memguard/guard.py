@@ -45,7 +45,9 @@ from memguard.provenance import (
 )
 from memguard.scope import (
     DefaultScopeResolver,
+    FieldValue,
     PlanKind,
+    PointDecider,
     ReadRequest,
     ScopePlan,
     ScopeResolver,
@@ -59,6 +61,7 @@ __all__ = ["FactInput", "MemoryGuard", "RecalledFact", "RecoveryReport"]
 _MAX_TEXT = 1 << 20
 _MAX_K = 1000
 _FILL_ROUNDS = 6
+_GET = ReadRequest("get")
 
 
 class FactInput(BaseModel):
@@ -306,8 +309,8 @@ class MemoryGuard:
             metadata = check_metadata(fact.metadata)
             level, reason = self._assign_trust(principal, fact, decision.max_trust)
             if fact.derived_from:
-                read_plan = read_plan or self.scope.read_plan(principal, ReadRequest("get"))
-                inputs = self._visible(principal, read_plan, list(fact.derived_from), op)
+                read_plan = read_plan or self.scope.read_plan(principal, _GET)
+                inputs = self._visible(read_plan, _GET, list(fact.derived_from), op)
                 weakest = min(r.provenance.trust for r in inputs)
                 if weakest < level:
                     level, reason = weakest, f"{reason}; min of inputs = {weakest.label}"
@@ -405,8 +408,9 @@ class MemoryGuard:
         op.fact_ids = [fact_id]
         with self._operation(op):
             principal = self._principal(identity, op)
-            plan = self._plan(principal, ReadRequest("update"), op)
-            current = self._visible(principal, plan, [fact_id], op)[0].provenance
+            request = ReadRequest("update")
+            plan = self._plan(principal, request, op)
+            current = self._visible(plan, request, [fact_id], op)[0].provenance
             fact = FactInput(
                 text=text,
                 namespace=current.namespace,
@@ -424,8 +428,8 @@ class MemoryGuard:
             meta = check_metadata(fact.metadata)
             level, reason = self._assign_trust(principal, fact, decision.max_trust)
             if current.derived_from:  # the lineage stays, so trust stays capped by its inputs
-                inputs_plan = self.scope.read_plan(principal, ReadRequest("get"))
-                inputs = self._visible(principal, inputs_plan, list(current.derived_from), op)
+                inputs_plan = self.scope.read_plan(principal, _GET)
+                inputs = self._visible(inputs_plan, _GET, list(current.derived_from), op)
                 weakest = min(r.provenance.trust for r in inputs)
                 if weakest < level:
                     level, reason = weakest, f"{reason}; min of inputs = {weakest.label}"
@@ -451,8 +455,9 @@ class MemoryGuard:
         op = _Op("delete", fact_ids=[fact_id])
         with self._operation(op):
             principal = self._principal(identity, op)
-            plan = self._plan(principal, ReadRequest("delete"), op)
-            self._visible(principal, plan, [fact_id], op)
+            request = ReadRequest("delete")
+            plan = self._plan(principal, request, op)
+            self._visible(plan, request, [fact_id], op)
             self.ledger.mark_deleted([fact_id], [self._allow(op)])
             self.store.delete([fact_id])
             self.ledger.mark_purged([fact_id])
@@ -472,8 +477,9 @@ class MemoryGuard:
         op = _Op("get", purpose=purpose, fact_ids=[fact_id])
         with self._operation(op):
             principal = self._principal(identity, op)
-            plan = self._plan(principal, ReadRequest("get", purpose=purpose), op)
-            fact = self._visible(principal, plan, [fact_id], op)[0]
+            request = ReadRequest("get", purpose=purpose)
+            plan = self._plan(principal, request, op)
+            fact = self._visible(plan, request, [fact_id], op)[0]
             self.ledger.record([self._allow(op)])
             return fact
 
@@ -507,13 +513,13 @@ class MemoryGuard:
             )
             plan = self._plan(principal, request, op)
             qvec = list(vector) if vector is not None else self.embedder.embed([query or ""])[0]
-            results = self._search_verified(plan, qvec, k, op)
+            results = self._search_verified(plan, request, qvec, k, op)
             op.fact_ids = [r.fact_id for r in results]
             self.ledger.record([self._allow(op, k=k, returned=len(results))])
             return results
 
     def _search_verified(
-        self, plan: ScopePlan, qvec: list[float], k: int, op: _Op
+        self, plan: ScopePlan, request: ReadRequest, qvec: list[float], k: int, op: _Op
     ) -> list[RecalledFact]:
         condition = None if plan.kind is PlanKind.ALLOW else plan.condition
         results: list[RecalledFact] = []
@@ -522,7 +528,9 @@ class MemoryGuard:
             hits = self.store.search(qvec, condition=condition, limit=limit, offset=offset)
             records = self.ledger.latest([h.fact_id for h in hits])
             for hit in hits:
-                fact = self._check(plan, hit.fact_id, hit.payload, records.get(hit.fact_id), op)
+                fact = self._check(
+                    plan, request, hit.fact_id, hit.payload, records.get(hit.fact_id), op
+                )
                 if fact is not None:
                     results.append(
                         RecalledFact(
@@ -537,7 +545,7 @@ class MemoryGuard:
         return results[:k]
 
     def _visible(
-        self, principal: Principal, plan: ScopePlan, fact_ids: list[str], op: _Op
+        self, plan: ScopePlan, request: ReadRequest, fact_ids: list[str], op: _Op
     ) -> list[RecalledFact]:
         points = {p.fact_id: p for p in self.store.retrieve(fact_ids)}
         records = self.ledger.latest(fact_ids)
@@ -547,7 +555,7 @@ class MemoryGuard:
             if point is None:
                 op.detail["why"] = "no such point"
                 raise FactNotFound("fact not found")
-            fact = self._check(plan, fact_id, point.payload, records.get(fact_id), op)
+            fact = self._check(plan, request, fact_id, point.payload, records.get(fact_id), op)
             if fact is None:
                 raise FactNotFound("fact not found")
             out.append(fact)
@@ -556,6 +564,7 @@ class MemoryGuard:
     def _check(
         self,
         plan: ScopePlan,
+        request: ReadRequest,
         fact_id: str,
         payload: Mapping[str, Any],
         record: LedgerRecord | None,
@@ -577,12 +586,31 @@ class MemoryGuard:
             self._alarm(op, fact_id, problem)
             op.detail["why"] = problem
             return None
-        if not plan.allows(index_fields(prov)):
+        fields = index_fields(prov)
+        if not plan.allows(fields):
             if op.action == "search":  # the store returned what the plan excludes
                 self._alarm(op, fact_id, "scope.pushdown_mismatch")
             op.detail["why"] = "out of scope"
             return None
+        if not self._point_allows(request, fields, op):
+            # the plan admitted it but the resolver's independent point evaluator does not
+            self._alarm(op, fact_id, "scope.point_mismatch")
+            op.detail["why"] = "point decision denied"
+            return None
         return RecalledFact(fact_id, str(payload["text"]), dict(payload["metadata"]), prov)
+
+    def _point_allows(
+        self, request: ReadRequest, fields: Mapping[str, FieldValue], op: _Op
+    ) -> bool:
+        """Ask the resolver's point evaluator too, when it has one (see :class:`PointDecider`)."""
+        if not isinstance(self.scope, PointDecider):
+            return True  # the plan is the resolver's whole semantics (DefaultScopeResolver)
+        if op.principal is None:
+            return False
+        try:
+            return self.scope.point_allows(op.principal, request, fields) is True
+        except Exception:
+            return False  # an evaluation error is a deny
 
     def _alarm(self, op: _Op, fact_id: str, reason: str) -> None:
         event = AuditEvent(

@@ -19,7 +19,7 @@ import enum
 import fnmatch
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
@@ -39,6 +39,7 @@ __all__ = [
     "Not",
     "Or",
     "PlanKind",
+    "PointDecider",
     "ReadRequest",
     "ScopePlan",
     "ScopeResolver",
@@ -219,6 +220,19 @@ class ScopeResolver(Protocol):
     def read_plan(self, principal: Principal, request: ReadRequest) -> ScopePlan: ...
 
     def write_decision(self, principal: Principal, namespace: str) -> WriteDecision: ...
+
+
+@runtime_checkable
+class PointDecider(Protocol):
+    """Optional for a resolver: an independent point evaluator the guard asks about every hit.
+
+    The guard serves a fact only if the plan admits it *and* ``point_allows`` says yes; a fact the
+    plan admitted and the point evaluator refused is withheld and audited (``scope.point_mismatch``).
+    """
+
+    def point_allows(
+        self, principal: Principal, request: ReadRequest, fields: Mapping[str, FieldValue]
+    ) -> bool: ...
 
 
 class DefaultScopeResolver(BaseModel):

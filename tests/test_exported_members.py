@@ -8,7 +8,7 @@ EXPECTED = {
     "EmbeddedStack", "Embedder", "Eq", "FactInput", "FactNotFound", "FactState", "Gte",
     "HashEmbedder", "Identity", "IdentityError", "In", "InMemoryStore", "IntegrityError",
     "InvalidRequest", "Ledger", "LedgerError", "LocalTokenService", "LocalVerifier",
-    "MemguardError", "MemoryGuard", "MemoryStore", "Not", "Or", "PlanKind", "Principal",
+    "MemguardError", "MemoryGuard", "MemoryStore", "Not", "Or", "PlanKind", "PointDecider", "Principal",
     "PrincipalId", "Provenance", "QdrantStore", "ReadRequest", "RecalledFact", "RecoveryReport",
     "ReservedField", "ScopePlan", "ScopeResolver", "Source", "SourceKind", "StoreError",
     "TrustEscalation", "TrustLevel", "TrustPolicy", "Turn", "UntranslatableCondition",

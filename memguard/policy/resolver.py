@@ -235,5 +235,14 @@ class PolicyResolver:
         """A point decision on one fact's indexed fields (see :func:`memguard.scope.index_fields`)."""
         return self.engine.decide(principal, action, fact, purpose=purpose, now=self._now())
 
+    def point_allows(
+        self, principal: Principal, request: ReadRequest, fields: Mapping[str, FieldValue]
+    ) -> bool:
+        """The point evaluator's verdict on one fact (the guard re-checks every hit with it)."""
+        try:
+            return self.decide(principal, request.action, fields, purpose=request.purpose).allowed
+        except Exception:  # any evaluation error is a deny
+            return False
+
     def rules(self) -> Sequence[str]:
         return [r.id for r in self._engine.policy.rules]
