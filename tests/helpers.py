@@ -85,3 +85,36 @@ class SyncView:
 
     def close(self) -> None:
         self._loop.close()
+
+
+class CountingStore:
+    """A real in-memory store that counts the calls the guard makes to it."""
+
+    def __init__(self, inner: Any = None) -> None:
+        from memguard import InMemoryStore
+
+        self.inner = inner if inner is not None else InMemoryStore(384)
+        self.calls: list[str] = []
+
+    @property
+    def dimension(self) -> int:
+        return int(self.inner.dimension)
+
+    def upsert(self, points: Any) -> None:
+        self.calls.append("upsert")
+        self.inner.upsert(points)
+
+    def retrieve(self, fact_ids: Any) -> Any:
+        self.calls.append("retrieve")
+        return self.inner.retrieve(fact_ids)
+
+    def search(self, vector: Any, **kw: Any) -> Any:
+        self.calls.append("search")
+        return self.inner.search(vector, **kw)
+
+    def delete(self, fact_ids: Any) -> None:
+        self.calls.append("delete")
+        self.inner.delete(fact_ids)
+
+    def close(self) -> None:
+        self.inner.close()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,11 +12,10 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
-from helpers import BROWSER, PLANNER, Clock
+from helpers import BROWSER, PLANNER, Clock, CountingStore
 
-from memguard import IdentityError, InMemoryStore, Ledger, MemoryGuard
+from memguard import IdentityError, Ledger, MemoryGuard
 from memguard.events import AuditEvent
-from memguard.stores.base import Hit, StoredPoint
 from memguard.tokens import IdentityConfig, IdentityVerifier, SecurityTokenService
 from memguard.tokens.config import DelegationGrant
 from memguard.tokens.rfc7523 import RegisteredClient
@@ -70,37 +68,6 @@ class Client:
 def make_client(client_id: str) -> Client:
     key = ec.generate_private_key(ec.SECP256R1())
     return Client(client_id, key, public_jwk(key)["kid"])
-
-
-class CountingStore:
-    """A real in-memory store that counts the calls the guard makes to it."""
-
-    def __init__(self) -> None:
-        self.inner = InMemoryStore(384)
-        self.calls: list[str] = []
-
-    @property
-    def dimension(self) -> int:
-        return self.inner.dimension
-
-    def upsert(self, points: Sequence[StoredPoint]) -> None:
-        self.calls.append("upsert")
-        self.inner.upsert(points)
-
-    def retrieve(self, fact_ids: Sequence[str]) -> list[StoredPoint]:
-        self.calls.append("retrieve")
-        return self.inner.retrieve(fact_ids)
-
-    def search(self, vector: Sequence[float], **kw: Any) -> list[Hit]:
-        self.calls.append("search")
-        return self.inner.search(vector, **kw)
-
-    def delete(self, fact_ids: Sequence[str]) -> None:
-        self.calls.append("delete")
-        self.inner.delete(fact_ids)
-
-    def close(self) -> None:
-        self.inner.close()
 
 
 @dataclass

@@ -16,7 +16,7 @@ import json
 import pickle
 import secrets
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from helpers import BROWSER, PLANNER, Clock
+from helpers import BROWSER, PLANNER, Clock, CountingStore
 
 from memguard import (
     FactState,
@@ -40,7 +40,6 @@ from memguard import (
     SourceKind,
     Turn,
 )
-from memguard.stores.base import Hit, StoredPoint
 
 RESEARCHER = "spiffe://memguard.local/agent/researcher"
 CODER = "spiffe://memguard.local/agent/coder"
@@ -863,41 +862,10 @@ def test_identity_expiring_after_verification(
 # -- no identity: refused before the store is touched ----------------------------------------------
 
 
-class CountingStore:
-    """A real in-memory store that counts the calls the guard makes to it."""
-
-    def __init__(self, inner: InMemoryStore) -> None:
-        self.inner = inner
-        self.calls: list[str] = []
-
-    @property
-    def dimension(self) -> int:
-        return self.inner.dimension
-
-    def upsert(self, points: Sequence[StoredPoint]) -> None:
-        self.calls.append("upsert")
-        self.inner.upsert(points)
-
-    def retrieve(self, fact_ids: Sequence[str]) -> list[StoredPoint]:
-        self.calls.append("retrieve")
-        return self.inner.retrieve(fact_ids)
-
-    def search(self, vector: Sequence[float], **kw: Any) -> list[Hit]:
-        self.calls.append("search")
-        return self.inner.search(vector, **kw)
-
-    def delete(self, fact_ids: Sequence[str]) -> None:
-        self.calls.append("delete")
-        self.inner.delete(fact_ids)
-
-    def close(self) -> None:
-        self.inner.close()
-
-
 @pytest.fixture
 def counted(tmp_path: Path, tokens: LocalTokenService, clock: Clock) -> Iterator[MemoryGuard]:
     guard = MemoryGuard(
-        store=CountingStore(InMemoryStore(384)),  # type: ignore[arg-type]
+        store=CountingStore(),  # type: ignore[arg-type]
         ledger=Ledger.sqlite(tmp_path / "counted.db"),
         verifier=tokens.verifier(clock=clock),
         clock=clock,
