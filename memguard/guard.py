@@ -301,7 +301,10 @@ class MemoryGuard:
         vectors = self._vectors(facts)
         now = now_utc()
         for fact in facts:
-            check_identifier(fact.namespace, "namespace")
+            try:
+                check_identifier(fact.namespace, "namespace")
+            except IdentityError:  # the same character rules as identifiers, but it is not identity
+                raise InvalidRequest("namespace has forbidden characters") from None
             decision = self.scope.write_decision(principal, fact.namespace)
             op.policy_digest = decision.policy_digest
             if not decision.allowed:

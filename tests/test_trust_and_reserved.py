@@ -506,3 +506,22 @@ def test_update_cannot_raise_trust(api: Any, tokens: LocalTokenService) -> None:
         ),
     )
     assert api.get(who, prov.fact_id).provenance == prov
+
+
+@pytest.mark.parametrize("namespace", ["travel\u200b", "tra\x00vel", "e\u0301clair", "x\u202e"])
+def test_namespace_with_forbidden_characters_is_an_invalid_request(
+    make_guard: Callable[..., MemoryGuard], tokens: LocalTokenService, namespace: str
+) -> None:
+    guard = make_guard("memory")
+    me = guard.authenticate(tokens.issue("alice"))
+    with pytest.raises(InvalidRequest):
+        guard.write(
+            me,
+            "x",
+            namespace=namespace,
+            source=Source(kind=SourceKind.USER_MESSAGE),
+            turn=Turn(session_id="s", turn_index=0),
+        )
+    denies = guard.ledger.events(decision="deny")
+    assert denies[-1].action == "write" and denies[-1].reason == "invalid_request"
+    assert guard.search(me, "x", k=3) == []
