@@ -1,0 +1,141 @@
+"""RFC 6750 bearer-token handling at the gateway's edge.
+
+RFC 6750 2.1: the token travels in ``Authorization: Bearer <token>``; that is the only method the
+gateway accepts. 2.2 (form-encoded body parameter) and 2.3 (URI query parameter: "Because of the
+security weaknesses associated with the URI method ... it SHOULD NOT be used") are refused with
+``400 invalid_request``, whether or not a header is present too (3.1: a request that "uses more than
+one method for including an access token" is ``invalid_request``).
+
+RFC 6750 3: a refusal carries ``WWW-Authenticate: Bearer realm=..., error=..., error_description=...``;
+"If the request lacks any authentication information ... the resource server SHOULD NOT include an
+error code". RFC 9728 5.1: the challenge names this resource's metadata URL in ``resource_metadata``.
+
+The workload credential (a JWT-SVID-style ``wit+jwt``) travels in the ``Workload-Identity-Token``
+header (the header name of the IETF WIMSE drafts); it is verified together with the token (presenter
+binding, :mod:`memguard.tokens.verifier`).
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qsl
+
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from memguard.gateway.errors import GatewayError
+from memguard.gateway.responses import error_response
+
+__all__ = [
+    "WORKLOAD_HEADER",
+    "BearerOnlyMiddleware",
+    "bearer_challenge",
+    "bearer_token",
+    "metadata_url",
+]
+
+WORKLOAD_HEADER = "Workload-Identity-Token"
+REALM = "memguard"
+MAX_CREDENTIAL = 8192  # the verifiers cap a token at 8 KiB too; refuse earlier, cheaper
+_B64TOKEN = re.compile(r"^[A-Za-z0-9\-._~+/]+=*$")  # RFC 6750 2.1 b64token
+_TOKEN_PARAMS = frozenset({"access_token"})
+
+
+def metadata_url(resource: str) -> str:
+    """RFC 9728 3.1: ``/.well-known/oauth-protected-resource`` inserted before the resource's path."""
+    scheme, rest = resource.split("://", 1)
+    host, _, path = rest.partition("/")
+    suffix = f"/{path}".rstrip("/") if path else ""
+    return f"{scheme}://{host}/.well-known/oauth-protected-resource{suffix}"
+
+
+def _quote(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def bearer_challenge(
+    resource: str,
+    error: str | None = None,
+    description: str | None = None,
+    scope: str | None = None,
+) -> str:
+    """The ``WWW-Authenticate`` value for a refusal (RFC 6750 3, RFC 9728 5.1)."""
+    parts = [f'realm="{REALM}"']
+    if error is not None:
+        parts.append(f'error="{error}"')
+        if description:
+            parts.append(f'error_description="{_quote(description)}"')
+        if scope:
+            parts.append(f'scope="{_quote(scope)}"')
+    parts.append(f'resource_metadata="{metadata_url(resource)}"')
+    return "Bearer " + ", ".join(parts)
+
+
+def _refuse(message: str, code: str = "bearer.invalid_request", status: int = 400) -> GatewayError:
+    return GatewayError(message, code=code, status=status)
+
+
+def bearer_token(headers: Headers) -> tuple[str, str | None]:
+    """The bearer token and the workload credential of a request, or a :class:`GatewayError`.
+
+    No ``Authorization`` header at all is a 401 without an error code (RFC 6750 3.1).
+    """
+    values = headers.getlist("authorization")
+    if not values:
+        raise _refuse("authentication required", code="bearer.missing", status=401)
+    if len(values) > 1:
+        raise _refuse("more than one authorization header")
+    scheme, _, token = values[0].partition(" ")
+    if scheme.lower() != "bearer":
+        raise _refuse("authentication required", code="bearer.missing", status=401)
+    token = token.strip(" ")
+    if not token or len(token) > MAX_CREDENTIAL or not _B64TOKEN.match(token):
+        raise _refuse("malformed bearer token", code="bearer.invalid_token", status=401)
+    creds = headers.getlist(WORKLOAD_HEADER.lower())
+    if len(creds) > 1:
+        raise _refuse("more than one workload credential")
+    credential = creds[0].strip() if creds else None
+    if credential is not None and (
+        not credential or len(credential) > MAX_CREDENTIAL or not _B64TOKEN.match(credential)
+    ):
+        raise _refuse("malformed workload credential", code="bearer.invalid_token", status=401)
+    return token, credential
+
+
+class BearerOnlyMiddleware:
+    """Refuses tokens in the URL query, and form-encoded bodies, before anything else runs.
+
+    A URL ends up in access logs, proxies and browser history; a token there is refused (400), not
+    used. Memory endpoints take JSON, so a form body there is refused too (RFC 6750 2.2 is not
+    supported); the token endpoint (``form_paths``) takes its RFC 6749 form as usual, but never with
+    an ``access_token`` parameter in the query.
+    """
+
+    def __init__(self, app: ASGIApp, *, resource: str, form_paths: frozenset[str]) -> None:
+        self.app = app
+        self.resource = resource
+        self.form_paths = form_paths
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        query = scope.get("query_string", b"").decode("latin-1")
+        names = {name.lower() for name, _ in parse_qsl(query, keep_blank_values=True)}
+        if names & _TOKEN_PARAMS:
+            await self._send(scope, send, "access tokens are accepted in the authorization header only")
+            return
+        if scope["path"] not in self.form_paths:
+            ctype = Headers(scope=scope).get("content-type", "").split(";")[0].strip().lower()
+            if ctype in ("application/x-www-form-urlencoded", "multipart/form-data"):
+                await self._send(scope, send, "form bodies are not accepted; send json")
+                return
+        await self.app(scope, receive, send)
+
+    async def _send(self, scope: Scope, send: Send, message: str) -> None:
+        response = error_response(_refuse(message), self.resource)
+        await response(scope, _no_receive, send)
+
+
+async def _no_receive() -> Message:
+    return {"type": "http.disconnect"}

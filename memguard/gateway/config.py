@@ -1,0 +1,277 @@
+"""The gateway's configuration: one YAML file, loaded with ``yaml.safe_load`` into frozen models.
+
+Unknown keys, wrong types and out-of-range values are :class:`~memguard.errors.ConfigurationError`\\ s
+naming the field. Every section is optional; with no file at all the gateway runs the embedded stack
+(Qdrant local mode, a SQLite ledger and the built-in token service) under ``state_dir``. Example::
+
+    version: 1
+    state_dir: /var/lib/memguard
+    server:
+      resource: https://memory.example.com     # this protected resource's identifier (token `aud`)
+      host: 127.0.0.1
+      port: 8700
+    ledger:
+      url: postgresql+psycopg://memguard@db/memguard
+    store:
+      url: http://qdrant:6333                  # or `path:` (Qdrant local mode, one process only)
+      api_key_env: QDRANT_API_KEY
+      collection: memguard_facts
+    identity:
+      config: /etc/memguard/identity.yaml      # memguard.tokens.config: issuers via JWKS, trust domains
+    sts:
+      enabled: true                            # the RFC 8693 token endpoint at /token
+      clients:
+        - client_id: spiffe://example.org/agent/planner
+          jwks_file: /etc/memguard/clients/planner.jwks.json
+      replay: sql                              # single-use checks shared through the ledger database
+    policy:
+      path: /etc/memguard/policies
+    limits:
+      max_body_bytes: 1048576
+      request_timeout: 10
+      max_concurrency: 64
+      token_rate: {per_minute: 60, burst: 20}
+      memory_rate: {per_minute: 600, burst: 100}
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
+
+from memguard.errors import ConfigurationError
+from memguard.tokens.config import DelegationGrant
+
+__all__ = [
+    "GatewayConfig",
+    "IdentitySection",
+    "LedgerSection",
+    "LimitsSection",
+    "McpSection",
+    "PolicySection",
+    "RateLimit",
+    "ScopesSection",
+    "ServerSection",
+    "StoreSection",
+    "StsClient",
+    "StsSection",
+    "load_gateway_config",
+]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ServerSection(_Section):
+    """Where the gateway listens and what it calls itself."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8700, ge=1, le=65535)
+    workers: int = Field(default=1, ge=1, le=64)
+    #: The resource identifier (RFC 8707 / RFC 9728): access tokens must carry exactly this
+    #: audience. Default: ``http://{host}:{port}``.
+    resource: str | None = Field(default=None, min_length=1, max_length=2048)
+
+    @model_validator(mode="after")
+    def _resource_is_url(self) -> ServerSection:
+        if self.resource is not None and not self.resource.startswith(("https://", "http://")):
+            raise ValueError("`resource` must be an http(s) URL")
+        if self.resource is not None and ("?" in self.resource or "#" in self.resource):
+            raise ValueError("`resource` must not have a query or a fragment")
+        return self
+
+    def resource_url(self) -> str:
+        return (self.resource or f"http://{self.host}:{self.port}").rstrip("/")
+
+
+class LedgerSection(_Section):
+    """``url``: ``postgresql+psycopg://...`` or ``sqlite:///...``; default: SQLite under ``state_dir``."""
+
+    url: str | None = None
+
+
+class StoreSection(_Section):
+    """Qdrant: ``url`` (a server or cluster) or ``path`` (local mode); default: local mode in ``state_dir``."""
+
+    url: str | None = None
+    path: str | None = None
+    api_key_env: str | None = Field(default=None, pattern=r"^[A-Z_][A-Z0-9_]*$")
+    collection: str = Field(default="memguard_facts", pattern=r"^[A-Za-z0-9_-]{1,64}$")
+    dimension: int = Field(default=384, ge=1, le=65536)
+    timeout: int = Field(default=5, ge=1, le=120)
+    #: Local mode cannot be shared by processes. ``true`` gives each worker its own local store
+    #: under ``path`` (facts written through one worker are invisible to the others): for
+    #: development and loopback benchmarks only, never for a deployment.
+    per_worker_local: bool = False
+
+    @model_validator(mode="after")
+    def _one_location(self) -> StoreSection:
+        if self.url is not None and self.path is not None:
+            raise ValueError("give `url` or `path`, not both")
+        if self.per_worker_local and self.url is not None:
+            raise ValueError("`per_worker_local` is for local mode (`path`)")
+        return self
+
+
+class IdentitySection(_Section):
+    """``config``: a :mod:`memguard.tokens.config` YAML file (external issuers via JWKS, trust domains,
+    delegation grants). Its ``access_tokens.audience`` must be the gateway's resource identifier."""
+
+    config: str | None = None
+
+
+class StsClient(_Section):
+    """An OAuth client of the token endpoint, authenticated by ``private_key_jwt`` (RFC 7523)."""
+
+    client_id: str = Field(min_length=1, max_length=1024)
+    jwks: dict[str, Any] | None = None
+    jwks_file: str | None = None
+    algorithms: tuple[str, ...] = ("ES256", "EdDSA")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> StsClient:
+        if (self.jwks is None) == (self.jwks_file is None):
+            raise ValueError("exactly one of `jwks` or `jwks_file` is required")
+        return self
+
+
+class StsSection(_Section):
+    """The built-in RFC 8693 token service, served at ``/token`` with its JWKS."""
+
+    enabled: bool = True
+    issuer: str | None = None  # default: the gateway's resource identifier
+    trust_domain: str = Field(default="memguard.local", pattern=r"^[a-z0-9._-]{1,255}$")
+    key_dir: str | None = None  # default: {state_dir}/sts
+    alg: Literal["EdDSA", "ES256"] = "EdDSA"
+    max_ttl: int = Field(default=3600, gt=0, le=86400)
+    clients: tuple[StsClient, ...] = ()
+    #: ``sql``: used client-assertion ids in the ledger database (several processes, several
+    #: hosts); ``memory``: per process (one process only).
+    replay: Literal["sql", "memory"] = "sql"
+    #: Delegation grants of this token service, added to those of ``identity.config``.
+    delegation: tuple[DelegationGrant, ...] = ()
+
+
+class PolicySection(_Section):
+    """``path``: a YAML policy file or folder (``PolicyResolver.from_path``); default: owner isolation."""
+
+    path: str | None = None
+    reload_interval: float = Field(default=1.0, gt=0, le=3600)
+
+
+class RateLimit(_Section):
+    """A token bucket per principal: ``per_minute`` sustained, ``burst`` at once."""
+
+    per_minute: float = Field(gt=0, le=1_000_000)
+    burst: int = Field(ge=1, le=1_000_000)
+
+
+class LimitsSection(_Section):
+    max_body_bytes: int = Field(default=1 << 20, ge=1024, le=64 << 20)
+    request_timeout: float = Field(default=10.0, gt=0, le=600)
+    max_concurrency: int = Field(default=64, ge=1, le=10_000)
+    #: How long a request waits for a free slot before 503.
+    queue_timeout: float = Field(default=1.0, ge=0, le=60)
+    token_rate: RateLimit | None = RateLimit(per_minute=60, burst=20)
+    memory_rate: RateLimit | None = RateLimit(per_minute=1200, burst=200)
+
+
+class ScopesSection(_Section):
+    """OAuth scopes each kind of operation needs (``null``: no scope check, policy alone decides)."""
+
+    read: str | None = "memory:read"
+    write: str | None = "memory:write"
+    audit: str | None = "memory:read"
+
+
+class McpSection(_Section):
+    enabled: bool = True
+    path: str = Field(default="/mcp", pattern=r"^/[a-z0-9_/-]{1,64}$")
+
+
+class GatewayConfig(_Section):
+    """The whole gateway configuration."""
+
+    version: Literal[1] = 1
+    state_dir: str = ".memguard/gateway"
+    server: ServerSection = ServerSection()
+    ledger: LedgerSection = LedgerSection()
+    store: StoreSection = StoreSection()
+    identity: IdentitySection = IdentitySection()
+    sts: StsSection = StsSection()
+    policy: PolicySection = PolicySection()
+    limits: LimitsSection = LimitsSection()
+    scopes: ScopesSection = ScopesSection()
+    mcp: McpSection = McpSection()
+    #: Recover pending writes at start (one process). With several processes on one ledger, run it
+    #: from one place; ``recover_older_than`` keeps it off other processes' writes in flight.
+    recover_on_start: bool = True
+    recover_older_than: float = Field(default=300.0, ge=0)
+    _base_dir: Path = PrivateAttr(default_factory=Path.cwd)
+
+    @model_validator(mode="after")
+    def _coherent(self) -> GatewayConfig:
+        if not self.sts.enabled and self.identity.config is None:
+            raise ValueError("with `sts.enabled: false`, `identity.config` must name trusted issuers")
+        return self
+
+    @property
+    def resource(self) -> str:
+        return self.server.resource_url()
+
+    def path(self, value: str) -> Path:
+        """A path from the file, relative to the file's folder."""
+        p = Path(value)
+        return p if p.is_absolute() else self._base_dir / p
+
+    @property
+    def state_path(self) -> Path:
+        return self.path(self.state_dir)
+
+    @classmethod
+    def from_mapping(cls, data: object, *, where: str = "gateway config") -> GatewayConfig:
+        if data is None:
+            data = {}
+        if not isinstance(data, dict):
+            raise ConfigurationError(f"{where}: must be a mapping")
+        try:
+            return cls.model_validate(_tupled(data))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            loc = ".".join(str(p) for p in first["loc"]) or "(root)"
+            msg = first["msg"]
+            if first["type"] == "extra_forbidden":
+                msg = "unknown key"
+            raise ConfigurationError(f"{where}: `{loc}`: {msg.lower()}") from None
+
+
+def _tupled(value: Any, key: str = "") -> Any:
+    # YAML gives lists; the strict delegation-grant model wants tuples. JWKS documents stay as is.
+    if isinstance(value, dict):
+        return value if key == "jwks" else {k: _tupled(v, str(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return tuple(_tupled(v) for v in value)
+    return value
+
+
+def load_gateway_config(path: str | os.PathLike[str] | None) -> GatewayConfig:
+    """Load and validate the YAML file (``None``: all defaults)."""
+    if path is None:
+        return GatewayConfig()
+    p = Path(path)
+    try:
+        text = p.read_text("utf-8")
+    except OSError as exc:
+        raise ConfigurationError(f"gateway config `{p}` cannot be read: {exc.strerror}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigurationError(f"gateway config `{p}` is not valid YAML: {exc}") from None
+    config = GatewayConfig.from_mapping(data, where=f"gateway config `{p}`")
+    config._base_dir = p.resolve().parent
+    return config

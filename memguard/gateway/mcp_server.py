@@ -1,0 +1,226 @@
+"""The MCP face of the gateway: tools ``remember``, ``recall``, ``forget`` and ``audit``.
+
+Streamable HTTP (mounted in the gateway app at ``/mcp``) follows MCP's authorization rules:
+
+- the gateway is an OAuth 2.0 protected resource; unauthenticated requests get 401 with
+  ``WWW-Authenticate: Bearer ... resource_metadata=...`` pointing at its RFC 9728 metadata
+  (the ``mcp`` package's ``RequireAuthMiddleware``);
+- audience binding (RFC 8707): a token is accepted only if its ``aud`` is this resource (the
+  guard's verifier checks it; :class:`GuardTokenVerifier` also reports it as ``resource`` so the
+  ``mcp`` package's own check, ``validate_token_resource``, runs as well);
+- no token passthrough: the token is verified here and never sent anywhere; the gateway reaches
+  the store with its own credentials.
+
+The workload credential (presenter binding) comes in the ``Workload-Identity-Token`` header, as on
+the HTTP API. Over stdio there are no headers: the caller's credentials come from the environment
+(``MEMGUARD_TOKEN``, ``MEMGUARD_WORKLOAD_CREDENTIAL``), as the MCP authorization spec says for stdio,
+and are verified on every call.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import os
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import AnyHttpUrl
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from memguard.aio import AsyncMemoryGuard
+from memguard.errors import FactNotFound, IdentityError, MemguardError
+from memguard.gateway.auth import WORKLOAD_HEADER, bearer_token
+from memguard.gateway.errors import GatewayError
+from memguard.gateway.schemas import FactOut, WriteOut
+from memguard.gateway.stack import GatewayStack
+from memguard.identity import Identity
+from memguard.provenance import Source, Turn
+from memguard.trust import SourceKind, TrustLevel
+
+__all__ = ["GuardTokenVerifier", "PresentedCredential", "build_mcp_server"]
+
+_presented: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "memguard_workload_credential", default=None
+)
+
+IdentityFn = Callable[[Context[Any, Any]], Awaitable[Identity]]
+
+
+class PresentedCredential:
+    """ASGI wrapper: makes the request's workload credential visible to the token verifier."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        value = Headers(scope=scope).get(WORKLOAD_HEADER) if scope["type"] == "http" else None
+        token = _presented.set(value.strip() if value else None)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            _presented.reset(token)
+
+
+class GuardTokenVerifier:
+    """The ``mcp`` package's ``TokenVerifier``, backed by the guard's verification (with presenter
+    binding and the ledger's audit event); a refusal is ``None``, which the package turns into 401."""
+
+    def __init__(self, guard: AsyncMemoryGuard, resource: str) -> None:
+        self.guard = guard
+        self.resource = resource
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        try:
+            identity = await self.guard.authenticate(token, workload_credential=_presented.get())
+        except MemguardError:
+            return None
+        p = identity.principal
+        return AccessToken(
+            token=token, client_id=p.client_id or p.subject.subject, scopes=sorted(p.scopes),
+            expires_at=identity.expires_at, resource=self.resource, subject=p.subject.subject,
+            claims={"iss": p.subject.issuer},
+        )
+
+
+def _tool_error(exc: MemguardError) -> ToolError:
+    message = "fact not found" if isinstance(exc, FactNotFound) else str(exc)
+    if isinstance(exc, IdentityError):
+        message = "invalid or expired credentials"
+    return ToolError(f"{exc.code}: {message}")
+
+
+def http_identity(guard: AsyncMemoryGuard) -> IdentityFn:
+    """Verify the credentials of the HTTP request that carries the tool call."""
+
+    async def identity(ctx: Context[Any, Any]) -> Identity:
+        headers: Mapping[str, str] | None = ctx.headers
+        if headers is None:
+            raise IdentityError("no credentials", code="identity.missing")
+        raw = Headers(headers=dict(headers))
+        try:
+            token, credential = bearer_token(raw)
+        except GatewayError as exc:
+            raise IdentityError("no usable bearer token", code="identity.missing") from exc
+        return await guard.authenticate(token, workload_credential=credential)
+
+    return identity
+
+
+def env_identity(guard: AsyncMemoryGuard) -> IdentityFn:
+    """stdio: the credentials in ``MEMGUARD_TOKEN`` / ``MEMGUARD_WORKLOAD_CREDENTIAL``."""
+
+    async def identity(ctx: Context[Any, Any]) -> Identity:
+        token = os.environ.get("MEMGUARD_TOKEN")
+        if not token:
+            raise IdentityError("MEMGUARD_TOKEN is not set", code="identity.missing")
+        credential = os.environ.get("MEMGUARD_WORKLOAD_CREDENTIAL") or None
+        return await guard.authenticate(token, workload_credential=credential)
+
+    return identity
+
+
+def build_mcp_server(stack: GatewayStack, *, transport: str = "http") -> MCPServer[Any]:
+    """The MCP server over ``stack``'s guard. ``transport``: ``http`` (bearer auth) or ``stdio``."""
+    import asyncio
+
+    from memguard.gateway.auditing import audit_for
+
+    aguard = AsyncMemoryGuard(stack.guard)
+    scopes = stack.config.scopes
+    if transport == "http":
+        auth = AuthSettings(
+            issuer_url=AnyHttpUrl(stack.sts.issuer if stack.sts else stack.resource),
+            resource_server_url=AnyHttpUrl(stack.resource),
+            validate_token_resource=True,
+        )
+        server: MCPServer[Any] = MCPServer(
+            name="memguard", instructions="Governed agent memory with provenance.",
+            token_verifier=GuardTokenVerifier(aguard, stack.resource), auth=auth,
+            log_level="WARNING",
+        )
+        who = http_identity(aguard)
+    else:
+        server = MCPServer(name="memguard", instructions="Governed agent memory with provenance.",
+                           log_level="WARNING")
+        who = env_identity(aguard)
+
+    async def caller(ctx: Context[Any, Any], needed: str | None) -> Identity:
+        try:
+            identity = await who(ctx)
+        except MemguardError as exc:
+            raise _tool_error(exc) from None
+        if needed is not None and needed not in identity.principal.scopes:
+            raise ToolError(f"access_denied.scope: the token lacks the `{needed}` scope")
+        return identity
+
+    @server.tool(description="Store a fact in governed memory; returns its provenance. Trust is "
+                 "assigned by memguard from the source kind and the caller's chain.")
+    async def remember(
+        text: str,
+        namespace: str,
+        session_id: str,
+        ctx: Context[Any, Any],
+        turn_index: int = 0,
+        source_kind: str = "agent_inference",
+        source_uri: str | None = None,
+        trust: str | None = None,
+    ) -> dict[str, Any]:
+        identity = await caller(ctx, scopes.write)
+        try:
+            prov = await aguard.write(
+                identity, text, namespace=namespace,
+                source=Source(kind=SourceKind(source_kind), uri=source_uri),
+                turn=Turn(session_id=session_id, turn_index=turn_index),
+                trust=TrustLevel.parse(trust) if trust is not None else None,
+            )
+        except MemguardError as exc:
+            raise _tool_error(exc) from None
+        except ValueError:
+            raise ToolError("invalid_request: invalid source kind or trust level") from None
+        return WriteOut.of(prov).model_dump(mode="json")
+
+    @server.tool(description="Recall the facts most similar to `query` that the caller may read, "
+                 "each with its provenance (trust, source, writer chain).")
+    async def recall(
+        query: str,
+        ctx: Context[Any, Any],
+        k: int = 5,
+        namespaces: list[str] | None = None,
+        min_trust: str | None = None,
+    ) -> dict[str, Any]:
+        identity = await caller(ctx, scopes.read)
+        try:
+            hits = await aguard.search(
+                identity, query, k=k, namespaces=namespaces,
+                min_trust=TrustLevel.parse(min_trust) if min_trust is not None else None,
+            )
+        except MemguardError as exc:
+            raise _tool_error(exc) from None
+        except ValueError:
+            raise ToolError("invalid_request: invalid trust level") from None
+        return {"facts": [FactOut.of(h).model_dump(mode="json") for h in hits]}
+
+    @server.tool(description="Delete one of the caller's facts by id.")
+    async def forget(fact_id: str, ctx: Context[Any, Any]) -> dict[str, Any]:
+        identity = await caller(ctx, scopes.write)
+        try:
+            await aguard.delete(identity, fact_id)
+        except MemguardError as exc:
+            raise _tool_error(exc) from None
+        return {"deleted": fact_id}
+
+    @server.tool(description="Where a fact came from, who wrote it for whom, who read it, and "
+                 "whether it verifies (memguard.audit/v1), if the caller may audit it.")
+    async def audit(fact_id: str, ctx: Context[Any, Any]) -> dict[str, Any]:
+        identity = await caller(ctx, scopes.audit)
+        try:
+            return await asyncio.to_thread(audit_for, stack.guard, identity, fact_id)
+        except MemguardError as exc:
+            raise _tool_error(exc) from None
+
+    return server

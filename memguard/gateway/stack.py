@@ -1,0 +1,363 @@
+"""What a gateway process runs on: the guard, its store and ledger, the token service, the policy.
+
+:func:`open_stack` builds it from a :class:`~memguard.gateway.config.GatewayConfig`. The store is
+opened lazily (:class:`LazyStore`): a Qdrant that is down at start or goes away later makes requests
+fail with ``backend.store`` (503) and readiness report it, and the gateway serves again once it is
+back, without a restart. The ledger is SQLite (default, one host) or PostgreSQL (several processes).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import text
+
+from memguard.aio import AsyncMemoryGuard
+from memguard.errors import ConfigurationError, MemguardError, StoreError
+from memguard.events import AuditEvent
+from memguard.gateway.config import GatewayConfig
+from memguard.guard import MemoryGuard
+from memguard.ledger import Ledger
+from memguard.policy import PolicyResolver
+from memguard.scope import Condition, ScopeResolver
+from memguard.stores.base import Hit, MemoryStore, StoredPoint
+from memguard.stores.qdrant import QdrantStore
+from memguard.tokens.config import DelegationGrant, IdentityConfig, load_identity_config
+from memguard.tokens.replay_sql import SqlReplayCache
+from memguard.tokens.rfc7517 import parse_jwks
+from memguard.tokens.rfc7523 import MemoryReplayCache, RegisteredClient, ReplayCache
+from memguard.tokens.rfc9068 import TrustedIssuer
+from memguard.tokens.sts import SecurityTokenService
+from memguard.tokens.verifier import IdentityVerifier
+
+__all__ = ["GatewayStack", "LazyStore", "open_stack"]
+
+_PROBE_ID = "00000000-0000-0000-0000-000000000000"
+
+
+class LazyStore:
+    """A :class:`MemoryStore` that (re)opens its backend on demand, at most once per ``retry``
+    seconds; while it cannot, every call raises :class:`StoreError` (fail closed, 503)."""
+
+    def __init__(
+        self, factory: Callable[[], MemoryStore], dimension: int, *, retry: float = 1.0
+    ) -> None:
+        self.dimension = dimension
+        self._factory = factory
+        self._retry = retry
+        self._inner: MemoryStore | None = None
+        self._tried_at = float("-inf")
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def _store(self) -> MemoryStore:
+        with self._lock:
+            if self._closed:
+                raise StoreError("store closed")
+            if self._inner is None:
+                now = time.monotonic()
+                if now - self._tried_at < self._retry:
+                    raise StoreError("store unavailable")
+                self._tried_at = now
+                try:
+                    self._inner = self._factory()
+                except MemguardError:
+                    raise
+                except Exception as exc:
+                    raise StoreError(f"store unavailable: {type(exc).__name__}") from exc
+            return self._inner
+
+    def disconnect(self) -> None:
+        """Close the backend client; the next call opens a new one (if the backend is there)."""
+        with self._lock:
+            inner, self._inner = self._inner, None
+            self._tried_at = float("-inf")
+        if inner is not None:
+            inner.close()
+
+    @property
+    def connected(self) -> bool:
+        return self._inner is not None
+
+    def upsert(self, points: Sequence[StoredPoint]) -> None:
+        self._store().upsert(points)
+
+    def retrieve(self, fact_ids: Sequence[str]) -> list[StoredPoint]:
+        return self._store().retrieve(fact_ids)
+
+    def search(
+        self,
+        vector: Sequence[float],
+        *,
+        condition: Condition | None,
+        limit: int,
+        offset: int = 0,
+    ) -> list[Hit]:
+        return self._store().search(vector, condition=condition, limit=limit, offset=offset)
+
+    def scroll(
+        self, *, condition: Condition | None, limit: int, cursor: str | None = None
+    ) -> tuple[list[StoredPoint], str | None]:
+        return self._store().scroll(condition=condition, limit=limit, cursor=cursor)
+
+    def set_trust(self, trust_by_id: Mapping[str, int]) -> None:
+        self._store().set_trust(trust_by_id)
+
+    def delete(self, fact_ids: Sequence[str]) -> None:
+        self._store().delete(fact_ids)
+
+    def ping(self) -> None:
+        """One real round trip to the backend."""
+        self._store().retrieve([_PROBE_ID])
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            inner, self._inner = self._inner, None
+        if inner is not None:
+            inner.close()
+
+
+@dataclass
+class GatewayStack:
+    """The parts one gateway process serves with."""
+
+    config: GatewayConfig
+    guard: MemoryGuard
+    store: LazyStore
+    verifier: IdentityVerifier
+    identity: IdentityConfig
+    sts: SecurityTokenService | None
+    policy: PolicyResolver | None
+    replay: ReplayCache | None
+    _ready_cache: tuple[float, dict[str, str]] | None = field(default=None, repr=False)
+    _jwks_checked: dict[str, tuple[float, bool]] = field(default_factory=dict, repr=False)
+
+    @property
+    def resource(self) -> str:
+        return self.config.resource
+
+    @property
+    def aguard(self) -> AsyncMemoryGuard:
+        return AsyncMemoryGuard(self.guard)
+
+    # -- readiness ------------------------------------------------------------------------------
+
+    def readiness(self, *, max_age: float = 1.0) -> dict[str, str]:
+        """``{"policy": "ok"|reason, "keys": ..., "ledger": ..., "store": ...}``, each checked for
+        real (a query to the ledger and the store, the signing key on disk, the issuers' JWKS)."""
+        now = time.monotonic()
+        if self._ready_cache is not None and now - self._ready_cache[0] < max_age:
+            return dict(self._ready_cache[1])
+        checks = {
+            "policy": self._check(self._check_policy),
+            "keys": self._check(self._check_keys),
+            "ledger": self._check(self._check_ledger),
+            "store": self._check(self.store.ping),
+        }
+        self._ready_cache = (now, checks)
+        return dict(checks)
+
+    @staticmethod
+    def _check(fn: Callable[[], None]) -> str:
+        try:
+            fn()
+        except MemguardError as exc:
+            return exc.code
+        except Exception as exc:  # a broken check is a failed check
+            return f"error: {type(exc).__name__}"
+        return "ok"
+
+    def _check_policy(self) -> None:
+        if self.policy is None:
+            return
+        _ = self.policy.engine  # picks up a changed file, as a decision would
+        if not self.policy.valid:
+            raise ConfigurationError("no valid policy loaded")
+
+    def _check_keys(self) -> None:
+        if self.sts is not None:
+            for ring in (self.sts.access_keys, self.sts.workload_keys):
+                kid = ring.active_kid
+                if not (ring.dir / f"{kid}.pem").is_file() or not ring.jwks()["keys"]:
+                    raise ConfigurationError("signing key unavailable")
+        for source in (*self.identity.access_tokens.issuers,
+                       *(self.identity.workload_credentials.trust_domains
+                         if self.identity.workload_credentials else ())):
+            if source.jwks_url is not None and not self._jwks_ok(source.jwks_url,
+                                                                 frozenset(source.algorithms)):
+                raise ConfigurationError("issuer key set unavailable")
+
+    def _jwks_ok(self, url: str, algorithms: frozenset[str]) -> bool:
+        import httpx
+
+        now = time.monotonic()
+        cached = self._jwks_checked.get(url)
+        if cached is not None and now - cached[0] < 10.0:
+            return cached[1]
+        try:
+            resp = httpx.get(url, timeout=self.identity.jwks.timeout, follow_redirects=False,
+                             trust_env=False)
+            ok = resp.status_code == 200 and bool(parse_jwks(resp.json(), algorithms))
+        except Exception:
+            ok = False
+        self._jwks_checked[url] = (now, ok)
+        return ok
+
+    def _check_ledger(self) -> None:
+        try:
+            with self.guard.ledger.engine.connect() as conn:
+                conn.execute(text("SELECT 1"))
+        except Exception as exc:
+            raise StoreError("ledger unavailable", code="backend.ledger") from exc
+
+    def close(self) -> None:
+        self.guard.close()
+        if isinstance(self.replay, SqlReplayCache):
+            self.replay.close()
+
+
+def _store_factory(config: GatewayConfig) -> Callable[[], MemoryStore]:
+    sc = config.store
+
+    def open_store() -> MemoryStore:
+        if sc.url is not None:
+            api_key = os.environ.get(sc.api_key_env) if sc.api_key_env else None
+            if sc.api_key_env and not api_key:
+                raise ConfigurationError(f"`{sc.api_key_env}` is not set")
+            return QdrantStore(url=sc.url, api_key=api_key, collection=sc.collection,
+                               dimension=sc.dimension, timeout=sc.timeout)
+        base = config.path(sc.path) if sc.path else config.state_path / "qdrant"
+        if sc.per_worker_local:
+            base = base / f"worker-{os.getpid()}"
+        base.mkdir(parents=True, exist_ok=True)
+        return QdrantStore(path=str(base), collection=sc.collection, dimension=sc.dimension,
+                           partition_by_owner=True)
+
+    return open_store
+
+
+def _identity_config(
+    config: GatewayConfig, sts: SecurityTokenService | None, grants: Sequence[DelegationGrant]
+) -> IdentityConfig:
+    resource = config.resource
+    if config.identity.config is not None:
+        base = load_identity_config(config.path(config.identity.config))
+        if base.access_tokens.audience != resource:
+            raise ConfigurationError(
+                f"identity config: `access_tokens.audience` must be the gateway resource `{resource}`"
+            )
+        data: dict[str, Any] = base.model_dump(mode="json", exclude_none=True)
+    else:
+        data = {"version": 1, "access_tokens": {"audience": resource, "issuers": []}}
+    if sts is not None:
+        issuers = data["access_tokens"]["issuers"]
+        if not any(i["issuer"] == sts.issuer for i in issuers):
+            issuers.append({"issuer": sts.issuer, "algorithms": [config.sts.alg],
+                            "jwks": sts.jwks()})
+        wc = data.setdefault("workload_credentials",
+                             {"audience": resource, "trust_domains": []})
+        if not any(d["trust_domain"] == sts.trust_domain for d in wc["trust_domains"]):
+            wc["trust_domains"].append({"trust_domain": sts.trust_domain,
+                                        "algorithms": [config.sts.alg],
+                                        "jwks": sts.workload_jwks(), "issuer": sts.issuer})
+    wc = data.get("workload_credentials")
+    if wc is not None and wc.get("audience") != resource:
+        raise ConfigurationError(
+            f"identity config: `workload_credentials.audience` must be the gateway resource `{resource}`"
+        )
+    known = {(g["actor"], g["on_behalf_of"]) for g in data.get("delegation", [])}
+    data["delegation"] = [*data.get("delegation", []),
+                          *(g.model_dump(mode="json") for g in grants
+                            if (g.actor, g.on_behalf_of) not in known)]
+    return IdentityConfig.from_mapping(data, where="gateway identity")
+
+
+def _clients(config: GatewayConfig) -> list[RegisteredClient]:
+    import json
+
+    out = []
+    for client in config.sts.clients:
+        if client.jwks_file is not None:
+            try:
+                jwks = json.loads(config.path(client.jwks_file).read_text("utf-8"))
+            except (OSError, ValueError) as exc:
+                raise ConfigurationError(
+                    f"sts client `{client.client_id}`: cannot read jwks_file: {exc}"
+                ) from None
+        else:
+            jwks = client.jwks
+        out.append(RegisteredClient(client.client_id, jwks or {}, frozenset(client.algorithms)))
+    return out
+
+
+def open_stack(
+    config: GatewayConfig,
+    *,
+    scope: ScopeResolver | None = None,
+    clock: Callable[[], float] = time.time,
+) -> GatewayStack:
+    """Open every part; configuration problems raise :class:`ConfigurationError` saying which."""
+    state = config.state_path
+    state.mkdir(parents=True, exist_ok=True)
+    ledger_url = config.ledger.url or f"sqlite:///{(state / 'ledger.db').resolve()}"
+    ledger = Ledger.from_url(ledger_url)
+    try:
+        return _open(config, ledger, ledger_url, scope, clock)
+    except BaseException:
+        ledger.close()
+        raise
+
+
+def _open(
+    config: GatewayConfig,
+    ledger: Ledger,
+    ledger_url: str,
+    scope: ScopeResolver | None,
+    clock: Callable[[], float],
+) -> GatewayStack:
+    replay: ReplayCache | None = None
+    sts: SecurityTokenService | None = None
+    grants = config.sts.delegation
+    if config.sts.enabled:
+        replay = (SqlReplayCache.from_url(ledger_url) if config.sts.replay == "sql"
+                  else MemoryReplayCache())
+        external: dict[str, TrustedIssuer] = {}
+        if config.identity.config is not None:
+            base = load_identity_config(config.path(config.identity.config))
+            grants = (*base.delegation, *grants)
+            external = {
+                i.issuer: TrustedIssuer(i.issuer, frozenset(i.algorithms),
+                                        i.key_source(base.jwks, clock))
+                for i in base.access_tokens.issuers
+            }
+        key_dir = config.path(config.sts.key_dir) if config.sts.key_dir else config.state_path / "sts"
+        sts_issuer = config.sts.issuer or config.resource
+
+        def sink(event: AuditEvent) -> None:
+            ledger.record([event])
+
+        sts = SecurityTokenService(
+            key_dir, issuer=sts_issuer, audiences=(config.resource,),
+            trust_domain=config.sts.trust_domain, clients=_clients(config), delegation=grants,
+            alg=config.sts.alg, max_ttl=config.sts.max_ttl, replay=replay, sink=sink,
+            extra_issuers={k: v for k, v in external.items() if k != sts_issuer}, clock=clock,
+        )
+        sts.set_token_endpoint(f"{config.resource}/token")
+    identity = _identity_config(config, sts, config.sts.delegation)
+    verifier = IdentityVerifier(identity, clock=clock)
+    policy: PolicyResolver | None = None
+    if scope is None and config.policy.path is not None:
+        policy = PolicyResolver.from_path(config.path(config.policy.path), clock=clock,
+                                          reload_interval=config.policy.reload_interval)
+        scope = policy
+    store = LazyStore(_store_factory(config), config.store.dimension)
+    guard = MemoryGuard(store=store, ledger=ledger, verifier=verifier, scope=scope, clock=clock,
+                        recover_on_start=False)
+    return GatewayStack(config=config, guard=guard, store=store, verifier=verifier,
+                        identity=identity, sts=sts, policy=policy, replay=replay)
