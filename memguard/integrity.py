@@ -1,41 +1,107 @@
-"""Does a store payload still match its ledger row? (A payload edited outside memguard does not.)"""
+"""Does what a backend returned still match its ledger row? (Content edited outside memguard does not.)
+
+A backend hands the guard a :class:`Candidate`: the fact id it holds, a digest of the content it
+returned (computed by the adapter from what it actually read) and, for backends that keep one, its
+copy of memguard's reserved block (indexed fields, record digest, full record). The guard serves the
+fact only if :func:`candidate_problem` finds nothing.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from memguard.ledger import LedgerRecord
 from memguard.provenance import Provenance, canonical_json, content_digest, sha256_digest
 from memguard.scope import index_fields
 from memguard.stores.base import RESERVED_PAYLOAD_KEY
+from memguard.trust import TrustLevel
 
-__all__ = ["payload_problem"]
+__all__ = ["Candidate", "candidate_problem", "payload_candidate", "payload_problem"]
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One fact as a backend returned it.
+
+    ``content_digest`` is ``None`` when the returned content could not be digested (malformed);
+    ``reserved`` is the backend's copy of the reserved block, or ``None`` for backends that keep
+    provenance only in the ledger. ``payload`` is what the adapter returns to its caller.
+    """
+
+    fact_id: str
+    content_digest: str | None
+    reserved: Mapping[str, Any] | None = None
+    score: float | None = None
+    payload: Mapping[str, Any] | None = None
+
+
+def payload_candidate(fact_id: str, payload: Mapping[str, Any], score: float | None = None) -> Candidate:
+    """A :class:`Candidate` from a guard-layout payload (``text``, ``metadata``, ``memguard``)."""
+    text, metadata = payload.get("text"), payload.get("metadata")
+    digest: str | None = None
+    if isinstance(text, str) and isinstance(metadata, dict):
+        try:
+            digest = content_digest(text, metadata)
+        except (TypeError, ValueError):
+            digest = None
+    reserved = payload.get(RESERVED_PAYLOAD_KEY)
+    return Candidate(
+        fact_id,
+        digest,
+        reserved if isinstance(reserved, Mapping) else {},
+        score,
+        payload,
+    )
+
+
+def candidate_problem(
+    candidate: Candidate,
+    record: LedgerRecord,
+    prov: Provenance,
+    *,
+    expect_reserved: bool = True,
+) -> str | None:
+    """Why ``candidate`` does not match its ledger row, or ``None`` if it does.
+
+    A quarantined fact's store copy may carry ``trust = quarantined`` in its indexed fields (the
+    revocation lowered it there so pushed-down queries skip it); any other index difference is a
+    mismatch.
+    """
+    if candidate.content_digest is None:
+        return "integrity.malformed_payload"
+    reserved = candidate.reserved
+    if expect_reserved:
+        if not isinstance(reserved, Mapping) or not reserved:
+            return "integrity.malformed_payload"
+        try:
+            if sha256_digest(canonical_json(reserved.get("record"))) != record.record_digest:
+                return "integrity.record_mismatch"
+        except (TypeError, ValueError):
+            return "integrity.malformed_payload"
+    if candidate.content_digest != prov.content_digest:
+        return "integrity.content_mismatch"
+    if expect_reserved and isinstance(reserved, Mapping):
+        expected = index_fields(prov)
+        for key, value in expected.items():
+            got = reserved.get(key)
+            if got == value:
+                continue
+            if key == "trust" and record.quarantined and got == int(TrustLevel.QUARANTINED):
+                continue
+            return "integrity.index_mismatch"
+        if reserved.get("record_digest") != record.record_digest:
+            return "integrity.record_mismatch"
+    return None
 
 
 def payload_problem(
     payload: Mapping[str, Any], record: LedgerRecord, prov: Provenance
 ) -> str | None:
-    """Why a store payload does not match its ledger row, or ``None`` if it does."""
-    reserved = payload.get(RESERVED_PAYLOAD_KEY)
+    """Why a guard-layout store payload does not match its ledger row, or ``None`` if it does."""
     text, metadata = payload.get("text"), payload.get("metadata")
-    if (
-        not isinstance(reserved, Mapping)
-        or not isinstance(text, str)
-        or not isinstance(metadata, dict)
-    ):
+    reserved = payload.get(RESERVED_PAYLOAD_KEY)
+    if not isinstance(reserved, Mapping) or not isinstance(text, str) or not isinstance(metadata, dict):
         return "integrity.malformed_payload"
-    stored_record = reserved.get("record")
-    try:
-        if sha256_digest(canonical_json(stored_record)) != record.record_digest:
-            return "integrity.record_mismatch"
-        if content_digest(text, metadata) != prov.content_digest:
-            return "integrity.content_mismatch"
-    except (TypeError, ValueError):
-        return "integrity.malformed_payload"
-    expected = index_fields(prov)
-    if any(reserved.get(k) != v for k, v in expected.items()):
-        return "integrity.index_mismatch"
-    if reserved.get("record_digest") != record.record_digest:
-        return "integrity.record_mismatch"
-    return None
+    return candidate_problem(payload_candidate(record.fact_id, payload), record, prov)

@@ -240,7 +240,8 @@ class DefaultScopeResolver(BaseModel):
 
     - a chain acting for subject S reads and writes only facts owned by S (issuer and subject);
     - ``namespaces`` are glob patterns a principal may use (default: any);
-    - reads never return facts below ``min_trust`` (default ``untrusted``: quarantined never shows).
+    - reads never return facts below ``min_trust`` (default ``untrusted``: quarantined never shows);
+    - ``endorse`` (lifting a quarantine) is for the user directly, not for an agent acting for them.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -258,6 +259,9 @@ class DefaultScopeResolver(BaseModel):
 
     def read_plan(self, principal: Principal, request: ReadRequest) -> ScopePlan:
         digest = self.digest
+        if request.action == "endorse" and principal.depth > 0:
+            # lifting a quarantine is the user's own call, never an agent's
+            return ScopePlan(PlanKind.DENY, digest, rule_ids=("endorse-by-user",), reason="endorse")
         if request.namespaces is not None and not all(map(self._namespace_ok, request.namespaces)):
             return ScopePlan(PlanKind.DENY, digest, rule_ids=("namespaces",), reason="namespace")
         floor = max(

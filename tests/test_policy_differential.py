@@ -16,6 +16,7 @@ CI runs ``POLICY_EXAMPLES`` (default 700) random policies, each checked for 3 re
 from __future__ import annotations
 
 import os
+import random
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -228,10 +229,13 @@ def _mismatch(stores: Stores, key: str) -> Any:
             return True
         return got[key] != got["point"]
 
+    # A fixed seed: the search is the same on every run, so a found mutant stays found (unseeded, a
+    # rare run missed the dropped SQL existence guard within the example budget).
     return find(
         CASES,
         differs,
-        settings=settings(max_examples=2000, database=None, phases=[Phase.generate]),
+        settings=settings(max_examples=5000, database=None, phases=[Phase.generate]),
+        random=random.Random(20261202),
     )
 
 

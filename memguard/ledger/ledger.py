@@ -34,14 +34,28 @@ from sqlmodel import SQLModel
 
 from memguard.errors import ConfigurationError, LedgerError
 from memguard.events import AuditEvent
-from memguard.ledger.tables import AuditEventRow, AuditFactRow, ProvenanceRow
+from memguard.ledger.lineage import Lineage
+from memguard.ledger.tables import (
+    AuditEventRow,
+    AuditFactRow,
+    LineageRow,
+    ProvenanceRow,
+    QuarantineRow,
+    RevocationRow,
+    TurnReadRow,
+)
 from memguard.provenance import Provenance
 
-__all__ = ["FactState", "Ledger", "LedgerRecord"]
+__all__ = ["FactState", "Ledger", "LedgerRecord", "TurnRead"]
 
 _PROV = ProvenanceRow.__table__  # type: ignore[attr-defined]
 _EVENT = AuditEventRow.__table__  # type: ignore[attr-defined]
 _EVENT_FACT = AuditFactRow.__table__  # type: ignore[attr-defined]
+_LINEAGE = LineageRow.__table__  # type: ignore[attr-defined]
+_REVOCATION = RevocationRow.__table__  # type: ignore[attr-defined]
+_QUARANTINE = QuarantineRow.__table__  # type: ignore[attr-defined]
+_TURN_READ = TurnReadRow.__table__  # type: ignore[attr-defined]
+_TABLES = [_PROV, _EVENT, _EVENT_FACT, _LINEAGE, _REVOCATION, _QUARANTINE, _TURN_READ]
 
 
 class FactState(enum.StrEnum):
@@ -63,10 +77,24 @@ class LedgerRecord:
     content_digest: str
     record: str
     purged: bool
+    #: an active quarantine holds the fact (only :meth:`Ledger.latest` fills this in)
+    quarantined: bool = False
 
     @property
     def provenance(self) -> Provenance:
         return Provenance.model_validate_json(self.record)
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRead:
+    """A fact a read returned during one turn of one owner's session (the turn's taint)."""
+
+    owner_iss: str
+    owner_sub: str
+    session_id: str
+    turn_index: int
+    fact_id: str
+    trust: int
 
 
 def _record(row: Any) -> LedgerRecord:
@@ -78,6 +106,7 @@ def _record(row: Any) -> LedgerRecord:
         row.content_digest,
         row.record,
         bool(row.purged),
+        bool(getattr(row, "quarantined", False)),
     )
 
 
@@ -125,11 +154,10 @@ class Ledger:
         with self._tx():
             pass
         try:
-            SQLModel.metadata.create_all(
-                engine, tables=[_PROV, _EVENT, _EVENT_FACT], checkfirst=True
-            )
+            SQLModel.metadata.create_all(engine, tables=_TABLES, checkfirst=True)
         except SQLAlchemyError as exc:
             raise LedgerError(f"cannot create ledger tables: {type(exc).__name__}") from exc
+        self.lineage = Lineage(self)
 
     @classmethod
     def from_url(cls, url: str) -> Ledger:
@@ -174,10 +202,22 @@ class Ledger:
         with self._tx() as conn:
             conn.execute(insert(_PROV), [_row_values(p) for p in records])
 
-    def commit(self, records: Sequence[Provenance], events: Sequence[AuditEvent]) -> None:
-        """Make ``records`` the current versions, in the same transaction as their audit events."""
+    def commit(
+        self,
+        records: Sequence[Provenance],
+        events: Sequence[AuditEvent],
+        edges: Sequence[tuple[str, str, str]] = (),
+    ) -> None:
+        """Make ``records`` the current versions, in the same transaction as their audit events and
+        their lineage ``edges`` (``(child_id, parent_id, kind)``)."""
         with self._tx() as conn:
             self._set_state(conn, records, FactState.PENDING, FactState.COMMITTED)
+            if edges:
+                self._insert_ignore(
+                    conn,
+                    _LINEAGE,
+                    [{"child_id": c, "parent_id": p, "kind": k} for c, p, k in dict.fromkeys(edges)],
+                )
             for prov in records:
                 if prov.version > 1:
                     conn.execute(
@@ -225,11 +265,44 @@ class Ledger:
                 .values(purged=True)
             )
 
-    def record(self, events: Sequence[AuditEvent]) -> None:
-        """Append audit events in their own transaction."""
-        if events:
+    def record(
+        self, events: Sequence[AuditEvent], turn_reads: Sequence[TurnRead] = ()
+    ) -> None:
+        """Append audit events (and the turn reads of a read) in their own transaction."""
+        if events or turn_reads:
             with self._tx() as conn:
                 self._insert_events(conn, events)
+                if turn_reads:
+                    self._insert_ignore(
+                        conn,
+                        _TURN_READ,
+                        [
+                            {
+                                "owner_iss": r.owner_iss,
+                                "owner_sub": r.owner_sub,
+                                "session_id": r.session_id,
+                                "turn_index": r.turn_index,
+                                "fact_id": r.fact_id,
+                                "trust": r.trust,
+                            }
+                            for r in turn_reads
+                        ],
+                    )
+
+    def _insert_ignore(self, conn: Connection, table: Any, rows: list[dict[str, Any]]) -> None:
+        """Insert rows, skipping those whose primary key is already there."""
+        if not rows:
+            return
+        stmt: Any
+        if self.dialect == "postgresql":
+            from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+            stmt = pg_insert(table).on_conflict_do_nothing()
+        else:
+            from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+            stmt = sqlite_insert(table).on_conflict_do_nothing()
+        conn.execute(stmt, rows)
 
     def _set_state(
         self, conn: Connection, records: Sequence[Provenance], old: FactState, new: FactState
@@ -285,9 +358,16 @@ class Ledger:
     # -- reads ----------------------------------------------------------------------------------
 
     def latest(self, fact_ids: Sequence[str]) -> dict[str, LedgerRecord]:
-        """The newest non-aborted version of each fact id that the ledger knows."""
+        """The newest non-aborted version of each fact id that the ledger knows, with whether an
+        active quarantine holds it."""
         if not fact_ids:
             return {}
+        quarantined = (
+            select(_QUARANTINE.c.fact_id)
+            .where(and_(_QUARANTINE.c.fact_id == _PROV.c.fact_id, _QUARANTINE.c.lifted.is_(False)))
+            .exists()
+            .label("quarantined")
+        )
         with self._tx() as conn:
             rows = conn.execute(
                 select(
@@ -298,6 +378,7 @@ class Ledger:
                     _PROV.c.content_digest,
                     _PROV.c.record,
                     _PROV.c.purged,
+                    quarantined,
                 ).where(
                     and_(
                         _PROV.c.fact_id.in_(list(dict.fromkeys(fact_ids))),
@@ -311,6 +392,20 @@ class Ledger:
             if current is None or row.version > current.version:
                 out[row.fact_id] = _record(row)
         return out
+
+    def next_versions(self, fact_ids: Sequence[str]) -> dict[str, int]:
+        """The version number a new version of each known fact id gets (aborted ones count)."""
+        from sqlalchemy import func
+
+        if not fact_ids:
+            return {}
+        with self._tx() as conn:
+            rows = conn.execute(
+                select(_PROV.c.fact_id, func.max(_PROV.c.version))
+                .where(_PROV.c.fact_id.in_(list(dict.fromkeys(fact_ids))))
+                .group_by(_PROV.c.fact_id)
+            ).all()
+        return {str(r[0]): int(r[1]) + 1 for r in rows}
 
     def versions(self, fact_id: str) -> list[LedgerRecord]:
         """Every version of a fact, oldest first (aborted ones included, for the audit trail)."""

@@ -7,7 +7,15 @@ from datetime import datetime
 from sqlalchemy import Column, DateTime, Text
 from sqlmodel import Field, SQLModel
 
-__all__ = ["AuditEventRow", "AuditFactRow", "ProvenanceRow"]
+__all__ = [
+    "AuditEventRow",
+    "AuditFactRow",
+    "LineageRow",
+    "ProvenanceRow",
+    "QuarantineRow",
+    "RevocationRow",
+    "TurnReadRow",
+]
 
 
 class ProvenanceRow(SQLModel, table=True):
@@ -60,3 +68,61 @@ class AuditFactRow(SQLModel, table=True):
 
     event_seq: int = Field(primary_key=True, foreign_key="mg_audit_event.seq")
     fact_id: str = Field(primary_key=True, index=True, max_length=64)
+
+
+class LineageRow(SQLModel, table=True):
+    """One lineage edge: ``child_id`` was written from ``parent_id``.
+
+    ``kind``: ``derived`` (the write named the parent in ``derived_from``) or ``context`` (the parent
+    was read in the same turn before the child was written: the turn's taint).
+    """
+
+    __tablename__ = "mg_lineage"
+
+    child_id: str = Field(primary_key=True, max_length=64)
+    parent_id: str = Field(primary_key=True, index=True, max_length=64)
+    kind: str = Field(max_length=16)
+
+
+class RevocationRow(SQLModel, table=True):
+    """A revocation: what it selects (``kind`` + canonical JSON ``selector``), why, and by whom."""
+
+    __tablename__ = "mg_revocation"
+
+    revocation_id: str = Field(primary_key=True, max_length=64)
+    kind: str = Field(index=True, max_length=32)
+    selector: str = Field(sa_column=Column(Text, nullable=False))
+    reason: str = Field(sa_column=Column(Text, nullable=False))
+    actor: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    active: bool = Field(default=True, index=True)
+    event_id: str = Field(max_length=64)
+
+
+class QuarantineRow(SQLModel, table=True):
+    """``fact_id`` is quarantined by ``revocation_id`` until an endorsement lifts it.
+
+    ``store_synced`` is false until the store's index copy of the fact's trust reflects the row
+    (set to ``quarantined`` or restored); recovery redoes unfinished syncs.
+    """
+
+    __tablename__ = "mg_quarantine"
+
+    fact_id: str = Field(primary_key=True, max_length=64)
+    revocation_id: str = Field(primary_key=True, max_length=64, index=True)
+    lifted: bool = Field(default=False)
+    lifted_event_id: str | None = Field(default=None, max_length=64)
+    store_synced: bool = Field(default=False, index=True)
+
+
+class TurnReadRow(SQLModel, table=True):
+    """A fact read during one turn of one owner's session; writes in that turn are tainted by it."""
+
+    __tablename__ = "mg_turn_read"
+
+    owner_iss: str = Field(primary_key=True)
+    owner_sub: str = Field(primary_key=True)
+    session_id: str = Field(primary_key=True)
+    turn_index: int = Field(primary_key=True)
+    fact_id: str = Field(primary_key=True, max_length=64)
+    trust: int

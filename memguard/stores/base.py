@@ -69,6 +69,19 @@ class MemoryStore(Protocol):
         offset: int = 0,
     ) -> list[Hit]: ...
 
+    def scroll(
+        self, *, condition: Condition | None, limit: int, cursor: str | None = None
+    ) -> tuple[list[StoredPoint], str | None]:
+        """Points the condition admits in fact-id order, from ``cursor`` (inclusive) on; returns
+        the page and the cursor of the next one (``None`` at the end)."""
+        ...
+
+    def set_trust(self, trust_by_id: Mapping[str, int]) -> None:
+        """Overwrite the indexed ``trust`` of stored points (quarantine sync); unknown ids are
+        skipped. The ledger stays the authority: this only keeps pushed-down queries from
+        spending their top-k on facts the guard would withhold."""
+        ...
+
     def delete(self, fact_ids: Sequence[str]) -> None: ...
 
     def close(self) -> None: ...

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
 from memguard.errors import StoreError
 from memguard.scope import Condition, evaluate
-from memguard.stores.base import Hit, StoredPoint
+from memguard.stores.base import RESERVED_PAYLOAD_KEY, Hit, StoredPoint
 
 __all__ = ["InMemoryStore"]
 
@@ -61,6 +61,33 @@ class InMemoryStore:
         return [
             Hit(rows[i][1].fact_id, float(scores[i]), rows[i][1].payload) for i in order.tolist()
         ]
+
+    def scroll(
+        self, *, condition: Condition | None, limit: int, cursor: str | None = None
+    ) -> tuple[list[StoredPoint], str | None]:
+        with self._lock:
+            rows = sorted(
+                (p for _, p in self._points.values()
+                 if (cursor is None or p.fact_id >= cursor)
+                 and (condition is None or evaluate(condition, p.index))),
+                key=lambda p: p.fact_id,
+            )  # fmt: skip
+        page = rows[:limit]
+        return page, rows[limit].fact_id if len(rows) > limit else None
+
+    def set_trust(self, trust_by_id: Mapping[str, int]) -> None:
+        with self._lock:
+            for fact_id, trust in trust_by_id.items():
+                entry = self._points.get(fact_id)
+                if entry is None:
+                    continue
+                vec, point = entry
+                payload = dict(point.payload)
+                reserved = payload.get(RESERVED_PAYLOAD_KEY)
+                if not isinstance(reserved, Mapping):
+                    continue
+                payload[RESERVED_PAYLOAD_KEY] = {**reserved, "trust": trust}
+                self._points[fact_id] = (vec, StoredPoint(fact_id, payload, point.vector))
 
     def delete(self, fact_ids: Sequence[str]) -> None:
         with self._lock:

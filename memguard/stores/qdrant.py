@@ -303,6 +303,61 @@ class QdrantStore:
         )
         return [Hit(str(p.id), float(p.score), _payload(p.payload)) for p in response.points]
 
+    def scroll(
+        self, *, condition: Condition | None, limit: int, cursor: str | None = None
+    ) -> tuple[list[StoredPoint], str | None]:
+        query_filter = None if condition is None else to_qdrant_filter(condition)
+        with self._errors():
+            routes = [(self.collection, query_filter)]
+            if self._partitioned:
+                split = _owner_split(condition)
+                if split is not None:
+                    (iss, sub), residual = split
+                    name = self.partition_name(iss, sub)
+                    if name in self._partitions:
+                        routes.append(
+                            (name, None if residual is None else to_qdrant_filter(residual))
+                        )
+                else:
+                    routes += [(c, query_filter) for c in sorted(self._partitions)]
+                if not self._base_nonempty:
+                    routes = [r for r in routes if r[0] != self.collection]
+            # each collection pages in id order; the merged page is the first `limit` ids overall
+            rows: list[StoredPoint] = []
+            for collection, flt in routes:
+                records, _ = self._client.scroll(
+                    collection,
+                    scroll_filter=flt,
+                    limit=limit + 1,
+                    offset=cursor,
+                    with_payload=True,
+                    with_vectors=False,
+                )
+                rows.extend(StoredPoint(str(r.id), _payload(r.payload)) for r in records)
+        rows.sort(key=lambda p: p.fact_id)
+        return rows[:limit], rows[limit].fact_id if len(rows) > limit else None
+
+    def set_trust(self, trust_by_id: Mapping[str, int]) -> None:
+        groups: dict[tuple[str, int], list[str]] = {}
+        for fact_id, trust in trust_by_id.items():
+            groups.setdefault((self._home(fact_id), trust), []).append(fact_id)
+        with self._errors():
+            for (collection, trust), ids in groups.items():
+                present: list[models.ExtendedPointId] = [
+                    str(r.id)
+                    for r in self._client.retrieve(
+                        collection, ids=ids, with_payload=False, with_vectors=False
+                    )
+                ]
+                if present:
+                    self._client.set_payload(
+                        collection,
+                        payload={"trust": trust},
+                        points=present,
+                        key=RESERVED_PAYLOAD_KEY,
+                        wait=True,
+                    )
+
     def delete(self, fact_ids: Sequence[str]) -> None:
         if not fact_ids:
             return

@@ -1,0 +1,749 @@
+"""The store-independent half of the guard, shared by :class:`~memguard.guard.MemoryGuard` and adapters.
+
+Every memory operation is one audited :class:`Operation`, opened with :meth:`Kernel.operation`::
+
+    with kernel.operation("write", identity, trace_id=...) as op:   # verify
+        records = op.stamp([StampRequest(...)])                    # decide + stamp
+        op.stage(records)                                           # ledger: pending
+        backend.put(...)                                            # store (the adapter's own call)
+        op.commit(records)                                          # ledger: committed + allow event
+
+    with kernel.operation("search", identity, purpose=..., turn=...) as op:
+        plan = op.read_plan(ReadRequest("search", ...))             # decide: deny | allow | residual
+        rows = backend.query(translate(plan.condition))             # pushed into the store's query
+        facts = op.verify(plan, request, [Candidate(...), ...])     # re-check each hit: ledger + plan
+        op.finish(returned=[f.fact_id for f in facts])              # record: allow event
+
+Any exception inside the block becomes a typed :class:`~memguard.errors.MemguardError` plus a deny
+event (fail closed); leaving the block normally without :meth:`Operation.finish` records the allow.
+The backend translates ``plan.condition`` itself (Qdrant filter, SQL WHERE, ...) and refuses what it
+cannot express; the kernel never post-filters a top-k on the caller's behalf.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from memguard.errors import (
+    AccessDenied,
+    FactNotFound,
+    IdentityError,
+    InvalidRequest,
+    MemguardError,
+    TrustEscalation,
+)
+from memguard.events import AuditEvent, Decision
+from memguard.identity import Identity, Principal, Verifier, check_identifier
+from memguard.integrity import Candidate, candidate_problem
+from memguard.ledger import FactState, Ledger, LedgerRecord
+from memguard.ledger.ledger import TurnRead
+from memguard.ledger.lineage import Revocation
+from memguard.logging import get_logger
+from memguard.provenance import Provenance, Source, Turn, WriterChain, now_utc, sha256_digest
+from memguard.revocation import PRINCIPAL_KINDS, RevocationReport, RevocationSelector
+from memguard.scope import (
+    DefaultScopeResolver,
+    FieldValue,
+    PlanKind,
+    PointDecider,
+    ReadRequest,
+    ScopePlan,
+    ScopeResolver,
+    index_fields,
+)
+from memguard.trust import TrustLevel, TrustPolicy
+
+__all__ = ["Kernel", "Operation", "StampRequest", "VerifiedFact"]
+
+_GET = ReadRequest("get")
+_UPDATE = ReadRequest("update")
+_MAX_DERIVED_FROM = 256
+
+
+@dataclass(frozen=True, slots=True)
+class StampRequest:
+    """One fact to stamp. ``content_digest`` is the adapter's digest of what it will store.
+
+    ``fact_id`` names an existing fact to write a new version of (the caller must be allowed to
+    update it) or a new id an adapter chose; ``None`` gets a fresh UUID. ``trust`` may only lower
+    what the channel gives.
+    """
+
+    namespace: str
+    source: Source
+    turn: Turn
+    content_digest: str
+    trust: TrustLevel | None = None
+    derived_from: tuple[str, ...] = ()
+    fact_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class VerifiedFact:
+    """A backend hit that matched its ledger row, the plan and the point evaluator."""
+
+    fact_id: str
+    provenance: Provenance
+    candidate: Candidate
+
+    @property
+    def score(self) -> float | None:
+        return self.candidate.score
+
+
+class Operation:
+    """One audited operation in progress (see the module docstring)."""
+
+    def __init__(
+        self,
+        kernel: Kernel,
+        action: str,
+        *,
+        purpose: str | None = None,
+        trace_id: str | None = None,
+        turn: Turn | None = None,
+    ) -> None:
+        self.kernel = kernel
+        self.action = action
+        self.purpose = purpose
+        self.trace_id = trace_id
+        self.turn = turn
+        self.principal: Principal | None = None
+        self.policy_digest: str | None = None
+        self.fact_ids: list[str] = []
+        self.detail: dict[str, Any] = {}
+        self.finished = False
+        self._read_trust: dict[str, int] = {}
+        self._edges: dict[str, list[tuple[str, str, str]]] = {}
+
+    # -- identity ---------------------------------------------------------------------------------
+
+    @property
+    def who(self) -> Principal:
+        if self.principal is None:
+            raise IdentityError("a verified identity is required", code="identity.missing")
+        return self.principal
+
+    # -- decide -----------------------------------------------------------------------------------
+
+    def read_plan(self, request: ReadRequest) -> ScopePlan:
+        """The scope of ``request`` for this principal; a deny plan raises :class:`AccessDenied`."""
+        plan = self.kernel.scope.read_plan(self.who, request)
+        self.policy_digest = plan.policy_digest
+        self.detail["rules"] = list(plan.rule_ids)
+        if plan.kind is PlanKind.DENY:
+            raise AccessDenied("read not permitted", code="access_denied.policy")
+        return plan
+
+    def point_allows(self, request: ReadRequest, fields: Mapping[str, FieldValue]) -> bool:
+        """Ask the resolver's independent point evaluator too, when it has one."""
+        scope = self.kernel.scope
+        if not isinstance(scope, PointDecider):
+            return True  # the plan is the resolver's whole semantics (DefaultScopeResolver)
+        try:
+            return scope.point_allows(self.who, request, fields) is True
+        except Exception:
+            return False  # an evaluation error is a deny
+
+    # -- stamp ------------------------------------------------------------------------------------
+
+    def stamp(self, requests: Sequence[StampRequest]) -> list[Provenance]:
+        """Decide each write and build its provenance: trust from the channel, capped by the
+        writer's ceiling, policy, the inputs it was derived from and what its turn has read."""
+        principal = self.who
+        kernel = self.kernel
+        ledger = kernel.ledger
+        now = now_utc()
+        named = [r.fact_id for r in requests if r.fact_id is not None]
+        if len(set(named)) != len(named):
+            raise InvalidRequest("a batch names the same fact twice")
+        heads = ledger.latest(named) if named else {}
+        next_versions = ledger.next_versions(named) if named else {}
+        bars = kernel.write_bars()
+        plans: dict[str, ScopePlan] = {}
+        taint: dict[tuple[str, int], list[tuple[str, int]]] = {}
+        out: list[Provenance] = []
+        for req in requests:
+            try:
+                check_identifier(req.namespace, "namespace")
+            except IdentityError:  # the same character rules as identifiers, but not identity
+                raise InvalidRequest("namespace has forbidden characters") from None
+            if req.fact_id is not None and not (0 < len(req.fact_id) <= 64):
+                raise InvalidRequest("a fact id has 1 to 64 characters")
+            if len(req.derived_from) > _MAX_DERIVED_FROM:
+                raise InvalidRequest(f"at most {_MAX_DERIVED_FROM} inputs per derived fact")
+            decision = kernel.scope.write_decision(principal, req.namespace)
+            self.policy_digest = decision.policy_digest
+            if not decision.allowed:
+                raise AccessDenied("write not permitted", code="access_denied.policy")
+            level, reason = kernel.assign_trust(principal, req, decision.max_trust)
+            fact_id = req.fact_id or str(uuid.uuid4())
+            edges: list[tuple[str, str, str]] = []
+            inputs = tuple(dict.fromkeys(req.derived_from))
+            if inputs:
+                if fact_id in inputs:
+                    raise InvalidRequest("a fact cannot be derived from itself")
+                if "get" not in plans:
+                    plans["get"] = self.read_plan(_GET)
+                records = self.visible_records(plans["get"], _GET, list(inputs))
+                weakest = min(r.provenance.trust for r in records)
+                if weakest < level:  # model output (agent_inference) is already capped at derived
+                    level = weakest
+                    reason += f"; min of inputs = {weakest.label}"
+                edges.extend((fact_id, parent, "derived") for parent in inputs)
+            key = (req.turn.session_id, req.turn.turn_index)
+            if key not in taint:
+                taint[key] = ledger.lineage.turn_reads(
+                    principal.subject.issuer, principal.subject.subject, *key
+                )
+            read = [(fid, t) for fid, t in taint[key] if fid != fact_id]
+            if read:
+                lowest = TrustLevel(min(t for _, t in read))
+                if lowest < level:
+                    level = lowest
+                    reason += f"; turn tainted: it read {lowest.label} facts"
+                edges.extend((fact_id, fid, "context") for fid, _ in read if fid not in inputs)
+            version, owner = 1, principal.subject
+            if fact_id in next_versions:  # an existing id: this is an update of that fact
+                head = heads.get(fact_id)
+                if head is not None:
+                    if head.state is FactState.PENDING:
+                        raise AccessDenied(
+                            "the fact is being written", code="access_denied.conflict"
+                        )
+                    if "update" not in plans:
+                        plans["update"] = self.read_plan(_UPDATE)
+                    self._require_visible(plans["update"], _UPDATE, head, allow_deleted=True)
+                    owner = head.provenance.owner
+                version = next_versions[fact_id]
+            prov = Provenance(
+                fact_id=fact_id,
+                version=version,
+                namespace=req.namespace,
+                owner=owner,
+                source=req.source,
+                turn=req.turn,
+                trust=level,
+                trust_reason=reason,
+                writer=WriterChain.from_principal(principal),
+                derived_from=inputs,
+                created_at=now,
+                content_digest=req.content_digest,
+                policy_digest=decision.policy_digest,
+            )
+            for revocation in bars:
+                if revocation.selector.matches(prov):
+                    self.detail["revocation_id"] = revocation.revocation_id
+                    raise AccessDenied(
+                        "the source, turn or writer is revoked", code="access_denied.revoked"
+                    )
+            self._edges[fact_id] = edges
+            out.append(prov)
+        return out
+
+    # -- store protocol ---------------------------------------------------------------------------
+
+    def stage(self, records: Sequence[Provenance]) -> None:
+        """Ledger rows ``pending``: durable before the backend sees anything."""
+        self.fact_ids = [p.fact_id for p in records]
+        self.kernel.ledger.begin(records)
+
+    def commit(self, records: Sequence[Provenance], **detail: Any) -> None:
+        """Ledger rows ``committed``, lineage edges and the allow event, in one transaction."""
+        edges = [e for p in records for e in self._edges.get(p.fact_id, ())]
+        event = self.kernel._allow_event(
+            self, "ok", versions=[p.version for p in records], **detail
+        )
+        if edges:
+            self.kernel.ledger.commit(records, [event], edges=edges)
+        else:
+            self.kernel.ledger.commit(records, [event])
+        self.finished = True
+        self.kernel._after_events()
+
+    def abort(self, records: Sequence[Provenance]) -> None:
+        """Abort staged rows after a backend failure; a ledger failure leaves them for recovery."""
+        try:
+            self.kernel.ledger.abort(records)
+        except MemguardError:
+            pass  # recovery aborts it later: the row stays pending, so it is never served
+
+    # -- verify -----------------------------------------------------------------------------------
+
+    def visible_records(
+        self, plan: ScopePlan, request: ReadRequest, fact_ids: Sequence[str]
+    ) -> list[LedgerRecord]:
+        """The ledger rows of ``fact_ids`` if every one is visible to this principal, in order.
+
+        Unknown, uncommitted, quarantined and out-of-scope ids all raise :class:`FactNotFound`.
+        """
+        records = self.kernel.ledger.latest(list(fact_ids))
+        out = []
+        for fact_id in fact_ids:
+            record = records.get(fact_id)
+            if record is None:
+                self.detail["why"] = "no such fact"
+                raise FactNotFound("fact not found")
+            self._require_visible(plan, request, record)
+            out.append(record)
+        return out
+
+    def _require_visible(
+        self,
+        plan: ScopePlan,
+        request: ReadRequest,
+        record: LedgerRecord,
+        *,
+        allow_deleted: bool = False,
+    ) -> None:
+        ok_states = (FactState.COMMITTED, FactState.DELETED) if allow_deleted else (FactState.COMMITTED,)
+        if record.state not in ok_states:
+            self.detail["why"] = f"state {record.state.value}"
+            raise FactNotFound("fact not found")
+        if record.quarantined:
+            self.detail["why"] = "quarantined"
+            raise FactNotFound("fact not found")
+        fields = index_fields(record.provenance)
+        if not plan.allows(fields) or not self.point_allows(request, fields):
+            self.detail["why"] = "out of scope"
+            raise FactNotFound("fact not found")
+
+    def verify(
+        self,
+        plan: ScopePlan,
+        request: ReadRequest,
+        candidates: Sequence[Candidate],
+        *,
+        expect_reserved: bool = True,
+        pushed_down: bool = False,
+    ) -> list[VerifiedFact]:
+        """The candidates that match their ledger rows, the plan and the point evaluator, in order.
+
+        Everything else is withheld: unknown points and tampered content raise an alarm event;
+        ``pushed_down`` candidates (the store applied the plan) that the plan excludes raise a
+        ``scope.pushdown_mismatch`` alarm; quarantined and uncommitted facts are withheld quietly.
+        """
+        records = self.kernel.ledger.latest([c.fact_id for c in candidates])
+        out: list[VerifiedFact] = []
+        for cand in candidates:
+            prov = self._check(plan, request, cand, records.get(cand.fact_id), expect_reserved, pushed_down)
+            if prov is not None:
+                out.append(VerifiedFact(cand.fact_id, prov, cand))
+                self._read_trust[cand.fact_id] = int(prov.trust)
+        return out
+
+    def _check(
+        self,
+        plan: ScopePlan,
+        request: ReadRequest,
+        cand: Candidate,
+        record: LedgerRecord | None,
+        expect_reserved: bool,
+        pushed_down: bool,
+    ) -> Provenance | None:
+        fact_id = cand.fact_id
+        if record is None:
+            self.alarm(fact_id, "integrity.unknown_point")
+            return None
+        if record.state is not FactState.COMMITTED:
+            self.detail.setdefault("withheld", []).append(
+                {"fact_id": fact_id, "state": record.state.value}
+            )
+            self.detail["why"] = f"state {record.state.value}"
+            return None
+        prov = record.provenance
+        problem = candidate_problem(cand, record, prov, expect_reserved=expect_reserved)
+        if problem is not None:
+            self.alarm(fact_id, problem)
+            self.detail["why"] = problem
+            return None
+        if record.quarantined:
+            self.detail.setdefault("withheld", []).append({"fact_id": fact_id, "state": "quarantined"})
+            self.detail["why"] = "quarantined"
+            return None
+        fields = index_fields(prov)
+        if not plan.allows(fields):
+            if pushed_down:  # the store returned what the plan excludes
+                self.alarm(fact_id, "scope.pushdown_mismatch")
+            self.detail["why"] = "out of scope"
+            return None
+        if not self.point_allows(request, fields):
+            # the plan admitted it but the resolver's independent point evaluator does not
+            self.alarm(fact_id, "scope.point_mismatch")
+            self.detail["why"] = "point decision denied"
+            return None
+        return prov
+
+    # -- record -----------------------------------------------------------------------------------
+
+    def finish(self, reason: str = "ok", *, returned: Sequence[str] | None = None, **detail: Any) -> None:
+        """Record the allow event; ``returned`` ids are what the caller got (the turn's taint)."""
+        if returned is not None:
+            self.fact_ids = list(returned)
+        reads: list[TurnRead] = []
+        if self.turn is not None and self.principal is not None:
+            subject = self.principal.subject
+            reads = [
+                TurnRead(
+                    subject.issuer,
+                    subject.subject,
+                    self.turn.session_id,
+                    self.turn.turn_index,
+                    fact_id,
+                    self._read_trust[fact_id],
+                )
+                for fact_id in dict.fromkeys(self.fact_ids)
+                if fact_id in self._read_trust
+            ]
+        self.kernel.ledger.record([self.kernel._allow_event(self, reason, **detail)], reads)
+        self.finished = True
+        self.kernel._after_events()
+
+    def alarm(self, fact_id: str, reason: str) -> None:
+        """An integrity or scope alarm about one fact, recorded at once in its own event."""
+        event = AuditEvent(
+            action=self.action,
+            decision=Decision.ALARM,
+            reason=reason,
+            principal=self.principal.summary() if self.principal else None,
+            fact_ids=(fact_id,),
+            trace_id=self.trace_id,
+            purpose=self.purpose,
+            policy_digest=self.policy_digest,
+        )
+        self.kernel._emit(event)
+        self.kernel.ledger.record([event])
+
+
+@dataclass
+class _RevocationCache:
+    at: float = float("-inf")
+    items: list[Revocation] = field(default_factory=list)
+
+
+class Kernel:
+    """Identity check, decisions, trust and provenance, the ledger protocol, hit verification and
+    the audit trail: everything but the store."""
+
+    def __init__(
+        self,
+        *,
+        ledger: Ledger,
+        verifier: Verifier,
+        scope: ScopeResolver | None = None,
+        trust_policy: TrustPolicy | None = None,
+        clock: Callable[[], float] = time.time,
+        revocation_ttl: float = 1.0,
+    ) -> None:
+        """``revocation_ttl``: how long (seconds) this process may use its copy of the active
+        revocations before re-reading them; revocations made through this kernel apply at once,
+        those made by another process within ``revocation_ttl``. ``0`` re-reads on every call."""
+        self.ledger = ledger
+        self.verifier = verifier
+        self.scope: ScopeResolver = scope or DefaultScopeResolver()
+        self.trust_policy = trust_policy or TrustPolicy()
+        self.clock = clock
+        self.revocation_ttl = revocation_ttl
+        self._revocations = _RevocationCache()
+        self._revocation_lock = threading.Lock()
+        self._log = get_logger()
+        #: called after events were appended (the audit log's group commit hooks in here)
+        self.after_events: Callable[[], None] | None = None
+
+    # -- identity ---------------------------------------------------------------------------------
+
+    def authenticate(self, token: str, *, workload_credential: str | None = None) -> Identity:
+        """Verify a presented token with this kernel's verifier; failures are audited.
+
+        With ``workload_credential`` the caller is a workload: the token must name it as its
+        current actor (presenter binding, see :mod:`memguard.tokens.verifier`).
+        """
+        with self.operation("authenticate", None, require_identity=False) as op:
+            op.detail["token_digest"] = sha256_digest(
+                token.encode("utf-8", "replace") if isinstance(token, str) else b""
+            )
+            if workload_credential is None:
+                identity = self.verifier.verify(token)
+            else:
+                bind = getattr(self.verifier, "verify_presented", None)
+                if bind is None:
+                    raise IdentityError("verifier cannot bind a presenter", code="identity.unbound")
+                identity = bind(token, workload_credential)
+                if not isinstance(identity, Identity):
+                    raise IdentityError("verifier returned no identity", code="identity.missing")
+            op.principal = identity.principal
+            self._check_not_barred(op)
+            op.finished = True  # a successful authentication is not an event of its own
+        return identity
+
+    def _principal(self, identity: object, op: Operation) -> Principal:
+        if not isinstance(identity, Identity):
+            raise IdentityError("a verified identity is required", code="identity.missing")
+        if identity.expires_at <= self.clock():
+            op.principal = identity.principal
+            raise IdentityError("identity expired", code="identity.expired")
+        if not self.verifier.minted(identity):
+            raise IdentityError("identity not verified by this guard", code="identity.unverified")
+        op.principal = identity.principal
+        self._check_not_barred(op)
+        return identity.principal
+
+    def _check_not_barred(self, op: Operation) -> None:
+        principal = op.who
+        for revocation in self.active_revocations():
+            if revocation.selector.kind in PRINCIPAL_KINDS and revocation.selector.bars(principal):
+                op.detail["revocation_id"] = revocation.revocation_id
+                raise IdentityError("credential revoked", code="identity.revoked")
+
+    # -- the audited operation --------------------------------------------------------------------
+
+    @contextmanager
+    def operation(
+        self,
+        action: str,
+        identity: Identity | None,
+        *,
+        require_identity: bool = True,
+        purpose: str | None = None,
+        trace_id: str | None = None,
+        turn: Turn | None = None,
+        fact_ids: Sequence[str] = (),
+    ) -> Iterator[Operation]:
+        """Open an audited operation; every failure inside becomes a typed error plus a deny event."""
+        op = Operation(self, action, purpose=purpose, trace_id=trace_id, turn=turn)
+        op.fact_ids = list(fact_ids)
+        try:
+            if turn is not None and not isinstance(turn, Turn):
+                raise InvalidRequest("`turn` must be a Turn")
+            if require_identity:
+                self._principal(identity, op)
+            yield op
+            if not op.finished:
+                op.finish()
+        except MemguardError as exc:
+            self._deny(op, exc)
+            raise
+        except (ValidationError, ValueError, TypeError) as exc:
+            err = InvalidRequest("invalid request")
+            op.detail["error"] = type(exc).__name__
+            self._deny(op, err)
+            raise err from exc
+        except Exception as exc:
+            internal = MemguardError("internal error; request refused", code="internal")
+            op.detail["error"] = type(exc).__name__
+            self._deny(op, internal)
+            raise internal from exc
+
+    def _event(self, op: Operation, decision: Decision, reason: str, **detail: Any) -> AuditEvent:
+        return AuditEvent(
+            action=op.action,
+            decision=decision,
+            reason=reason,
+            principal=op.principal.summary() if op.principal else None,
+            fact_ids=tuple(op.fact_ids),
+            trace_id=op.trace_id,
+            purpose=op.purpose,
+            policy_digest=op.policy_digest,
+            detail={**op.detail, **detail},
+        )
+
+    def _allow_event(self, op: Operation, reason: str, **detail: Any) -> AuditEvent:
+        event = self._event(op, Decision.ALLOW, reason, **detail)
+        self._emit(event)
+        return event
+
+    def _deny(self, op: Operation, exc: MemguardError) -> None:
+        event = self._event(op, Decision.DENY, exc.code, message=str(exc))
+        self._emit(event)
+        try:
+            self.ledger.record([event])
+            self._after_events()
+        except MemguardError as ledger_exc:
+            # The ledger is down: the refusal stands, the operational log keeps the event.
+            self._log.error(
+                "audit_event_lost", event_id=event.event_id, error=ledger_exc.code, op=op.action
+            )
+
+    def _emit(self, event: AuditEvent) -> None:
+        try:
+            principal = event.principal or {}
+            self._log.info(
+                "memguard.decision",
+                op=event.action,
+                decision=event.decision.value,
+                reason=event.reason,
+                fact_ids=list(event.fact_ids)[:64],
+                trace_id=event.trace_id,
+                subject=principal.get("subject"),
+                actors=principal.get("actors"),
+                jti=principal.get("jti"),
+                policy_digest=event.policy_digest,
+            )
+        except Exception:  # the ledger is the record; a broken log must not flip a decision
+            pass
+
+    def _after_events(self) -> None:
+        hook = self.after_events
+        if hook is None:
+            return
+        try:
+            hook()
+        except Exception as exc:  # the events are committed; integration catches up later
+            try:
+                self._log.error("audit_log_integration_failed", error=type(exc).__name__)
+            except Exception:
+                pass
+
+    # -- trust ------------------------------------------------------------------------------------
+
+    def assign_trust(
+        self, principal: Principal, req: StampRequest, policy_max: TrustLevel
+    ) -> tuple[TrustLevel, str]:
+        """Trust from the channel and the writer's chain; the caller may only lower it."""
+        level = self.trust_policy.assign(
+            req.source.kind, depth=principal.depth, scopes=principal.scopes, requested=req.trust
+        )
+        default = self.trust_policy.source_defaults[req.source.kind]
+        ceiling = self.trust_policy.ceiling(principal.depth, principal.scopes)
+        reason = (
+            f"source {req.source.kind.value} default {default.label}; "
+            f"writer depth {principal.depth} ceiling {ceiling.label}"
+        )
+        if req.trust is not None:
+            reason += f"; lowered by writer to {req.trust.label}"
+        if level > policy_max:
+            if req.trust is not None:
+                raise TrustEscalation("requested trust is above what policy allows this writer")
+            level = policy_max
+            reason += f"; policy cap {policy_max.label}"
+        return level, reason
+
+    # -- revocation -------------------------------------------------------------------------------
+
+    def active_revocations(self) -> list[Revocation]:
+        """The active revocations, re-read at most every ``revocation_ttl`` seconds."""
+        now = time.monotonic()
+        cache = self._revocations
+        if now - cache.at < self.revocation_ttl:
+            return cache.items
+        with self._revocation_lock:
+            items = self.ledger.lineage.revocations(active=True)
+            self._revocations = _RevocationCache(time.monotonic(), items)
+        return items
+
+    def _refresh_revocations(self) -> None:
+        self._revocations = _RevocationCache()
+
+    def write_bars(self) -> list[Revocation]:
+        """Active revocations that refuse a new write they match (all but fact revocations)."""
+        return [r for r in self.active_revocations() if r.selector.kind != "fact"]
+
+    def revoke(
+        self,
+        identity: Identity | None,
+        selector: RevocationSelector,
+        *,
+        reason: str,
+        follow_context: bool = True,
+        operator: str | None = None,
+    ) -> RevocationReport:
+        """Revoke what ``selector`` matches and quarantine every transitive descendant.
+
+        With an ``identity``, the roots are limited to facts its ``revoke`` scope admits (the
+        descendants are quarantined wherever they are: containment does not stop at the
+        revoker's scope). ``operator`` (a name, with ``identity=None``) is the local operator's
+        path, used by the ``memguard revoke`` command on a ledger it has file access to.
+        """
+        if not isinstance(selector, RevocationSelector):
+            raise InvalidRequest("`selector` must be a RevocationSelector")
+        if not isinstance(reason, str) or not reason.strip() or len(reason) > 2000:
+            raise InvalidRequest("a revocation needs a reason (at most 2000 characters)")
+        with self.operation(
+            "revoke", identity, require_identity=operator is None
+        ) as op:
+            if operator is not None:
+                op.detail["operator"] = operator
+            matched = self.ledger.lineage.match(selector)
+            if op.principal is not None:
+                plan = op.read_plan(ReadRequest("revoke"))
+                records = self.ledger.latest(matched)
+                revoke_request = ReadRequest("revoke")
+                roots = [
+                    fid
+                    for fid in matched
+                    if fid in records
+                    and plan.allows(fields := index_fields(records[fid].provenance))
+                    and op.point_allows(revoke_request, fields)
+                ]
+            else:
+                roots = matched
+            affected = self.ledger.lineage.plan_revocation(roots, follow_context=follow_context)
+            revocation_id = str(uuid.uuid4())
+            op.fact_ids = affected
+            event = self._allow_event(
+                op,
+                "revoked",
+                revocation_id=revocation_id,
+                selector=selector.model_dump(mode="json", exclude_none=True),
+                revocation_reason=reason,
+                roots=roots,
+                count=len(affected),
+                follow_context=follow_context,
+            )
+            actor = operator or (
+                " -> ".join([op.who.subject.subject, *(a.subject for a in op.who.actors)])
+            )
+            self.ledger.lineage.revoke(selector, reason=reason, actor=actor, event=event)
+            op.finished = True
+            self._refresh_revocations()
+            self._after_events()
+        return RevocationReport(revocation_id, selector, tuple(roots), tuple(affected), False)
+
+    def endorse(
+        self,
+        identity: Identity | None,
+        fact_ids: Sequence[str],
+        *,
+        reason: str,
+        operator: str | None = None,
+    ) -> list[str]:
+        """Lift the quarantine of ``fact_ids`` (an explicit, audited, policy-gated endorsement).
+
+        Each id must be in the caller's ``endorse`` scope; returns the ids whose quarantine was
+        lifted. Descendants stay quarantined until endorsed themselves.
+        """
+        if not isinstance(reason, str) or not reason.strip() or len(reason) > 2000:
+            raise InvalidRequest("an endorsement needs a reason (at most 2000 characters)")
+        ids = list(dict.fromkeys(fact_ids))
+        if not ids:
+            raise InvalidRequest("nothing to endorse")
+        with self.operation(
+            "endorse", identity, require_identity=operator is None, fact_ids=ids
+        ) as op:
+            if operator is not None:
+                op.detail["operator"] = operator
+            if op.principal is not None:
+                request = ReadRequest("endorse")
+                plan = op.read_plan(request)
+                records = self.ledger.latest(ids)
+                for fact_id in ids:
+                    record = records.get(fact_id)
+                    if record is None or record.state is not FactState.COMMITTED:
+                        raise FactNotFound("fact not found")
+                    fields = index_fields(record.provenance)
+                    if not plan.allows(fields) or not op.point_allows(request, fields):
+                        op.detail["why"] = "out of scope"
+                        raise FactNotFound("fact not found")
+            event = self._allow_event(op, "endorsed", endorsement_reason=reason)
+            lifted = self.ledger.lineage.lift(ids, event)
+            op.finished = True
+            self._after_events()
+        return lifted

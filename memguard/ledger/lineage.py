@@ -1,0 +1,404 @@
+"""The lineage graph, revocations and quarantine, kept in the ledger's own database.
+
+- edges ``child -> parent`` (``mg_lineage``) are written with the child's commit;
+- a revocation (``mg_revocation``) and the quarantine rows of every fact it reaches
+  (``mg_quarantine``) are written in one transaction with its audit event, so a fact is never
+  half-quarantined: either the revocation and all its rows exist, or none;
+- descendants are found with one recursive query (``WITH RECURSIVE``, SQLite and PostgreSQL alike),
+  whatever the depth of the graph;
+- the reads of a turn (``mg_turn_read``) give a later write in that turn its taint.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import and_, bindparam, func, insert, or_, select, text, update
+
+from memguard.events import AuditEvent
+from memguard.ledger.tables import (
+    LineageRow,
+    ProvenanceRow,
+    QuarantineRow,
+    RevocationRow,
+    TurnReadRow,
+)
+from memguard.provenance import Provenance, now_utc
+from memguard.revocation import RevocationSelector
+
+if TYPE_CHECKING:
+    from memguard.ledger.ledger import Ledger
+
+__all__ = ["Edge", "Lineage", "QuarantineEntry", "Revocation"]
+
+_PROV = ProvenanceRow.__table__  # type: ignore[attr-defined]
+_LINEAGE = LineageRow.__table__  # type: ignore[attr-defined]
+_REVOCATION = RevocationRow.__table__  # type: ignore[attr-defined]
+_QUARANTINE = QuarantineRow.__table__  # type: ignore[attr-defined]
+_TURN_READ = TurnReadRow.__table__  # type: ignore[attr-defined]
+
+_CHUNK = 500
+
+_DESCENDANTS = """
+WITH RECURSIVE d(id) AS (
+  SELECT child_id FROM mg_lineage WHERE parent_id IN :roots {kinds}
+  UNION
+  SELECT l.child_id FROM mg_lineage l JOIN d ON l.parent_id = d.id {kinds_l}
+)
+SELECT id FROM d
+"""
+
+_ANCESTORS = """
+WITH RECURSIVE a(child, parent, kind, depth) AS (
+  SELECT child_id, parent_id, kind, 1 FROM mg_lineage WHERE child_id = :fact
+  UNION
+  SELECT l.child_id, l.parent_id, l.kind, a.depth + 1
+  FROM mg_lineage l JOIN a ON l.child_id = a.parent
+  WHERE a.depth < :max_depth
+)
+SELECT DISTINCT child, parent, kind FROM a
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    child_id: str
+    parent_id: str
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class Revocation:
+    revocation_id: str
+    selector: RevocationSelector
+    reason: str
+    actor: str
+    created_at: datetime
+    active: bool
+    event_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class QuarantineEntry:
+    fact_id: str
+    revocation_id: str
+    lifted: bool
+    lifted_event_id: str | None
+
+
+def _like_escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _chunks(items: Sequence[str]) -> Iterable[list[str]]:
+    for start in range(0, len(items), _CHUNK):
+        yield list(items[start : start + _CHUNK])
+
+
+class Lineage:
+    """Lineage, revocation and quarantine queries over one :class:`~memguard.ledger.Ledger`."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self._ledger = ledger
+
+    # -- the graph --------------------------------------------------------------------------------
+
+    def parents(self, fact_id: str) -> list[Edge]:
+        with self._ledger._tx() as conn:
+            rows = conn.execute(
+                select(_LINEAGE).where(_LINEAGE.c.child_id == fact_id).order_by(_LINEAGE.c.parent_id)
+            ).all()
+        return [Edge(r.child_id, r.parent_id, r.kind) for r in rows]
+
+    def children(self, fact_id: str) -> list[Edge]:
+        with self._ledger._tx() as conn:
+            rows = conn.execute(
+                select(_LINEAGE).where(_LINEAGE.c.parent_id == fact_id).order_by(_LINEAGE.c.child_id)
+            ).all()
+        return [Edge(r.child_id, r.parent_id, r.kind) for r in rows]
+
+    def ancestry(self, fact_id: str, *, max_depth: int = 64) -> list[Edge]:
+        """Every edge on the way from ``fact_id`` up to its roots (at most ``max_depth`` hops)."""
+        with self._ledger._tx() as conn:
+            rows = conn.execute(text(_ANCESTORS), {"fact": fact_id, "max_depth": max_depth}).all()
+        return sorted((Edge(r[0], r[1], r[2]) for r in rows), key=lambda e: (e.child_id, e.parent_id))
+
+    def descendants(self, roots: Sequence[str], *, follow_context: bool = True) -> list[str]:
+        """Every transitive descendant of ``roots`` (roots excluded unless they descend from one)."""
+        if not roots:
+            return []
+        kinds = "" if follow_context else "AND kind = 'derived'"
+        kinds_l = "" if follow_context else "WHERE l.kind = 'derived'"
+        query = text(_DESCENDANTS.format(kinds=kinds, kinds_l=kinds_l)).bindparams(
+            bindparam("roots", expanding=True)
+        )
+        found: dict[str, None] = {}
+        with self._ledger._tx() as conn:
+            for chunk in _chunks(list(dict.fromkeys(roots))):
+                for row in conn.execute(query, {"roots": chunk}):
+                    found[str(row[0])] = None
+        return list(found)
+
+    # -- selectors --------------------------------------------------------------------------------
+
+    def match(self, selector: RevocationSelector) -> list[str]:
+        """Fact ids with any non-aborted version the selector matches, in first-write order."""
+        c = _PROV.c
+        kind, value = selector.kind, selector.value
+        precise = True  # the SQL condition is exact; otherwise rows are re-checked in Python
+        cond: Any
+        if kind == "source":
+            cond = c.source_uri == value
+        elif kind == "source_pattern":
+            literal = value
+            for i, ch in enumerate(value):
+                if ch in "*?[":
+                    literal = value[:i]
+                    break
+            cond = c.source_uri.like(_like_escape(literal) + "%", escape="\\")
+            precise = False
+        elif kind == "domain":
+            cond = func.lower(c.source_uri).like("%" + _like_escape(value) + "%", escape="\\")
+            precise = False
+        elif kind == "session":
+            cond = c.session_id == value
+        elif kind == "turn":
+            cond = and_(c.session_id == value, c.turn_index == selector.turn_index)
+        elif kind == "workload":
+            cond = or_(
+                c.workload_id == value,
+                c.record.like("%" + _like_escape(value) + "%", escape="\\"),
+            )
+            precise = False
+        elif kind == "jti":
+            cond = c.token_jti == value
+        elif kind == "subject":
+            cond = and_(c.owner_iss == selector.issuer, c.owner_sub == value)
+        else:
+            cond = c.fact_id == value
+        query = (
+            select(c.fact_id, c.record)
+            .where(and_(cond, c.state != "aborted"))
+            .order_by(c.created_at, c.fact_id)
+        )
+        with self._ledger._tx() as conn:
+            rows = conn.execute(query).all()
+        out: dict[str, None] = {}
+        for row in rows:
+            if precise or selector.matches(Provenance.model_validate_json(row.record)):
+                out[str(row.fact_id)] = None
+        return list(out)
+
+    # -- revocation and quarantine ----------------------------------------------------------------
+
+    def revoke(
+        self,
+        selector: RevocationSelector,
+        *,
+        reason: str,
+        actor: str,
+        event: AuditEvent,
+    ) -> tuple[str, list[str]]:
+        """Record the revocation and quarantine every fact in ``event.fact_ids``, atomically.
+
+        The caller resolves the ids with :meth:`match` and :meth:`plan_revocation` (roots and all
+        their descendants) and names the revocation in ``event.detail["revocation_id"]``; the event
+        is appended in the same transaction. Returns ``(revocation_id, quarantined ids)``.
+        """
+        revocation_id = str(event.detail.get("revocation_id") or uuid.uuid4())
+        affected = list(event.fact_ids)
+        with self._ledger._tx() as conn:
+            conn.execute(
+                insert(_REVOCATION),
+                [
+                    {
+                        "revocation_id": revocation_id,
+                        "kind": selector.kind,
+                        "selector": selector.canonical(),
+                        "reason": reason,
+                        "actor": actor,
+                        "created_at": now_utc(),
+                        "active": True,
+                        "event_id": event.event_id,
+                    }
+                ],
+            )
+            if affected:
+                conn.execute(
+                    insert(_QUARANTINE),
+                    [
+                        {
+                            "fact_id": fact_id,
+                            "revocation_id": revocation_id,
+                            "lifted": False,
+                            "lifted_event_id": None,
+                            "store_synced": False,
+                        }
+                        for fact_id in affected
+                    ],
+                )
+            self._ledger._insert_events(conn, [event])
+        return revocation_id, affected
+
+    def plan_revocation(
+        self, roots: Sequence[str], *, follow_context: bool = True
+    ) -> list[str]:
+        """Roots first, then every descendant: the ids a revocation of ``roots`` quarantines."""
+        ordered = dict.fromkeys(roots)
+        for fact_id in self.descendants(list(ordered), follow_context=follow_context):
+            ordered.setdefault(fact_id, None)
+        return list(ordered)
+
+    def lift(self, fact_ids: Sequence[str], event: AuditEvent) -> list[str]:
+        """Lift every active quarantine of ``fact_ids`` (an endorsement); returns the ids lifted."""
+        lifted: list[str] = []
+        with self._ledger._tx() as conn:
+            for chunk in _chunks(list(dict.fromkeys(fact_ids))):
+                rows = conn.execute(
+                    select(_QUARANTINE.c.fact_id)
+                    .where(and_(_QUARANTINE.c.fact_id.in_(chunk), _QUARANTINE.c.lifted.is_(False)))
+                    .distinct()
+                ).all()
+                lifted.extend(str(r[0]) for r in rows)
+                conn.execute(
+                    update(_QUARANTINE)
+                    .where(and_(_QUARANTINE.c.fact_id.in_(chunk), _QUARANTINE.c.lifted.is_(False)))
+                    .values(lifted=True, lifted_event_id=event.event_id, store_synced=False)
+                )
+            self._ledger._insert_events(conn, [event])
+        return lifted
+
+    def deactivate(self, revocation_id: str, event: AuditEvent) -> list[str]:
+        """End a revocation (it stops barring writes) and lift every quarantine it holds."""
+        with self._ledger._tx() as conn:
+            result = conn.execute(
+                update(_REVOCATION)
+                .where(
+                    and_(
+                        _REVOCATION.c.revocation_id == revocation_id,
+                        _REVOCATION.c.active.is_(True),
+                    )
+                )
+                .values(active=False)
+            )
+            if result.rowcount != 1:
+                return []
+            rows = conn.execute(
+                select(_QUARANTINE.c.fact_id).where(
+                    and_(
+                        _QUARANTINE.c.revocation_id == revocation_id,
+                        _QUARANTINE.c.lifted.is_(False),
+                    )
+                )
+            ).all()
+            conn.execute(
+                update(_QUARANTINE)
+                .where(
+                    and_(
+                        _QUARANTINE.c.revocation_id == revocation_id,
+                        _QUARANTINE.c.lifted.is_(False),
+                    )
+                )
+                .values(lifted=True, lifted_event_id=event.event_id, store_synced=False)
+            )
+            self._ledger._insert_events(conn, [event])
+        return [str(r[0]) for r in rows]
+
+    def quarantined(self, fact_ids: Sequence[str]) -> set[str]:
+        """The subset of ``fact_ids`` an active quarantine holds."""
+        out: set[str] = set()
+        with self._ledger._tx() as conn:
+            for chunk in _chunks(list(dict.fromkeys(fact_ids))):
+                rows = conn.execute(
+                    select(_QUARANTINE.c.fact_id).where(
+                        and_(_QUARANTINE.c.fact_id.in_(chunk), _QUARANTINE.c.lifted.is_(False))
+                    )
+                ).all()
+                out.update(str(r[0]) for r in rows)
+        return out
+
+    def quarantine_entries(self, fact_id: str) -> list[tuple[QuarantineEntry, Revocation]]:
+        """Every quarantine a fact has been under, with its revocation (for ``audit``)."""
+        with self._ledger._tx() as conn:
+            rows = conn.execute(
+                select(_QUARANTINE, _REVOCATION)
+                .join(_REVOCATION, _REVOCATION.c.revocation_id == _QUARANTINE.c.revocation_id)
+                .where(_QUARANTINE.c.fact_id == fact_id)
+                .order_by(_REVOCATION.c.created_at)
+            ).all()
+        return [
+            (
+                QuarantineEntry(r.fact_id, r.revocation_id, bool(r.lifted), r.lifted_event_id),
+                _revocation(r),
+            )
+            for r in rows
+        ]
+
+    def revocations(self, *, active: bool | None = None) -> list[Revocation]:
+        query = select(_REVOCATION).order_by(_REVOCATION.c.created_at)
+        if active is not None:
+            query = query.where(_REVOCATION.c.active.is_(active))
+        with self._ledger._tx() as conn:
+            rows = conn.execute(query).all()
+        return [_revocation(r) for r in rows]
+
+    def unsynced(self) -> list[tuple[str, bool]]:
+        """``(fact_id, quarantined now?)`` for every fact whose store copy may be out of date."""
+        with self._ledger._tx() as conn:
+            ids = [
+                str(r[0])
+                for r in conn.execute(
+                    select(_QUARANTINE.c.fact_id)
+                    .where(_QUARANTINE.c.store_synced.is_(False))
+                    .distinct()
+                ).all()
+            ]
+        held = self.quarantined(ids)
+        return [(fact_id, fact_id in held) for fact_id in ids]
+
+    def mark_synced(self, fact_ids: Sequence[str]) -> None:
+        with self._ledger._tx() as conn:
+            for chunk in _chunks(list(dict.fromkeys(fact_ids))):
+                conn.execute(
+                    update(_QUARANTINE)
+                    .where(_QUARANTINE.c.fact_id.in_(chunk))
+                    .values(store_synced=True)
+                )
+
+    # -- turns ------------------------------------------------------------------------------------
+
+    def turn_reads(
+        self, owner_iss: str, owner_sub: str, session_id: str, turn_index: int
+    ) -> list[tuple[str, int]]:
+        """``(fact_id, trust)`` of every fact read in that turn of that owner's session."""
+        t = _TURN_READ.c
+        with self._ledger._tx() as conn:
+            rows = conn.execute(
+                select(t.fact_id, t.trust)
+                .where(
+                    and_(
+                        t.owner_iss == owner_iss,
+                        t.owner_sub == owner_sub,
+                        t.session_id == session_id,
+                        t.turn_index == turn_index,
+                    )
+                )
+                .order_by(t.fact_id)
+            ).all()
+        return [(str(r[0]), int(r[1])) for r in rows]
+
+
+def _revocation(row: Any) -> Revocation:
+    return Revocation(
+        row.revocation_id,
+        RevocationSelector.model_validate_json(row.selector),
+        row.reason,
+        row.actor,
+        row.created_at,
+        bool(row.active),
+        row.event_id,
+    )
