@@ -31,6 +31,7 @@ __all__ = [
     "check_metadata",
     "content_digest",
     "sha256_digest",
+    "value_digest",
 ]
 
 JsonValue = str | int | float | bool | None | list["JsonValue"] | dict[str, "JsonValue"]
@@ -77,6 +78,11 @@ def sha256_digest(data: bytes) -> str:
 def content_digest(text: str, metadata: Mapping[str, Any]) -> str:
     """Digest of what the fact says: its text and its caller metadata."""
     return sha256_digest(canonical_json({"metadata": dict(metadata), "text": text}))
+
+
+def value_digest(value: Any) -> str:
+    """Digest of any JSON value (an adapter's stored payload or document, minus the reserved key)."""
+    return sha256_digest(canonical_json(value))
 
 
 def _check_json(value: object, depth: int) -> None:

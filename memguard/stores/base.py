@@ -14,7 +14,14 @@ from typing import Any, Protocol
 from memguard.provenance import Provenance
 from memguard.scope import Condition, FieldValue, index_fields
 
-__all__ = ["RESERVED_PAYLOAD_KEY", "Hit", "MemoryStore", "StoredPoint", "build_payload"]
+__all__ = [
+    "RESERVED_PAYLOAD_KEY",
+    "Hit",
+    "MemoryStore",
+    "StoredPoint",
+    "build_payload",
+    "reserved_block",
+]
 
 RESERVED_PAYLOAD_KEY = "memguard"
 
@@ -38,12 +45,18 @@ class Hit:
     payload: Mapping[str, Any]
 
 
-def build_payload(text: str, metadata: Mapping[str, Any], prov: Provenance) -> dict[str, Any]:
+def reserved_block(prov: Provenance) -> dict[str, Any]:
+    """What a backend keeps next to a fact under the reserved key: the indexed fields scope
+    conditions filter on, the version, the record digest and the full provenance record."""
     reserved: dict[str, Any] = dict(index_fields(prov))
     reserved["version"] = prov.version
     reserved["record_digest"] = prov.record_digest
     reserved["record"] = prov.json_dict()
-    return {"text": text, "metadata": dict(metadata), RESERVED_PAYLOAD_KEY: reserved}
+    return reserved
+
+
+def build_payload(text: str, metadata: Mapping[str, Any], prov: Provenance) -> dict[str, Any]:
+    return {"text": text, "metadata": dict(metadata), RESERVED_PAYLOAD_KEY: reserved_block(prov)}
 
 
 class MemoryStore(Protocol):

@@ -1,0 +1,61 @@
+"""What a guarded client stamps on the writes and records on the reads it makes on an agent's behalf.
+
+Adapters keep their client's own method signatures, which have no place for provenance, so the
+channel, the turn and the purpose travel with the guarded client instead::
+
+    guarded = GuardedQdrantClient(raw, kernel=kernel, identity=me, context=CallContext(
+        source=Source(kind=SourceKind.WEB, uri=url), turn=Turn(session_id="s-1", turn_index=3)))
+    guarded.with_context(turn=Turn(session_id="s-1", turn_index=4)).upsert(...)
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from memguard.provenance import Source, Turn
+from memguard.trust import TrustLevel
+
+__all__ = ["CallContext", "external_fact_id"]
+
+#: UUID namespace of fact ids derived from a backend's own ids (``external_fact_id``).
+_FACT_NAMESPACE = uuid.UUID("6f1b7c1e-3a55-5a8e-9d0c-6d656d677561")
+
+
+@dataclass(frozen=True, slots=True)
+class CallContext:
+    """The channel (``source``), the injecting ``turn`` and the read ``purpose`` of an agent's calls.
+
+    ``trust`` may only lower what the channel gives; ``derived_from`` names the facts the next
+    writes are derived from (a summary, a merge).
+    """
+
+    source: Source
+    turn: Turn
+    purpose: str = "answer"
+    trust: TrustLevel | None = None
+    derived_from: tuple[str, ...] = ()
+
+    def replace(
+        self,
+        *,
+        source: Source | None = None,
+        turn: Turn | None = None,
+        purpose: str | None = None,
+        trust: TrustLevel | None = None,
+        derived_from: tuple[str, ...] | None = None,
+    ) -> CallContext:
+        return CallContext(
+            source=self.source if source is None else source,
+            turn=self.turn if turn is None else turn,
+            purpose=self.purpose if purpose is None else purpose,
+            trust=self.trust if trust is None else trust,
+            derived_from=self.derived_from if derived_from is None else tuple(derived_from),
+        )
+
+
+def external_fact_id(system: str, *parts: str) -> str:
+    """A stable fact id (a UUID, 36 characters) for an object a backend names by its own ids,
+    e.g. ``external_fact_id("qdrant", collection, str(point_id))``; distinct inputs, distinct ids."""
+    key = "\x1f".join((system, *(f"{len(p)}:{p}" for p in parts)))
+    return str(uuid.uuid5(_FACT_NAMESPACE, key))
