@@ -52,24 +52,31 @@ class BodyLimitMiddleware:
             return
         seen = 0
         started = False
+        over = False  # the body grew past the cap: whatever the app answers, the answer is 413
 
         async def limited_receive() -> Message:
-            nonlocal seen
+            nonlocal seen, over
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.max_bytes:
+                    over = True
                     raise _TooLarge
             return message
 
-        async def tracking_send(message: Message) -> None:
+        async def guarded_send(message: Message) -> None:
             nonlocal started
+            if over:
+                if message["type"] == "http.response.start" and not started:
+                    started = True
+                    await self._refuse(scope, send)
+                return  # the app's own answer to the truncated body is dropped
             if message["type"] == "http.response.start":
                 started = True
             await send(message)
 
         try:
-            await self.app(scope, limited_receive, tracking_send)
+            await self.app(scope, limited_receive, guarded_send)
         except _TooLarge:
             if not started:
                 await self._refuse(scope, send)

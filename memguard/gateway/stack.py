@@ -330,6 +330,9 @@ def _open(
         external: dict[str, TrustedIssuer] = {}
         if config.identity.config is not None:
             base = load_identity_config(config.path(config.identity.config))
+            if base.access_tokens.audience != config.resource:
+                raise ConfigurationError("identity config: `access_tokens.audience` must be the "
+                                         f"gateway resource `{config.resource}`")
             grants = (*base.delegation, *grants)
             external = {
                 i.issuer: TrustedIssuer(i.issuer, frozenset(i.algorithms),
