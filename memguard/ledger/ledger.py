@@ -34,6 +34,8 @@ from sqlmodel import SQLModel
 
 from memguard.errors import ConfigurationError, LedgerError
 from memguard.events import AuditEvent
+from memguard.ledger.auditlog import AuditLog
+from memguard.ledger.checkpoint import CheckpointSigner
 from memguard.ledger.lineage import Lineage
 from memguard.ledger.tables import (
     AuditEventRow,
@@ -148,7 +150,7 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
 class Ledger:
     """Provenance rows and audit events. Every database failure raises :class:`LedgerError`."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, *, checkpoint_signer: CheckpointSigner | None = None) -> None:
         self.engine = engine
         self.dialect = engine.dialect.name
         with self._tx():
@@ -158,9 +160,11 @@ class Ledger:
         except SQLAlchemyError as exc:
             raise LedgerError(f"cannot create ledger tables: {type(exc).__name__}") from exc
         self.lineage = Lineage(self)
+        #: the tamper-evident audit log over this ledger's events (memguard/ledger/auditlog.py)
+        self.log = AuditLog(engine, signer=checkpoint_signer)
 
     @classmethod
-    def from_url(cls, url: str) -> Ledger:
+    def from_url(cls, url: str, *, checkpoint_signer: CheckpointSigner | None = None) -> Ledger:
         """``sqlite:///path/ledger.db`` or ``postgresql+psycopg://user@host/db``."""
         try:
             parsed = make_url(url)
@@ -179,11 +183,15 @@ class Ledger:
             engine = create_engine(url, pool_pre_ping=True)
         else:
             raise ConfigurationError(f"unsupported ledger backend `{parsed.get_backend_name()}`")
-        return cls(engine)
+        return cls(engine, checkpoint_signer=checkpoint_signer)
 
     @classmethod
-    def sqlite(cls, path: str | os.PathLike[str]) -> Ledger:
-        return cls.from_url(f"sqlite:///{Path(path).resolve()}")
+    def sqlite(
+        cls, path: str | os.PathLike[str], *, checkpoint_signer: CheckpointSigner | None = None
+    ) -> Ledger:
+        return cls.from_url(
+            f"sqlite:///{Path(path).resolve()}", checkpoint_signer=checkpoint_signer
+        )
 
     @contextmanager
     def _tx(self) -> Iterator[Connection]:
@@ -347,6 +355,8 @@ class Ledger:
             .scalars()
             .all()
         )
+        # same transaction: an event is never committed without its queued leaf hash
+        self.log.enqueue(conn, zip(seqs, (str(row["event"]) for row in rows), strict=True))
         links = [
             {"event_seq": seq, "fact_id": fact_id}
             for seq, ev in zip(seqs, events, strict=True)

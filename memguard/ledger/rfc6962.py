@@ -303,9 +303,7 @@ def _check_hash(value: bytes, what: str) -> None:
         raise _bad_proof(f"{what} is not a {HASH_SIZE}-byte hash")
 
 
-def root_from_inclusion_proof(
-    index: int, size: int, leaf: bytes, path: Sequence[bytes]
-) -> bytes:
+def root_from_inclusion_proof(index: int, size: int, leaf: bytes, path: Sequence[bytes]) -> bytes:
     """The root that ``path`` proves ``leaf`` (a leaf hash) under, per RFC 9162 §2.1.3.2 steps 1-4."""
     _check_size(index, "index")
     _check_size(size, "size")
