@@ -2,7 +2,7 @@
 accept each client-assertion ``jti`` once (RFC 7523 3: "maintaining the set of used 'jti' values for
 the length of time for which the JWT would be considered valid").
 
-The check is one ``INSERT ... ON CONFLICT DO NOTHING`` on a primary key: the database decides which
+The check is one ``INSERT ... ON CONFLICT DO NOTHING RETURNING`` on a primary key: the database decides which
 of two concurrent uses wins, whichever process they arrive at. Keys are stored as SHA-256 digests
 (PostgreSQL text cannot hold the NUL separator of the cache keys, and no raw ``jti`` is kept).
 Expired rows are pruned now and then, never before their ``exp``. Any database failure raises
@@ -59,6 +59,7 @@ class SqlReplayCache:
             dialect.insert(USED_JTI)
             .values(k=digest, exp=int(expires_at))
             .on_conflict_do_nothing(index_elements=["k"])
+            .returning(USED_JTI.c.k)  # rowcount is not reliable here across drivers
         )
         with self._lock:
             self._uses += 1
@@ -67,10 +68,10 @@ class SqlReplayCache:
             with self.engine.begin() as conn:
                 if prune:
                     conn.execute(delete(USED_JTI).where(USED_JTI.c.exp < int(now)))
-                inserted = conn.execute(stmt).rowcount
+                inserted = conn.execute(stmt).first() is not None
         except SQLAlchemyError as exc:
             raise LedgerError(f"replay cache unavailable: {type(exc).__name__}") from exc
-        return inserted == 1
+        return inserted
 
     def close(self) -> None:
         self.engine.dispose()
