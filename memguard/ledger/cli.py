@@ -1,0 +1,338 @@
+"""``memguard ledger ...``: integrate, checkpoint, prove and verify the tamper-evident audit log.
+
+Exit codes: 0 ok (verify: verified), 4 tamper detected (verify, or a proof that does not verify),
+2 not found (an event that is unknown, not yet integrated or not yet covered by a checkpoint),
+1 any other failure. Results go to stdout, errors to stderr.
+
+The ledger is ``STATE_DIR/ledger.db`` unless ``--ledger-url`` names another (PostgreSQL); the
+checkpoint signing key is ``STATE_DIR/keys/checkpoint.key`` (created, mode 0600, by ``checkpoint``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from memguard.embedded import DEFAULT_STATE_DIR
+from memguard.errors import IntegrityError, MemguardError
+from memguard.ledger.auditlog import VerifyReport
+from memguard.ledger.checkpoint import CheckpointSigner, CheckpointVerifier
+from memguard.ledger.ledger import Ledger
+from memguard.ledger.rfc6962 import leaf_hash
+
+ledger_app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
+
+EXIT_OK, EXIT_FAILURE, EXIT_NOT_FOUND, EXIT_TAMPERED = 0, 1, 2, 4
+
+StateDir = Annotated[
+    Path, typer.Option("--state-dir", help="Folder of the ledger (ledger.db) and keys/.")
+]
+LedgerUrl = Annotated[
+    str | None,
+    typer.Option("--ledger-url", help="A ledger URL (PostgreSQL) instead of STATE_DIR/ledger.db."),
+]
+KeyFile = Annotated[
+    Path | None,
+    typer.Option("--key", help="Checkpoint signing key (default STATE_DIR/keys/checkpoint.key)."),
+]
+AsJson = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")]
+DEFAULT_DIR = Path(DEFAULT_STATE_DIR) / "demo"
+
+
+class _Exit(Exception):
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _key_path(state_dir: Path, key: Path | None) -> Path:
+    return key if key is not None else state_dir / "keys" / "checkpoint.key"
+
+
+@contextmanager
+def _open(
+    state_dir: Path, ledger_url: str | None, signer: CheckpointSigner | None = None
+) -> Iterator[Ledger]:
+    """Open the ledger; every memguard error becomes exit 1 with its reason on stderr."""
+    try:
+        if ledger_url:
+            ledger = Ledger.from_url(ledger_url, checkpoint_signer=signer)
+        else:
+            if not (state_dir / "ledger.db").exists():
+                raise _Exit(EXIT_FAILURE, f"no ledger in `{state_dir}`")
+            ledger = Ledger.sqlite(state_dir / "ledger.db", checkpoint_signer=signer)
+        try:
+            yield ledger
+        finally:
+            ledger.close()
+    except _Exit as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(exc.code) from None
+    except MemguardError as exc:
+        typer.echo(f"error: {exc} ({exc.code})", err=True)
+        raise typer.Exit(EXIT_FAILURE) from None
+
+
+def _fail(message: str, code: int = EXIT_FAILURE) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+def _signer(state_dir: Path, key: Path | None, *, create: bool) -> CheckpointSigner | None:
+    path = _key_path(state_dir, key)
+    try:
+        if create:
+            return CheckpointSigner.load_or_create(path)
+        return CheckpointSigner.load(path) if path.exists() else None
+    except MemguardError as exc:
+        raise _fail(str(exc)) from None
+
+
+def _read_arg(value: str) -> str:
+    """A key or note argument: the value itself, or ``@file``."""
+    return Path(value[1:]).read_text("utf-8") if value.startswith("@") else value
+
+
+def _dump(data: object) -> None:
+    typer.echo(json.dumps(data, indent=2, sort_keys=True))
+
+
+def _render(report: VerifyReport) -> str:
+    last = report.last_checkpoint
+    when = (
+        dt.datetime.fromtimestamp(last.created_at, dt.UTC).isoformat(timespec="seconds")
+        if last
+        else "-"
+    )
+    head = "verified" if report.ok else "TAMPERED"
+    lines = [
+        f"{head}: {report.tree_size} leaves, {report.events} events, {report.pending} queued",
+        f"last checkpoint: {f'size {last.tree_size} at {when}' if last else 'none'}"
+        f" ({report.checkpoints_checked} stored, {report.external_checked} external checked;"
+        f" {report.leaves_after_checkpoint} leaves after it)",
+    ]
+    for p in report.problems:
+        where = ", ".join(
+            part
+            for part in (
+                f"leaf {p.leaf_index}" if p.leaf_index is not None else "",
+                f"event seq {p.event_seq}" if p.event_seq is not None else "",
+                f"node {p.node}" if p.node is not None else "",
+                f"checkpoint {p.tree_size}" if p.tree_size is not None else "",
+            )
+            if part
+        )
+        label = "warning" if p.severity == "warning" else "problem"
+        lines.append(f"{label}: {p.kind.value} [{where or 'log'}] {p.message}")
+    if report.problems_omitted:
+        lines.append(f"... and {report.problems_omitted} more problems")
+    return "\n".join(lines)
+
+
+@ledger_app.command("verify")
+def verify(
+    state_dir: StateDir = DEFAULT_DIR,
+    ledger_url: LedgerUrl = None,
+    key: KeyFile = None,
+    checkpoint: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--checkpoint",
+            help="A signed checkpoint kept outside the database (repeatable); detects rollbacks.",
+        ),
+    ] = None,
+    verifier_key: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--verifier-key",
+            help="Trusted checkpoint key `name+id+base64` or @file (repeatable); "
+            "default: the public half of --key.",
+        ),
+    ] = None,
+    max_pending_age: Annotated[
+        float, typer.Option("--max-pending-age", help="Seconds before a queued event is a warning.")
+    ] = 300.0,
+    as_json: AsJson = False,
+) -> None:
+    """Recompute the log; report edited, deleted, reordered or truncated events and where."""
+    try:
+        external = [path.read_text("utf-8") for path in checkpoint or []]
+        vkeys = [_read_arg(v) for v in verifier_key or []]
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _fail(f"cannot read input: {exc}") from None
+    verifier: CheckpointVerifier | None = None
+    try:
+        if vkeys:
+            verifier = CheckpointVerifier.from_verifier_keys(vkeys)
+        else:
+            signer = _signer(state_dir, key, create=False)
+            verifier = signer.verifier() if signer is not None else None
+    except MemguardError as exc:
+        raise _fail(str(exc)) from None
+    with _open(state_dir, ledger_url) as ledger:
+        report = ledger.log.verify(
+            verifier=verifier, external_checkpoints=external, max_pending_age=max_pending_age
+        )
+    if as_json:
+        _dump(report.as_json())
+    else:
+        typer.echo(_render(report))
+    raise typer.Exit(EXIT_OK if report.ok else EXIT_TAMPERED)
+
+
+@ledger_app.command("integrate")
+def integrate(
+    state_dir: StateDir = DEFAULT_DIR,
+    ledger_url: LedgerUrl = None,
+    max_batch: Annotated[int, typer.Option("--max-batch", min=1)] = 4096,
+    as_json: AsJson = False,
+) -> None:
+    """Move every queued event into the Merkle tree (batches of --max-batch)."""
+    total = 0
+    with _open(state_dir, ledger_url) as ledger:
+        while True:
+            n = ledger.log.integrate(max_batch)
+            total += n
+            if n < max_batch:
+                break
+        size = ledger.log.size()
+    data = {"integrated": total, "tree_size": size}
+    typer.echo(
+        json.dumps(data, sort_keys=True) if as_json else f"integrated {total}; tree size {size}"
+    )
+
+
+@ledger_app.command("checkpoint")
+def checkpoint(
+    state_dir: StateDir = DEFAULT_DIR,
+    ledger_url: LedgerUrl = None,
+    key: KeyFile = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Also write the signed note here (for a witness).")
+    ] = None,
+) -> None:
+    """Integrate everything queued and print a signed checkpoint (creating the key if needed)."""
+    signer = _signer(state_dir, key, create=True)
+    with _open(state_dir, ledger_url, signer) as ledger:
+        info = ledger.log.flush()
+    assert info is not None
+    if out is not None:
+        try:
+            out.write_text(info.note, "utf-8")
+        except OSError as exc:
+            raise _fail(f"cannot write `{out}`: {type(exc).__name__}") from None
+    typer.echo(info.note, nl=False)
+
+
+@ledger_app.command("public-key")
+def public_key(state_dir: StateDir = DEFAULT_DIR, key: KeyFile = None) -> None:
+    """Print the checkpoint verifier key (`name+id+base64`) to hand to witnesses and auditors."""
+    signer = _signer(state_dir, key, create=False)
+    if signer is None:
+        raise _fail(f"no checkpoint key at `{_key_path(state_dir, key)}`")
+    typer.echo(signer.verifier_key())
+
+
+@ledger_app.command("prove")
+def prove(
+    event_seq: Annotated[int, typer.Argument(help="The event's seq in mg_audit_event.")],
+    state_dir: StateDir = DEFAULT_DIR,
+    ledger_url: LedgerUrl = None,
+    key: KeyFile = None,
+    tree_size: Annotated[
+        int | None,
+        typer.Option("--tree-size", help="Prove in this tree (default: the latest checkpoint)."),
+    ] = None,
+) -> None:
+    """Print the inclusion proof of one event as JSON, checked against a signed checkpoint."""
+    signer = _signer(state_dir, key, create=False)
+    with _open(state_dir, ledger_url) as ledger:
+        log = ledger.log
+        event = log.event_text(event_seq)
+        leaf = log.leaf_for_event(event_seq)
+        if event is None or leaf is None:
+            what = (
+                "unknown"
+                if event is None
+                else "not integrated yet (run `memguard ledger integrate`)"
+            )
+            raise _fail(f"event seq {event_seq} is {what}", EXIT_NOT_FOUND)
+        checkpoints = {c.tree_size: c for c in log.checkpoints()}
+        if tree_size is None:
+            covering = [s for s in checkpoints if s > leaf]
+            if not covering:
+                raise _fail(
+                    f"event seq {event_seq} is not covered by a checkpoint yet "
+                    "(run `memguard ledger checkpoint`)",
+                    EXIT_NOT_FOUND,
+                )
+            tree_size = max(covering)
+        proof = log.inclusion_proof(leaf, tree_size)
+        note = checkpoints[tree_size].note if tree_size in checkpoints else None
+    data: dict[str, object] = {
+        "format": "memguard.inclusion-proof/v1",
+        "event_seq": event_seq,
+        "event": event,
+        **proof.as_json(),
+        "checkpoint": note,
+    }
+    code = EXIT_OK
+    try:
+        if leaf_hash(event.encode("utf-8")) != proof.leaf_hash:
+            raise IntegrityError("the event no longer matches its leaf hash")
+        root = proof.root_hash
+        if note is not None:
+            if signer is None:
+                raise _fail("no checkpoint key to check the checkpoint with")
+            root = signer.verifier().verify_checkpoint(note).root_hash
+        proof.verify(root)
+        data["verified"] = True
+    except IntegrityError as exc:
+        data["verified"], data["error"] = False, str(exc)
+        code = EXIT_TAMPERED
+    _dump(data)
+    raise typer.Exit(code)
+
+
+@ledger_app.command("consistency")
+def consistency(
+    old: Annotated[int, typer.Argument(help="The older tree size.")],
+    new: Annotated[int, typer.Argument(help="The newer tree size.")],
+    state_dir: StateDir = DEFAULT_DIR,
+    ledger_url: LedgerUrl = None,
+    key: KeyFile = None,
+) -> None:
+    """Print the consistency proof between two tree sizes as JSON (checked against checkpoints)."""
+    signer = _signer(state_dir, key, create=False)
+    with _open(state_dir, ledger_url) as ledger:
+        proof = ledger.log.consistency_proof(old, new)
+        checkpoints = {c.tree_size: c for c in ledger.log.checkpoints()}
+    notes = {size: checkpoints[size].note if size in checkpoints else None for size in (old, new)}
+    data: dict[str, object] = {
+        "format": "memguard.consistency-proof/v1",
+        **proof.as_json(),
+        "old_checkpoint": notes[old],
+        "new_checkpoint": notes[new],
+    }
+    code = EXIT_OK
+    try:
+        roots = [proof.old_root, proof.new_root]
+        for i, size in enumerate((old, new)):
+            note = notes[size]
+            if note is not None:
+                if signer is None:
+                    raise _fail("no checkpoint key to check the checkpoints with")
+                roots[i] = signer.verifier().verify_checkpoint(note).root_hash
+        proof.verify(roots[0], roots[1])
+        data["verified"] = True
+    except IntegrityError as exc:
+        data["verified"], data["error"] = False, str(exc)
+        code = EXIT_TAMPERED
+    _dump(data)
+    raise typer.Exit(code)
