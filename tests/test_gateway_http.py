@@ -338,10 +338,10 @@ def test_config_errors_are_clear(tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError, match=r"`limits.max_body`: unknown key"):
         load_gateway_config(bad)
     bad.write_text("version: 1\nserver: {port: 0}\n", "utf-8")
-    with pytest.raises(ConfigurationError, match="server.port"):
+    with pytest.raises(ConfigurationError, match=r"server\.port"):
         load_gateway_config(bad)
     bad.write_text("sts: {enabled: false}\n", "utf-8")
-    with pytest.raises(ConfigurationError, match="identity.config"):
+    with pytest.raises(ConfigurationError, match=r"identity\.config"):
         load_gateway_config(bad)
     bad.write_text("- a\n", "utf-8")
     with pytest.raises(ConfigurationError, match="mapping"):

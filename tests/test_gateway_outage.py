@@ -18,6 +18,7 @@ from qdrant_client import QdrantClient
 
 from memguard.gateway.server import free_port
 from memguard.ledger import FactState
+from memguard.tokens import TokenExchangeError
 from memguard.tokens.replay_sql import SqlReplayCache
 
 
@@ -146,8 +147,9 @@ def test_postgres_ledger_connection_dropped(tmp_path: Path, pg_role: tuple[str, 
             assert ready.status_code == 503 and ready.json()["checks"]["ledger"] == "backend.ledger"
             # token exchanges need the shared replay table: refused, never issued unchecked
             planner = gw.exchange_client(gw.planner)
-            with pytest.raises(Exception):
+            with pytest.raises(TokenExchangeError) as info:
                 planner.exchange(gw.user_token(), audience=gw.resource, scope="memory:read")
+            assert info.value.error == "server_error"
             planner.close()
         finally:
             _cut(role, login=True)
@@ -207,6 +209,7 @@ def test_two_gateways_on_one_postgres_share_single_use_checks(
                          sts={"key_dir": str(tmp_path / "keys")}) as one:
         clients = {"planner": one.planner, "browser": one.browser}
         from gateway_helpers import gateway_config
+
         from memguard.gateway.server import serve_in_thread
         from memguard.gateway.stack import open_stack
 

@@ -73,6 +73,7 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"description": "invalid request"},
     401: {"description": "no, invalid or expired credentials (WWW-Authenticate: Bearer)"},
     403: {"description": "not permitted by policy or token scope"},
+    404: {"description": "no such fact, or not visible to the caller (also `derived_from` ids)"},
     413: {"description": "request body too large"},
     429: {"description": "rate limit exceeded (Retry-After)"},
     503: {"description": "store or ledger unavailable, or overloaded (Retry-After)"},

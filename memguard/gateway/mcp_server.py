@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextvars
 import os
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -36,7 +37,7 @@ from memguard.aio import AsyncMemoryGuard
 from memguard.errors import FactNotFound, IdentityError, MemguardError
 from memguard.gateway.auth import WORKLOAD_HEADER, bearer_token
 from memguard.gateway.errors import GatewayError
-from memguard.gateway.schemas import FactOut, WriteOut
+from memguard.gateway.schemas import FACT_ID, FactOut, WriteOut
 from memguard.gateway.stack import GatewayStack
 from memguard.identity import Identity
 from memguard.provenance import Source, Turn
@@ -85,6 +86,12 @@ class GuardTokenVerifier:
             expires_at=identity.expires_at, resource=self.resource, subject=p.subject.subject,
             claims={"iss": p.subject.issuer},
         )
+
+
+def _fact_id(value: str) -> str:
+    if not re.fullmatch(FACT_ID, value):
+        raise ToolError("not_found: fact not found")
+    return value
 
 
 def _tool_error(exc: MemguardError) -> ToolError:
@@ -209,7 +216,7 @@ def build_mcp_server(stack: GatewayStack, *, transport: str = "http") -> MCPServ
     async def forget(fact_id: str, ctx: Context[Any, Any]) -> dict[str, Any]:
         identity = await caller(ctx, scopes.write)
         try:
-            await aguard.delete(identity, fact_id)
+            await aguard.delete(identity, _fact_id(fact_id))
         except MemguardError as exc:
             raise _tool_error(exc) from None
         return {"deleted": fact_id}
@@ -219,7 +226,7 @@ def build_mcp_server(stack: GatewayStack, *, transport: str = "http") -> MCPServ
     async def audit(fact_id: str, ctx: Context[Any, Any]) -> dict[str, Any]:
         identity = await caller(ctx, scopes.audit)
         try:
-            return await asyncio.to_thread(audit_for, stack.guard, identity, fact_id)
+            return await asyncio.to_thread(audit_for, stack.guard, identity, _fact_id(fact_id))
         except MemguardError as exc:
             raise _tool_error(exc) from None
 
