@@ -1,46 +1,197 @@
-"""``memguard audit``: where a fact came from, who wrote it for whom, who read it, and whether it verifies.
+"""``memguard audit``: where a fact came from, who wrote it for whom, what it touched, who read it, and
+whether it all still verifies.
 
-The JSON form is stable (``schema: memguard.audit/v1``); see docs/audit-json.md.
+:func:`audit_fact` builds the report of one fact (JSON form stable: ``schema: memguard.audit/v1``,
+fields are only ever added; see docs/audit-json.md): its provenance, its lineage up to the roots and
+down to every descendant, every event that names it (reads with who, when, decision and purpose),
+its quarantine state, and the verification of its record digest, its store copy, its events' digests
+and each event's inclusion in the audit log's Merkle tree (against the latest signed checkpoint).
+:func:`audit_selector` lists what a source, a turn or a principal touched.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from memguard.errors import FactNotFound
+from memguard.errors import FactNotFound, MemguardError
 from memguard.integrity import payload_problem
-from memguard.ledger import FactState, Ledger
+from memguard.ledger import FactState, Ledger, LedgerRecord
+from memguard.ledger.rfc6962 import leaf_hash
 from memguard.provenance import canonical_json, sha256_digest
+from memguard.revocation import RevocationSelector
 from memguard.stores.base import MemoryStore
 
-__all__ = ["AUDIT_SCHEMA", "audit_fact", "render_text"]
+__all__ = [
+    "AUDIT_LIST_SCHEMA",
+    "AUDIT_SCHEMA",
+    "audit_fact",
+    "audit_selector",
+    "lineage_report",
+    "render_selector_text",
+    "render_text",
+]
 
 AUDIT_SCHEMA = "memguard.audit/v1"
+AUDIT_LIST_SCHEMA = "memguard.audit-list/v1"
+
+READ_ACTIONS = frozenset({"get", "search", "list"})
+_MAX_TREE_NODES = 500
+_MAX_DESCENDANTS = 1000
 
 
-def audit_fact(ledger: Ledger, store: MemoryStore, fact_id: str) -> dict[str, Any]:
-    """Build the audit report of one fact; raises :class:`FactNotFound` if the ledger has no such id."""
+def _chain(principal: dict[str, Any] | None) -> list[str]:
+    if not principal:
+        return []
+    return [str(principal.get("subject")), *(str(a) for a in principal.get("actors", []))]
+
+
+def _node(ledger: Ledger, fact_id: str, records: dict[str, LedgerRecord]) -> dict[str, Any]:
+    rec = records.get(fact_id)
+    if rec is None:
+        return {"fact_id": fact_id, "state": "unknown"}
+    prov = rec.provenance
+    return {
+        "fact_id": fact_id,
+        "state": rec.state.value,
+        "quarantined": rec.quarantined,
+        "trust": prov.trust.label,
+        "source": {"kind": prov.source.kind.value, "uri": prov.source.uri, "name": prov.source.name},
+        "turn": {"session_id": prov.turn.session_id, "turn_index": prov.turn.turn_index},
+        "writer": [prov.writer.subject.subject, *(a.subject for a in prov.writer.actors)],
+    }
+
+
+def lineage_report(ledger: Ledger, fact_id: str) -> dict[str, Any]:
+    """The fact's lineage: the tree up to its roots, and every descendant (capped, with a count)."""
+    edges = ledger.lineage.ancestry(fact_id)
+    parents: dict[str, list[tuple[str, str]]] = {}
+    for e in edges:
+        parents.setdefault(e.child_id, []).append((e.parent_id, e.kind))
+    descendants = ledger.lineage.descendants([fact_id])
+    shown = descendants[:_MAX_DESCENDANTS]
+    ids = {fact_id, *(e.parent_id for e in edges), *shown}
+    records = ledger.latest(sorted(ids))
+    budget = [_MAX_TREE_NODES]
+
+    def up(node_id: str, path: frozenset[str]) -> dict[str, Any]:
+        node = _node(ledger, node_id, records)
+        budget[0] -= 1
+        kids = []
+        for parent_id, kind in sorted(parents.get(node_id, [])):
+            if parent_id in path or budget[0] <= 0:
+                kids.append({"fact_id": parent_id, "edge": kind, "truncated": True})
+                continue
+            child = up(parent_id, path | {parent_id})
+            child["edge"] = kind
+            kids.append(child)
+        node["parents"] = kids
+        return node
+
+    roots = sorted(
+        {e.parent_id for e in edges} - {e.child_id for e in edges}
+    )
+    return {
+        "up": up(fact_id, frozenset({fact_id})),
+        "roots": [_node(ledger, r, records) for r in roots],
+        "edges": [{"child": e.child_id, "parent": e.parent_id, "kind": e.kind} for e in edges],
+        "descendants": [_node(ledger, d, records) for d in shown],
+        "descendant_count": len(descendants),
+    }
+
+
+def _inclusion(ledger: Ledger, events: Sequence[tuple[int, Any, str]]) -> tuple[list[dict[str, Any]], str]:
+    """Each event's place in the Merkle tree and whether its inclusion proof verifies."""
+    log = ledger.log
+    checkpoint = log.latest_checkpoint()
+    signed_root: bytes | None = None
+    checkpoint_state = "none"
+    if checkpoint is not None:
+        checkpoint_state = "unverified"
+        verifier = log.verifier
+        if verifier is not None:
+            try:
+                opened = verifier.verify_checkpoint(checkpoint.note)
+                if opened.tree_size == checkpoint.tree_size and opened.root_hash == checkpoint.root_hash:
+                    signed_root = opened.root_hash
+                    checkpoint_state = "ok"
+                else:
+                    checkpoint_state = "mismatch"
+            except MemguardError:
+                checkpoint_state = "bad_signature"
+    size = log.size()
+    rows = []
+    for seq, _ev, _digest in events:
+        row: dict[str, Any] = {"seq": seq}
+        index = log.leaf_for_event(seq)
+        text = log.event_text(seq)
+        if index is None:
+            row.update(leaf_index=None, inclusion="pending")
+            rows.append(row)
+            continue
+        row["leaf_index"] = index
+        try:
+            if checkpoint is not None and index < checkpoint.tree_size and signed_root is not None:
+                proof = log.inclusion_proof(index, checkpoint.tree_size)
+                proof.verify(signed_root)
+                row["inclusion"] = "ok"
+                row["tree_size"] = checkpoint.tree_size
+            else:
+                proof = log.inclusion_proof(index, size)
+                proof.verify()
+                row["inclusion"] = "ok_unsigned"  # integrated after the last signed checkpoint
+                row["tree_size"] = size
+            if text is None or leaf_hash(text.encode("utf-8")) != proof.leaf_hash:
+                row["inclusion"] = "leaf_mismatch"
+        except MemguardError as exc:
+            row["inclusion"] = "failed"
+            row["error"] = exc.code
+        rows.append(row)
+    return rows, checkpoint_state
+
+
+def audit_fact(
+    ledger: Ledger, store: MemoryStore | None, fact_id: str, *, proofs: bool = True
+) -> dict[str, Any]:
+    """Build the audit report of one fact; raises :class:`FactNotFound` if the ledger has no such id.
+
+    ``store``: the store whose copy of the fact is checked (``None``: not checked, e.g. a fact an
+    adapter keeps in its own backend). ``proofs``: verify each event's inclusion in the audit log.
+    """
     versions = ledger.versions(fact_id)
     if not versions:
         raise FactNotFound("fact not found")
     live = [v for v in versions if v.state is not FactState.ABORTED]
     current = live[-1] if live else versions[-1]
+    latest = ledger.latest([fact_id]).get(fact_id)
+    quarantined = latest.quarantined if latest is not None else False
+    if latest is not None and latest.version == current.version:
+        current = latest  # carries the quarantine flag the store check needs
     prov = current.provenance
     record_ok = sha256_digest(canonical_json(prov.model_dump(mode="json"))) == current.record_digest
-    points = store.retrieve([fact_id])
-    if current.state is FactState.COMMITTED:
-        store_problem = (
-            payload_problem(points[0].payload, current, prov)
-            if points
-            else "integrity.missing_point"
-        )
-    elif current.state is FactState.DELETED:
-        store_problem = "integrity.deleted_point_present" if points else None
-    else:
+    store_problem: str | None
+    if store is None:
         store_problem = None
+        store_state = "not_checked"
+    else:
+        points = store.retrieve([fact_id])
+        if current.state is FactState.COMMITTED:
+            store_problem = (
+                payload_problem(points[0].payload, current, prov)
+                if points
+                else "integrity.missing_point"
+            )
+        elif current.state is FactState.DELETED:
+            store_problem = "integrity.deleted_point_present" if points else None
+        else:
+            store_problem = None
+        store_state = "ok" if store_problem is None else store_problem
     events = ledger.events_for(fact_id)
-    event_rows = [
-        {
+    inclusion, checkpoint_state = _inclusion(ledger, events) if proofs else ([], "not_checked")
+    by_seq = {r["seq"]: r for r in inclusion}
+    event_rows = []
+    for seq, ev, stored_digest in events:
+        row = {
             "seq": seq,
             "ts": ev.ts.isoformat(),
             "action": ev.action,
@@ -51,10 +202,37 @@ def audit_fact(ledger: Ledger, store: MemoryStore, fact_id: str) -> dict[str, An
             "purpose": ev.purpose,
             "digest_ok": ev.digest == stored_digest,
         }
-        for seq, ev, stored_digest in events
-    ]
-    reads = [e for e in event_rows if e["action"] in ("get", "search")]
-    verified = record_ok and store_problem is None and all(e["digest_ok"] for e in event_rows)
+        if seq in by_seq:
+            row["leaf_index"] = by_seq[seq].get("leaf_index")
+            row["inclusion"] = by_seq[seq]["inclusion"]
+        event_rows.append(row)
+    reads = [e for e in event_rows if e["action"] in READ_ACTIONS]
+    entries = ledger.lineage.quarantine_entries(fact_id)
+    revocation = {
+        "quarantined": quarantined,
+        "entries": [
+            {
+                "revocation_id": rev.revocation_id,
+                "selector": rev.selector.model_dump(mode="json", exclude_none=True),
+                "reason": rev.reason,
+                "actor": rev.actor,
+                "created_at": rev.created_at.isoformat(),
+                "revocation_active": rev.active,
+                "lifted": entry.lifted,
+                "lifted_event_id": entry.lifted_event_id,
+            }
+            for entry, rev in entries
+        ],
+    }
+    inclusion_ok = all(r["inclusion"] in ("ok", "ok_unsigned", "pending") for r in inclusion)
+    events_ok = all(e["digest_ok"] for e in event_rows)
+    verified = (
+        record_ok
+        and store_problem is None
+        and events_ok
+        and inclusion_ok
+        and checkpoint_state in ("ok", "none", "not_checked")
+    )
     return {
         "schema": AUDIT_SCHEMA,
         "fact_id": fact_id,
@@ -65,15 +243,56 @@ def audit_fact(ledger: Ledger, store: MemoryStore, fact_id: str) -> dict[str, An
             {"version": v.version, "state": v.state.value, "record_digest": v.record_digest}
             for v in versions
         ],
+        "lineage": lineage_report(ledger, fact_id),
+        "revocation": revocation,
         "reads": reads,
         "events": event_rows,
         "verification": {
             "ledger_record_digest": "ok" if record_ok else "mismatch",
-            "store_payload": "ok" if store_problem is None else store_problem,
-            "event_digests": "ok" if all(e["digest_ok"] for e in event_rows) else "mismatch",
+            "store_payload": store_state,
+            "event_digests": "ok" if events_ok else "mismatch",
+            "event_inclusion": (
+                "not_checked" if not proofs else "ok" if inclusion_ok else "failed"
+            ),
+            "checkpoint": checkpoint_state,
             "verified": verified,
         },
     }
+
+
+def audit_selector(ledger: Ledger, selector: RevocationSelector) -> dict[str, Any]:
+    """What a source, turn, session, principal or fact touched: the facts it matches (any version)
+    and every descendant of those, with their state and quarantine."""
+    matched = ledger.lineage.match(selector)
+    descendants = [d for d in ledger.lineage.descendants(matched) if d not in set(matched)]
+    records = ledger.latest([*matched, *descendants[:_MAX_DESCENDANTS]])
+    return {
+        "schema": AUDIT_LIST_SCHEMA,
+        "selector": selector.model_dump(mode="json", exclude_none=True),
+        "matched": [_node(ledger, f, records) for f in matched],
+        "descendants": [_node(ledger, d, records) for d in descendants[:_MAX_DESCENDANTS]],
+        "descendant_count": len(descendants),
+    }
+
+
+def _tree_lines(node: dict[str, Any], depth: int, out: list[str]) -> None:
+    pad = "    " + "  " * depth
+    edge = f"[{node['edge']}] " if "edge" in node else ""
+    if node.get("truncated"):
+        out.append(f"{pad}{edge}{node['fact_id']} ...")
+        return
+    if node.get("state") == "unknown":
+        out.append(f"{pad}{edge}{node['fact_id']} (unknown)")
+        return
+    src = node["source"]
+    where = src.get("uri") or src.get("name") or ""
+    flag = " QUARANTINED" if node.get("quarantined") else ""
+    out.append(
+        f"{pad}{edge}{node['fact_id']} {node['trust']} {src['kind']} {where}".rstrip()
+        + f" turn {node['turn']['session_id']}#{node['turn']['turn_index']}{flag}"
+    )
+    for parent in node.get("parents", []):
+        _tree_lines(parent, depth + 1, out)
 
 
 def render_text(report: dict[str, Any]) -> str:
@@ -84,8 +303,10 @@ def render_text(report: dict[str, Any]) -> str:
     turn = p["turn"]
     src = p["source"]
     v = report["verification"]
+    rev = report.get("revocation", {})
     lines = [
-        f"fact {report['fact_id']}  (version {report['version']}, {report['state']})",
+        f"fact {report['fact_id']}  (version {report['version']}, {report['state']})"
+        + ("  QUARANTINED" if rev.get("quarantined") else ""),
         f"  namespace     {p['namespace']}",
         f"  owner         {p['owner']['subject']} @ {p['owner']['issuer']}",
         f"  source        {src['kind']} {src.get('uri') or src.get('name') or ''}".rstrip(),
@@ -98,8 +319,24 @@ def render_text(report: dict[str, Any]) -> str:
         f"  created       {p['created_at']}",
         f"  content       {p['content_digest']}",
         f"  policy        {p['policy_digest']}",
-        f"  reads         {len(report['reads'])}",
     ]
+    lineage = report.get("lineage")
+    if lineage:
+        lines.append("  lineage (up to the roots)")
+        _tree_lines(lineage["up"], 0, lines)
+        lines.append(f"  descendants   {lineage['descendant_count']}")
+        for d in lineage["descendants"][:20]:
+            flag = " QUARANTINED" if d.get("quarantined") else ""
+            lines.append(f"    {d['fact_id']} {d.get('trust', '?')} {d.get('state', '?')}{flag}")
+        if lineage["descendant_count"] > 20:
+            lines.append(f"    ... {lineage['descendant_count'] - 20} more (see --json)")
+    for entry in rev.get("entries", []):
+        state = "lifted" if entry["lifted"] else "active"
+        lines.append(
+            f"  revocation    {entry['revocation_id']} {state}: {entry['reason']}"
+            f" (by {entry['actor']} at {entry['created_at']})"
+        )
+    lines.append(f"  reads         {len(report['reads'])}")
     for r in report["reads"]:
         who = " -> ".join([r["subject"] or "?", *r["actors"]])
         lines.append(
@@ -109,6 +346,27 @@ def render_text(report: dict[str, Any]) -> str:
         "  verification  "
         + ("OK" if v["verified"] else "FAILED")
         + f"  (ledger record {v['ledger_record_digest']}, store payload {v['store_payload']},"
-        + f" event digests {v['event_digests']})"
+        + f" event digests {v['event_digests']}, inclusion {v.get('event_inclusion', '-')},"
+        + f" checkpoint {v.get('checkpoint', '-')})"
     )
     return "\n".join(lines)
+
+
+def render_selector_text(report: dict[str, Any]) -> str:
+    """A human-readable rendering of :func:`audit_selector`'s report."""
+    sel = report["selector"]
+    lines = [f"{sel['kind']} {sel['value']}: {len(report['matched'])} facts matched,"
+             f" {report['descendant_count']} descendants"]  # fmt: skip
+    for title, nodes in (("matched", report["matched"]), ("descendants", report["descendants"])):
+        if nodes:
+            lines.append(f"  {title}")
+        for n in nodes:
+            flag = " QUARANTINED" if n.get("quarantined") else ""
+            src = n.get("source", {})
+            lines.append(
+                f"    {n['fact_id']} {n.get('trust', '?')} {n.get('state', '?')}"
+                f" {src.get('kind', '')} {src.get('uri') or src.get('name') or ''}".rstrip()
+                + flag
+            )
+    return "\n".join(lines)
+

@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 if TYPE_CHECKING:
+    from memguard.ledger import Ledger
     from memguard.policy.model import PolicySet
+    from memguard.revocation import RevocationSelector
 
 from memguard.embedded import DEFAULT_STATE_DIR
 
@@ -50,30 +52,153 @@ def demo(state_dir: StateDir = Path(DEFAULT_STATE_DIR) / "demo") -> None:
     raise typer.Exit(code)
 
 
+LedgerUrl = Annotated[
+    str | None,
+    typer.Option("--ledger-url", help="A PostgreSQL ledger instead of STATE_DIR/ledger.db."),
+]
+
+
+def _selector(
+    source: str | None,
+    source_pattern: str | None,
+    domain: str | None,
+    session: str | None,
+    turn: str | None,
+    principal: str | None,
+    jti: str | None,
+    subject: str | None,
+    issuer: str | None,
+    fact: str | None,
+) -> RevocationSelector | None:
+    """At most one selector from the command-line options (exit 1 on a bad combination)."""
+    from memguard.revocation import RevocationSelector
+
+    given: list[RevocationSelector] = []
+    try:
+        if source is not None:
+            given.append(RevocationSelector.source(source))
+        if source_pattern is not None:
+            given.append(RevocationSelector.source_pattern(source_pattern))
+        if domain is not None:
+            given.append(RevocationSelector.domain(domain))
+        if session is not None:
+            given.append(RevocationSelector.session(session))
+        if turn is not None:
+            sid, sep, index = turn.rpartition("#")
+            if not sep or not sid or not index.isdigit():
+                raise ValueError("`--turn` takes SESSION#INDEX")
+            given.append(RevocationSelector.turn(sid, int(index)))
+        if principal is not None:
+            given.append(
+                RevocationSelector.workload(principal)
+                if principal.startswith("spiffe://")
+                else RevocationSelector.jti(principal)
+            )
+        if jti is not None:
+            given.append(RevocationSelector.jti(jti))
+        if subject is not None:
+            if issuer is None:
+                raise ValueError("`--subject` needs `--issuer`")
+            given.append(RevocationSelector.subject(issuer, subject))
+        if fact is not None:
+            given.append(RevocationSelector.fact(fact))
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    if len(given) > 1:
+        typer.echo("error: give one selector", err=True)
+        raise typer.Exit(1)
+    return given[0] if given else None
+
+
+Src = Annotated[str | None, typer.Option("--source", help="An exact source URI.")]
+SrcPattern = Annotated[str | None, typer.Option("--source-pattern", help="A glob over source URIs.")]
+Domain = Annotated[str | None, typer.Option("--domain", help="A host and its subdomains.")]
+Session = Annotated[str | None, typer.Option("--session", help="Every turn of a session.")]
+TurnOpt = Annotated[str | None, typer.Option("--turn", help="One turn: SESSION#INDEX.")]
+PrincipalOpt = Annotated[
+    str | None,
+    typer.Option("--principal", help="A workload id (spiffe://...) or a token jti."),
+]
+Jti = Annotated[str | None, typer.Option("--jti", help="A token id.")]
+Subject = Annotated[str | None, typer.Option("--subject", help="A user (with --issuer).")]
+Issuer = Annotated[str | None, typer.Option("--issuer", help="The issuer of --subject.")]
+AsJsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")]
+
+
+def _open_ledger(state_dir: Path, ledger_url: str | None) -> Ledger:
+    """The ledger, with the checkpoint key when the state folder has one (to verify checkpoints)."""
+    from memguard.ledger import Ledger
+    from memguard.ledger.checkpoint import CheckpointSigner
+
+    key = state_dir / "keys" / "checkpoint.key"
+    signer = CheckpointSigner.load(key) if key.exists() else None
+    if ledger_url is not None:
+        return Ledger.from_url(ledger_url, checkpoint_signer=signer)
+    if not (state_dir / "ledger.db").exists():
+        typer.echo(f"error: no ledger in `{state_dir}`", err=True)
+        raise typer.Exit(1)
+    return Ledger.sqlite(state_dir / "ledger.db", checkpoint_signer=signer)
+
+
 @app.command()
 def audit(
-    fact_id: Annotated[str, typer.Argument(help="The fact to audit.")],
+    fact_id: Annotated[str | None, typer.Argument(help="The fact to audit.")] = None,
     state_dir: StateDir = Path(DEFAULT_STATE_DIR) / "demo",
+    ledger_url: LedgerUrl = None,
+    source: Src = None,
+    source_pattern: SrcPattern = None,
+    domain: Domain = None,
+    session: Session = None,
+    turn: TurnOpt = None,
+    principal: PrincipalOpt = None,
+    jti: Jti = None,
+    subject: Subject = None,
+    issuer: Issuer = None,
+    prov: Annotated[
+        bool, typer.Option("--prov", help="The fact's lineage as W3C PROV-JSON.")
+    ] = False,
+    no_store: Annotated[
+        bool, typer.Option("--no-store", help="Do not check the embedded store's copy.")
+    ] = False,
     as_json: Annotated[
         bool, typer.Option("--json", help="Stable JSON (memguard.audit/v1).")
     ] = False,
 ) -> None:
-    """Show a fact's provenance, readers and verification result."""
-    from memguard.audit import audit_fact, render_text
-    from memguard.errors import FactNotFound, MemguardError
-    from memguard.ledger import Ledger
-    from memguard.stores.qdrant import QdrantStore
+    """Where a fact came from, its lineage, who read it, whether it verifies; or (with a selector
+    such as --source, --domain, --turn, --principal) what a source, turn or principal touched.
 
-    if not (state_dir / "ledger.db").exists():
-        typer.echo(f"error: no ledger in `{state_dir}`", err=True)
+    Exit: 0 verified / listed, 1 failure, 2 unknown fact id, 4 verification failed."""
+    from memguard.audit import audit_fact, audit_selector, render_selector_text, render_text
+    from memguard.errors import FactNotFound, MemguardError
+    from memguard.prov import lineage_prov_json
+
+    selector = _selector(
+        source, source_pattern, domain, session, turn, principal, jti, subject, issuer, None
+    )
+    if (selector is None) == (fact_id is None):
+        typer.echo("error: give a fact id or one selector (--source, --turn, ...)", err=True)
         raise typer.Exit(1)
+    store = None
     try:
-        ledger = Ledger.sqlite(state_dir / "ledger.db")
-        store = QdrantStore(path=str(state_dir / "qdrant"))
+        ledger = _open_ledger(state_dir, ledger_url)
         try:
+            if selector is not None:
+                listing = audit_selector(ledger, selector)
+                _emit(listing, as_json, render_selector_text(listing))
+                raise typer.Exit(0)
+            assert fact_id is not None
+            if prov:
+                typer.echo(json.dumps(lineage_prov_json(ledger, fact_id), indent=2, sort_keys=True))
+                raise typer.Exit(0)
+            if not no_store and ledger_url is None and (state_dir / "qdrant").exists():
+                from memguard.stores.qdrant import QdrantStore
+
+                store = QdrantStore(path=str(state_dir / "qdrant"))
             report = audit_fact(ledger, store, fact_id)
         finally:
-            store.close()
+            if store is not None:
+                store.close()
             ledger.close()
     except FactNotFound:
         typer.echo(f"error: unknown fact `{fact_id}`", err=True)
@@ -86,6 +211,110 @@ def audit(
     else:
         typer.echo(render_text(report))
     raise typer.Exit(0 if report["verification"]["verified"] else 4)
+
+
+def _operator() -> str:
+    import getpass
+    import socket
+
+    try:
+        user = getpass.getuser()
+    except Exception:
+        user = "unknown"
+    return f"operator:{user}@{socket.gethostname()}"
+
+
+@app.command()
+def revoke(
+    reason: Annotated[str, typer.Option("--reason", help="Why (kept in the audit log).")],
+    state_dir: StateDir = Path(DEFAULT_STATE_DIR) / "demo",
+    ledger_url: LedgerUrl = None,
+    source: Src = None,
+    source_pattern: SrcPattern = None,
+    domain: Domain = None,
+    session: Session = None,
+    turn: TurnOpt = None,
+    principal: PrincipalOpt = None,
+    jti: Jti = None,
+    subject: Subject = None,
+    issuer: Issuer = None,
+    fact: Annotated[str | None, typer.Option("--fact", help="One fact id.")] = None,
+    derived_only: Annotated[
+        bool,
+        typer.Option("--derived-only", help="Follow derived_from edges only, not turn taint."),
+    ] = False,
+    as_json: AsJsonOpt = False,
+) -> None:
+    """Revoke a source, turn or principal as the local operator: quarantine what it wrote and
+    every descendant (exit 0 done, 1 failure)."""
+    from memguard.embedded import open_embedded
+    from memguard.errors import MemguardError
+
+    selector = _selector(
+        source, source_pattern, domain, session, turn, principal, jti, subject, issuer, fact
+    )
+    if selector is None:
+        typer.echo("error: give one selector (--source, --domain, --turn, --fact, ...)", err=True)
+        raise typer.Exit(1)
+    if ledger_url is None and not (state_dir / "ledger.db").exists():
+        typer.echo(f"error: no ledger in `{state_dir}`", err=True)
+        raise typer.Exit(1)
+    try:
+        stack = open_embedded(state_dir, ledger_url=ledger_url)
+        try:
+            report = stack.guard.revoke(
+                None,
+                selector,
+                reason=reason,
+                follow_context=not derived_only,
+                operator=_operator(),
+            )
+        finally:
+            stack.close()
+    except MemguardError as exc:
+        typer.echo(f"error: {exc} ({exc.code})", err=True)
+        raise typer.Exit(1) from None
+    data = {
+        "revocation_id": report.revocation_id,
+        "selector": report.selector.model_dump(mode="json", exclude_none=True),
+        "roots": list(report.roots),
+        "quarantined": list(report.quarantined),
+        "count": report.count,
+        "store_synced": report.store_synced,
+    }
+    _emit(
+        data,
+        as_json,
+        f"revoked {selector.describe()}: {len(report.roots)} facts matched,"
+        f" {report.count} quarantined (revocation {report.revocation_id})",
+    )
+
+
+@app.command()
+def endorse(
+    fact_ids: Annotated[list[str], typer.Argument(help="Facts whose quarantine to lift.")],
+    reason: Annotated[str, typer.Option("--reason", help="Why (kept in the audit log).")],
+    state_dir: StateDir = Path(DEFAULT_STATE_DIR) / "demo",
+    ledger_url: LedgerUrl = None,
+    as_json: AsJsonOpt = False,
+) -> None:
+    """Lift the quarantine of facts as the local operator (an audited endorsement)."""
+    from memguard.embedded import open_embedded
+    from memguard.errors import MemguardError
+
+    if ledger_url is None and not (state_dir / "ledger.db").exists():
+        typer.echo(f"error: no ledger in `{state_dir}`", err=True)
+        raise typer.Exit(1)
+    try:
+        stack = open_embedded(state_dir, ledger_url=ledger_url)
+        try:
+            lifted = stack.guard.endorse(None, fact_ids, reason=reason, operator=_operator())
+        finally:
+            stack.close()
+    except MemguardError as exc:
+        typer.echo(f"error: {exc} ({exc.code})", err=True)
+        raise typer.Exit(1) from None
+    _emit({"lifted": lifted}, as_json, f"lifted the quarantine of {len(lifted)} facts")
 
 
 policy_app = typer.Typer(

@@ -4,7 +4,8 @@ Everything lives in one project-local state folder (``.memguard/`` unless told o
 
     .memguard/qdrant/      Qdrant local-mode storage, one collection per owner
     .memguard/ledger.db    provenance rows and the audit log
-    .memguard/keys/        the local token service's signing key (0600)
+    .memguard/keys/        the local token service's signing key and the audit log's
+                           checkpoint key (0600)
 
 ``ledger_url=`` (PostgreSQL) and ``qdrant_url=`` (a Qdrant server) switch either part to a real
 engine with the same code.
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from memguard.guard import MemoryGuard
 from memguard.ledger import Ledger
+from memguard.ledger.checkpoint import CheckpointSigner
 from memguard.localtokens import LocalTokenService
 from memguard.scope import ScopeResolver
 from memguard.stores.qdrant import QdrantStore
@@ -49,7 +51,12 @@ def open_embedded(
     """Open (creating if needed) the embedded stack under ``state_dir``."""
     root = Path(state_dir)
     root.mkdir(parents=True, exist_ok=True)
-    ledger = Ledger.from_url(ledger_url) if ledger_url else Ledger.sqlite(root / "ledger.db")
+    signer = CheckpointSigner.load_or_create(root / "keys" / "checkpoint.key")
+    ledger = (
+        Ledger.from_url(ledger_url, checkpoint_signer=signer)
+        if ledger_url
+        else Ledger.sqlite(root / "ledger.db", checkpoint_signer=signer)
+    )
     if qdrant_url:
         store = QdrantStore(url=qdrant_url, collection=collection, dimension=dimension)
     else:

@@ -543,7 +543,12 @@ class MemoryGuard:
         )
 
     def close(self) -> None:
+        """Integrate the audit events still queued (and sign a checkpoint), then close."""
         try:
+            try:
+                self.ledger.log.flush()
+            except Exception:  # the events are durable; the next process integrates them
+                pass
             self.store.close()
         finally:
             self.ledger.close()

@@ -455,8 +455,10 @@ class Kernel:
         self._revocations = _RevocationCache()
         self._revocation_lock = threading.Lock()
         self._log = get_logger()
-        #: called after events were appended (the audit log's group commit hooks in here)
-        self.after_events: Callable[[], None] | None = None
+        #: called after events were appended: the audit log's group commit (integrate the queued
+        #: events into the Merkle tree when a batch is due, sign a checkpoint when one is due)
+        log = getattr(ledger, "log", None)
+        self.after_events: Callable[[], object] | None = getattr(log, "maybe_integrate", None)
 
     # -- identity ---------------------------------------------------------------------------------
 
