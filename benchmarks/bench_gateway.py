@@ -24,7 +24,6 @@ import importlib.util
 import json
 import os
 import secrets
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -34,7 +33,6 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import httpx
 import psycopg
