@@ -211,6 +211,11 @@ class Operation:
                     level = lowest
                     reason += f"; turn tainted: it read {lowest.label} facts"
                 edges.extend((fact_id, fid, "context") for fid, _ in read if fid not in inputs)
+            if req.trust is not None and level < req.trust:
+                # the writer asked for more than its inputs or its turn allow: refuse, never narrow
+                raise TrustEscalation(
+                    "requested trust is above what the inputs or the turn's reads allow"
+                )
             version, owner = 1, principal.subject
             if fact_id in next_versions:  # an existing id: this is an update of that fact
                 head = heads.get(fact_id)
@@ -664,13 +669,13 @@ class Kernel:
         revoker's scope). ``operator`` (a name, with ``identity=None``) is the local operator's
         path, used by the ``memguard revoke`` command on a ledger it has file access to.
         """
-        if not isinstance(selector, RevocationSelector):
-            raise InvalidRequest("`selector` must be a RevocationSelector")
-        if not isinstance(reason, str) or not reason.strip() or len(reason) > 2000:
-            raise InvalidRequest("a revocation needs a reason (at most 2000 characters)")
         with self.operation(
             "revoke", identity, require_identity=operator is None
         ) as op:
+            if not isinstance(selector, RevocationSelector):
+                raise InvalidRequest("`selector` must be a RevocationSelector")
+            if not isinstance(reason, str) or not reason.strip() or len(reason) > 2000:
+                raise InvalidRequest("a revocation needs a reason (at most 2000 characters)")
             if operator is not None:
                 op.detail["operator"] = operator
             matched = self.ledger.lineage.match(selector)
@@ -722,14 +727,14 @@ class Kernel:
         Each id must be in the caller's ``endorse`` scope; returns the ids whose quarantine was
         lifted. Descendants stay quarantined until endorsed themselves.
         """
-        if not isinstance(reason, str) or not reason.strip() or len(reason) > 2000:
-            raise InvalidRequest("an endorsement needs a reason (at most 2000 characters)")
-        ids = list(dict.fromkeys(fact_ids))
-        if not ids:
-            raise InvalidRequest("nothing to endorse")
+        ids = [f for f in dict.fromkeys(fact_ids) if isinstance(f, str)]
         with self.operation(
             "endorse", identity, require_identity=operator is None, fact_ids=ids
         ) as op:
+            if not isinstance(reason, str) or not reason.strip() or len(reason) > 2000:
+                raise InvalidRequest("an endorsement needs a reason (at most 2000 characters)")
+            if not ids or len(ids) != len(list(fact_ids)):
+                raise InvalidRequest("give distinct fact ids to endorse")
             if operator is not None:
                 op.detail["operator"] = operator
             if op.principal is not None:
