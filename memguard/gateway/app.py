@@ -33,7 +33,6 @@ from starlette.routing import Route
 from memguard.aio import AsyncMemoryGuard
 from memguard.errors import MemguardError
 from memguard.events import AuditEvent, Decision
-from memguard.gateway.auditing import audit_for
 from memguard.gateway.auth import WORKLOAD_HEADER, BearerOnlyMiddleware, bearer_token
 from memguard.gateway.errors import GatewayError, http_error
 from memguard.gateway.limits import (
@@ -235,7 +234,7 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
         summary="Audit a fact: provenance, readers, verification")
     async def audit(fact_id: FactIdPath, identity: Caller) -> JSONResponse:
         await need(identity, scopes.audit, "audit")
-        report = await asyncio.to_thread(audit_for, stack.guard, identity, fact_id)
+        report = await asyncio.to_thread(stack.guard.audit, identity, fact_id)
         return JSONResponse(report, headers=NO_STORE)
 
     # -- metadata and health ----------------------------------------------------------------------

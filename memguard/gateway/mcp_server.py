@@ -135,8 +135,6 @@ def build_mcp_server(stack: GatewayStack, *, transport: str = "http") -> MCPServ
     """The MCP server over ``stack``'s guard. ``transport``: ``http`` (bearer auth) or ``stdio``."""
     import asyncio
 
-    from memguard.gateway.auditing import audit_for
-
     aguard = AsyncMemoryGuard(stack.guard)
     scopes = stack.config.scopes
     if transport == "http":
@@ -226,7 +224,7 @@ def build_mcp_server(stack: GatewayStack, *, transport: str = "http") -> MCPServ
     async def audit(fact_id: str, ctx: Context[Any, Any]) -> dict[str, Any]:
         identity = await caller(ctx, scopes.audit)
         try:
-            return await asyncio.to_thread(audit_for, stack.guard, identity, _fact_id(fact_id))
+            return await asyncio.to_thread(stack.guard.audit, identity, _fact_id(fact_id))
         except MemguardError as exc:
             raise _tool_error(exc) from None
 
