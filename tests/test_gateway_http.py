@@ -305,6 +305,16 @@ def test_readiness_fails_without_keys_or_policy(tmp_path: Path) -> None:
         r = httpx.get(f"{gw.base}/readyz", timeout=5)
         assert r.status_code == 503 and r.json()["checks"]["keys"] != "ok"
         pem.with_suffix(".gone").rename(pem)
+        time.sleep(1.1)
+        assert httpx.get(f"{gw.base}/readyz", timeout=5).status_code == 200
+        # a policy file that stops validating: the last good set still decides, not ready
+        policy.write_text("apiVersion: memguard/v1\nkind: PolicySet\nrules: [{id: x, bogus: 1}]\n",
+                          "utf-8")
+        time.sleep(1.1)
+        r = httpx.get(f"{gw.base}/readyz", timeout=5)
+        assert r.status_code == 503 and r.json()["checks"]["policy"] == "configuration.policy"
+        token = gw.user_token()
+        assert gw.post("/v1/facts", token, fact("still governed")).status_code == 201
     resolver_cfg: dict[str, Any] = {"path": str(tmp_path / "missing-policies")}
     with pytest.raises(ConfigurationError):
         with running_gateway(tmp_path / "p", mcp=False, policy=resolver_cfg):

@@ -93,6 +93,9 @@ class LedgerSection(_Section):
     """``url``: ``postgresql+psycopg://...`` or ``sqlite:///...``; default: SQLite under ``state_dir``."""
 
     url: str | None = None
+    #: Ed25519 key that signs the audit log's checkpoints (created 0600 if absent); without one
+    #: the log is still a Merkle tree, but its checkpoints are unsigned.
+    checkpoint_key: str | None = None
 
 
 class StoreSection(_Section):

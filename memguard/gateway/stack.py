@@ -179,6 +179,10 @@ class GatewayStack:
         _ = self.policy.engine  # picks up a changed file, as a decision would
         if not self.policy.valid:
             raise ConfigurationError("no valid policy loaded")
+        if self.policy.last_error is not None:
+            # the files on disk do not validate: the last good set still decides (fail safe),
+            # but this process is not ready for traffic until someone fixes the deployment
+            raise self.policy.last_error
 
     def _check_keys(self) -> None:
         if self.sts is not None:
@@ -306,7 +310,12 @@ def open_stack(
     state = config.state_path
     state.mkdir(parents=True, exist_ok=True)
     ledger_url = config.ledger.url or f"sqlite:///{(state / 'ledger.db').resolve()}"
-    ledger = Ledger.from_url(ledger_url)
+    signer = None
+    if config.ledger.checkpoint_key is not None:
+        from memguard.ledger.checkpoint import CheckpointSigner
+
+        signer = CheckpointSigner.load_or_create(config.path(config.ledger.checkpoint_key))
+    ledger = Ledger.from_url(ledger_url, checkpoint_signer=signer)
     try:
         return _open(config, ledger, ledger_url, scope, clock)
     except BaseException:
