@@ -49,7 +49,9 @@ def _block(fact: RecalledFact, boundary: str) -> str:
     p = fact.provenance
     source = p.source.kind.value + ":" + (p.source.uri or p.source.name or "-")
     chain = " -> ".join([p.writer.subject.subject, *(a.subject for a in p.writer.actors)])
-    text = fact.text.replace(boundary, "")
+    text = fact.text
+    while boundary in text:  # one pass could join two halves into a new occurrence
+        text = text.replace(boundary, "")
     header = (
         f'[memory {boundary} fact="{_attr(fact.fact_id)}" trust="{p.trust.label}" '
         f'source="{_attr(source)}" writer="{_attr(chain)}" '
