@@ -129,3 +129,45 @@ async def test_mcp_client_with_other_audience_fails(gw: Gateway) -> None:
     assert [type(e).__name__ for e in _leaves(info.value)] == ["MCPError"]
     reasons = [e.reason for e in gw.stack.guard.ledger.events(decision="deny", limit=100)]
     assert "identity.bad_audience" in reasons  # refused by the guard's audience check, audited
+
+
+async def test_mcp_over_stdio_uses_the_environments_credentials(tmp_path: Path) -> None:
+    """``python -m memguard.gateway --stdio``: the tools over stdin/stdout with the caller's token
+    from the environment, verified on every call."""
+    import os
+    import sys
+
+    from mcp import StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    from memguard.gateway.config import GatewayConfig
+    from memguard.gateway.stack import open_stack
+
+    config = {"state_dir": str(tmp_path / "gw"), "server": {"port": 8799}}
+    cfg_file = tmp_path / "gateway.yaml"
+    cfg_file.write_text(json.dumps(config), "utf-8")
+    stack = open_stack(GatewayConfig.from_mapping(config))
+    assert stack.sts is not None
+    token = stack.sts.issue_user_token("alice", scopes=("memory:read", "memory:write"))
+    other = stack.sts.issue_user_token("alice", audience="https://elsewhere.example",
+                                       scopes=("memory:read",))
+    stack.close()
+    base_env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG")}
+
+    async def session(env_token: str, steps: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+        params = StdioServerParameters(
+            command=sys.executable, cwd=str(tmp_path),
+            args=["-m", "memguard.gateway", "--config", str(cfg_file), "--stdio"],
+            env={**base_env, "MEMGUARD_TOKEN": env_token, "PYTHONWARNINGS": "ignore"})
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            return [await s.call_tool(name, args) for name, args in steps]
+
+    wrote, recalled = await session(token, [
+        ("remember", {"text": "stdio fact", "namespace": "n", "session_id": "s",
+                      "source_kind": "user_message"}),
+        ("recall", {"query": "stdio fact"})])
+    assert payload(wrote)["provenance"]["writer"]["chain"] == ["alice"]
+    assert [f["text"] for f in payload(recalled)["facts"]] == ["stdio fact"]
+    (refused,) = await session(other, [("recall", {"query": "stdio fact"})])
+    assert refused.is_error and "identity" in refused.content[0].text

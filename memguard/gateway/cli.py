@@ -58,11 +58,17 @@ def serve(
 
 
 def _stdio(config: object) -> None:
+    import logging
+    import sys
+
     from memguard.gateway.config import GatewayConfig
     from memguard.gateway.mcp_server import build_mcp_server
     from memguard.gateway.stack import open_stack
 
+    from memguard.logging import configure_json_logging
+
     assert isinstance(config, GatewayConfig)
+    configure_json_logging(logging.INFO, stream=sys.stderr)  # stdout is the MCP channel
     stack = open_stack(config)
     try:
         build_mcp_server(stack, transport="stdio").run("stdio")
