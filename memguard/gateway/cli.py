@@ -64,7 +64,6 @@ def _stdio(config: object) -> None:
     from memguard.gateway.config import GatewayConfig
     from memguard.gateway.mcp_server import build_mcp_server
     from memguard.gateway.stack import open_stack
-
     from memguard.logging import configure_json_logging
 
     assert isinstance(config, GatewayConfig)
