@@ -228,7 +228,7 @@ class SqlStore:
         meta = self._meta
         wanted = {"layout": _LAYOUT, "dimension": str(self.dimension)}
         with self._engine.begin() as conn:
-            have = dict(conn.execute(select(meta.c.key, meta.c.value)).tuples().all())
+            have = {k: v for k, v in conn.execute(select(meta.c.key, meta.c.value))}
             missing = [{"key": k, "value": v} for k, v in wanted.items() if k not in have]
             if missing:
                 conn.execute(insert(meta), missing)
@@ -408,7 +408,7 @@ class SqlStore:
                     .with_for_update()
                 )
                 params = []
-                for fact_id, reserved in conn.execute(stmt).tuples():
+                for fact_id, reserved in conn.execute(stmt):
                     trust = int(trust_by_id[fact_id])
                     if isinstance(reserved, Mapping):  # the column and its JSON copy move together
                         reserved = {**reserved, "trust": trust}
