@@ -171,3 +171,14 @@ async def test_mcp_over_stdio_uses_the_environments_credentials(tmp_path: Path) 
     assert [f["text"] for f in payload(recalled)["facts"]] == ["stdio fact"]
     (refused,) = await session(other, [("recall", {"query": "stdio fact"})])
     assert refused.is_error and "identity" in refused.content[0].text
+
+
+async def test_mcp_shares_the_per_principal_rate_limit(tmp_path: Path) -> None:
+    with running_gateway(tmp_path, mcp=True,
+                         limits={"memory_rate": {"per_minute": 6, "burst": 3}}) as gw:
+        token = gw.user_token()
+        assert gw.post("/v1/search", token, {"query": "x"}).status_code == 200  # 1 of 3
+        results = await call(gw, gw.headers(token), [("recall", {"query": "x"})] * 3)
+        assert [r.is_error for r in results] == [False, False, True]
+        assert "limits.rate_limited" in results[2].content[0].text
+        assert gw.post("/v1/search", token, {"query": "x"}).status_code == 429

@@ -40,6 +40,7 @@ from memguard.gateway.limits import (
     ConcurrencyLimitMiddleware,
     RateLimiter,
     TokenRateMiddleware,
+    principal_key,
 )
 from memguard.gateway.responses import NO_STORE, error_response
 from memguard.gateway.schemas import (
@@ -98,7 +99,7 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
     if config.mcp.enabled if mcp is None else mcp:
         from memguard.gateway.mcp_server import PresentedCredential, build_mcp_server
 
-        mcp_server = build_mcp_server(stack)
+        mcp_server = build_mcp_server(stack, rate=memory_rate)
         mcp_app = mcp_server.streamable_http_app(
             streamable_http_path=config.mcp.path, max_request_body_size=limits.max_body_bytes,
             host=config.server.host, stateless_http=True, json_response=True,
@@ -140,8 +141,7 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
         token, credential = bearer_token(request.headers)
         identity = await aguard.authenticate(token, workload_credential=credential)
         if memory_rate is not None:
-            p = identity.principal
-            memory_rate.check(f"{p.subject.issuer}\x00{p.subject.subject}\x00{p.current_actor.subject}")
+            memory_rate.check(principal_key(identity))
         return identity
 
     Caller = Annotated[Identity, Depends(caller)]
@@ -282,7 +282,7 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
 
     # middleware: the last added is the outermost
     def guarded(path: str) -> bool:
-        return path.startswith("/v1/") or path == "/token"
+        return path.startswith("/v1/") or path in ("/token", config.mcp.path)
 
     app.add_middleware(ConcurrencyLimitMiddleware, max_concurrency=limits.max_concurrency,
                        queue_timeout=limits.queue_timeout, request_timeout=limits.request_timeout,

@@ -26,8 +26,16 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from memguard.gateway.errors import GatewayError
 from memguard.gateway.responses import error_response
+from memguard.identity import Identity
 
-__all__ = ["BodyLimitMiddleware", "ConcurrencyLimitMiddleware", "RateLimiter"]
+__all__ = [
+    "BodyLimitMiddleware",
+    "ConcurrencyLimitMiddleware",
+    "RateLimiter",
+    "TokenRateMiddleware",
+    "claimed_client",
+    "principal_key",
+]
 
 
 class _TooLarge(Exception):
@@ -141,6 +149,12 @@ class ConcurrencyLimitMiddleware:
                 await error_response(exc, self.resource)(scope, _disconnect, send)
         finally:
             self._slots.release()
+
+
+def principal_key(identity: Identity) -> str:
+    """The rate-limit key of a verified caller: (issuer, subject, current actor)."""
+    p = identity.principal
+    return f"{p.subject.issuer}\x00{p.subject.subject}\x00{p.current_actor.subject}"
 
 
 class RateLimiter:

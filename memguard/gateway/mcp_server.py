@@ -37,6 +37,7 @@ from memguard.aio import AsyncMemoryGuard
 from memguard.errors import FactNotFound, IdentityError, MemguardError
 from memguard.gateway.auth import WORKLOAD_HEADER, bearer_token
 from memguard.gateway.errors import GatewayError
+from memguard.gateway.limits import RateLimiter, principal_key
 from memguard.gateway.schemas import FACT_ID, FactOut, WriteOut
 from memguard.gateway.stack import GatewayStack
 from memguard.identity import Identity
@@ -131,8 +132,11 @@ def env_identity(guard: AsyncMemoryGuard) -> IdentityFn:
     return identity
 
 
-def build_mcp_server(stack: GatewayStack, *, transport: str = "http") -> MCPServer[Any]:
-    """The MCP server over ``stack``'s guard. ``transport``: ``http`` (bearer auth) or ``stdio``."""
+def build_mcp_server(
+    stack: GatewayStack, *, transport: str = "http", rate: RateLimiter | None = None
+) -> MCPServer[Any]:
+    """The MCP server over ``stack``'s guard. ``transport``: ``http`` (bearer auth) or ``stdio``;
+    ``rate``: the per-principal limiter the HTTP API uses, shared so MCP is no way around it."""
     import asyncio
 
     aguard = AsyncMemoryGuard(stack.guard)
@@ -161,6 +165,10 @@ def build_mcp_server(stack: GatewayStack, *, transport: str = "http") -> MCPServ
             raise _tool_error(exc) from None
         if needed is not None and needed not in identity.principal.scopes:
             raise ToolError(f"access_denied.scope: the token lacks the `{needed}` scope")
+        if rate is not None:
+            retry = rate.take(principal_key(identity))
+            if retry is not None:
+                raise ToolError(f"limits.rate_limited: retry after {retry} s")
         return identity
 
     @server.tool(description="Store a fact in governed memory; returns its provenance. Trust is "
