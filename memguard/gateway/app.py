@@ -34,7 +34,7 @@ from memguard.aio import AsyncMemoryGuard
 from memguard.errors import MemguardError
 from memguard.events import AuditEvent, Decision
 from memguard.gateway.auth import WORKLOAD_HEADER, BearerOnlyMiddleware, bearer_token
-from memguard.gateway.errors import GatewayError, http_error
+from memguard.gateway.errors import GatewayError
 from memguard.gateway.limits import (
     BodyLimitMiddleware,
     ConcurrencyLimitMiddleware,
@@ -294,5 +294,4 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
     app.add_middleware(BodyLimitMiddleware, max_bytes=limits.max_body_bytes, resource=resource)
     app.add_middleware(BearerOnlyMiddleware, resource=resource, form_paths=form_paths)
     app.state.stack = stack
-    app.state.http_error = http_error
     return app
