@@ -10,7 +10,9 @@ import typer
 from memguard.audit import audit_fact, render_text
 from memguard.embedded import open_embedded
 from memguard.errors import IdentityError, MemguardError
+from memguard.prompt import render_for_prompt
 from memguard.provenance import Source, Turn
+from memguard.revocation import RevocationSelector
 from memguard.trust import SourceKind, TrustLevel
 
 PLANNER = "spiffe://memguard.local/agent/planner"
@@ -123,15 +125,64 @@ def run_demo(state_dir: Path) -> int:
             except IdentityError as exc:
                 typer.echo(f"  {label:13} -> refused: {exc.code}")
 
+        _step("the planner summarizes what it read: a derived fact is never above its inputs")
+        read_turn = Turn(session_id=session, turn_index=4)
+        seen = guard.search(planner, "Lisbon in May", k=3, namespaces=["travel"], turn=read_turn)
+        summary = guard.write(
+            planner,
+            "Lisbon in May: trams and pastries; the travel desk wants the passport number.",
+            namespace="travel",
+            source=Source(kind=SourceKind.AGENT_INFERENCE, name="planner"),
+            turn=read_turn,
+            derived_from=[web.fact_id],
+        )
+        typer.echo(f"  summary           -> trust {summary.trust.label} ({summary.trust_reason})")
+
+        _step("recalled facts rendered for the model: untrusted text fenced off as data")
+        typer.echo(_indent(render_for_prompt(seen, boundary="mg-demo-boundary")))
+
         _step(f"audit of the recalled web fact (memguard audit {web.fact_id})")
         report = audit_fact(guard.ledger, guard.store, web.fact_id)
         typer.echo(render_text(report))
         if not report["verification"]["verified"]:
             return 1
-        typer.echo(f"\nstate: {state_dir}   (try: memguard audit {web.fact_id} --json)")
+
+        _step("the page turns out to be an injection: revoke its domain")
+        revoked = guard.revoke(
+            alice,
+            RevocationSelector.domain("lisbon-travel-tips.example"),
+            reason="prompt injection in the page",
+        )
+        typer.echo(
+            f"  revocation {revoked.revocation_id}: {revoked.count} facts quarantined"
+            f" (the page and everything derived from it)"
+        )
+        after = guard.search(planner, "Lisbon in May passport", k=5, namespaces=["travel"])
+        for hit in after:
+            typer.echo(f"  {hit.summary()}  {hit.text[:60]!r}")
+        if {web.fact_id, summary.fact_id} & {h.fact_id for h in after}:
+            typer.secho("  UNEXPECTED: a quarantined fact was recalled", fg="red")
+            return 1
+        typer.echo("  recall no longer returns the page or its summary")
+
+        _step(f"audit of the summary (memguard audit {summary.fact_id})")
+        guard.ledger.log.flush()  # integrate the audit events and sign a checkpoint now
+        report = audit_fact(guard.ledger, guard.store, summary.fact_id)
+        typer.echo(render_text(report))
+        if not report["verification"]["verified"]:
+            return 1
+        typer.echo(
+            f"\nstate: {state_dir}\n  try: memguard audit {web.fact_id} --json"
+            f"\n       memguard audit --domain lisbon-travel-tips.example"
+            f"\n       memguard ledger verify --state-dir {state_dir}"
+        )
         return 0
     finally:
         stack.close()
+
+
+def _indent(text: str) -> str:
+    return "\n".join("  " + line for line in text.splitlines())
 
 
 def _forge(token: str) -> str:

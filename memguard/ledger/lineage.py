@@ -14,7 +14,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import and_, bindparam, func, insert, or_, select, text, update
@@ -393,12 +393,15 @@ class Lineage:
 
 
 def _revocation(row: Any) -> Revocation:
+    created = row.created_at
+    if created.tzinfo is None:  # SQLite hands back naive datetimes; they were written in UTC
+        created = created.replace(tzinfo=UTC)
     return Revocation(
         row.revocation_id,
         RevocationSelector.model_validate_json(row.selector),
         row.reason,
         row.actor,
-        row.created_at,
+        created,
         bool(row.active),
         row.event_id,
     )
