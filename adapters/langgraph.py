@@ -1,0 +1,810 @@
+"""A guarded LangGraph ``BaseStore`` (which also covers LangMem): every call goes through memguard.
+
+    from langgraph.store.memory import InMemoryStore
+    from memguard.adapters.langgraph import GuardedStore
+
+    store = GuardedStore(InMemoryStore(index=...), kernel=kernel, identity=me, context=CallContext(
+        source=Source(kind=SourceKind.USER_MESSAGE, name="chat"), turn=Turn(session_id="s-1", turn_index=0)))
+    store.put(("memories", "prefs"), "theme", {"text": "likes dark mode"})
+    store.search(("memories",), query="dark mode")      # only the caller's own, verified items
+    store.provenance(("memories", "prefs"), "theme")    # who wrote it, from where, at what trust
+
+Every convenience method of ``BaseStore`` (``get``, ``search``, ``put``, ``delete``,
+``list_namespaces`` and their ``a``-twins) goes through :meth:`GuardedStore.batch` /
+:meth:`GuardedStore.abatch`, which run each operation as one audited kernel operation.
+
+Layout in the inner store (see ``docs/adapters/langgraph.md``):
+
+- **Tenant partition.** Every namespace is stored under a first label derived from the verified
+  identity's (issuer, subject) (:func:`tenant_segment`) and shown to the caller without it, so one
+  user's ``("memories",)`` is physically apart from another's; reads and listings never leave it.
+- **Reserved keys.** The value keeps the caller's keys at the top level (so the caller's own
+  ``filter`` works unchanged) plus ``__memguard_*`` keys: the indexed fields of
+  :func:`memguard.scope.index_fields` (integers as order-preserving fixed-width strings, so a
+  text comparison such as PostgresStore's ``->>`` orders them as numbers), the version, the record
+  digest and the full provenance record. They are stripped from every returned item.
+- **Scope push-down.** A read plan's residual condition becomes part of the inner store's own
+  ``filter`` (``$eq``/``$ne``/``$gte``/``$lt`` on the reserved keys); what the filter language cannot
+  express (``Or``, ``In`` over several values, a negation of a nullable field) raises
+  :class:`~memguard.errors.UntranslatableCondition`: the read is refused, never post-filtered.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from collections.abc import Generator, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Final, Literal, TypeVar
+
+from langgraph.store.base import (
+    BaseStore,
+    GetOp,
+    InvalidNamespaceError,
+    Item,
+    ListNamespacesOp,
+    MatchCondition,
+    Op,
+    PutOp,
+    Result,
+    SearchItem,
+    SearchOp,
+    validate_op_namespace,
+)
+
+from memguard.compat import require_version
+from memguard.context import CallContext, external_fact_id
+from memguard.errors import (
+    FactNotFound,
+    InvalidRequest,
+    ReservedField,
+    UntranslatableCondition,
+)
+from memguard.identity import Identity
+from memguard.integrity import Candidate
+from memguard.kernel import Kernel, Operation, StampRequest, VerifiedFact
+from memguard.ledger import FactState
+from memguard.provenance import Provenance, Source, Turn, canonical_json, value_digest
+from memguard.scope import (
+    FIELDS,
+    And,
+    Condition,
+    Eq,
+    FieldValue,
+    Gte,
+    In,
+    Not,
+    Or,
+    PlanKind,
+    ReadRequest,
+    ScopePlan,
+    evaluate,
+    fields_of,
+    index_fields,
+)
+from memguard.stores.base import reserved_block
+from memguard.trust import TrustLevel
+
+__all__ = [
+    "RESERVED_PREFIX",
+    "SUPPORTED_BELOW",
+    "SUPPORTED_MIN",
+    "GuardedStore",
+    "namespace_name",
+    "scope_filter",
+    "tenant_segment",
+]
+
+#: The ``langgraph-checkpoint`` releases this adapter supports: ``>=SUPPORTED_MIN,<SUPPORTED_BELOW``.
+SUPPORTED_MIN: Final = "4.3.2"
+SUPPORTED_BELOW: Final = "5"
+_DISTRIBUTION: Final = "langgraph-checkpoint"
+
+#: Top-level value keys only memguard writes; a caller's value, filter or index path may not use them.
+RESERVED_PREFIX: Final = "__memguard_"
+_DOC: Final = "doc"  # ``__memguard_doc``: a copy of the caller's value, embedded in place of ``$``
+_DOC_KEY: Final = RESERVED_PREFIX + _DOC
+_INT_FIELDS: Final = frozenset(name for name, kind in FIELDS.items() if kind is int)
+#: Fields every guard-written item carries with a non-null value; ``$ne``/``$lt`` on them need no
+#: existence guard. An item without them is not guard-written and fails verification anyway.
+_ALWAYS_PRESENT: Final = frozenset(FIELDS) - {"workload_id", "tags"}
+_INT_OFFSET: Final = 10**14  # ints are stored as f"{v + offset:015d}": text order == number order
+_MAX_WINDOW: Final = 10_000  # offset + limit of one search
+_FILL_ROUNDS: Final = 6
+_LIST_PAGE: Final = 1000
+
+_T = TypeVar("_T")
+#: A sans-I/O operation: yields batches of inner-store ops, receives their results, returns a value.
+Flow = Generator[list[Op], list[Result], _T]
+_Residual = Condition | bool
+
+
+@functools.lru_cache(maxsize=8)
+def _require_supported(minimum: str, below: str) -> str:
+    return require_version(_DISTRIBUTION, minimum, below)
+
+
+def tenant_segment(issuer: str, subject: str) -> str:
+    """The first namespace label of everything stored for the principal (issuer, subject)."""
+    digest = hashlib.sha256(canonical_json([issuer, subject])).hexdigest()
+    return f"mg-{digest[:40]}"
+
+
+def namespace_name(namespace: Sequence[str]) -> str:
+    """The memguard namespace of a LangGraph namespace: its labels joined with ``.``.
+
+    Injective because LangGraph forbids ``.`` (and empty labels) inside a label; the result must
+    also pass memguard's identifier rules (NFC, no control or invisible characters, 1-1024 chars).
+    """
+    return ".".join(namespace)
+
+
+# -- scope condition -> LangGraph filter -------------------------------------------------------------
+
+
+def _present(value: FieldValue) -> bool:
+    return value is not None and value != []
+
+
+def _typed(cond: Eq | In | Gte) -> _Residual:
+    """Drop values of the wrong type (they never match, as in ``scope.evaluate``)."""
+    kind = FIELDS.get(cond.field)
+    if kind is None:
+        raise UntranslatableCondition("the scope names a field the store does not index")
+    match cond:
+        case Eq(f, v):
+            return cond if type(v) is kind else False
+        case In(f, vs):
+            kept = tuple(dict.fromkeys(v for v in vs if type(v) is kind))
+            return In(f, kept) if kept else False
+        case Gte(f, v):
+            return cond if kind is int and type(v) is int else False
+    raise UntranslatableCondition("unknown scope atom")  # pragma: no cover
+
+
+def fold(cond: Condition, known: Mapping[str, FieldValue]) -> _Residual:
+    """Partially evaluate ``cond`` with the fields in ``known`` fixed: ``True``, ``False`` or what
+    remains. Keeps ``scope.evaluate`` semantics, assuming the fields in ``_ALWAYS_PRESENT`` are
+    present on every item (true of every item the guard writes)."""
+    match cond:
+        case Eq() | In() | Gte():
+            if cond.field in known:
+                return evaluate(cond, known)
+            return _typed(cond)
+        case And(items):
+            rest: list[Condition] = []
+            for item in items:
+                r = fold(item, known)
+                if r is False:
+                    return False
+                if r is not True:
+                    rest.append(r)
+            return True if not rest else rest[0] if len(rest) == 1 else And(tuple(rest))
+        case Or(items):
+            rest = []
+            for item in items:
+                r = fold(item, known)
+                if r is True:
+                    return True
+                if r is not False:
+                    rest.append(r)
+            return False if not rest else rest[0] if len(rest) == 1 else Or(tuple(rest))
+        case Not(item):
+            mentioned = set(fields_of(item))
+            # Not(c) holds only if every field c mentions is present: known ones are decided here
+            if any(not _present(known[f]) for f in mentioned if f in known):
+                return False
+            r = fold(item, known)
+            if r is True:
+                return False
+            if r is False:
+                unknown = mentioned - set(known)
+                return True if unknown <= _ALWAYS_PRESENT else Not(item)
+            return Not(r)
+    raise UntranslatableCondition("unknown scope condition")
+
+
+def _encode(field: str, value: FieldValue) -> Any:
+    if field in _INT_FIELDS and type(value) is int:
+        return f"{value + _INT_OFFSET:015d}"
+    return value
+
+
+def _decode(field: str, value: Any) -> Any:
+    if field in _INT_FIELDS and isinstance(value, str):
+        try:
+            return int(value) - _INT_OFFSET
+        except ValueError:
+            return value  # a malformed stored value: the integrity check reports it
+    return value
+
+
+class _Unsatisfiable(Exception):
+    """The scope admits nothing (two different ``$eq`` on one field)."""
+
+
+def _conjuncts(cond: Condition) -> Iterable[Condition]:
+    match cond:
+        case And(items):
+            for item in items:
+                yield from _conjuncts(item)
+        case Or(items) if len(items) == 1:
+            yield from _conjuncts(items[0])
+        case _:
+            yield cond
+
+
+def scope_filter(cond: Condition) -> dict[str, dict[str, Any]]:
+    """Translate a folded residual condition into a LangGraph ``filter`` on the reserved keys.
+
+    Raises :class:`UntranslatableCondition` for what the filter language (one dict of
+    ``$eq $ne $gt $gte $lt $lte`` per key, all keys ANDed) cannot express exactly.
+    """
+    ops: dict[str, dict[str, Any]] = {}
+
+    def put(field: str, op: str, value: FieldValue) -> None:
+        slot = ops.setdefault(field, {})
+        if op not in slot:
+            slot[op] = value
+        elif op == "$gte":
+            slot[op] = max(slot[op], value)
+        elif op == "$lt":
+            slot[op] = min(slot[op], value)
+        elif slot[op] != value:
+            if op == "$eq":
+                raise _Unsatisfiable
+            raise UntranslatableCondition("the scope cannot be expressed as a store filter")
+
+    for atom in _conjuncts(cond):
+        match atom:
+            case Eq(f, v) | In(f, (v,)):
+                put(f, "$eq", v)
+            case Gte(f, v):
+                put(f, "$gte", v)
+            case Not(Eq(f, v) | In(f, (v,))) if f in _ALWAYS_PRESENT:
+                put(f, "$ne", v)
+            case Not(Gte(f, v)) if f in _ALWAYS_PRESENT:
+                put(f, "$lt", v)
+            case _:
+                raise UntranslatableCondition("the scope cannot be expressed as a store filter")
+    return {
+        RESERVED_PREFIX + f: {op: _encode(f, v) for op, v in slot.items()}
+        for f, slot in ops.items()
+    }
+
+
+# -- values ------------------------------------------------------------------------------------------
+
+
+def _is_reserved(key: str) -> bool:
+    return key.lower().startswith(RESERVED_PREFIX)
+
+
+def _reserved_items(prov: Provenance) -> dict[str, Any]:
+    return {RESERVED_PREFIX + k: _encode(k, v) for k, v in reserved_block(prov).items()}
+
+
+def _json_copy(value: Any) -> Any:
+    """A private copy of a JSON value (the caller cannot alias into the stored one, or back)."""
+    return json.loads(json.dumps(value, ensure_ascii=False, allow_nan=False))
+
+
+def _split(value: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The caller's part of a stored value and the reserved block (decoded)."""
+    caller: dict[str, Any] = {}
+    reserved: dict[str, Any] = {}
+    for key, item in value.items():
+        if isinstance(key, str) and key.startswith(RESERVED_PREFIX):
+            name = key[len(RESERVED_PREFIX) :]
+            reserved[name] = _decode(name, item)
+        else:
+            caller[key] = item
+    return caller, reserved
+
+
+def _listed(result: Result) -> list[Any]:
+    """A list result of the inner store (``[]`` for anything else)."""
+    return list(result) if isinstance(result, list) else []
+
+
+def _candidate(fact_id: str, value: Any, score: float | None = None) -> Candidate:
+    if not isinstance(value, Mapping):
+        return Candidate(fact_id, None, {}, score, None)
+    caller, reserved = _split(value)
+    doc = reserved.pop(_DOC, caller)
+    digest: str | None = None
+    if doc == caller:  # an edited embedding copy would change what the item is found by
+        try:
+            digest = value_digest(caller)
+        except (TypeError, ValueError):
+            digest = None
+    return Candidate(fact_id, digest, reserved, score, caller)
+
+
+# -- the store ---------------------------------------------------------------------------------------
+
+
+class GuardedStore(BaseStore):
+    """A LangGraph ``BaseStore`` whose every operation is stamped, scoped, verified and audited.
+
+    Bound to a :class:`~memguard.kernel.Kernel`, a verified :class:`~memguard.identity.Identity`
+    (the chain the agent acts for) and a :class:`~memguard.context.CallContext` (the channel and
+    turn stamped on writes, the purpose of reads). The inner store is not reachable through it.
+    """
+
+    __slots__ = ("__context", "__identity", "__inner", "__kernel", "__owner", "__tenant")
+
+    supports_ttl: bool = False
+    ttl_config = None
+
+    def __init__(
+        self,
+        inner: BaseStore,
+        *,
+        kernel: Kernel,
+        identity: Identity,
+        context: CallContext,
+    ) -> None:
+        _require_supported(SUPPORTED_MIN, SUPPORTED_BELOW)
+        if not isinstance(inner, BaseStore):
+            raise InvalidRequest("`inner` must be a langgraph BaseStore")
+        if not isinstance(kernel, Kernel):
+            raise InvalidRequest("`kernel` must be a memguard Kernel")
+        if not isinstance(identity, Identity):
+            raise InvalidRequest("`identity` must be a verified Identity")
+        if not isinstance(context, CallContext):
+            raise InvalidRequest("`context` must be a CallContext")
+        subject = identity.principal.subject
+        self.__inner = inner
+        self.__kernel = kernel
+        self.__identity = identity
+        self.__context = context
+        self.__tenant = tenant_segment(subject.issuer, subject.subject)
+        self.__owner: dict[str, FieldValue] = {
+            "owner_iss": subject.issuer,
+            "owner_sub": subject.subject,
+        }
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(f"`{name}` is not available on a guarded store")
+
+    def __repr__(self) -> str:
+        return f"GuardedStore(tenant={self.__tenant!r})"
+
+    # -- public extras ----------------------------------------------------------------------------
+
+    @property
+    def context(self) -> CallContext:
+        return self.__context
+
+    @property
+    def index_config(self) -> Any:
+        """The inner store's semantic-search configuration (``None`` without one)."""
+        return getattr(self.__inner, "index_config", None)
+
+    def with_context(
+        self,
+        *,
+        source: Source | None = None,
+        turn: Turn | None = None,
+        purpose: str | None = None,
+        trust: TrustLevel | None = None,
+        derived_from: Sequence[str] | None = None,
+    ) -> GuardedStore:
+        """The same store for another turn, channel, purpose or lineage."""
+        context = self.__context.replace(
+            source=source,
+            turn=turn,
+            purpose=purpose,
+            trust=trust,
+            derived_from=tuple(derived_from) if derived_from is not None else None,
+        )
+        return GuardedStore(
+            self.__inner, kernel=self.__kernel, identity=self.__identity, context=context
+        )
+
+    def fact_id(self, namespace: tuple[str, ...], key: str) -> str:
+        """The memguard fact id of ``key`` in the caller's ``namespace`` (for audit and revoke)."""
+        return external_fact_id("langgraph", self.__tenant, namespace_name(namespace), key)
+
+    def provenance(self, namespace: tuple[str, ...], key: str) -> Provenance:
+        """The provenance of a visible item; :class:`FactNotFound` otherwise. A ``get`` read."""
+        return self._drive(self._provenance_flow(GetOp(tuple(namespace), str(key))))
+
+    async def aprovenance(self, namespace: tuple[str, ...], key: str) -> Provenance:
+        """Async twin of :meth:`provenance`."""
+        return await self._adrive(self._provenance_flow(GetOp(tuple(namespace), str(key))))
+
+    # -- BaseStore --------------------------------------------------------------------------------
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run ``ops`` like the inner store would (reads first, then the puts, last one per key
+        wins), each read and each group of writes as one audited operation."""
+        return self._drive(self._batch_flow(list(ops)))
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        return await self._adrive(self._batch_flow(list(ops)))
+
+    # -- drivers: the same flows over the inner store's sync or async batch ------------------------
+
+    def _drive(self, flow: Flow[_T]) -> _T:
+        inner = self.__inner
+        try:
+            request = next(flow)
+            while True:
+                try:
+                    response = inner.batch(request)
+                except BaseException as exc:
+                    request = flow.throw(exc)
+                else:
+                    request = flow.send(response)
+        except StopIteration as stop:
+            result: _T = stop.value
+            return result
+
+    async def _adrive(self, flow: Flow[_T]) -> _T:
+        inner = self.__inner
+        try:
+            request = next(flow)
+            while True:
+                try:
+                    response = await inner.abatch(request)
+                except BaseException as exc:
+                    request = flow.throw(exc)
+                else:
+                    request = flow.send(response)
+        except StopIteration as stop:
+            result: _T = stop.value
+            return result
+
+    # -- flows ------------------------------------------------------------------------------------
+
+    def _inner_ns(self, namespace: tuple[str, ...]) -> tuple[str, ...]:
+        return (self.__tenant, *namespace)
+
+    def _outer_ns(self, namespace: tuple[str, ...]) -> tuple[str, ...] | None:
+        if not namespace or namespace[0] != self.__tenant:
+            return None
+        return tuple(namespace[1:])
+
+    def _read_op(
+        self, action: str, fact_ids: Sequence[str] = ()
+    ) -> AbstractContextManager[Operation]:
+        ctx = self.__context
+        return self.__kernel.operation(
+            action,
+            self.__identity,
+            purpose=ctx.purpose,
+            trace_id=ctx.turn.trace_id,
+            turn=ctx.turn,
+            fact_ids=fact_ids,
+        )
+
+    def _residual(self, plan: ScopePlan) -> _Residual:
+        """The plan within the caller's tenant: the owner fields are fixed by the partition."""
+        if plan.kind is PlanKind.ALLOW:
+            return True
+        if plan.condition is None:
+            return False
+        return fold(plan.condition, self.__owner)
+
+    @staticmethod
+    def _check_ops(ops: list[Op]) -> None:
+        """LangGraph's own input rules, checked before anything runs (nothing is audited)."""
+        for op in ops:
+            if not isinstance(op, GetOp | SearchOp | PutOp | ListNamespacesOp):
+                raise InvalidRequest(f"unknown operation type `{type(op).__name__}`")
+            validate_op_namespace(op)
+            if isinstance(op, GetOp | PutOp) and not isinstance(op.key, str):
+                raise InvalidRequest("a key must be a string")
+            if isinstance(op, PutOp):
+                if not op.namespace:
+                    raise InvalidNamespaceError("Namespace cannot be empty.")
+                if op.ttl is not None:
+                    raise NotImplementedError(
+                        "ttl is not supported by GuardedStore: an expiry would delete facts "
+                        "without a ledger tombstone or an audit event; set ttl=None"
+                    )
+            if isinstance(op, SearchOp):
+                for number in (op.limit, op.offset):
+                    if not isinstance(number, int) or isinstance(number, bool) or number < 0:
+                        raise InvalidRequest("limit and offset must be non-negative integers")
+                if op.limit + op.offset > _MAX_WINDOW:
+                    raise InvalidRequest(f"offset + limit must be at most {_MAX_WINDOW}")
+                if op.filter is not None and not isinstance(op.filter, dict):
+                    raise InvalidRequest("a filter must be a dict")
+            if isinstance(op, ListNamespacesOp):
+                for number in (op.limit, op.offset):
+                    if not isinstance(number, int) or isinstance(number, bool) or number < 0:
+                        raise InvalidRequest("limit and offset must be non-negative integers")
+                if op.max_depth is not None and (
+                    not isinstance(op.max_depth, int) or op.max_depth < 0
+                ):
+                    raise InvalidRequest("max_depth must be a non-negative integer")
+
+    def _batch_flow(self, ops: list[Op]) -> Flow[list[Result]]:
+        self._check_ops(ops)
+        results: list[Result] = [None] * len(ops)
+        puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
+        for i, op in enumerate(ops):
+            if isinstance(op, GetOp):
+                fact = yield from self._get_flow(op)
+                results[i] = fact[1] if fact is not None else None
+            elif isinstance(op, SearchOp):
+                results[i] = yield from self._search_flow(op)
+            elif isinstance(op, ListNamespacesOp):
+                results[i] = yield from self._list_flow(op)
+            else:
+                puts[(tuple(op.namespace), op.key)] = op  # the last put of a key wins
+        upserts = [p for p in puts.values() if p.value is not None]
+        deletes = [p for p in puts.values() if p.value is None]
+        if upserts:
+            yield from self._write_flow(upserts)
+        if deletes:
+            yield from self._delete_flow(deletes)
+        return results
+
+    # -- reads ------------------------------------------------------------------------------------
+
+    def _item(self, item: Item, value: Mapping[str, Any], score: float | None = None) -> SearchItem:
+        return SearchItem(
+            namespace=self._outer_ns(item.namespace) or (),
+            key=item.key,
+            value=_json_copy(dict(value)),
+            created_at=item.created_at,
+            updated_at=item.updated_at,
+            score=score,
+        )
+
+    def _get_flow(self, op_: GetOp) -> Flow[tuple[VerifiedFact, Item] | None]:
+        namespace = tuple(op_.namespace)
+        fact_id = self.fact_id(namespace, op_.key)
+        with self._read_op("get", [fact_id]) as op:
+            request = ReadRequest("get", purpose=self.__context.purpose)
+            plan = op.read_plan(request)
+            (found,) = yield [GetOp(self._inner_ns(namespace), op_.key, op_.refresh_ttl)]
+            if not isinstance(found, Item):
+                op.detail["why"] = "no such item"
+                op.finish(returned=[])
+                return None
+            verified = op.verify(plan, request, [_candidate(fact_id, found.value)])
+            op.finish(returned=[v.fact_id for v in verified])
+            if not verified:
+                return None
+            plain = Item(
+                value=_json_copy(dict(verified[0].candidate.payload or {})),
+                key=found.key,
+                namespace=namespace,
+                created_at=found.created_at,
+                updated_at=found.updated_at,
+            )
+            return verified[0], plain
+
+    def _provenance_flow(self, op_: GetOp) -> Flow[Provenance]:
+        self._check_ops([op_])
+        fact = yield from self._get_flow(op_)
+        if fact is None:
+            raise FactNotFound("fact not found")
+        return fact[0].provenance
+
+    def _search_flow(self, op_: SearchOp) -> Flow[list[SearchItem]]:
+        ctx = self.__context
+        with self._read_op("search") as op:
+            caller_filter = dict(op_.filter or {})
+            for key in caller_filter:
+                if not isinstance(key, str) or _is_reserved(key):
+                    raise ReservedField(f"filter key `{key}` is reserved for provenance")
+            request = ReadRequest("search", purpose=ctx.purpose)
+            plan = op.read_plan(request)
+            residual = self._residual(plan)
+            if residual is False:
+                op.finish(returned=[], returned_count=0, why="scope admits nothing here")
+                return []
+            try:
+                pushed = {} if residual is True else scope_filter(residual)
+            except _Unsatisfiable:
+                op.finish(returned=[], returned_count=0, why="scope admits nothing here")
+                return []
+            merged = {**caller_filter, **pushed}  # disjoint keys: the scope only narrows
+            prefix = self._inner_ns(tuple(op_.namespace_prefix))
+            # The caller's window [offset, offset+limit) counts visible items only, so read from
+            # the start and verify; nothing withheld -> one inner call, the same as the raw store.
+            want = op_.offset + op_.limit
+            kept: list[SearchItem] = []
+            ids: list[str] = []
+            position, fetch = 0, want
+            for _ in range(_FILL_ROUNDS):
+                if fetch <= 0:
+                    break
+                inner_op = SearchOp(
+                    prefix, merged or None, fetch, position, op_.query, op_.refresh_ttl
+                )
+                (hits,) = yield [inner_op]
+                found = [h for h in _listed(hits) if isinstance(h, SearchItem)]
+                by_id: dict[str, SearchItem] = {}
+                candidates: list[Candidate] = []
+                for hit in found:
+                    outer = self._outer_ns(hit.namespace)
+                    if outer is None:  # the store answered outside the prefix it was given
+                        op.alarm(
+                            external_fact_id("langgraph", *hit.namespace, hit.key),
+                            "scope.pushdown_mismatch",
+                        )
+                        continue
+                    fid = self.fact_id(outer, hit.key)
+                    by_id[fid] = hit
+                    candidates.append(_candidate(fid, hit.value, hit.score))
+                for fact in op.verify(plan, request, candidates, pushed_down=True):
+                    hit = by_id[fact.fact_id]
+                    kept.append(self._item(hit, fact.candidate.payload or {}, hit.score))
+                    ids.append(fact.fact_id)
+                if len(kept) >= want or len(found) < fetch:
+                    break
+                # some hits were withheld: read on until the window is full or the store runs out
+                position += len(found)
+                fetch = max(want - len(kept), 1) * 2
+            page = kept[op_.offset : want]
+            returned = ids[op_.offset : want]
+            op.finish(returned=returned, returned_count=len(page), limit=op_.limit)
+            return page
+
+    def _list_flow(self, op_: ListNamespacesOp) -> Flow[list[tuple[str, ...]]]:
+        ctx = self.__context
+        with self._read_op("list") as op:
+            request = ReadRequest("search", purpose=ctx.purpose)
+            plan = op.read_plan(request)
+            residual = self._residual(plan)
+            if residual is False:
+                op.finish(returned_count=0)
+                return []
+            conditions = list(op_.match_conditions or ())
+            longest = max((len(c.path) for c in conditions if c.match_type == "suffix"), default=0)
+            inner_conditions = (
+                *(
+                    MatchCondition(c.match_type, self._inner_ns(tuple(c.path)))
+                    if c.match_type == "prefix"
+                    else c
+                    for c in conditions
+                ),
+                # the tenant label, and as many labels after it as the longest suffix needs, so a
+                # suffix never matches into the tenant label itself
+                MatchCondition("prefix", (self.__tenant, *(("*",) * longest))),
+            )
+            by_name = residual is not True and "namespace" in set(fields_of(residual))
+            if not by_name:
+                depth = None if op_.max_depth is None else op_.max_depth + 1
+                (names,) = yield [ListNamespacesOp(inner_conditions, depth, op_.limit, op_.offset)]
+                out = [n for n in map(self._outer_ns, _listed(names)) if n is not None]
+                op.finish(returned_count=len(out))
+                return out
+            # The policy restricts namespaces: list every one of the tenant, keep those the plan
+            # could admit a fact in, then truncate, sort and page here.
+            assert not isinstance(residual, bool)
+            visible: set[tuple[str, ...]] = set()
+            offset = 0
+            while True:
+                (names,) = yield [ListNamespacesOp(inner_conditions, None, _LIST_PAGE, offset)]
+                page = _listed(names)
+                for name in page:
+                    outer = self._outer_ns(name)
+                    if outer is None:
+                        continue
+                    known = {**self.__owner, "namespace": namespace_name(outer)}
+                    if fold(residual, known) is False:
+                        continue
+                    visible.add(outer if op_.max_depth is None else outer[: op_.max_depth])
+                if len(page) < _LIST_PAGE:
+                    break
+                offset += _LIST_PAGE
+            out = sorted(visible)[op_.offset : op_.offset + op_.limit]
+            op.finish(returned_count=len(out))
+            return out
+
+    # -- writes -----------------------------------------------------------------------------------
+
+    def _index(self, index: Literal[False] | list[str] | None) -> tuple[Any, bool]:
+        """The inner put's ``index`` and whether it embeds the value copy (in place of ``$``)."""
+        config = self.index_config
+        if isinstance(index, list):
+            for path in index:
+                if not isinstance(path, str) or RESERVED_PREFIX in path.lower():
+                    raise ReservedField("index paths may not name reserved keys")
+        if not config or index is False:
+            return index, False
+        paths = index if index is not None else list(config.get("fields") or ["$"])
+        if not any(p in ("$", "") for p in paths):
+            return index, False
+        return [_DOC_KEY if p in ("$", "") else p for p in paths], True
+
+    def _write_flow(self, puts: list[PutOp]) -> Flow[None]:
+        ctx = self.__context
+        with self.__kernel.operation("write", self.__identity, trace_id=ctx.turn.trace_id) as op:
+            prepared: list[tuple[PutOp, dict[str, Any], str]] = []
+            requests: list[StampRequest] = []
+            for put in puts:
+                if not isinstance(put.value, Mapping):
+                    raise InvalidRequest("a value must be a mapping")
+                for key in put.value:
+                    if not isinstance(key, str):
+                        raise InvalidRequest("value keys must be strings")
+                    if _is_reserved(key):
+                        raise ReservedField(f"value key `{key}` is reserved for provenance")
+                value: dict[str, Any] = _json_copy(dict(put.value))
+                namespace = tuple(put.namespace)
+                fact_id = self.fact_id(namespace, put.key)
+                prepared.append((put, value, fact_id))
+                requests.append(
+                    StampRequest(
+                        namespace=namespace_name(namespace),
+                        source=ctx.source,
+                        turn=ctx.turn,
+                        content_digest=value_digest(value),
+                        trust=ctx.trust,
+                        derived_from=ctx.derived_from,
+                        fact_id=fact_id,
+                    )
+                )
+            records = op.stamp(requests)
+            inner_ops: list[Op] = []
+            for (put, value, _), prov in zip(prepared, records, strict=True):
+                index, embed_copy = self._index(put.index)
+                stored = {**value, **_reserved_items(prov)}
+                if embed_copy:
+                    stored[_DOC_KEY] = _json_copy(value)
+                inner_ops.append(
+                    PutOp(self._inner_ns(tuple(put.namespace)), put.key, stored, index)
+                )
+            op.stage(records)  # durable before the store sees anything
+            try:
+                yield inner_ops
+            except BaseException:  # the store failed or the call was cancelled
+                op.abort(records)
+                raise
+            op.commit(records)
+        return None
+
+    def _delete_flow(self, deletes: list[PutOp]) -> Flow[None]:
+        """Tombstone what the caller may delete, then purge it. A key with no live fact is passed
+        to the store (a no-op, or a stray object in the caller's own partition); a fact the delete
+        scope does not admit (quarantined, out of scope, being written) is left as it is, audited,
+        with no error: unknown and out-of-scope keys are indistinguishable."""
+        kernel = self.__kernel
+        ids = [self.fact_id(tuple(d.namespace), d.key) for d in deletes]
+        with self._read_op("delete", ids) as op:
+            request = ReadRequest("delete", purpose=self.__context.purpose)
+            plan = op.read_plan(request)
+            records = kernel.ledger.latest(ids)
+            doomed: list[str] = []
+            forward: list[Op] = []
+            kept: list[str] = []
+            for put, fact_id in zip(deletes, ids, strict=True):
+                record = records.get(fact_id)
+                inner = PutOp(self._inner_ns(tuple(put.namespace)), put.key, None)
+                if record is None or record.state is FactState.DELETED:
+                    forward.append(inner)
+                    continue
+                fields = index_fields(record.provenance)
+                if (
+                    record.state is FactState.COMMITTED
+                    and not record.quarantined
+                    and plan.allows(fields)
+                    and op.point_allows(request, fields)
+                ):
+                    doomed.append(fact_id)
+                    forward.append(inner)
+                else:
+                    kept.append(fact_id)
+            if kept:
+                op.detail["withheld"] = kept
+            op.fact_ids = doomed
+            if doomed:
+                event = kernel._allow_event(op, "ok")
+                kernel.ledger.mark_deleted(doomed, [event])
+                op.finished = True
+                kernel._after_events()
+            if forward:
+                yield forward
+            if doomed:
+                kernel.ledger.mark_purged(doomed)
+        return None
