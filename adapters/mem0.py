@@ -1,0 +1,1395 @@
+"""A mem0 ``Memory`` (and ``AsyncMemory``) behind memguard, with mem0's own method names and signatures.
+
+::
+
+    guarded = GuardedMemory(memory, kernel=kernel, identity=me, context=CallContext(
+        source=Source(kind=SourceKind.WEB, uri=url), turn=Turn(session_id="s-1", turn_index=3)))
+    guarded.add("ACME's rate limit is 100 req/min", infer=False)
+    guarded.search("rate limit", top_k=5)["results"]      # each hit carries a "provenance" summary
+
+Scope keys come from the verified identity, never from the caller: ``user_id`` is a digest of the
+subject's (issuer, subject), ``agent_id`` the current actor's workload id, ``run_id`` the context's
+session. A caller value that differs (another user, ``"*"``, an operator) is refused.
+
+Layout: each memory's mem0 payload keeps memguard's reserved block (indexed fields, record digest,
+full provenance record) under the ``memguard`` key; results never show it. Reads push the scope plan
+into mem0's own filter language as dotted keys (``memguard.owner_sub``), nested under one ``AND`` that
+mem0's filter preprocessing passes through unchanged; what that language cannot express is refused.
+
+Writes. mem0 picks memory ids itself, and the fact id is ``external_fact_id("mem0", memory_id)``, so
+``add`` runs: decide (a stamp with provisional ids) -> mem0 ``add`` with a ``pending`` reserved block
+(no indexed fields: no scoped read can match it) -> stamp with the real ids -> ledger ``pending`` ->
+reserved block written onto each memory -> ledger ``committed``. A failure after mem0's add deletes
+what it created. ``update`` knows its id, so it is the plain protocol with one mem0 call.
+
+Deletes tombstone the ledger row, call mem0's ``delete``, then redact the memory's rows in mem0's
+history table (``old_memory``, ``new_memory`` and ``actor_id`` set to NULL; the events and their
+times stay), then mark the row purged. See ``docs/adapters/mem0.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Callable, Generator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any, Final, Literal, NoReturn, TypeVar
+
+import mem0.memory.telemetry as _mem0_telemetry  # type: ignore[import-untyped]
+from mem0 import AsyncMemory, Memory
+from mem0.configs.base import MemoryConfig  # type: ignore[import-untyped]
+from mem0.configs.embeddings.base import BaseEmbedderConfig  # type: ignore[import-untyped]
+from mem0.configs.llms.base import BaseLlmConfig  # type: ignore[import-untyped]
+from mem0.embeddings.base import EmbeddingBase  # type: ignore[import-untyped]
+from mem0.llms.base import LLMBase  # type: ignore[import-untyped]
+
+from memguard.compat import require_version
+from memguard.context import CallContext, external_fact_id
+from memguard.embedding import HashEmbedder
+from memguard.errors import (
+    AccessDenied,
+    ConfigurationError,
+    FactNotFound,
+    IdentityError,
+    InvalidRequest,
+    ReservedField,
+    StoreError,
+    UntranslatableCondition,
+)
+from memguard.identity import Identity
+from memguard.integrity import Candidate
+from memguard.kernel import Kernel, Operation, StampRequest, VerifiedFact
+from memguard.ledger import FactState
+from memguard.provenance import Provenance, Source, Turn, check_metadata, value_digest
+from memguard.scope import (
+    FIELDS,
+    And,
+    Condition,
+    Eq,
+    Gte,
+    In,
+    Not,
+    Or,
+    PlanKind,
+    ReadRequest,
+    ScopePlan,
+    fields_of,
+    index_fields,
+)
+from memguard.stores.base import RESERVED_PAYLOAD_KEY, reserved_block
+from memguard.trust import TrustLevel
+
+__all__ = [
+    "SUPPORTED_MEM0",
+    "GuardedAsyncMemory",
+    "GuardedMemory",
+    "HashEmbedding",
+    "OfflineLLM",
+    "check_mem0_version",
+    "memory_fact_id",
+    "offline_async_memory",
+    "offline_memory",
+    "provenance_summary",
+    "to_mem0_filter",
+    "user_scope_id",
+]
+
+#: mem0ai releases this adapter supports: ``>= [0]`` and ``< [1]``.
+SUPPORTED_MEM0: Final = ("2.2.0", "2.3")
+
+_RESERVED: Final = RESERVED_PAYLOAD_KEY
+_PENDING: Final = {"state": "pending"}
+_SCOPE_KEYS: Final = ("user_id", "agent_id", "run_id")
+#: payload keys mem0 keeps next to the text and returns at the top level of a result
+_PROMOTED: Final = ("user_id", "agent_id", "run_id", "actor_id", "role", "attributed_to", "expiration_date")
+#: caller metadata may not set what mem0 itself writes into the payload
+_MEM0_KEYS: Final = frozenset(
+    {*_PROMOTED, "data", "hash", "created_at", "updated_at", "text_lemmatized", "id", "memory", "score"}
+)
+_LOGICAL: Final = frozenset({"AND", "OR", "NOT", "$and", "$or", "$not"})
+#: an existence test for a field: ``nin`` a value no indexed field can hold (identifiers, namespaces
+#: and fact ids never contain control characters; the other fields are integers or enum values)
+_ABSENT: Final = "\x00"
+_MAX_TEXT: Final = 1 << 20
+_MAX_TOP_K: Final = 10_000
+_FILL_ROUNDS: Final = 4
+_DELETE_BATCH: Final = 1000
+_UNSET: Final = object()
+
+T = TypeVar("T")
+
+
+# -- versions, ids and scope keys ------------------------------------------------------------------
+
+
+def check_mem0_version() -> str:
+    """The installed mem0ai version, or :class:`ConfigurationError` if this adapter does not support it."""
+    return require_version("mem0ai", *SUPPORTED_MEM0)
+
+
+def memory_fact_id(memory_id: str) -> str:
+    """The fact id of a mem0 memory (stable: the same memory id always maps to the same fact id)."""
+    if not isinstance(memory_id, str) or not memory_id:
+        raise InvalidRequest("`memory_id` must be a non-empty string")
+    return external_fact_id("mem0", memory_id)
+
+
+def user_scope_id(issuer: str, subject: str) -> str:
+    """mem0 ``user_id`` of a principal: a digest of (issuer, subject), so two issuers never collide."""
+    key = f"{len(issuer)}:{issuer}\x1f{len(subject)}:{subject}".encode()
+    return "mg_" + hashlib.sha256(key).hexdigest()[:40]
+
+
+def _token(value: str, prefix: str) -> str:
+    """``value`` as a mem0 entity id (mem0 trims and rejects white space): itself if already clean."""
+    if value and not any(c.isspace() for c in value):
+        return value
+    return prefix + hashlib.sha256(value.encode()).hexdigest()[:40]
+
+
+def provenance_summary(prov: Provenance) -> dict[str, Any]:
+    """The compact provenance a result carries under ``"provenance"``."""
+    src = prov.source
+    where = src.uri or src.name
+    chain = [prov.writer.subject.subject, *(a.subject for a in prov.writer.actors)]
+    return {
+        "fact_id": prov.fact_id,
+        "version": prov.version,
+        "trust": prov.trust.label,
+        "source": f"{src.kind.value}:{where}" if where else src.kind.value,
+        "writer": " -> ".join(chain),
+    }
+
+
+# -- scope condition -> mem0 filter ----------------------------------------------------------------
+
+
+def _key(name: str) -> str:
+    if name not in FIELDS:
+        raise UntranslatableCondition(f"unknown scope field `{name}`")
+    return f"{_RESERVED}.{name}"
+
+
+def _scalar(value: object) -> str | int:
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise UntranslatableCondition("scope values must be strings or integers")
+    return value
+
+
+def _translate(cond: Condition, negated: bool) -> dict[str, Any]:
+    match cond:
+        case Eq(name, value):
+            # always the operator form: a bare "*" would be mem0's wildcard (match anything)
+            return {_key(name): {"eq": _scalar(value)}}
+        case In(name, values):
+            if not values:
+                raise UntranslatableCondition("empty `in` list")
+            strs = [v for v in values if isinstance(_scalar(v), str)]
+            ints = [v for v in values if not isinstance(v, str)]
+            parts = [{_key(name): {"in": group}} for group in (strs, ints) if group]
+            return parts[0] if len(parts) == 1 else {"OR": parts}
+        case Gte(name, value):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise UntranslatableCondition("`gte` needs an integer")
+            return {_key(name): {"gte": value}}
+        case And(items):
+            if not items:
+                raise UntranslatableCondition("empty `and`")
+            return {"AND": [_translate(i, negated) for i in items]}
+        case Or(items):
+            if not items:
+                raise UntranslatableCondition("empty `or`")
+            return {"OR": [_translate(i, negated) for i in items]}
+        case Not(item):
+            if negated:
+                # the existence test is exact for every value memguard writes and can only be
+                # narrower on foreign payloads; under a second negation that would widen
+                raise UntranslatableCondition("a negation inside a negation")
+            # Qdrant's must_not admits points missing the field: guard every field it names
+            guards: list[dict[str, Any]] = [
+                {_key(n): {"nin": [_ABSENT]}} for n in sorted(set(fields_of(item)))
+            ]
+            return {"AND": [*guards, {"NOT": [_translate(item, True)]}]}
+    raise UntranslatableCondition(f"unsupported condition `{type(cond).__name__}`")
+
+
+def to_mem0_filter(cond: Condition) -> dict[str, Any]:
+    """mem0 filter (Qdrant backend) selecting exactly the memories ``cond`` admits."""
+    return _translate(cond, False)
+
+
+# -- offline parts (tests, examples, benchmarks) ---------------------------------------------------
+
+
+class HashEmbedding(EmbeddingBase):  # type: ignore[misc]
+    """A mem0 embedder over :class:`memguard.HashEmbedder`: deterministic, offline, not semantic."""
+
+    def __init__(self, dimension: int = 384) -> None:
+        super().__init__(BaseEmbedderConfig(embedding_dims=dimension))
+        self._embedder = HashEmbedder(dimension)
+
+    def embed(self, text: str, memory_action: str | None = None) -> list[float]:
+        return self._embedder.embed([text])[0]
+
+    def embed_batch(self, texts: Sequence[str], memory_action: str = "add") -> list[list[float]]:
+        return self._embedder.embed(list(texts))
+
+
+class OfflineLLM(LLMBase):  # type: ignore[misc]
+    """A mem0 LLM that refuses to run: with ``infer=False`` mem0 never calls it."""
+
+    def __init__(self) -> None:
+        super().__init__(BaseLlmConfig(model="memguard-offline"))
+
+    def generate_response(self, messages: Any, *args: Any, **kwargs: Any) -> str:
+        raise RuntimeError("the offline LLM cannot run; add memories with `infer=False`")
+
+
+def _offline_config(
+    path: str | None, dimension: int, collection: str, history_db_path: str
+) -> Any:
+    # The openai entries only satisfy mem0's config validation; both objects are replaced before
+    # any call, and the base URL is a closed local port should anything reach them anyway.
+    nowhere = {"api_key": "offline", "openai_base_url": "http://127.0.0.1:9/offline"}
+    return MemoryConfig(
+        vector_store={
+            "provider": "qdrant",
+            "config": {
+                "collection_name": collection,
+                "embedding_model_dims": dimension,
+                "path": path or ":memory:",
+            },
+        },
+        embedder={"provider": "openai", "config": nowhere},
+        llm={"provider": "openai", "config": nowhere},
+        history_db_path=history_db_path,
+    )
+
+
+def offline_memory(
+    path: str | None = None,
+    *,
+    dimension: int = 384,
+    collection: str = "memguard",
+    history_db_path: str = ":memory:",
+) -> Any:
+    """A mem0 ``Memory`` that needs no network: Qdrant local mode (``path`` or in memory), a
+    :class:`HashEmbedding` and an :class:`OfflineLLM`. Set ``MEM0_TELEMETRY=False`` first."""
+    memory = Memory(_offline_config(path, dimension, collection, history_db_path))
+    memory.embedding_model = HashEmbedding(dimension)
+    memory.llm = OfflineLLM()
+    return memory
+
+
+def offline_async_memory(
+    path: str | None = None,
+    *,
+    dimension: int = 384,
+    collection: str = "memguard",
+    history_db_path: str = ":memory:",
+) -> Any:
+    """The :class:`mem0.AsyncMemory` twin of :func:`offline_memory`."""
+    memory = AsyncMemory(_offline_config(path, dimension, collection, history_db_path))
+    memory.embedding_model = HashEmbedding(dimension)
+    memory.llm = OfflineLLM()
+    return memory
+
+
+# -- the sync core -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """One backend call the core needs; a shell performs it (sync, or awaited for AsyncMemory)."""
+
+    target: Literal["memory", "store", "history"]
+    method: str
+    args: tuple[Any, ...] = ()
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+
+
+_Flow = Generator[_Call, Any, T]
+
+
+def _results(value: object) -> list[dict[str, Any]]:
+    if not isinstance(value, Mapping) or not isinstance(value.get("results"), list):
+        raise StoreError("mem0 returned an unexpected result")
+    return [item for item in value["results"] if isinstance(item, dict)]
+
+
+def _digest(text: str, metadata: Mapping[str, Any], promoted: Mapping[str, Any]) -> str:
+    """Content digest of a memory: its text, caller metadata and the fields mem0 returns with it."""
+    return value_digest({"memory": text, "metadata": dict(metadata), "mem0": dict(promoted)})
+
+
+def _split_metadata(item: Mapping[str, Any]) -> tuple[dict[str, Any], object]:
+    meta = item.get("metadata")
+    caller = dict(meta) if isinstance(meta, Mapping) else {}
+    return caller, caller.pop(_RESERVED, None)
+
+
+def _caller_metadata(metadata: Mapping[str, Any] | None) -> dict[str, Any]:
+    if metadata is None:
+        return {}
+    checked = check_metadata(metadata)
+    for key in checked:
+        if key.lower() in _MEM0_KEYS:
+            raise ReservedField(f"metadata key `{key}` is reserved by mem0")
+    return checked
+
+
+def _expiration(value: object) -> str | None:
+    """mem0's expiration date as it stores it (``YYYY-MM-DD``), normalized before mem0 sees it."""
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return value.date().isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, str):
+        try:
+            return date.fromisoformat(value).isoformat()
+        except ValueError:
+            raise InvalidRequest("`expiration_date` must be a YYYY-MM-DD date") from None
+    raise InvalidRequest("`expiration_date` must be a YYYY-MM-DD date")
+
+
+@dataclass(frozen=True, slots=True)
+class _Message:
+    role: str
+    content: str
+    name: str | None
+
+
+def _messages(messages: object) -> list[_Message]:
+    """The messages mem0 turns into memories with ``infer=False`` (system messages are skipped)."""
+    if isinstance(messages, str):
+        raw: list[object] = [{"role": "user", "content": messages}]
+    elif isinstance(messages, Mapping):
+        raw = [messages]
+    elif isinstance(messages, list):
+        raw = list(messages)
+    else:
+        raise InvalidRequest("`messages` must be a string, a message dict or a list of them")
+    out = []
+    for msg in raw:
+        if not isinstance(msg, Mapping):
+            raise InvalidRequest("each message must be a dict with `role` and `content`")
+        role, content, name = msg.get("role"), msg.get("content"), msg.get("name")
+        if not isinstance(role, str) or not role:
+            raise InvalidRequest("each message needs a `role`")
+        if role == "system":
+            continue
+        if not isinstance(content, str) or not content or len(content) > _MAX_TEXT:
+            raise InvalidRequest("message `content` must be a non-empty string (at most 1 MiB)")
+        if name is not None and not isinstance(name, str):
+            raise InvalidRequest("message `name` must be a string")
+        out.append(_Message(role, content, name or None))
+    return out
+
+
+def _id_of(fact: VerifiedFact) -> str:
+    return str((fact.candidate.payload or {})["id"])
+
+
+def _top_k(value: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= _MAX_TOP_K:
+        raise InvalidRequest(f"`top_k` must be an integer between 0 and {_MAX_TOP_K}")
+    return value
+
+
+def _memory_id(value: object) -> str:
+    if not isinstance(value, str) or not value or len(value) > 256:
+        raise InvalidRequest("`memory_id` must be a non-empty string")
+    return value
+
+
+class _Core:
+    """Everything but I/O to mem0: each public operation is a generator yielding :class:`_Call`."""
+
+    __slots__ = ("agent_id", "context", "identity", "kernel", "namespace", "run_id", "user_id")
+
+    def __init__(
+        self, kernel: Kernel, identity: Identity, context: CallContext, namespace: str
+    ) -> None:
+        if not isinstance(kernel, Kernel):
+            raise ConfigurationError("`kernel` must be a memguard Kernel")
+        if not isinstance(identity, Identity):
+            raise IdentityError("a verified identity is required", code="identity.missing")
+        if not isinstance(context, CallContext):
+            raise ConfigurationError("`context` must be a CallContext")
+        if not isinstance(namespace, str) or not namespace:
+            raise ConfigurationError("`namespace` must be a non-empty string")
+        principal = identity.principal
+        self.kernel = kernel
+        self.identity = identity
+        self.context = context
+        self.namespace = namespace
+        self.user_id = user_scope_id(principal.subject.issuer, principal.subject.subject)
+        workload = principal.workload_id
+        self.agent_id = _token(workload, "mga_") if workload else None
+        self.run_id = _token(context.turn.session_id, "mgr_")
+
+    def replace(self, context: CallContext) -> _Core:
+        return _Core(self.kernel, self.identity, context, self.namespace)
+
+    # -- scope keys and filters ------------------------------------------------------------------
+
+    def _expected(self, key: str) -> str | None:
+        return {"user_id": self.user_id, "agent_id": self.agent_id, "run_id": self.run_id}[key]
+
+    def check_scope_args(self, **given: object) -> dict[str, str]:
+        """Scope keys a caller passed: each must equal the identity's own; returns the given ones."""
+        out = {}
+        for key, value in given.items():
+            if value is None:
+                continue
+            if value != self._expected(key):
+                raise AccessDenied(
+                    f"`{key}` comes from the verified identity", code="access_denied.scope_key"
+                )
+            out[key] = str(value)
+        return out
+
+    def _check_filter_tree(self, node: Mapping[str, Any], depth: int = 0) -> None:
+        if depth > 16:
+            raise InvalidRequest("filters are nested too deeply")
+        for key, value in node.items():
+            if not isinstance(key, str):
+                raise InvalidRequest("filter keys must be strings")
+            if key.lower().startswith(_RESERVED):
+                raise ReservedField(f"filter key `{key}` is reserved for provenance")
+            if key in _SCOPE_KEYS:
+                if value is None or value != self._expected(key):
+                    raise AccessDenied(
+                        f"`{key}` comes from the verified identity", code="access_denied.scope_key"
+                    )
+            elif key in _LOGICAL:
+                if not isinstance(value, list):
+                    raise InvalidRequest(f"`{key}` takes a list of filters")
+                for sub in value:
+                    if not isinstance(sub, Mapping):
+                        raise InvalidRequest(f"`{key}` takes a list of filters")
+                    self._check_filter_tree(sub, depth + 1)
+
+    def filters(
+        self,
+        plan: ScopePlan,
+        caller: Mapping[str, Any] | None = None,
+        *,
+        extra: dict[str, Any] | None = None,
+        narrow: Mapping[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """mem0 filters: this user's id, then one ``AND`` of the plan and the caller's own filter.
+
+        mem0's search flattens a top-level ``AND`` one level; the plan sits one level deeper, so it
+        reaches the vector store intact, and no caller key can merge into or overwrite it.
+        """
+        top: dict[str, Any] = {"user_id": self.user_id, **(narrow or {})}
+        parts: list[dict[str, Any]] = []
+        if plan.kind is not PlanKind.ALLOW:
+            if plan.condition is None:
+                raise AccessDenied("read not permitted", code="access_denied.policy")
+            parts.append(to_mem0_filter(plan.condition))
+        if extra:
+            parts.append(extra)
+        if caller is not None:
+            if not isinstance(caller, Mapping):
+                raise InvalidRequest("`filters` must be a dict")
+            self._check_filter_tree(caller)
+            rest = {k: v for k, v in caller.items() if k not in _SCOPE_KEYS}
+            top.update(
+                {k: v for k, v in caller.items() if k in _SCOPE_KEYS and k != "user_id"}
+            )
+            if rest:
+                parts.append(rest)
+        if parts:
+            top["AND"] = [{"AND": parts}]
+        return top
+
+    # -- candidates and results --------------------------------------------------------------------
+
+    def promoted(self, role: str, name: str | None, expiration: object) -> dict[str, Any]:
+        """The fields mem0 stores next to a new memory's text, as it returns them."""
+        out: dict[str, Any] = {"user_id": self.user_id, "run_id": self.run_id, "role": role}
+        if self.agent_id is not None:
+            out["agent_id"] = self.agent_id
+        if name is not None:
+            out["actor_id"] = name
+        if expiration is not None:
+            out["expiration_date"] = expiration
+        return out
+
+    @staticmethod
+    def candidate(item: Mapping[str, Any]) -> Candidate | None:
+        """A hit as mem0 returned it; ``None`` for a memory whose add has not finished."""
+        memory_id = item.get("id")
+        if not isinstance(memory_id, str) or not memory_id:
+            raise StoreError("mem0 returned a memory without an id")
+        caller, reserved = _split_metadata(item)
+        if reserved == _PENDING:
+            return None  # an add in flight (or one that crashed): never served, no ledger row yet
+        text = item.get("memory")
+        promoted = {k: item[k] for k in _PROMOTED if k in item}
+        try:
+            digest = _digest(text, caller, promoted) if isinstance(text, str) else None
+        except (TypeError, ValueError):
+            digest = None
+        score = item.get("score")
+        return Candidate(
+            memory_fact_id(memory_id),
+            digest,
+            reserved if isinstance(reserved, Mapping) else None,
+            float(score) if isinstance(score, int | float) else None,
+            item,
+        )
+
+    @staticmethod
+    def present(fact: VerifiedFact) -> dict[str, Any]:
+        """The result mem0 gave, minus the reserved block, plus a provenance summary."""
+        item = dict(fact.candidate.payload or {})
+        caller, _ = _split_metadata(item)
+        item["metadata"] = caller or None
+        item["provenance"] = provenance_summary(fact.provenance)
+        return item
+
+    def _verified_page(
+        self,
+        op: Operation,
+        plan: ScopePlan,
+        request: ReadRequest,
+        top_k: int,
+        call: Callable[[int], _Call],
+    ) -> _Flow[list[VerifiedFact]]:
+        """Up to ``top_k`` verified hits of a pushed-down query. Withheld hits (tampered,
+        quarantined, uncommitted) are replaced by asking mem0 for more, never by widening."""
+        seen: dict[str, VerifiedFact | None] = {}
+        out: list[VerifiedFact] = []
+        limit = top_k
+        for _ in range(_FILL_ROUNDS):
+            items = _results((yield call(limit)))
+            order: dict[str, None] = {}
+            fresh: list[Candidate] = []
+            for item in items:
+                cand = self.candidate(item)
+                if cand is None or cand.fact_id in order:
+                    continue
+                order[cand.fact_id] = None
+                if cand.fact_id not in seen:
+                    seen[cand.fact_id] = None
+                    fresh.append(cand)
+            for fact in op.verify(plan, request, fresh, pushed_down=True):
+                seen[fact.fact_id] = fact
+            out = [f for f in (seen[i] for i in order) if f is not None][:top_k]
+            if len(out) >= top_k or len(items) < limit or limit >= _MAX_TOP_K:
+                break
+            limit = min(_MAX_TOP_K, limit + 2 * (top_k - len(out)))
+        return out
+
+    def _current(
+        self, op: Operation, plan: ScopePlan, request: ReadRequest, memory_id: str
+    ) -> _Flow[VerifiedFact]:
+        """The verified current version of one memory, or :class:`FactNotFound`."""
+        item = yield _Call("memory", "get", (memory_id,))
+        cand = self.candidate(item) if isinstance(item, Mapping) else None
+        if cand is None:
+            op.detail["why"] = "no such memory"
+            raise FactNotFound("fact not found")
+        verified = op.verify(plan, request, [cand])
+        if not verified:
+            raise FactNotFound("fact not found")
+        return verified[0]
+
+    def _read(self, action: str) -> ReadRequest:
+        return ReadRequest(action, namespaces=(self.namespace,), purpose=self.context.purpose)
+
+    def _write_request(self, digest: str, fact_id: str | None = None) -> StampRequest:
+        ctx = self.context
+        return StampRequest(
+            namespace=self.namespace,
+            source=ctx.source,
+            turn=ctx.turn,
+            content_digest=digest,
+            trust=ctx.trust,
+            derived_from=ctx.derived_from,
+            fact_id=fact_id,
+        )
+
+    # -- writes ----------------------------------------------------------------------------------
+
+    def add(
+        self,
+        messages: object,
+        *,
+        user_id: object,
+        agent_id: object,
+        run_id: object,
+        metadata: Mapping[str, Any] | None,
+        timestamp: object,
+        expiration_date: object,
+        infer: object,
+        memory_type: object,
+        prompt: object,
+        llm: object = None,
+    ) -> _Flow[dict[str, Any]]:
+        ctx = self.context
+        with self.kernel.operation("write", self.identity, trace_id=ctx.turn.trace_id) as op:
+            self.check_scope_args(user_id=user_id, agent_id=agent_id, run_id=run_id)
+            if infer is not False:
+                raise InvalidRequest(
+                    "pass `infer=False`: mem0's inference reads memories unverified and writes "
+                    "LLM output without lineage, so the guard does not run it"
+                )
+            if memory_type is not None or prompt is not None or llm is not None:
+                raise InvalidRequest("`memory_type`, `prompt` and `llm` need inference")
+            if timestamp is not None:
+                raise InvalidRequest("`timestamp` is not supported by mem0 open source")
+            msgs = _messages(messages)
+            meta = _caller_metadata(metadata)
+            expiration = _expiration(expiration_date)
+            if not msgs:
+                op.finish("empty")
+                return {"results": []}
+            digests = [
+                _digest(m.content, meta, self.promoted(m.role, m.name, expiration)) for m in msgs
+            ]
+            # decide (policy, trust, revocations) before mem0 sees anything; these ids are dropped
+            op.stamp([self._write_request(d) for d in digests])
+            backend = [
+                {"role": m.role, "content": m.content, **({"name": m.name} if m.name else {})}
+                for m in msgs
+            ]
+            kwargs: dict[str, Any] = {
+                "user_id": self.user_id,
+                "agent_id": self.agent_id,
+                "run_id": self.run_id,
+                "metadata": {**meta, _RESERVED: dict(_PENDING)},
+                "infer": False,
+                "expiration_date": expiration,
+            }
+            items = _results((yield _Call("memory", "add", (backend,), kwargs)))
+            created = [str(i.get("id")) for i in items if isinstance(i.get("id"), str)]
+            staged: list[Provenance] = []
+            try:
+                if len(created) != len(msgs) or any(
+                    i.get("memory") != m.content for i, m in zip(items, msgs, strict=False)
+                ):
+                    raise StoreError("mem0 stored something other than the messages given")
+                records = op.stamp(
+                    [
+                        self._write_request(d, memory_fact_id(mid))
+                        for d, mid in zip(digests, created, strict=True)
+                    ]
+                )
+                op.stage(records)
+                staged = records
+                for mid, prov in zip(created, records, strict=True):
+                    payload = {_RESERVED: reserved_block(prov)}
+                    yield _Call("store", "update", (), {"vector_id": mid, "payload": payload})
+            except Exception:
+                if staged:
+                    op.abort(staged)
+                yield from self._discard(created)
+                raise
+            op.commit(records, memory_ids=created)
+            return {
+                "results": [
+                    {**item, "provenance": provenance_summary(prov)}
+                    for item, prov in zip(items, records, strict=True)
+                ]
+            }
+
+    def _discard(self, memory_ids: Sequence[str]) -> _Flow[None]:
+        """Best-effort removal of memories mem0 created for a write that then failed; what stays
+        has a ``pending`` block (never served) and no committed ledger row."""
+        for mid in memory_ids:
+            try:
+                yield _Call("memory", "delete", (mid,))
+                yield _Call("history", "redact", (mid,))
+            except Exception:
+                continue
+
+    def update(
+        self,
+        memory_id: object,
+        text: str | None,
+        metadata: Mapping[str, Any] | None,
+        expiration_date: object,
+        data: str | None,
+    ) -> _Flow[dict[str, Any]]:
+        mid = _memory_id(memory_id)
+        fact_id = memory_fact_id(mid)
+        ctx = self.context
+        with self.kernel.operation(
+            "update", self.identity, trace_id=ctx.turn.trace_id, fact_ids=[fact_id]
+        ) as op:
+            new_text = text if text is not None else data
+            if new_text is None and metadata is None and expiration_date is _UNSET:
+                raise InvalidRequest("give at least one of `text`, `metadata` or `expiration_date`")
+            if new_text is not None and (not new_text or len(new_text) > _MAX_TEXT):
+                raise InvalidRequest("`text` must be a non-empty string (at most 1 MiB)")
+            request = self._read("update")
+            current = yield from self._current(op, op.read_plan(request), request, mid)
+            item = current.candidate.payload or {}
+            meta, _ = _split_metadata(item)
+            added = _caller_metadata(metadata)
+            meta.update(added)  # mem0 merges new metadata into the stored payload
+            promoted = {k: item[k] for k in _PROMOTED if k in item}
+            kwargs: dict[str, Any] = {}
+            if expiration_date is not _UNSET:
+                promoted["expiration_date"] = kwargs["expiration_date"] = _expiration(
+                    expiration_date
+                )
+            final_text = new_text if new_text is not None else str(item.get("memory"))
+            req = self._write_request(_digest(final_text, meta, promoted), fact_id)
+            records = op.stamp(
+                [
+                    StampRequest(
+                        namespace=current.provenance.namespace,
+                        source=req.source,
+                        turn=req.turn,
+                        content_digest=req.content_digest,
+                        trust=req.trust,
+                        derived_from=current.provenance.derived_from,
+                        fact_id=fact_id,
+                    )
+                ]
+            )
+            op.stage(records)
+            try:
+                result = yield _Call(
+                    "memory",
+                    "update",
+                    (mid,),
+                    {
+                        "text": new_text,
+                        "metadata": {**added, _RESERVED: reserved_block(records[0])},
+                        **kwargs,
+                    },
+                )
+            except Exception:
+                op.abort(records)
+                raise
+            op.commit(records, memory_ids=[mid])
+            out = dict(result) if isinstance(result, Mapping) else {}
+            out["provenance"] = provenance_summary(records[0])
+            return out
+
+    def delete(self, memory_id: object) -> _Flow[dict[str, Any]]:
+        mid = _memory_id(memory_id)
+        fact_id = memory_fact_id(mid)
+        with self.kernel.operation("delete", self.identity, fact_ids=[fact_id]) as op:
+            request = self._read("delete")
+            yield from self._current(op, op.read_plan(request), request, mid)
+            result = yield from self._purge(op, [mid])
+            return dict(result) if isinstance(result, Mapping) else {}
+
+    def _purge(self, op: Operation, memory_ids: Sequence[str]) -> _Flow[object]:
+        """Tombstone, delete in mem0, redact mem0's history rows, mark purged."""
+        fact_ids = [memory_fact_id(m) for m in memory_ids]
+        kernel = self.kernel
+        op.fact_ids = fact_ids
+        # the same two steps as MemoryGuard.delete: the allow event commits with the tombstone
+        event = kernel._allow_event(op, "ok", memory_ids=list(memory_ids))
+        kernel.ledger.mark_deleted(fact_ids, [event])
+        op.finished = True
+        kernel._after_events()
+        result: object = None
+        for mid in memory_ids:
+            result = yield _Call("memory", "delete", (mid,))
+            yield _Call("history", "redact", (mid,))
+        kernel.ledger.mark_purged(fact_ids)
+        return result
+
+    def delete_all(self, *, user_id: object, agent_id: object, run_id: object) -> _Flow[dict[str, Any]]:
+        with self.kernel.operation("delete", self.identity) as op:
+            narrow = self.check_scope_args(user_id=user_id, agent_id=agent_id, run_id=run_id)
+            narrow.pop("user_id", None)
+            request = self._read("delete")
+            plan = op.read_plan(request)
+            filters = self.filters(plan, narrow=narrow)
+            skipped: set[str] = set()
+            deleted = 0
+            while True:
+                limit = min(_MAX_TOP_K, _DELETE_BATCH + len(skipped))
+                items = _results(
+                    (
+                        yield _Call(
+                            "memory",
+                            "get_all",
+                            (),
+                            {"filters": filters, "top_k": limit, "show_expired": True},
+                        )
+                    )
+                )
+                cands = [
+                    c for c in map(self.candidate, items) if c is not None and c.fact_id not in skipped
+                ]
+                verified = op.verify(plan, request, cands, pushed_down=True)
+                ok = {v.fact_id for v in verified}
+                skipped.update(c.fact_id for c in cands if c.fact_id not in ok)
+                if not verified:
+                    break
+                op.finished = False
+                yield from self._purge(op, [_id_of(v) for v in verified])
+                deleted += len(verified)
+                if len(items) < limit:
+                    break
+            if deleted == 0:
+                op.finish(deleted=0)
+            return {"message": "Memories deleted successfully!"}
+
+    # -- reads -----------------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: object,
+        *,
+        top_k: object,
+        filters: Mapping[str, Any] | None,
+        options: Mapping[str, Any],
+        extra: Mapping[str, Any],
+    ) -> _Flow[dict[str, Any]]:
+        ctx = self.context
+        with self.kernel.operation(
+            "search", self.identity, purpose=ctx.purpose, trace_id=ctx.turn.trace_id, turn=ctx.turn
+        ) as op:
+            self._refuse_extra(extra)
+            k = _top_k(top_k)
+            request = self._read("search")
+            plan = op.read_plan(request)
+            mem0_filters = self.filters(plan, filters)
+            facts = yield from self._verified_page(
+                op,
+                plan,
+                request,
+                k,
+                lambda limit: _Call(
+                    "memory", "search", (query,), {"top_k": limit, "filters": mem0_filters, **options}
+                ),
+            )
+            op.finish(returned=[f.fact_id for f in facts], top_k=k, returned_count=len(facts))
+            return {"results": [self.present(f) for f in facts]}
+
+    def get_all(
+        self,
+        *,
+        filters: Mapping[str, Any] | None,
+        top_k: object,
+        show_expired: bool,
+        extra: Mapping[str, Any],
+    ) -> _Flow[dict[str, Any]]:
+        ctx = self.context
+        with self.kernel.operation(
+            "list", self.identity, purpose=ctx.purpose, trace_id=ctx.turn.trace_id, turn=ctx.turn
+        ) as op:
+            self._refuse_extra(extra)
+            k = _top_k(top_k)
+            request = self._read("search")  # a listing is a search without a query
+            plan = op.read_plan(request)
+            mem0_filters = self.filters(plan, filters)
+            facts = yield from self._verified_page(
+                op,
+                plan,
+                request,
+                k,
+                lambda limit: _Call(
+                    "memory",
+                    "get_all",
+                    (),
+                    {"filters": mem0_filters, "top_k": limit, "show_expired": show_expired},
+                ),
+            )
+            op.finish(returned=[f.fact_id for f in facts], returned_count=len(facts))
+            return {"results": [self.present(f) for f in facts]}
+
+    def get(self, memory_id: object) -> _Flow[dict[str, Any] | None]:
+        mid = _memory_id(memory_id)
+        fact_id = memory_fact_id(mid)
+        ctx = self.context
+        try:
+            with self.kernel.operation(
+                "get", self.identity, purpose=ctx.purpose, turn=ctx.turn, fact_ids=[fact_id]
+            ) as op:
+                request = self._read("get")
+                fact = yield from self._current(op, op.read_plan(request), request, mid)
+                op.finish(returned=[fact.fact_id])
+                return self.present(fact)
+        except FactNotFound:
+            return None  # mem0's own "not found"; the deny event is recorded
+
+    def history(self, memory_id: object) -> _Flow[list[dict[str, Any]]]:
+        mid = _memory_id(memory_id)
+        fact_id = memory_fact_id(mid)
+        ctx = self.context
+        try:
+            with self.kernel.operation(
+                "history", self.identity, purpose=ctx.purpose, fact_ids=[fact_id]
+            ) as op:
+                request = self._read("get")
+                plan = op.read_plan(request)
+                record = self.kernel.ledger.latest([fact_id]).get(fact_id)
+                # a deleted memory's (redacted) trail stays readable by whoever could read it
+                if record is None or record.state not in (FactState.COMMITTED, FactState.DELETED):
+                    op.detail["why"] = "no such fact"
+                    raise FactNotFound("fact not found")
+                fields = index_fields(record.provenance)
+                if record.quarantined or not (
+                    plan.allows(fields) and op.point_allows(request, fields)
+                ):
+                    op.detail["why"] = "quarantined" if record.quarantined else "out of scope"
+                    raise FactNotFound("fact not found")
+                rows = yield _Call("memory", "history", (mid,))
+                op.finish(returned=[fact_id], rows=len(rows) if isinstance(rows, list) else 0)
+                return list(rows) if isinstance(rows, list) else []
+        except FactNotFound:
+            return []  # mem0's answer for an unknown id
+
+    def memory_id_of(self, fact_id: object) -> _Flow[str]:
+        if not isinstance(fact_id, str) or not 0 < len(fact_id) <= 64:
+            raise InvalidRequest("`fact_id` must be a fact id")
+        ctx = self.context
+        with self.kernel.operation(
+            "get", self.identity, purpose=ctx.purpose, fact_ids=[fact_id]
+        ) as op:
+            request = self._read("get")
+            plan = op.read_plan(request)
+            by_fact = {f"{_RESERVED}.fact_id": {"eq": fact_id}}
+            filters = self.filters(plan, extra=by_fact)
+            items = _results(
+                (yield _Call("memory", "get_all", (), {"filters": filters, "top_k": 2, "show_expired": True}))
+            )
+            cands = [c for c in map(self.candidate, items) if c is not None and c.fact_id == fact_id]
+            verified = op.verify(plan, request, cands, pushed_down=True)
+            if len(verified) != 1:
+                raise FactNotFound("fact not found")
+            op.finish()
+            return _id_of(verified[0])
+
+    @staticmethod
+    def _refuse_extra(extra: Mapping[str, Any]) -> None:
+        for key in extra:
+            if key in _SCOPE_KEYS:
+                raise AccessDenied(
+                    f"`{key}` comes from the verified identity", code="access_denied.scope_key"
+                )
+            raise InvalidRequest(f"unexpected argument `{key}`")
+
+
+# -- performing the calls --------------------------------------------------------------------------
+
+
+def _redact_history(db: Any, memory_id: str) -> None:
+    """Null the text of one memory's rows in mem0's history table (the events and times stay)."""
+    conn = getattr(db, "connection", None)
+    lock = getattr(db, "_lock", None)  # mem0's SQLiteManager serializes its connection with it
+    if conn is None or lock is None:
+        raise StoreError("mem0's history store is closed or unknown")
+    with lock:
+        conn.execute("BEGIN")
+        try:
+            conn.execute(
+                "UPDATE history SET old_memory = NULL, new_memory = NULL, actor_id = NULL "
+                "WHERE memory_id = ?",
+                (memory_id,),
+            )
+            conn.execute("COMMIT")
+        except Exception:
+            conn.execute("ROLLBACK")
+            raise
+
+
+def _perform(memory: Any, call: _Call) -> Any:
+    if call.target == "memory":
+        return getattr(memory, call.method)(*call.args, **call.kwargs)
+    if call.target == "store":
+        return getattr(memory.vector_store, call.method)(*call.args, **call.kwargs)
+    return _redact_history(memory.db, *call.args)
+
+
+def _drive(memory: Any, flow: _Flow[T]) -> T:
+    """Run a core flow against a sync ``Memory``; backend errors go back into the flow (fail closed)."""
+    send: Any = None
+    error: Exception | None = None
+    try:
+        while True:
+            try:
+                call = flow.throw(error) if error is not None else flow.send(send)
+            except StopIteration as stop:
+                return stop.value  # type: ignore[no-any-return]
+            send, error = None, None
+            try:
+                send = _perform(memory, call)
+            except Exception as exc:
+                error = exc
+    finally:
+        flow.close()
+
+
+def _step(flow: _Flow[T], send: Any, error: Exception | None) -> tuple[bool, Any]:
+    # StopIteration cannot cross a Future, so the end of the flow is returned as a value
+    try:
+        return False, (flow.throw(error) if error is not None else flow.send(send))
+    except StopIteration as stop:
+        return True, stop.value
+
+
+async def _adrive(memory: Any, flow: _Flow[T]) -> T:
+    """Run a core flow against an ``AsyncMemory``: mem0's coroutines are awaited, the core's own
+    steps (ledger I/O) and mem0's sync parts run in a worker thread."""
+    send: Any = None
+    error: Exception | None = None
+    try:
+        while True:
+            done, value = await asyncio.to_thread(_step, flow, send, error)
+            if done:
+                return value  # type: ignore[no-any-return]
+            call: _Call = value
+            send, error = None, None
+            try:
+                if call.target == "memory":
+                    send = await getattr(memory, call.method)(*call.args, **call.kwargs)
+                else:
+                    send = await asyncio.to_thread(_perform, memory, call)
+            except Exception as exc:
+                error = exc
+    finally:
+        try:
+            flow.close()
+        except ValueError:  # still running in a worker thread after a cancellation
+            pass
+
+
+def _check_backend(memory: Any, allow_telemetry: bool) -> None:
+    provider = getattr(getattr(getattr(memory, "config", None), "vector_store", None), "provider", None)
+    if provider != "qdrant":
+        raise ConfigurationError(
+            f"the mem0 adapter supports the `qdrant` vector store, not `{provider}`"
+        )
+    if _mem0_telemetry.MEM0_TELEMETRY and not allow_telemetry:
+        raise ConfigurationError(
+            "mem0 telemetry is on: set MEM0_TELEMETRY=False before importing mem0 "
+            "(or pass `allow_telemetry=True`)"
+        )
+
+
+# -- the shells ------------------------------------------------------------------------------------
+
+
+class _Shell:
+    """What both shells share: construction, context, identity-derived keys, and no pass-through.
+
+    The mem0 object and the core live in name-mangled slots; nothing public returns them.
+    """
+
+    __slots__ = ("__core", "__memory")
+
+    _expects: type = object
+
+    def __init__(
+        self,
+        memory: Any,
+        *,
+        kernel: Kernel,
+        identity: Identity,
+        context: CallContext,
+        namespace: str = "mem0",
+        allow_telemetry: bool = False,
+    ) -> None:
+        check_mem0_version()
+        if not isinstance(memory, self._expects):
+            raise ConfigurationError(f"`memory` must be a mem0 `{self._expects.__name__}`")
+        _check_backend(memory, allow_telemetry)
+        self.__memory = memory
+        self.__core = _Core(kernel, identity, context, namespace)
+
+    @classmethod
+    def _bound(cls: type[_S], memory: Any, core: _Core) -> _S:
+        self = object.__new__(cls)
+        self.__memory = memory
+        self.__core = core
+        return self
+
+    def with_context(
+        self: _S,
+        context: CallContext | None = None,
+        *,
+        source: Source | None = None,
+        turn: Turn | None = None,
+        purpose: str | None = None,
+        trust: TrustLevel | None = None,
+        derived_from: tuple[str, ...] | None = None,
+    ) -> _S:
+        """The same guarded memory for another turn, source or purpose."""
+        core = self.__core
+        base = context if context is not None else core.context
+        if not isinstance(base, CallContext):
+            raise ConfigurationError("`context` must be a CallContext")
+        new = base.replace(
+            source=source, turn=turn, purpose=purpose, trust=trust, derived_from=derived_from
+        )
+        return type(self)._bound(self.__memory, core.replace(new))
+
+    @property
+    def identity(self) -> Identity:
+        return self.__core.identity
+
+    @property
+    def context(self) -> CallContext:
+        return self.__core.context
+
+    @property
+    def namespace(self) -> str:
+        return self.__core.namespace
+
+    @property
+    def user_id(self) -> str:
+        """The mem0 ``user_id`` this identity's memories carry."""
+        return self.__core.user_id
+
+    @property
+    def agent_id(self) -> str | None:
+        """The mem0 ``agent_id`` of the current actor's workload (``None`` for the user directly)."""
+        return self.__core.agent_id
+
+    @property
+    def run_id(self) -> str:
+        """The mem0 ``run_id`` of the context's session."""
+        return self.__core.run_id
+
+    def __getattr__(self, name: str) -> NoReturn:
+        raise AttributeError(f"`{name}` is not available through the memguard mem0 adapter")
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(identity={self.identity!r}, namespace={self.namespace!r})"
+
+
+_S = TypeVar("_S", bound=_Shell)
+
+
+def _unwrap(shell: _Shell) -> tuple[Any, _Core]:
+    # a module function, not a method: the inner objects are not reachable through the shell
+    return shell._Shell__memory, shell._Shell__core
+
+
+def _options(
+    threshold: float, rerank: bool, explain: bool, reference_date: object, show_expired: bool
+) -> dict[str, Any]:
+    return {
+        "threshold": threshold,
+        "rerank": rerank,
+        "explain": explain,
+        "reference_date": reference_date,
+        "show_expired": show_expired,
+    }
+
+
+class GuardedMemory(_Shell):
+    """A mem0 ``Memory`` behind memguard: every call is one audited kernel operation."""
+
+    __slots__ = ()
+    _expects = Memory
+
+    def add(
+        self,
+        messages: str | Mapping[str, Any] | list[Mapping[str, Any]],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        timestamp: object = None,
+        expiration_date: str | date | None = None,
+        infer: bool = True,
+        memory_type: str | None = None,
+        prompt: str | None = None,
+    ) -> dict[str, Any]:
+        """Store messages verbatim (``infer=False`` is required), stamped with provenance."""
+        memory, core = _unwrap(self)
+        flow = core.add(
+            messages,
+            user_id=user_id,
+            agent_id=agent_id,
+            run_id=run_id,
+            metadata=metadata,
+            timestamp=timestamp,
+            expiration_date=expiration_date,
+            infer=infer,
+            memory_type=memory_type,
+            prompt=prompt,
+        )
+        return _drive(memory, flow)
+
+    def search(
+        self,
+        query: str,
+        *,
+        top_k: int = 20,
+        filters: Mapping[str, Any] | None = None,
+        threshold: float = 0.1,
+        rerank: bool = False,
+        explain: bool = False,
+        reference_date: object = None,
+        show_expired: bool = False,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        """mem0's search within the caller's scope; every hit verified against the ledger."""
+        memory, core = _unwrap(self)
+        options = _options(threshold, rerank, explain, reference_date, show_expired)
+        flow = core.search(query, top_k=top_k, filters=filters, options=options, extra=kwargs)
+        return _drive(memory, flow)
+
+    def get(self, memory_id: str) -> dict[str, Any] | None:
+        """One memory by id; ``None`` if it does not exist or is outside the caller's scope."""
+        memory, core = _unwrap(self)
+        return _drive(memory, core.get(memory_id))
+
+    def get_all(
+        self,
+        *,
+        filters: Mapping[str, Any] | None = None,
+        top_k: int = 20,
+        show_expired: bool = False,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        """The caller's memories (the ``search`` scope), each verified."""
+        memory, core = _unwrap(self)
+        flow = core.get_all(filters=filters, top_k=top_k, show_expired=show_expired, extra=kwargs)
+        return _drive(memory, flow)
+
+    def update(
+        self,
+        memory_id: str,
+        text: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        expiration_date: Any = _UNSET,
+        data: str | None = None,
+    ) -> dict[str, Any]:
+        """A new version of one of the caller's memories, with provenance from this context."""
+        memory, core = _unwrap(self)
+        return _drive(memory, core.update(memory_id, text, metadata, expiration_date, data))
+
+    def delete(self, memory_id: str) -> dict[str, Any]:
+        """Delete one of the caller's memories and redact its text from mem0's history."""
+        memory, core = _unwrap(self)
+        return _drive(memory, core.delete(memory_id))
+
+    def delete_all(
+        self, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
+    ) -> dict[str, Any]:
+        """Delete every memory of the caller the ``delete`` scope admits (narrowed by the ids given)."""
+        memory, core = _unwrap(self)
+        return _drive(memory, core.delete_all(user_id=user_id, agent_id=agent_id, run_id=run_id))
+
+    def history(self, memory_id: str) -> list[dict[str, Any]]:
+        """mem0's change log of one of the caller's memories (``[]`` if not visible)."""
+        memory, core = _unwrap(self)
+        return _drive(memory, core.history(memory_id))
+
+    def memory_id_of(self, fact_id: str) -> str:
+        """The mem0 memory id of a fact id (the inverse of :func:`memory_fact_id`), in scope."""
+        memory, core = _unwrap(self)
+        return _drive(memory, core.memory_id_of(fact_id))
+
+
+class GuardedAsyncMemory(_Shell):
+    """The async twin of :class:`GuardedMemory`, over a mem0 ``AsyncMemory``; same checks."""
+
+    __slots__ = ()
+    _expects = AsyncMemory
+
+    async def add(
+        self,
+        messages: str | Mapping[str, Any] | list[Mapping[str, Any]],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        timestamp: object = None,
+        expiration_date: str | date | None = None,
+        infer: bool = True,
+        memory_type: str | None = None,
+        prompt: str | None = None,
+        llm: object = None,
+    ) -> dict[str, Any]:
+        memory, core = _unwrap(self)
+        flow = core.add(
+            messages,
+            user_id=user_id,
+            agent_id=agent_id,
+            run_id=run_id,
+            metadata=metadata,
+            timestamp=timestamp,
+            expiration_date=expiration_date,
+            infer=infer,
+            memory_type=memory_type,
+            prompt=prompt,
+            llm=llm,
+        )
+        return await _adrive(memory, flow)
+
+    async def search(
+        self,
+        query: str,
+        *,
+        top_k: int = 20,
+        filters: Mapping[str, Any] | None = None,
+        threshold: float = 0.1,
+        rerank: bool = False,
+        explain: bool = False,
+        reference_date: object = None,
+        show_expired: bool = False,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        memory, core = _unwrap(self)
+        options = _options(threshold, rerank, explain, reference_date, show_expired)
+        flow = core.search(query, top_k=top_k, filters=filters, options=options, extra=kwargs)
+        return await _adrive(memory, flow)
+
+    async def get(self, memory_id: str) -> dict[str, Any] | None:
+        memory, core = _unwrap(self)
+        return await _adrive(memory, core.get(memory_id))
+
+    async def get_all(
+        self,
+        *,
+        filters: Mapping[str, Any] | None = None,
+        top_k: int = 20,
+        show_expired: bool = False,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        memory, core = _unwrap(self)
+        flow = core.get_all(filters=filters, top_k=top_k, show_expired=show_expired, extra=kwargs)
+        return await _adrive(memory, flow)
+
+    async def update(
+        self,
+        memory_id: str,
+        text: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        expiration_date: Any = _UNSET,
+        data: str | None = None,
+    ) -> dict[str, Any]:
+        memory, core = _unwrap(self)
+        return await _adrive(memory, core.update(memory_id, text, metadata, expiration_date, data))
+
+    async def delete(self, memory_id: str) -> dict[str, Any]:
+        memory, core = _unwrap(self)
+        return await _adrive(memory, core.delete(memory_id))
+
+    async def delete_all(
+        self, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
+    ) -> dict[str, Any]:
+        memory, core = _unwrap(self)
+        flow = core.delete_all(user_id=user_id, agent_id=agent_id, run_id=run_id)
+        return await _adrive(memory, flow)
+
+    async def history(self, memory_id: str) -> list[dict[str, Any]]:
+        memory, core = _unwrap(self)
+        return await _adrive(memory, core.history(memory_id))
+
+    async def memory_id_of(self, fact_id: str) -> str:
+        memory, core = _unwrap(self)
+        return await _adrive(memory, core.memory_id_of(fact_id))
