@@ -34,25 +34,29 @@ from typing import Any
 
 from sqlalchemy import (
     BigInteger,
+    ClauseElement,
     Column,
     Connection,
+    Dialect,
     Engine,
     Float,
     Integer,
     LargeBinary,
     MetaData,
+    Select,
     Table,
     Text,
-    delete,
+    and_,
     exists,
     func,
     insert,
     inspect,
+    or_,
     select,
     text,
-    tuple_,
 )
 from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.sql.compiler import SQLCompiler
 
 from memguard.errors import ConfigurationError, IntegrityError, InvalidRequest, LedgerError
 from memguard.ledger.checkpoint import CheckpointSigner, CheckpointVerifier
@@ -125,6 +129,51 @@ _CHUNK = 500
 
 def _b64(raw: bytes) -> str:
     return base64.b64encode(raw).decode("ascii")
+
+
+class _Compiled:
+    """A statement compiled once for the engine's dialect, run with ``exec_driver_sql``.
+
+    The hot paths (one queued row per event, thousands of leaf and node rows per batch) spent most
+    of their time in SQLAlchemy's per-row parameter processing; the driver takes plain tuples or
+    dicts. Errors are still wrapped by SQLAlchemy (and become :class:`LedgerError`).
+    """
+
+    def __init__(self, statement: ClauseElement, dialect: Dialect) -> None:
+        compiled = statement.compile(dialect=dialect)
+        assert isinstance(compiled, SQLCompiler)
+        self.sql = str(compiled)
+        self._names: tuple[str, ...] | None = (
+            tuple(compiled.positiontup or ()) if compiled.positional else None
+        )
+
+    def _params(self, rows: Sequence[dict[str, object]]) -> list[Any]:
+        names = self._names
+        return list(rows) if names is None else [tuple(row[n] for n in names) for row in rows]
+
+    def run(self, conn: Connection, rows: Sequence[dict[str, object]]) -> None:
+        if rows:
+            conn.exec_driver_sql(self.sql, self._params(rows))
+
+    def run_raw(
+        self, conn: Connection, rows: Sequence[dict[str, object]], errors: type[Exception]
+    ) -> None:
+        """On the driver's own cursor, in the same transaction: the once-per-event path, where
+        SQLAlchemy's execution context cost three times the insert itself. Driver errors (PEP 249
+        ``errors``) become :class:`LedgerError` here, since SQLAlchemy does not see them."""
+        params = self._params(rows)
+        dbapi = conn.connection.dbapi_connection
+        assert dbapi is not None
+        cursor = dbapi.cursor()
+        try:
+            if len(params) == 1:
+                cursor.execute(self.sql, params[0])
+            else:
+                cursor.executemany(self.sql, params)
+        except errors as exc:
+            raise LedgerError(f"ledger operation failed: {type(exc).__name__}") from exc
+        finally:
+            cursor.close()
 
 
 # -- values ------------------------------------------------------------------------------------------
@@ -347,6 +396,11 @@ class AuditLog:
         self._oldest_queued: float | None = None
         self._since_checkpoint = 0  # leaves this process integrated since its last checkpoint
         self._last_checkpoint_at = clock()
+        dialect = engine.dialect
+        self._dbapi_error: type[Exception] = dialect.loaded_dbapi.Error
+        self._insert_pending = _Compiled(insert(PENDING), dialect)
+        self._insert_leaf = _Compiled(insert(LEAF), dialect)
+        self._insert_node = _Compiled(insert(NODE), dialect)
         self._create_tables()
 
     def _create_tables(self) -> None:
@@ -415,7 +469,7 @@ class AuditLog:
         ]
         if not rows:
             return
-        conn.execute(insert(PENDING), rows)
+        self._insert_pending.run_raw(conn, rows, self._dbapi_error)
         with self._counter_lock:
             self._queued += len(rows)
             if self._oldest_queued is None:
@@ -509,40 +563,37 @@ class AuditLog:
                     return total
 
     def _integrate_tx(self, conn: Connection, max_batch: int) -> int:
-        rows = conn.execute(
-            select(PENDING.c.event_seq, PENDING.c.leaf_hash)
-            # a queued event already in the tree (never written by memguard) is left for verify
-            .where(~exists().where(LEAF.c.event_seq == PENDING.c.event_seq))
-            .order_by(PENDING.c.event_seq)
-            .limit(max_batch)
-        ).all()
+        # a queued event already in the tree (never written by memguard) is left for verify
+        rows = self._raw(
+            conn,
+            f"SELECT p.event_seq, p.leaf_hash FROM {PENDING.name} p WHERE NOT EXISTS "
+            f"(SELECT 1 FROM {LEAF.name} l WHERE l.event_seq = p.event_seq) "
+            f"ORDER BY p.event_seq LIMIT {int(max_batch)}",
+        )
         if not rows:
             return 0
         size = self._size(conn)
         keys = frontier_keys(size)
         stored = self._fetch(conn, keys)
-        hashes = [bytes(r.leaf_hash) for r in rows]
+        seqs = [int(seq) for seq, _ in rows]
+        hashes = [bytes(h) for _, h in rows]
         if any(len(h) != HASH_SIZE for h in hashes):
             raise IntegrityError("a queued leaf hash is malformed", code="integrity.audit_log")
         nodes, _ = append_leaves(size, [stored[k] for k in keys], hashes)
-        conn.execute(
-            insert(LEAF),
+        self._insert_leaf.run(
+            conn,
             [
-                {"leaf_index": size + i, "event_seq": r.event_seq, "leaf_hash": h}
-                for i, (r, h) in enumerate(zip(rows, hashes, strict=True))
+                {"leaf_index": size + i, "event_seq": seq, "leaf_hash": h}
+                for i, (seq, h) in enumerate(zip(seqs, hashes, strict=True))
             ],
         )
-        if nodes:
-            conn.execute(
-                insert(NODE),
-                [{"level": lv, "node_index": ix, "hash": h} for lv, ix, h in nodes],
-            )
+        self._insert_node.run(
+            conn, [{"level": lv, "node_index": ix, "hash": h} for lv, ix, h in nodes]
+        )
         # Delete exactly the rows taken: a queued event with a lower seq may commit meanwhile.
-        seqs = [r.event_seq for r in rows]
         for start in range(0, len(seqs), _CHUNK):
-            conn.execute(
-                delete(PENDING).where(PENDING.c.event_seq.in_(seqs[start : start + _CHUNK]))
-            )
+            listed = ",".join(str(seq) for seq in seqs[start : start + _CHUNK])
+            self._raw(conn, f"DELETE FROM {PENDING.name} WHERE event_seq IN ({listed})", rows=False)
         with self._counter_lock:
             self._since_checkpoint += len(rows)
         return len(rows)
@@ -617,37 +668,62 @@ class AuditLog:
 
     # -- reads ------------------------------------------------------------------------------------
 
-    @staticmethod
-    def _size(conn: Connection) -> int:
-        top = conn.execute(select(func.max(LEAF.c.leaf_index))).scalar()
+    def _raw(self, conn: Connection, sql: str, *, rows: bool = True) -> list[tuple[Any, ...]]:
+        """Run ``sql`` on the driver's cursor of ``conn`` (same transaction).
+
+        For the statements on the hot paths (integration, proofs): building and caching a
+        SQLAlchemy statement cost more than the query. ``sql`` holds only table names and ints
+        that this module computed, never caller text. Driver errors become :class:`LedgerError`.
+        """
+        dbapi = conn.connection.dbapi_connection
+        assert dbapi is not None
+        cursor = dbapi.cursor()
+        try:
+            cursor.execute(sql)
+            return list(cursor.fetchall()) if rows else []
+        except self._dbapi_error as exc:
+            raise LedgerError(f"audit log operation failed: {type(exc).__name__}") from exc
+        finally:
+            cursor.close()
+
+    def _size(self, conn: Connection) -> int:
+        ((top,),) = self._raw(conn, f"SELECT max(leaf_index) FROM {LEAF.name}")
         return 0 if top is None else int(top) + 1
 
-    @staticmethod
-    def _fetch(conn: Connection, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], bytes]:
-        """Stored hashes of perfect subtrees (level 0: leaf rows); a missing one is an error."""
-        out: dict[tuple[int, int], bytes] = {}
-        leaves = sorted({i for lv, i in keys if lv == 0})
-        nodes = sorted({(lv, i) for lv, i in keys if lv > 0})
-        for start in range(0, len(leaves), _CHUNK):
-            for r in conn.execute(
-                select(LEAF.c.leaf_index, LEAF.c.leaf_hash).where(
-                    LEAF.c.leaf_index.in_(leaves[start : start + _CHUNK])
-                )
-            ):
-                out[(0, int(r.leaf_index))] = bytes(r.leaf_hash)
-        for start in range(0, len(nodes), _CHUNK):
-            for n in conn.execute(
-                select(NODE.c.level, NODE.c.node_index, NODE.c.hash).where(
-                    tuple_(NODE.c.level, NODE.c.node_index).in_(nodes[start : start + _CHUNK])
-                )
-            ):
-                out[(int(n.level), int(n.node_index))] = bytes(n.hash)
+    def _fetch(
+        self, conn: Connection, keys: Sequence[tuple[int, int]]
+    ) -> dict[tuple[int, int], bytes]:
+        """Stored hashes of perfect subtrees (level 0: leaf rows) in one query; a missing one is
+        an error."""
+        out = self._fetch_some(conn, keys)
         for key in keys:
-            value = out.get(key)
-            if value is None or len(value) != HASH_SIZE:
+            if key not in out:
                 raise IntegrityError(
                     f"the audit log tree is damaged at subtree {key}", code="integrity.audit_log"
                 )
+        return out
+
+    def _fetch_some(
+        self, conn: Connection, keys: Sequence[tuple[int, int]]
+    ) -> dict[tuple[int, int], bytes]:
+        out: dict[tuple[int, int], bytes] = {}
+        wanted = sorted(set(keys))
+        for start in range(0, len(wanted), _CHUNK):
+            sql = _subtrees_sql(wanted[start : start + _CHUNK])
+            for level, index, value in self._raw(conn, sql):
+                if value is not None and len(value) == HASH_SIZE:
+                    out[(int(level), int(index))] = bytes(value)
+        return out
+
+    def _proof_subtrees(
+        self, conn: Connection, keys: Sequence[tuple[int, int]], tree_size: int
+    ) -> dict[tuple[int, int], bytes]:
+        """The subtrees a proof in the tree of ``tree_size`` needs; a tree size beyond the log is
+        the caller's error, a missing subtree within it is damage."""
+        out = self._fetch_some(conn, keys)
+        if any(key not in out for key in keys):
+            self._check_size(tree_size, self._size(conn))
+            self._fetch(conn, keys)  # raises: which subtree is damaged
         return out
 
     def size(self) -> int:
@@ -702,30 +778,28 @@ class AuditLog:
     def inclusion_proof(self, leaf_index: int, tree_size: int | None = None) -> InclusionProof:
         """The audit path of leaf ``leaf_index`` in the tree of ``tree_size`` leaves (default: now).
 
-        O(log n): one query for the leaf rows and one for the nodes the path needs.
+        O(log n): one query fetches the leaf hash, the path's subtrees and the root's.
         """
         with self._tx() as conn:
-            size = self._size(conn)
-            tree_size = size if tree_size is None else tree_size
-            self._check_size(tree_size, size)
-            if isinstance(leaf_index, bool) or not 0 <= leaf_index < tree_size:
-                raise InvalidRequest(f"leaf index must be in 0..{tree_size - 1}")
-            ts = tree_size
+            ts = self._size(conn) if tree_size is None else _as_size(tree_size, "tree size")
+            if isinstance(leaf_index, bool) or not 0 <= leaf_index < ts:
+                raise InvalidRequest(f"leaf index must be in 0..{ts - 1}")
 
             def compute(o: Callable[[int, int], bytes]) -> tuple[list[bytes], bytes]:
                 return inclusion_proof(leaf_index, ts, o), tree_root(ts, o)
 
             keys = [(0, leaf_index), *needed_subtrees(compute)]
-            stored = self._fetch(conn, keys)
+            stored = self._proof_subtrees(conn, keys, ts)
         path, root = compute(_oracle(stored))
         return InclusionProof(leaf_index, ts, stored[(0, leaf_index)], tuple(path), root)
 
     def consistency_proof(self, old_size: int, new_size: int | None = None) -> ConsistencyProof:
-        """The consistency proof from the tree of ``old_size`` leaves to ``new_size`` (default: now)."""
+        """The consistency proof from the tree of ``old_size`` leaves to ``new_size`` (default: now).
+
+        O(log n): one query fetches the proof's subtrees and both roots'.
+        """
         with self._tx() as conn:
-            size = self._size(conn)
-            new = size if new_size is None else new_size
-            self._check_size(new, size)
+            new = self._size(conn) if new_size is None else _as_size(new_size, "new size")
             if isinstance(old_size, bool) or not 0 <= old_size <= new:
                 raise InvalidRequest(f"old size must be in 0..{new}")
 
@@ -736,7 +810,8 @@ class AuditLog:
                     tree_root(new, o),
                 )
 
-            stored = self._fetch(conn, needed_subtrees(compute))
+            keys = needed_subtrees(compute)
+            stored = self._proof_subtrees(conn, keys, new)
         path, old_root, new_root = compute(_oracle(stored))
         return ConsistencyProof(old_size, new, old_root, new_root, tuple(path))
 
@@ -775,7 +850,7 @@ class AuditLog:
             }
             subtrees = _check_nodes(conn, size, stored, needed, problems)
             good = _check_claims(claims, size, subtrees, problems)
-            _check_consecutive(conn, good, problems)
+            _check_consecutive(conn, self._fetch, good, problems)
             _check_pending(conn, self._clock(), max_pending_age, problems)
             _check_unlogged(conn, problems)
             events = int(conn.execute(select(func.count()).select_from(_EVENT)).scalar_one())
@@ -801,6 +876,51 @@ class AuditLog:
             problems=tuple(problems.items),
             problems_omitted=problems.omitted,
         )
+
+
+def _as_size(value: int, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidRequest(f"{what} must be a non-negative int")
+    return value
+
+
+def _subtrees_sql(keys: Sequence[tuple[int, int]]) -> str:
+    """One query for perfect-subtree hashes: leaf rows for level 0, nodes above.
+
+    Per level ``level = L AND node_index IN (...)``, not a row-value ``(level, node_index) IN``,
+    which SQLite answers with a full table scan. Only ints computed here go into the text.
+    """
+    leaves = sorted({int(i) for lv, i in keys if lv == 0})
+    by_level: dict[int, list[int]] = {}
+    for level, index in keys:
+        if level > 0:
+            by_level.setdefault(int(level), []).append(int(index))
+    parts = []
+    if leaves:
+        listed = ",".join(map(str, leaves))
+        parts.append(
+            f"SELECT 0, leaf_index, leaf_hash FROM {LEAF.name} WHERE leaf_index IN ({listed})"
+        )
+    if by_level:
+        terms = " OR ".join(
+            f"(level = {lv} AND node_index IN ({','.join(map(str, sorted(set(ix))))}))"
+            for lv, ix in sorted(by_level.items())
+        )
+        parts.append(f"SELECT level, node_index, hash FROM {NODE.name} WHERE {terms}")
+    return " UNION ALL ".join(parts) if parts else f"SELECT 0, 0, NULL FROM {LEAF.name} WHERE 1 = 0"
+
+
+def _select_nodes(keys: Sequence[tuple[int, int]]) -> Select[Any]:
+    """Stored nodes by key, one ``level = ? AND node_index IN (...)`` term per level.
+
+    Not a row-value ``(level, node_index) IN (...)``: SQLite answers that with a full table scan.
+    """
+    by_level: dict[int, list[int]] = {}
+    for level, index in keys:
+        by_level.setdefault(level, []).append(index)
+    return select(NODE.c.level, NODE.c.node_index, NODE.c.hash).where(
+        or_(*(and_(NODE.c.level == lv, NODE.c.node_index.in_(ix)) for lv, ix in by_level.items()))
+    )
 
 
 def _oracle(stored: dict[tuple[int, int], bytes]) -> Callable[[int, int], bytes]:
@@ -947,11 +1067,7 @@ def _classify(
     parents: dict[tuple[int, int], bytes] = {}
     for start in range(0, len(pairs), _CHUNK):
         keys = [(1, j) for j in pairs[start : start + _CHUNK]]
-        for r in conn.execute(
-            select(NODE.c.level, NODE.c.node_index, NODE.c.hash).where(
-                tuple_(NODE.c.level, NODE.c.node_index).in_(keys)
-            )
-        ):
+        for r in conn.execute(_select_nodes(keys)):
             parents[(int(r.level), int(r.node_index))] = bytes(r.hash)
     leaf_rows_edited: set[int] = set()
     for j in pairs:
@@ -1178,7 +1294,12 @@ def _root_of(size: int, subtrees: dict[tuple[int, int], bytes | None]) -> bytes 
     return root_from_frontier([v for v in values if v is not None])
 
 
-def _check_consecutive(conn: Connection, claims: Sequence[_Claim], problems: _Problems) -> None:
+def _check_consecutive(
+    conn: Connection,
+    fetch: Callable[[Connection, Sequence[tuple[int, int]]], dict[tuple[int, int], bytes]],
+    claims: Sequence[_Claim],
+    problems: _Problems,
+) -> None:
     """Consecutive stored checkpoints must be linked by a consistency proof from stored nodes."""
     for old, new in itertools.pairwise(claims):
         if old.size == new.size:
@@ -1190,7 +1311,7 @@ def _check_consecutive(conn: Connection, claims: Sequence[_Claim], problems: _Pr
             return consistency_proof(a, b, o)
 
         try:
-            stored = AuditLog._fetch(conn, needed_subtrees(prove))
+            stored = fetch(conn, needed_subtrees(prove))
             proof = prove(_oracle(stored))
             verify_consistency(old.size, new.size, old.root, new.root, proof)
         except IntegrityError as exc:
