@@ -90,6 +90,7 @@ _CHUNK = 500  # ids per IN (...) list: well below SQLite's bound-parameter limit
 _SCALARS = tuple(name for name in FIELDS if name not in LIST_FIELDS)
 _MAX_K = 1000
 _FILL_ROUNDS = 6
+_CLAUSE_CACHE = 1024
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -172,6 +173,8 @@ class SqlStore:
         # one shared DBAPI connection (in-memory SQLite) is not safe across threads: serialize
         self._lock: threading.RLock | None = threading.RLock() if shared_connection else None
         self._closed = False
+        # a caller's scope is the same condition call after call: translate it once
+        self._clauses: dict[str, ColumnElement[bool]] = {}
         md = MetaData()
         self._tables: SqlFactTables = fact_tables(md, table_prefix)
         facts = self._tables.facts
@@ -261,7 +264,16 @@ class SqlStore:
     ) -> list[ColumnElement[bool]]:
         where: list[ColumnElement[bool]] = []
         if condition is not None:
-            where.append(to_sql_where(condition, self._tables))
+            # keyed by repr, not by the condition: Eq("trust", True) == Eq("trust", 1) as
+            # dataclasses, but only the second is translatable (and 1.0 is neither)
+            key = repr(condition)
+            clause = self._clauses.get(key)
+            if clause is None:
+                clause = to_sql_where(condition, self._tables)
+                if len(self._clauses) >= _CLAUSE_CACHE:
+                    self._clauses.clear()
+                self._clauses[key] = clause
+            where.append(clause)
         for term in text_contains:
             if not isinstance(term, str) or not term:
                 raise InvalidRequest("`text_contains` must be non-empty strings")
@@ -369,11 +381,13 @@ class SqlStore:
                 top = _top(ids, scores, offset + limit)[offset:]
                 if not top:
                     return []
+                # by primary key only: repeating the scope here lets SQLite pick the owner index
+                # and rescan the whole selection; the guard re-checks every row it gets anyway
                 chosen = [ids[i] for i in top]
                 full = {
                     r.fact_id: r
                     for r in conn.execute(
-                        select(*self._read_cols).where(facts.c.fact_id.in_(chosen), *where)
+                        select(*self._read_cols).where(facts.c.fact_id.in_(chosen))
                     )
                 }
         return [

@@ -22,7 +22,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
@@ -31,7 +31,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from policy_strategies import FACT_DOMAIN, universe
 from policy_strategies import facts as random_facts
-from sqlalchemy import Engine, create_engine, event, select, update
+from sqlalchemy import Engine, create_engine, event, update
 from sqlalchemy import text as sql_text
 
 from memguard import (
@@ -120,9 +120,13 @@ class Layout:
 
     def row(self, fact_id: str) -> dict[str, Any]:
         with self.raw.connect() as conn:
-            got = conn.execute(
-                sql_text(f"SELECT * FROM {FACTS_TABLE} WHERE fact_id = :id"), {"id": fact_id}
-            ).mappings().one_or_none()
+            got = (
+                conn.execute(
+                    sql_text(f"SELECT * FROM {FACTS_TABLE} WHERE fact_id = :id"), {"id": fact_id}
+                )
+                .mappings()
+                .one_or_none()
+            )
         assert got is not None, f"no row for {fact_id}"
         return dict(got)
 
@@ -205,7 +209,11 @@ def test_write_search_get_update_delete_list(
 
     hits = guard.search(alice, "aisle seats", k=5)
     assert hits[0].fact_id == first.fact_id and hits[0].text == "alice prefers aisle seats"
-    assert hits[0].metadata == {"pref": "seat", "weight": 1.5, "nested": {"list": [1, "a", None, True]}}
+    assert hits[0].metadata == {
+        "pref": "seat",
+        "weight": 1.5,
+        "nested": {"list": [1, "a", None, True]},
+    }
     assert hits[0].provenance.record_digest == first.record_digest
     assert hits[0].score is not None and hits[0].score > 0
     assert {h.fact_id for h in guard.search(alice, "alice", k=10)} == {first.fact_id, second}
@@ -218,10 +226,16 @@ def test_write_search_get_update_delete_list(
     assert end is None
     assert sorted([page[0].fact_id, *(f.fact_id for f in rest)]) == sorted([first.fact_id, second])
 
-    updated = guard.update(alice, first.fact_id, "alice now prefers window seats", source=SRC, turn=turn(1))
+    updated = guard.update(
+        alice, first.fact_id, "alice now prefers window seats", source=SRC, turn=turn(1)
+    )
     assert updated.version == 2
     got = guard.get(alice, first.fact_id)
-    assert (got.text, got.metadata, got.provenance.version) == ("alice now prefers window seats", {}, 2)
+    assert (got.text, got.metadata, got.provenance.version) == (
+        "alice now prefers window seats",
+        {},
+        2,
+    )
     assert layout.row(first.fact_id)["text"] == "alice now prefers window seats"
 
     guard.delete(alice, second)
@@ -229,9 +243,12 @@ def test_write_search_get_update_delete_list(
         guard.get(alice, second)
     assert [h.fact_id for h in guard.search(alice, "alice", k=10)] == [first.fact_id]
     with layout.raw.connect() as conn:
-        assert conn.execute(
-            sql_text(f"SELECT count(*) FROM {FACTS_TABLE} WHERE fact_id = :id"), {"id": second}
-        ).scalar() == 0
+        assert (
+            conn.execute(
+                sql_text(f"SELECT count(*) FROM {FACTS_TABLE} WHERE fact_id = :id"), {"id": second}
+            ).scalar()
+            == 0
+        )
     assert guard.ledger.versions(second)[-1].state is FactState.DELETED
     assert audit_fact(guard.ledger, guard.store, first.fact_id)["verification"]["verified"]
     assert guard.ledger.events(decision="alarm") == []
@@ -242,15 +259,29 @@ def test_store_row_layout(guard: MemoryGuard, tokens: LocalTokenService, layout:
     alice = guard.authenticate(tokens.issue("alice", actors=[PLANNER]))
     vec = [3.0] + [0.0] * 383
     prov = guard.write(
-        alice, "alice's row", namespace="notes", source=SRC, turn=turn(), vector=vec, metadata={"a": 1}
+        alice,
+        "alice's row",
+        namespace="notes",
+        source=SRC,
+        turn=turn(),
+        vector=vec,
+        metadata={"a": 1},
     )
     row = layout.row(prov.fact_id)
     assert (row["owner_iss"], row["owner_sub"]) == (prov.owner.issuer, "alice")
-    assert (row["namespace"], row["trust"], row["writer_sub"]) == ("notes", int(prov.trust), PLANNER)
+    assert (row["namespace"], row["trust"], row["writer_sub"]) == (
+        "notes",
+        int(prov.trust),
+        PLANNER,
+    )
     assert row["source_kind"] == "user_message" and row["derived_from_count"] == 0
     assert row["created_at"] == int(prov.created_at.timestamp())
     assert row["text"] == "alice's row"
-    meta = row["metadata"] if isinstance(row["metadata"], dict) else __import__("json").loads(row["metadata"])
+    meta = (
+        row["metadata"]
+        if isinstance(row["metadata"], dict)
+        else __import__("json").loads(row["metadata"])
+    )
     assert meta == {"a": 1}
     blob = bytes(row["vector"])
     assert len(blob) == 4 * 384
@@ -263,7 +294,7 @@ def test_store_row_layout(guard: MemoryGuard, tokens: LocalTokenService, layout:
 class World:
     """Bob's facts, alice's fact, and alice's chain through two agents, on one guard."""
 
-    BOB = [
+    BOB: ClassVar[list[tuple[str, str]]] = [
         ("bob's passport number is X1234567", "travel"),
         ("bob is allergic to penicillin", "health"),
         ("bob's bank PIN is 4321", "finance"),
@@ -334,7 +365,9 @@ def test_chain_cannot_get_update_delete_bobs_facts(world: World) -> None:
                 call(fid)
             assert info.value.code == "not_found"
             denies = [
-                e for e in g.ledger.events(decision="deny") if fid in e.fact_ids and e.action == action
+                e
+                for e in g.ledger.events(decision="deny")
+                if fid in e.fact_ids and e.action == action
             ]
             assert len(denies) == 1 and denies[0].principal is not None
             assert denies[0].principal["actors"] == [PLANNER, BROWSER]
@@ -364,7 +397,9 @@ def test_list_facts_is_owner_scoped(world: World, namespaces: list[str] | None) 
     assert seen == [world.alice_id]
     bob_all, _ = g.list_facts(world.bob, namespaces=namespaces, limit=100)
     expected = {
-        fid for fid in world.bob_ids if namespaces is None or g.get(world.bob, fid).provenance.namespace in namespaces
+        fid
+        for fid in world.bob_ids
+        if namespaces is None or g.get(world.bob, fid).provenance.namespace in namespaces
     }
     assert {f.fact_id for f in bob_all} == expected
     assert g.ledger.events(decision="alarm") == []
@@ -384,10 +419,15 @@ def _edit(layout: Layout, fact_id: str, **values: Any) -> None:
 
     cols = [Column("fact_id", String, primary_key=True)]
     for name in values:
-        cols.append(Column(name, JSON) if name in ("metadata", RESERVED_PAYLOAD_KEY) else Column(name))
+        cols.append(
+            Column(name, JSON) if name in ("metadata", RESERVED_PAYLOAD_KEY) else Column(name)
+        )
     table = Table(FACTS_TABLE, MetaData(), *cols)
     with layout.raw.begin() as conn:
-        assert conn.execute(update(table).where(table.c.fact_id == fact_id).values(**values)).rowcount == 1
+        assert (
+            conn.execute(update(table).where(table.c.fact_id == fact_id).values(**values)).rowcount
+            == 1
+        )
 
 
 def _reserved(layout: Layout, fact_id: str) -> dict[str, Any]:
@@ -411,7 +451,10 @@ EDITS: dict[str, tuple[Callable[[Layout, str], dict[str, Any]], bool]] = {
         lambda lay, fid: {RESERVED_PAYLOAD_KEY: {**_reserved(lay, fid), "record": {"x": 1}}},
         True,
     ),
-    "json-trust": (lambda lay, fid: {RESERVED_PAYLOAD_KEY: {**_reserved(lay, fid), "trust": 7}}, True),
+    "json-trust": (
+        lambda lay, fid: {RESERVED_PAYLOAD_KEY: {**_reserved(lay, fid), "trust": 7}},
+        True,
+    ),
     "json-forged-record": (lambda lay, fid: {RESERVED_PAYLOAD_KEY: _forged_record(lay, fid)}, True),
     "json-removed": (lambda lay, fid: {RESERVED_PAYLOAD_KEY: None}, True),
     "column-trust": (lambda lay, fid: {"trust": int(TrustLevel.SYSTEM)}, True),
@@ -441,7 +484,9 @@ def test_row_edited_in_sql_is_withheld_and_alarmed(
     assert [f.fact_id for f in page] == [bystander]
     alarms = _alarms(guard, victim)
     assert alarms and all(a.startswith("integrity.") for a in alarms), alarms
-    if not selected:  # the owner column now says bob: bob's query selects it, the guard withholds it
+    if (
+        not selected
+    ):  # the owner column now says bob: bob's query selects it, the guard withholds it
         assert guard.search(bob, "alice prefers", k=10) == []
         assert "integrity.index_mismatch" in _alarms(guard, victim)
     assert not audit_fact(guard.ledger, guard.store, victim)["verification"]["verified"]
@@ -482,7 +527,11 @@ def test_quarantined_fact_is_never_returned(
     selected, _ = guard.store.scroll(condition=plan.condition, limit=100)
     assert [p.fact_id for p in selected] == [good]
 
-    for kwargs in ({}, {"min_trust": TrustLevel.QUARANTINED, "k": 1000}, {"namespaces": ["finance"]}):
+    for kwargs in (
+        {},
+        {"min_trust": TrustLevel.QUARANTINED, "k": 1000},
+        {"namespaces": ["finance"]},
+    ):
         hits = guard.search(alice, "alice's bank", **kwargs)
         assert [h.fact_id for h in hits] == [good]
     with pytest.raises(FactNotFound):
@@ -498,7 +547,10 @@ def test_quarantined_fact_is_never_returned(
 
 
 def test_quarantine_holds_when_the_store_sync_fails(
-    make_guard: Callable[..., MemoryGuard], tokens: LocalTokenService, layout: Layout, monkeypatch: pytest.MonkeyPatch
+    make_guard: Callable[..., MemoryGuard],
+    tokens: LocalTokenService,
+    layout: Layout,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The ledger is the authority: with the trust column still high, the fact is withheld anyway;
     recovery redoes the sync."""
@@ -535,7 +587,9 @@ class Statements:
         self.seen.append((statement, params))
 
     def selects(self, needle: str) -> list[tuple[str, Any]]:
-        return [(s, p) for s, p in self.seen if s.lstrip().upper().startswith("SELECT") and needle in s]
+        return [
+            (s, p) for s, p in self.seen if s.lstrip().upper().startswith("SELECT") and needle in s
+        ]
 
     def rows_returned(self, statement: str, params: Any) -> int:
         """Run a recorded SELECT again: how many rows the database handed to Python."""
@@ -620,6 +674,12 @@ def test_untranslatable_condition_is_refused_before_any_sql(tmp_path: Path) -> N
         Eq("trust", True),
         Not(Eq("namespace", 1.5)),  # type: ignore[arg-type]
     ]
+    # translated clauses are cached; a condition equal as a dataclass but of another type is not
+    # served the cached clause (Eq("trust", True) == Eq("trust", 1) in Python)
+    store.scroll(condition=Eq("trust", 1), limit=5)
+    store.scroll(condition=In("trust", (1,)), limit=5)
+    stmts.seen.clear()
+    bad += [Eq("trust", True), In("trust", (1.0,))]  # type: ignore[arg-type]
     for cond in bad:
         with pytest.raises(UntranslatableCondition):
             store.search([1.0, 0, 0, 0], condition=And((Eq("owner_sub", "a"), cond)), limit=5)
@@ -668,7 +728,7 @@ def test_untranslatable_scope_denies_the_search(
 
 NOW_FACTS = universe(80, seed=11)
 EXTRA_IDS = [f"{i:08x}-eeee-4000-8000-000000000000" for i in range(4)]
-ALL_VALUES = sorted({v for vs in FACT_DOMAIN.values() for v in vs}, key=repr) + ["", -1, "zzz"]
+ALL_VALUES = [*sorted({v for vs in FACT_DOMAIN.values() for v in vs}, key=repr), "", -1, "zzz"]
 
 
 @st.composite
@@ -699,11 +759,15 @@ CONDITIONS: st.SearchStrategy[Condition] = st.recursive(
 
 def _point(fid: str, fields: dict[str, FieldValue]) -> StoredPoint:
     reserved = {k: v for k, v in {**fields, "fact_id": fid}.items()}
-    return StoredPoint(fid, {"text": f"t {fid}", "metadata": {}, RESERVED_PAYLOAD_KEY: reserved}, [1.0, 0.0])
+    return StoredPoint(
+        fid, {"text": f"t {fid}", "metadata": {}, RESERVED_PAYLOAD_KEY: reserved}, [1.0, 0.0]
+    )
 
 
 @pytest.fixture(scope="module", params=DIALECTS)
-def diff_store(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SqlStore]:
+def diff_store(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[SqlStore]:
     with _pg_or_none(request.param) as url:
         path = tmp_path_factory.mktemp("diff") / "store.db"
         store = SqlStore(url or f"sqlite:///{path}", dimension=2)
@@ -838,7 +902,10 @@ def test_store_failure_aborts_the_ledger_rows(
     with pytest.raises(StoreError):
         guard.update(alice, kept, "poison", source=SRC, turn=turn(5))
     assert guard.get(alice, kept).text == "alice's committed fact"
-    assert [v.state for v in guard.ledger.versions(kept)] == [FactState.COMMITTED, FactState.ABORTED]
+    assert [v.state for v in guard.ledger.versions(kept)] == [
+        FactState.COMMITTED,
+        FactState.ABORTED,
+    ]
     # after the fault, writes work again
     written = guard.write_many(alice, _batch("retried", 2))
     hits = {h.fact_id for h in guard.search(alice, "alice retried fact", k=10)}
@@ -871,7 +938,9 @@ def test_a_crash_between_store_and_ledger_commit_is_recovered(
     fresh = make_guard()  # a restarted process: recovery runs on start
     assert [v.state for v in fresh.ledger.versions(pending.fact_id)][-1] is FactState.COMMITTED
     alice = fresh.authenticate(tokens.issue("alice"))
-    assert [h.fact_id for h in fresh.search(alice, "alice's half-written fact", k=5)] == [pending.fact_id]
+    assert [h.fact_id for h in fresh.search(alice, "alice's half-written fact", k=5)] == [
+        pending.fact_id
+    ]
 
 
 def test_a_crash_before_the_store_write_is_aborted_on_recovery(
@@ -918,7 +987,9 @@ def _memory(guard: MemoryGuard, ident: Identity, **ctx: Any) -> GuardedSqlMemory
     return GuardedSqlMemory(guard, identity=ident, context=context)
 
 
-def test_facade_add_get_list_search_update_delete(guard: MemoryGuard, tokens: LocalTokenService) -> None:
+def test_facade_add_get_list_search_update_delete(
+    guard: MemoryGuard, tokens: LocalTokenService
+) -> None:
     alice = guard.authenticate(tokens.issue("alice", actors=[PLANNER]))
     mem = _memory(guard, alice)
     row = mem.add("alice prefers aisle seats", namespace="travel", metadata={"pref": "seat"})
@@ -959,7 +1030,7 @@ def test_facade_keyword_search_is_in_the_where_clause(
     bobs.add("bob keeps 100%_of his savings in bonds", namespace="finance")
 
     assert {r.id for r in mem.search(contains=["passport"], k=10)} == {a1, a2}
-    assert [r.id for r in mem.search("expires", contains=["passport"], k=10)][0] == a1
+    assert mem.search("expires", contains=["passport"], k=10)[0].id == a1
     assert [r.id for r in mem.search(contains=["passport", "drawer"], k=10)] == [a2]
     assert [r.id for r in mem.search(contains=["passport"], namespaces=["travel"], k=10)] == [a1]
     assert mem.search(contains=["X1234567"], k=10) == []  # bob's text is outside alice's WHERE
@@ -972,11 +1043,15 @@ def test_facade_keyword_search_is_in_the_where_clause(
     with pytest.raises(Exception) as info:
         mem.search(contains=["passport"], k=0)
     assert getattr(info.value, "code", None) == "invalid_request"
-    events = [e for e in guard.ledger.events() if e.action == "search" and e.decision.value == "allow"]
+    events = [
+        e for e in guard.ledger.events() if e.action == "search" and e.decision.value == "allow"
+    ]
     assert events and all(e.principal is not None for e in events)
 
 
-def test_facade_isolation_and_no_escape_hatch(guard: MemoryGuard, tokens: LocalTokenService) -> None:
+def test_facade_isolation_and_no_escape_hatch(
+    guard: MemoryGuard, tokens: LocalTokenService
+) -> None:
     alice = guard.authenticate(tokens.issue("alice", actors=[PLANNER, BROWSER]))
     bob = guard.authenticate(tokens.issue("bob"))
     mem, bobs = _memory(guard, alice), _memory(guard, bob)
@@ -996,7 +1071,16 @@ def test_facade_isolation_and_no_escape_hatch(guard: MemoryGuard, tokens: LocalT
         with pytest.raises(AttributeError):
             getattr(mem, name)
     public = [n for n in dir(mem) if not n.startswith("_")]
-    assert set(public) == {"add", "context", "delete", "get", "list", "search", "update", "with_context"}
+    assert set(public) == {
+        "add",
+        "context",
+        "delete",
+        "get",
+        "list",
+        "search",
+        "update",
+        "with_context",
+    }
     for name in public:
         value = getattr(mem, name)
         assert not isinstance(value, (MemoryGuard, SqlStore, Engine))
