@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import sqlite3
 import statistics
 import sys
@@ -106,6 +107,7 @@ def group_commit(batch: int, events: int, workdir: Path) -> dict[str, float]:
     assert log.size() == events and log.pending_count() == 0
     checkpoints = len(log.checkpoints())
     ledger.close()
+    shutil.rmtree(folder, ignore_errors=True)
     per = 1e6 / events
     return {
         "batch": batch,
@@ -226,7 +228,7 @@ def main() -> None:
     )
     ap.add_argument("--quick", action="store_true", help="10^5 events only, short runs (< 1 min)")
     ap.add_argument("--sizes", type=int, nargs="+", help="log sizes for the proof benchmark")
-    ap.add_argument("--batches", type=int, nargs="+", default=list(BATCHES))
+    ap.add_argument("--batches", type=int, nargs="*", default=list(BATCHES), help="none: skip")
     ap.add_argument("--events", type=int, help="events per group-commit run (default: by batch)")
     ap.add_argument("--proofs", type=int, help="proofs timed per size")
     ap.add_argument("--workdir", type=Path, help="keep (and reuse) the big logs here")
