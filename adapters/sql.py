@@ -34,7 +34,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import numpy.typing as npt
@@ -74,7 +74,7 @@ from memguard.guard import MemoryGuard, RecalledFact
 from memguard.identity import Identity
 from memguard.integrity import payload_candidate
 from memguard.policy.sql import SqlFactTables, fact_rows, fact_tables, to_sql_where
-from memguard.provenance import Provenance
+from memguard.provenance import Provenance, Source, Turn
 from memguard.scope import FIELDS, LIST_FIELDS, Condition, FieldValue, PlanKind, ReadRequest
 from memguard.stores.base import RESERVED_PAYLOAD_KEY, Hit, StoredPoint
 from memguard.trust import TrustLevel
@@ -532,7 +532,7 @@ class GuardedSqlMemory:
         self.__identity = identity
         self.__context = context
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> NoReturn:
         raise AttributeError(f"`{name}` is not an operation of GuardedSqlMemory")
 
     def __repr__(self) -> str:
@@ -542,12 +542,20 @@ class GuardedSqlMemory:
     def context(self) -> CallContext:
         return self.__context
 
-    def with_context(self, **changes: Any) -> GuardedSqlMemory:
-        """The same memory for another turn, source, purpose or lowered trust
-        (keywords of :meth:`CallContext.replace`)."""
-        return GuardedSqlMemory(
-            self.__guard, identity=self.__identity, context=self.__context.replace(**changes)
+    def with_context(
+        self,
+        *,
+        source: Source | None = None,
+        turn: Turn | None = None,
+        purpose: str | None = None,
+        trust: TrustLevel | None = None,
+        derived_from: tuple[str, ...] | None = None,
+    ) -> GuardedSqlMemory:
+        """The same memory for another turn, source, purpose, lowered trust or inputs."""
+        context = self.__context.replace(
+            source=source, turn=turn, purpose=purpose, trust=trust, derived_from=derived_from
         )
+        return GuardedSqlMemory(self.__guard, identity=self.__identity, context=context)
 
     # -- writes -----------------------------------------------------------------------------------
 

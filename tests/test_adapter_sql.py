@@ -1029,7 +1029,14 @@ def test_facade_keyword_search_is_in_the_where_clause(
     bobs.add("bob's passport number is X1234567", namespace="travel")
     bobs.add("bob keeps 100%_of his savings in bonds", namespace="finance")
 
+    stmts = Statements(guard.store._engine)  # type: ignore[attr-defined]
     assert {r.id for r in mem.search(contains=["passport"], k=10)} == {a1, a2}
+    stmts.close()
+    ((statement, params),) = stmts.selects("vector")
+    assert "LIKE" in statement.upper() and "owner_sub" in statement
+    assert (
+        stmts.rows_returned(statement, params) == 2
+    )  # only alice's passport rows left the database
     assert mem.search("expires", contains=["passport"], k=10)[0].id == a1
     assert [r.id for r in mem.search(contains=["passport", "drawer"], k=10)] == [a2]
     assert [r.id for r in mem.search(contains=["passport"], namespaces=["travel"], k=10)] == [a1]
