@@ -268,10 +268,16 @@ def scope_filter(cond: Condition) -> dict[str, dict[str, Any]]:
                 put(f, "$lt", v)
             case _:
                 raise UntranslatableCondition("the scope cannot be expressed as a store filter")
-    return {
-        RESERVED_PREFIX + f: {op: _encode(f, v) for op, v in slot.items()}
-        for f, slot in ops.items()
-    }
+    out: dict[str, dict[str, Any]] = {}
+    for f, slot in ops.items():
+        encoded: dict[str, Any] = {}
+        if ("$gte" in slot or "$lt" in slot) and "$ne" not in slot:
+            # evaluated first: a missing key fails here instead of reaching InMemoryStore's
+            # float(None) in `$gte` (an item without it is not guard-written anyway)
+            encoded["$ne"] = None
+        encoded.update((op, _encode(f, v)) for op, v in slot.items())
+        out[RESERVED_PREFIX + f] = encoded
+    return out
 
 
 # -- values ------------------------------------------------------------------------------------------
@@ -313,12 +319,12 @@ def _candidate(fact_id: str, value: Any, score: float | None = None) -> Candidat
         return Candidate(fact_id, None, {}, score, None)
     caller, reserved = _split(value)
     doc = reserved.pop(_DOC, caller)
-    digest: str | None = None
-    if doc == caller:  # an edited embedding copy would change what the item is found by
-        try:
-            digest = value_digest(caller)
-        except (TypeError, ValueError):
-            digest = None
+    # an edited embedding copy changes what the item is found by: digest both, so it cannot match
+    content = caller if doc == caller else {"value": caller, "embedded": doc}
+    try:
+        digest: str | None = value_digest(content)
+    except (TypeError, ValueError):
+        digest = None
     return Candidate(fact_id, digest, reserved, score, caller)
 
 
