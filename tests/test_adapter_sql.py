@@ -29,7 +29,7 @@ import pytest
 from helpers import BROWSER, PLANNER, Clock, pg_schema_url
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from policy_strategies import FACT_DOMAIN, universe
+from policy_strategies import FACT_DOMAIN, NOW, policies, principals, universe
 from policy_strategies import facts as random_facts
 from sqlalchemy import Engine, create_engine, event, update
 from sqlalchemy import text as sql_text
@@ -55,6 +55,9 @@ from memguard.adapters.sql import SUPPORTED, GuardedSqlMemory, MemoryRow, SqlSto
 from memguard.context import CallContext
 from memguard.errors import UntranslatableCondition
 from memguard.identity import Identity, Principal
+from memguard.policy.evaluate import principal_env
+from memguard.policy.model import PolicySet
+from memguard.policy.resolver import PolicyResolver
 from memguard.provenance import canonical_json, sha256_digest
 from memguard.revocation import RevocationSelector
 from memguard.scope import (
@@ -807,6 +810,41 @@ def test_where_clause_equals_point_evaluator(
         STATS["partial"] += 0 < len(expected) < len(items)
     finally:
         diff_store.delete(list(added))
+
+
+@settings(
+    max_examples=int(os.environ.get("SQL_POLICY_EXAMPLES", "150")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    database=None,
+)
+@given(
+    policy=policies(),
+    principal=principals(),
+    action=st.sampled_from(["search", "get"]),
+    purpose=st.sampled_from(["answer", "tool_argument", "planning"]),
+)
+def test_policy_read_plans_select_what_the_point_evaluator_allows(
+    diff_store: SqlStore, policy: PolicySet, principal: Principal, action: str, purpose: str
+) -> None:
+    """Random YAML-language policies compiled to read plans: the store's selection equals the
+    policy engine's own point decision on every fact."""
+    resolver = PolicyResolver(policy, clock=lambda: float(NOW))
+    request = ReadRequest(action, purpose=purpose)
+    plan = resolver.read_plan(principal, request)
+    penv = principal_env(principal, purpose)
+    allowed = {
+        fid
+        for fid, f in NOW_FACTS.items()
+        if resolver.engine.decide_env(penv, action, f, NOW).allowed
+    }
+    if plan.kind is PlanKind.DENY:
+        selected: set[str] = set()
+    else:
+        condition = None if plan.kind is PlanKind.ALLOW else plan.condition
+        points, _ = diff_store.scroll(condition=condition, limit=len(NOW_FACTS) + 1)
+        selected = {p.fact_id for p in points}
+    assert selected == allowed
 
 
 def test_the_random_conditions_are_interesting() -> None:
