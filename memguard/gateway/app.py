@@ -275,9 +275,7 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
         app.router.routes.extend(create_sts_app(stack.sts).routes)
         form_paths = frozenset({"/token"})
     if mcp_server is not None:
-        from mcp.server.auth.middleware.bearer_auth import RequireAuthMiddleware
-
-        del RequireAuthMiddleware  # the mounted app carries it; imported to fail early if absent
+        # the mcp package's own app, with its bearer middleware; its lifespan runs in ours
         app.router.routes.append(Route(config.mcp.path, endpoint=PresentedCredential(mcp_app)))
 
     # middleware: the last added is the outermost
