@@ -324,13 +324,27 @@ def _filter(value: object, what: str) -> models.Filter | None:
     raise InvalidRequest(f"`{what}` must be a qdrant_client.models.Filter")
 
 
+def _as_list(clause: Any) -> list[Any]:
+    return [] if clause is None else list(clause) if isinstance(clause, list) else [clause]
+
+
 def _narrow(scope: models.Filter | None, caller: models.Filter | None) -> models.Filter | None:
-    """The caller's filter inside the scope: it can only narrow."""
+    """The caller's filter inside the scope (it can only narrow): the scope is one more ``must``
+    item of the caller's own filter, i.e. ``scope AND caller``.
+
+    Not ``Filter(must=[scope, caller])``: Qdrant propagates a query's filter into its prefetches by
+    concatenating clauses field-wise, so the caller's top-level ``should`` and a prefetch's ``should``
+    become alternatives of each other; keeping the caller's clauses at the top level keeps that
+    behaviour, while the scope, always a ``must`` item, is ANDed at every level whatever merges."""
     if scope is None:
         return caller
+    plain = scope.should is None and scope.must_not is None and scope.min_should is None
+    items = (
+        _as_list(scope.must) if plain else [scope]
+    )  # an And of atoms is inlined (local mode cost)
     if caller is None:
-        return scope
-    return models.Filter(must=[scope, caller])
+        return models.Filter(must=items)
+    return caller.model_copy(update={"must": [*items, *_as_list(caller.must)]})
 
 
 def _scoped_params(params: object, scope: models.Filter | None) -> models.SearchParams | None:

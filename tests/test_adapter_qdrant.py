@@ -229,8 +229,9 @@ def test_core_puts_the_scope_in_the_filter_and_every_prefetch(world: World) -> N
         outer_leaf.filter,
     ]
     assert all(_scopes(f) >= 1 for f in levels)
-    assert _scopes(kw["query_filter"]) == 2  # the scope and the caller's own owner condition, ANDed
-    assert kw["query_filter"].must[1] == FILTERS["should-owner-bob"]
+    # the scope is a `must` of the caller's own filter, whose `should` stays as the caller gave it
+    assert kw["query_filter"].should == FILTERS["should-owner-bob"].should
+    assert _scopes(models.Filter(must=kw["query_filter"].must)) == 1
     assert isinstance(
         kw["search_params"].idf, models.IdfCorpusParams
     )  # IDF statistics in scope too
