@@ -1,7 +1,8 @@
 """memguard: provenance and scoped, fail-closed reads for AI agents' memory."""
 
 from memguard.aio import AsyncMemoryGuard
-from memguard.audit import AUDIT_SCHEMA, audit_fact, render_text
+from memguard.audit import AUDIT_SCHEMA, audit_fact, audit_selector, render_text
+from memguard.context import CallContext, external_fact_id
 from memguard.embedded import EmbeddedStack, open_embedded
 from memguard.embedding import Embedder, HashEmbedder
 from memguard.errors import (
@@ -22,7 +23,11 @@ from memguard.errors import (
 from memguard.events import AuditEvent, Decision
 from memguard.guard import FactInput, MemoryGuard, RecalledFact, RecoveryReport
 from memguard.identity import Actor, Identity, Principal, PrincipalId, Verifier
+from memguard.integrity import Candidate
+from memguard.kernel import Kernel, Operation, StampRequest, VerifiedFact
 from memguard.ledger import FactState, Ledger
+from memguard.ledger.auditlog import AuditLog, InclusionProof, VerifyReport
+from memguard.ledger.checkpoint import CheckpointSigner, CheckpointVerifier
 from memguard.localtokens import LocalTokenService, LocalVerifier
 from memguard.logging import configure_json_logging
 from memguard.policy import (
@@ -34,7 +39,10 @@ from memguard.policy import (
     run_policy_tests,
     to_sql_where,
 )
+from memguard.prompt import render_for_prompt
+from memguard.prov import lineage_prov_json
 from memguard.provenance import Provenance, Source, Turn, WriterChain
+from memguard.revocation import RevocationReport, RevocationSelector
 from memguard.scope import (
     And,
     Condition,
@@ -71,7 +79,12 @@ __all__ = [
     "And",
     "AsyncMemoryGuard",
     "AuditEvent",
+    "AuditLog",
     "BackendError",
+    "CallContext",
+    "Candidate",
+    "CheckpointSigner",
+    "CheckpointVerifier",
     "Condition",
     "ConfigurationError",
     "Decision",
@@ -90,8 +103,10 @@ __all__ = [
     "IdentityVerifier",
     "In",
     "InMemoryStore",
+    "InclusionProof",
     "IntegrityError",
     "InvalidRequest",
+    "Kernel",
     "Ledger",
     "LedgerError",
     "LocalTokenService",
@@ -100,6 +115,7 @@ __all__ = [
     "MemoryGuard",
     "MemoryStore",
     "Not",
+    "Operation",
     "Or",
     "PlanKind",
     "PointDecider",
@@ -116,11 +132,14 @@ __all__ = [
     "RecoveryReport",
     "RefusingVerifier",
     "ReservedField",
+    "RevocationReport",
+    "RevocationSelector",
     "ScopePlan",
     "ScopeResolver",
     "SecurityTokenService",
     "Source",
     "SourceKind",
+    "StampRequest",
     "StoreError",
     "TokenExchangeError",
     "TrustEscalation",
@@ -128,15 +147,21 @@ __all__ = [
     "TrustPolicy",
     "Turn",
     "UntranslatableCondition",
+    "VerifiedFact",
     "Verifier",
+    "VerifyReport",
     "WriteDecision",
     "WriterChain",
     "__version__",
     "audit_fact",
+    "audit_selector",
     "configure_json_logging",
+    "external_fact_id",
+    "lineage_prov_json",
     "load_identity_config",
     "load_policy_path",
     "open_embedded",
+    "render_for_prompt",
     "render_text",
     "run_policy_tests",
     "to_sql_where",

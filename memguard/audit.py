@@ -120,32 +120,46 @@ def _inclusion(ledger: Ledger, events: Sequence[tuple[int, Any, str]]) -> tuple[
             except MemguardError:
                 checkpoint_state = "bad_signature"
     size = log.size()
+    located = log.leaves_for_events([seq for seq, _ev, _digest in events])
+    signed = [s for s, (leaf, _) in located.items()
+              if checkpoint is not None and signed_root is not None and leaf < checkpoint.tree_size]  # fmt: skip
+    unsigned = [s for s in located if s not in set(signed)]
+    proofs: dict[int, Any] = {}
+    errors: dict[int, str] = {}
+    for group, tree_size, root in (
+        (signed, checkpoint.tree_size if checkpoint is not None else 0, signed_root),
+        (unsigned, size, None),
+    ):
+        if not group:
+            continue
+        try:
+            batch = log.inclusion_proofs([located[s][0] for s in group], tree_size)
+            for seq, proof in zip(group, batch, strict=True):
+                proofs[seq] = (proof, root)
+        except MemguardError as exc:
+            errors.update({seq: exc.code for seq in group})
     rows = []
     for seq, _ev, _digest in events:
         row: dict[str, Any] = {"seq": seq}
-        index = log.leaf_for_event(seq)
-        text = log.event_text(seq)
-        if index is None:
+        if seq not in located:
             row.update(leaf_index=None, inclusion="pending")
             rows.append(row)
             continue
+        index, text = located[seq]
         row["leaf_index"] = index
+        if seq in errors:
+            row.update(inclusion="failed", error=errors[seq])
+            rows.append(row)
+            continue
+        proof, root = proofs[seq]
+        row["tree_size"] = proof.tree_size
         try:
-            if checkpoint is not None and index < checkpoint.tree_size and signed_root is not None:
-                proof = log.inclusion_proof(index, checkpoint.tree_size)
-                proof.verify(signed_root)
-                row["inclusion"] = "ok"
-                row["tree_size"] = checkpoint.tree_size
-            else:
-                proof = log.inclusion_proof(index, size)
-                proof.verify()
-                row["inclusion"] = "ok_unsigned"  # integrated after the last signed checkpoint
-                row["tree_size"] = size
-            if text is None or leaf_hash(text.encode("utf-8")) != proof.leaf_hash:
+            proof.verify(root)  # against the signed root, or (unsigned) its own recomputed root
+            row["inclusion"] = "ok" if root is not None else "ok_unsigned"
+            if leaf_hash(text.encode("utf-8")) != proof.leaf_hash:
                 row["inclusion"] = "leaf_mismatch"
         except MemguardError as exc:
-            row["inclusion"] = "failed"
-            row["error"] = exc.code
+            row.update(inclusion="failed", error=exc.code)
         rows.append(row)
     return rows, checkpoint_state
 

@@ -159,6 +159,22 @@ def test_leaves_follow_events_and_proofs_verify_against_signed_checkpoints(
         ledger.log.consistency_proof(5, 14)
 
 
+def test_batched_proofs_equal_single_proofs(ledger: Ledger) -> None:
+    _grow(ledger, [13], tail=4)
+    leaves = [0, 3, 12, 5, 16]
+    for size in (13, 17):
+        wanted = [i for i in leaves if i < size]
+        batch = ledger.log.inclusion_proofs(wanted, size)
+        assert batch == [ledger.log.inclusion_proof(i, size) for i in wanted]
+    seqs = [_seq(ledger, i) for i in leaves]
+    located = ledger.log.leaves_for_events([*seqs, 10**9])
+    assert {s: leaf for s, (leaf, _) in located.items()} == dict(zip(seqs, leaves, strict=True))
+    assert all(text == _event_text(ledger, s) for s, (_, text) in located.items())
+    assert ledger.log.inclusion_proofs([], 13) == []
+    with pytest.raises(InvalidRequest):
+        ledger.log.inclusion_proofs([0, 13], 13)
+
+
 def test_event_and_queued_leaf_hash_share_one_transaction(ledger: Ledger) -> None:
     _exec(ledger, "DROP TABLE mg_log_pending")
     before = ledger.count_events()

@@ -20,6 +20,11 @@ EXPECTED = {
     # identity layer (issue 3)
     "IdentityConfig", "IdentityVerifier", "RefusingVerifier", "SecurityTokenService",
     "TokenExchangeError", "load_identity_config",
+    # lineage, revocation and the audit log (issue 5); the adapter kernel (issue 6)
+    "AuditLog", "CallContext", "Candidate", "CheckpointSigner", "CheckpointVerifier",
+    "InclusionProof", "Kernel", "Operation", "RevocationReport", "RevocationSelector",
+    "StampRequest", "VerifiedFact", "VerifyReport", "audit_selector", "external_fact_id",
+    "lineage_prov_json", "render_for_prompt",
 }
 
 

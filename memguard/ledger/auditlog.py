@@ -793,6 +793,42 @@ class AuditLog:
         path, root = compute(_oracle(stored))
         return InclusionProof(leaf_index, ts, stored[(0, leaf_index)], tuple(path), root)
 
+    def inclusion_proofs(
+        self, leaf_indices: Sequence[int], tree_size: int | None = None
+    ) -> list[InclusionProof]:
+        """Audit paths of several leaves in one tree, from one query for all their subtrees
+        (``memguard audit`` proves every event of a fact this way)."""
+        with self._tx() as conn:
+            ts = self._size(conn) if tree_size is None else _as_size(tree_size, "tree size")
+            for leaf in leaf_indices:
+                if isinstance(leaf, bool) or not 0 <= leaf < ts:
+                    raise InvalidRequest(f"leaf index must be in 0..{ts - 1}")
+
+            def compute(o: Callable[[int, int], bytes]) -> list[tuple[list[bytes], bytes]]:
+                return [(inclusion_proof(i, ts, o), tree_root(ts, o)) for i in leaf_indices]
+
+            keys = [*((0, i) for i in leaf_indices), *needed_subtrees(compute)]
+            stored = self._proof_subtrees(conn, keys, ts) if leaf_indices else {}
+        out = []
+        for leaf, (path, root) in zip(leaf_indices, compute(_oracle(stored)), strict=True):
+            out.append(InclusionProof(leaf, ts, stored[(0, leaf)], tuple(path), root))
+        return out
+
+    def leaves_for_events(self, seqs: Sequence[int]) -> dict[int, tuple[int, str]]:
+        """``seq -> (leaf index, stored event JSON)`` for the integrated events among ``seqs``."""
+        out: dict[int, tuple[int, str]] = {}
+        wanted = sorted(set(seqs))
+        with self._tx() as conn:
+            for start in range(0, len(wanted), _CHUNK):
+                rows = conn.execute(
+                    select(LEAF.c.event_seq, LEAF.c.leaf_index, _EVENT.c.event)
+                    .join(_EVENT, _EVENT.c.seq == LEAF.c.event_seq, isouter=True)
+                    .where(LEAF.c.event_seq.in_(wanted[start : start + _CHUNK]))
+                ).all()
+                for seq, leaf, event in rows:
+                    out[int(seq)] = (int(leaf), "" if event is None else str(event))
+        return out
+
     def consistency_proof(self, old_size: int, new_size: int | None = None) -> ConsistencyProof:
         """The consistency proof from the tree of ``old_size`` leaves to ``new_size`` (default: now).
 

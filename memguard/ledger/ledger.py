@@ -23,6 +23,7 @@ from sqlalchemy import (
     and_,
     create_engine,
     event,
+    func,
     insert,
     select,
     tuple_,
@@ -137,6 +138,13 @@ def _row_values(prov: Provenance) -> dict[str, Any]:
     }
 
 
+def _state_is(state: FactState) -> Any:
+    """``state = ?`` written so that no index on ``state`` is used: next to a ``fact_id`` condition
+    the primary key finds the rows, while the planner (SQLite has no statistics here) would
+    otherwise walk every committed row through the state index."""
+    return func.coalesce(_PROV.c.state, "") == state.value
+
+
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA journal_mode=WAL")
@@ -234,7 +242,7 @@ class Ledger:
                             and_(
                                 _PROV.c.fact_id == prov.fact_id,
                                 _PROV.c.version < prov.version,
-                                _PROV.c.state == FactState.COMMITTED.value,
+                                _state_is(FactState.COMMITTED),
                             )
                         )
                         .values(state=FactState.SUPERSEDED.value)
@@ -253,7 +261,7 @@ class Ledger:
                 .where(
                     and_(
                         _PROV.c.fact_id.in_(list(fact_ids)),
-                        _PROV.c.state == FactState.COMMITTED.value,
+                        _state_is(FactState.COMMITTED),
                     )
                 )
                 .values(state=FactState.DELETED.value)
@@ -267,7 +275,7 @@ class Ledger:
                 .where(
                     and_(
                         _PROV.c.fact_id.in_(list(fact_ids)),
-                        _PROV.c.state == FactState.DELETED.value,
+                        _state_is(FactState.DELETED),
                     )
                 )
                 .values(purged=True)
