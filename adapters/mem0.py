@@ -91,6 +91,7 @@ __all__ = [
     "offline_async_memory",
     "offline_memory",
     "provenance_summary",
+    "scoped_filters",
     "to_mem0_filter",
     "user_scope_id",
 ]
@@ -196,7 +197,7 @@ def _translate(cond: Condition, negated: bool) -> dict[str, Any]:
         case And(items):
             if not items:
                 raise UntranslatableCondition("empty `and`")
-            return {"AND": [_translate(i, negated) for i in items]}
+            return _conjunction([_translate(i, negated) for i in items])
         case Or(items):
             if not items:
                 raise UntranslatableCondition("empty `or`")
@@ -207,16 +208,58 @@ def _translate(cond: Condition, negated: bool) -> dict[str, Any]:
                 # narrower on foreign payloads; under a second negation that would widen
                 raise UntranslatableCondition("a negation inside a negation")
             # Qdrant's must_not admits points missing the field: guard every field it names
-            guards: list[dict[str, Any]] = [
-                {_key(n): {"nin": [_ABSENT]}} for n in sorted(set(fields_of(item)))
-            ]
-            return {"AND": [*guards, {"NOT": [_translate(item, True)]}]}
+            guards = [{_key(n): {"nin": [_ABSENT]}} for n in sorted(set(fields_of(item)))]
+            return _conjunction([*guards, {"NOT": [_translate(item, True)]}])
     raise UntranslatableCondition(f"unsupported condition `{type(cond).__name__}`")
+
+
+def _conjunction(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """One dict for an ``AND``: field conditions on distinct keys side by side (one Qdrant ``must``,
+    much cheaper in local mode than a filter per atom), everything else under ``AND``."""
+    out: dict[str, Any] = {}
+    rest: list[dict[str, Any]] = []
+    for part in parts:
+        if all(k not in _LOGICAL and k not in out for k in part):
+            out.update(part)
+        else:
+            rest.append(part)
+    if rest:
+        out["AND"] = rest
+    return out
 
 
 def to_mem0_filter(cond: Condition) -> dict[str, Any]:
     """mem0 filter (Qdrant backend) selecting exactly the memories ``cond`` admits."""
     return _translate(cond, False)
+
+
+def scoped_filters(
+    user_id: str,
+    condition: Condition | None,
+    *,
+    narrow: Mapping[str, str] | None = None,
+    nested: Sequence[Mapping[str, Any]] = (),
+) -> dict[str, Any]:
+    """The ``filters`` a guarded read hands mem0: ``user_id`` (and ``narrow``: the caller's own
+    ``agent_id``/``run_id``), the condition's field conditions, then one ``AND`` of the
+    condition's logical parts and ``nested`` (the caller's own, checked filter).
+
+    mem0's search flattens a top-level ``AND`` one level and merges equal keys; ``nested`` sits one
+    level deeper, so it reaches the vector store intact and can neither merge into nor overwrite
+    a key of the condition (``memguard.*`` keys, always in operator form: never a ``"*"``).
+    """
+    top: dict[str, Any] = {"user_id": user_id, **(narrow or {})}
+    parts: list[Mapping[str, Any]] = []
+    if condition is not None:
+        pushed = to_mem0_filter(condition)
+        top.update({k: v for k, v in pushed.items() if k not in _LOGICAL})
+        logical = {k: v for k, v in pushed.items() if k in _LOGICAL}
+        if logical:
+            parts.append(logical)
+    parts.extend(nested)
+    if parts:
+        top["AND"] = [{"AND": list(parts)}]
+    return top
 
 
 # -- offline parts (tests, examples, benchmarks) ---------------------------------------------------
@@ -481,32 +524,23 @@ class _Core:
         extra: dict[str, Any] | None = None,
         narrow: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
-        """mem0 filters: this user's id, then one ``AND`` of the plan and the caller's own filter.
-
-        mem0's search flattens a top-level ``AND`` one level; the plan sits one level deeper, so it
-        reaches the vector store intact, and no caller key can merge into or overwrite it.
-        """
-        top: dict[str, Any] = {"user_id": self.user_id, **(narrow or {})}
-        parts: list[dict[str, Any]] = []
+        """mem0 filters for a read under ``plan``, narrowed by the caller's checked ``filters``."""
+        condition: Condition | None = None
         if plan.kind is not PlanKind.ALLOW:
             if plan.condition is None:
                 raise AccessDenied("read not permitted", code="access_denied.policy")
-            parts.append(to_mem0_filter(plan.condition))
-        if extra:
-            parts.append(extra)
+            condition = plan.condition
+        nested = [extra] if extra else []
+        keys = dict(narrow or {})
         if caller is not None:
             if not isinstance(caller, Mapping):
                 raise InvalidRequest("`filters` must be a dict")
             self._check_filter_tree(caller)
+            keys.update({k: v for k, v in caller.items() if k in _SCOPE_KEYS and k != "user_id"})
             rest = {k: v for k, v in caller.items() if k not in _SCOPE_KEYS}
-            top.update(
-                {k: v for k, v in caller.items() if k in _SCOPE_KEYS and k != "user_id"}
-            )
             if rest:
-                parts.append(rest)
-        if parts:
-            top["AND"] = [{"AND": parts}]
-        return top
+                nested.append(rest)
+        return scoped_filters(self.user_id, condition, narrow=keys, nested=nested)
 
     # -- candidates and results --------------------------------------------------------------------
 
