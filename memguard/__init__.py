@@ -2,6 +2,7 @@
 
 from memguard.aio import AsyncMemoryGuard
 from memguard.audit import AUDIT_SCHEMA, audit_fact, audit_selector, render_text
+from memguard.client import AsyncMemguardClient, MemguardClient
 from memguard.context import CallContext, external_fact_id
 from memguard.embedded import EmbeddedStack, open_embedded
 from memguard.embedding import Embedder, HashEmbedder
@@ -21,6 +22,7 @@ from memguard.errors import (
     UntranslatableCondition,
 )
 from memguard.events import AuditEvent, Decision
+from memguard.gateway import GatewayConfig, load_gateway_config
 from memguard.guard import FactInput, MemoryGuard, RecalledFact, RecoveryReport
 from memguard.identity import Actor, Identity, Principal, PrincipalId, Verifier
 from memguard.integrity import Candidate
@@ -77,6 +79,7 @@ __all__ = [
     "AccessDenied",
     "Actor",
     "And",
+    "AsyncMemguardClient",
     "AsyncMemoryGuard",
     "AuditEvent",
     "AuditLog",
@@ -95,6 +98,7 @@ __all__ = [
     "FactInput",
     "FactNotFound",
     "FactState",
+    "GatewayConfig",
     "Gte",
     "HashEmbedder",
     "Identity",
@@ -111,6 +115,7 @@ __all__ = [
     "LedgerError",
     "LocalTokenService",
     "LocalVerifier",
+    "MemguardClient",
     "MemguardError",
     "MemoryGuard",
     "MemoryStore",
@@ -158,6 +163,7 @@ __all__ = [
     "configure_json_logging",
     "external_fact_id",
     "lineage_prov_json",
+    "load_gateway_config",
     "load_identity_config",
     "load_policy_path",
     "open_embedded",

@@ -500,11 +500,13 @@ def policy_explain(
     raise typer.Exit(0 if result["decision"] == "allow" else 2)
 
 
+from memguard.gateway.cli import serve  # noqa: E402  (the gateway; loads FastAPI only when run)
 from memguard.ledger.cli import ledger_app  # noqa: E402  (audit log sub-app)
 from memguard.tokens.cli import token_app  # noqa: E402  (identity sub-app)
 
 app.add_typer(token_app, name="token")
 app.add_typer(ledger_app, name="ledger")
+app.command("serve")(serve)
 
 
 def main() -> None:

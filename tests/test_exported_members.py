@@ -25,6 +25,8 @@ EXPECTED = {
     "InclusionProof", "Kernel", "Operation", "RevocationReport", "RevocationSelector",
     "StampRequest", "VerifiedFact", "VerifyReport", "audit_selector", "external_fact_id",
     "lineage_prov_json", "render_for_prompt",
+    # the gateway and its client (issue 7)
+    "AsyncMemguardClient", "GatewayConfig", "MemguardClient", "load_gateway_config",
 }
 
 
