@@ -50,14 +50,18 @@ def unit_vectors(rng: np.random.Generator, n: int) -> list[list[float]]:
     return [[float(x) for x in row] for row in m]
 
 
-def med_ms(fn: Callable[[], Any], runs: int) -> float:
-    fn()  # warm
-    times = []
+def medians(fns: dict[str, Callable[[], Any]], runs: int) -> dict[str, float]:
+    """Median ms per call of each function, measured round-robin so that load on a shared machine
+    hits every variant alike."""
+    for fn in fns.values():
+        fn()  # warm
+    times: dict[str, list[float]] = {name: [] for name in fns}
     for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(times)
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            times[name].append((time.perf_counter() - t0) * 1000)
+    return {name: statistics.median(ts) for name, ts in times.items()}
 
 
 def payload(i: int, owner: str) -> dict[str, Any]:
@@ -132,14 +136,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             return queries[next(qi) % len(queries)]
 
         rows: list[tuple[str, float, float | None, str]] = []
-        g_read = med_ms(lambda: guarded.query_points(C, query=q(), limit=10), args.queries)
-        r_same = med_ms(
-            lambda: raw.query_points(C, query=q(), query_filter=pushed, limit=10), args.queries
+        reads = medians(
+            {
+                "guarded": lambda: guarded.query_points(C, query=q(), limit=10),
+                "same": lambda: raw.query_points(C, query=q(), query_filter=pushed, limit=10),
+                "tenant": lambda: raw.query_points(C, query=q(), query_filter=tenant, limit=10),
+                "none": lambda: raw.query_points(C, query=q(), limit=10),
+            },
+            args.queries,
         )
-        r_tenant = med_ms(
-            lambda: raw.query_points(C, query=q(), query_filter=tenant, limit=10), args.queries
-        )
-        r_none = med_ms(lambda: raw.query_points(C, query=q(), limit=10), args.queries)
+        g_read, r_same, r_tenant, r_none = (reads[k] for k in ("guarded", "same", "tenant", "none"))
         # the guarded answer is the raw filtered answer
         probe = q()
         assert [p.id for p in guarded.query_points(C, query=probe, limit=10).points] == [
@@ -164,8 +170,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         # from every fact it writes to every fact it read (its taint), which is not upsert's cost
         writer = guarded.with_context(turn=Turn(session_id="bench-writes", turn_index=0))
         for n in (1, 64):
-            g_w = med_ms(lambda n=n: writer.upsert(C, points=batch(n)), args.writes)
-            r_w = med_ms(lambda n=n: raw.upsert(C, points=batch(n)), args.writes)
+            writes = medians(
+                {
+                    "guarded": lambda n=n: writer.upsert(C, points=batch(n)),
+                    "raw": lambda n=n: raw.upsert(C, points=batch(n)),
+                },
+                args.writes,
+            )
+            g_w, r_w = writes["guarded"], writes["raw"]
             rows.append((f"upsert batch {n}", g_w, r_w, "raw upsert"))
 
         print(
