@@ -805,12 +805,9 @@ class GuardedStore(BaseStore):
                 op.detail["withheld"] = kept
             op.fact_ids = doomed
             if doomed:
-                event = kernel._allow_event(op, "ok")
-                kernel.ledger.mark_deleted(doomed, [event])
-                op.finished = True
-                kernel._after_events()
+                op.tombstone(doomed)
             if forward:
                 yield forward
             if doomed:
-                kernel.ledger.mark_purged(doomed)
+                op.purged(doomed)
         return None

@@ -273,12 +273,9 @@ class MemoryGuard:
         with self.kernel.operation("delete", identity, fact_ids=[fact_id]) as op:
             request = ReadRequest("delete")
             self._visible(op, op.read_plan(request), request, [fact_id])
-            event = self.kernel._allow_event(op, "ok")
-            self.ledger.mark_deleted([fact_id], [event])
-            op.finished = True
-            self.kernel._after_events()
+            op.tombstone([fact_id])
             self.store.delete([fact_id])
-            self.ledger.mark_purged([fact_id])
+            op.purged([fact_id])
 
     # -- reads ------------------------------------------------------------------------------------
 

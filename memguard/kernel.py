@@ -281,6 +281,20 @@ class Operation:
         except MemguardError:
             pass  # recovery aborts it later: the row stays pending, so it is never served
 
+    def tombstone(self, fact_ids: Sequence[str], **detail: Any) -> None:
+        """Delete, first half: the ledger rows become ``deleted`` with the allow event, in one
+        transaction, before the backend is touched (a deleted fact is never served again, even if
+        the backend delete then fails); call :meth:`purged` once the backend deleted them."""
+        self.fact_ids = list(fact_ids)
+        event = self.kernel._allow_event(self, "ok", **detail)
+        self.kernel.ledger.mark_deleted(self.fact_ids, [event])
+        self.finished = True
+        self.kernel._after_events()
+
+    def purged(self, fact_ids: Sequence[str]) -> None:
+        """Delete, second half: the backend no longer holds them (recovery redoes unfinished ones)."""
+        self.kernel.ledger.mark_purged(list(fact_ids))
+
     # -- verify -----------------------------------------------------------------------------------
 
     def visible_records(
