@@ -41,13 +41,6 @@ from typing import Any, Literal, TypeVar
 from pydantic_core import to_jsonable_python
 from qdrant_client import AsyncQdrantClient, QdrantClient, models
 from qdrant_client.conversions import common_types as types
-from qdrant_client.local.json_path_parser import JsonPathItemType, parse_json_path
-from qdrant_client.local.payload_value_extractor import exclude_payload, include_payload
-from qdrant_client.local.payload_value_setter import (
-    delete_value_by_key,
-    merge_payload,
-    set_value_by_key,
-)
 
 from memguard.compat import require_version
 from memguard.context import CallContext, external_fact_id
@@ -95,6 +88,8 @@ __all__ = [
 ]
 
 #: qdrant-client versions this adapter supports: ``>= [0]`` and ``< [1]``.
+#: (The payload semantics come from qdrant-client's own local-mode helpers, imported where used so
+#: that an older client still imports this module and is refused at construction.)
 SUPPORTED_VERSIONS = ("1.20", "2")
 
 #: The operations a guarded client exposes; everything else raises :class:`GuardedAttributeError`.
@@ -194,6 +189,8 @@ def _caller_payload(payload: object) -> dict[str, Any]:
 
 def _check_path(key: str) -> None:
     """A payload path (``set_payload(key=...)``, ``delete_payload``) may not start at the reserved key."""
+    from qdrant_client.local.json_path_parser import JsonPathItemType, parse_json_path
+
     if not isinstance(key, str):
         raise InvalidRequest("a payload key must be a string")
     items = parse_json_path(key)
@@ -216,6 +213,8 @@ def _project(
     payload: dict[str, Any], with_payload: types.WithPayloadInterface
 ) -> dict[str, Any] | None:
     """``with_payload`` applied as Qdrant applies it (qdrant-client's local-mode selector code)."""
+    from qdrant_client.local.payload_value_extractor import exclude_payload, include_payload
+
     if with_payload is None or with_payload is False:
         return None
     if with_payload is True:
@@ -1095,6 +1094,13 @@ class _PayloadChange:
             _check_path(key)
 
     def apply(self, current: dict[str, Any]) -> dict[str, Any]:
+        from qdrant_client.local.json_path_parser import parse_json_path
+        from qdrant_client.local.payload_value_setter import (
+            delete_value_by_key,
+            merge_payload,
+            set_value_by_key,
+        )
+
         value = copy.deepcopy(_caller_payload(self.payload)) if self.payload is not None else {}
         if self.kind == "overwrite":
             return value
