@@ -686,3 +686,58 @@ def test_unsupported_qdrant_client_version_is_refused(
         side.guarded(me)
     monkeypatch.setattr("memguard.compat.metadata.version", lambda name: "1.20.0")
     assert isinstance(side.guard(me), GuardView)
+
+
+PUBLIC_POLICY = """\
+apiVersion: memguard/v1
+rules:
+  - id: read-own
+    effect: permit
+    actions: [search, get, update, delete]
+    when:
+      all:
+        - {attr: fact.owner_iss, eq: {attr: principal.issuer}}
+        - {attr: fact.owner_sub, eq: {attr: principal.subject}}
+  - id: read-public
+    effect: permit
+    actions: [search, get]
+    when: {attr: fact.namespace, eq: public}
+  - id: write
+    effect: permit
+    actions: [write]
+"""
+
+
+@pytest.mark.parametrize("own_rule", [True, False], ids=["own-or-public", "public-only"])
+def test_namespace_rules_are_decided_per_collection(
+    side: Side, tokens: LocalTokenService, tmp_path: Path, clock: Clock, own_rule: bool
+) -> None:
+    """A policy rule on `fact.namespace` folds to true in one collection and false in another:
+    the public collection is readable by everyone, the private one only by its owners (or, with
+    the public rule alone, by nobody, without a query reaching Qdrant)."""
+    text = (
+        PUBLIC_POLICY
+        if own_rule
+        else PUBLIC_POLICY.replace(
+            "actions: [search, get, update, delete]", "actions: [update, delete]"
+        )
+    )
+    kernel = make_kernel(tmp_path, tokens, clock, PolicyResolver.from_text(text))
+    side.kernel = kernel
+    bob = side.guard(kernel.authenticate(tokens.issue("bob")))
+    chain = side.guard(kernel.authenticate(tokens.issue("alice", actors=[PLANNER])))
+    for name in ("public", "private"):
+        side.create(name, DIM)
+        bob.upsert(name, points=[point(i, s) for i, s in BOB.items()])
+    q = [1.0, 0.0, 0.0, 0.0]
+    assert ids(chain.query_points("public", query=q, limit=10).points) == set(BOB)
+    assert chain.count("public").count == len(BOB)
+    assert ids(chain.query_points("private", query=q, limit=10).points) == set()
+    assert chain.scroll("private", limit=10)[0] == [] and chain.count("private").count == 0
+    assert chain.retrieve("private", list(BOB)) == []
+    assert not [r for r, _ in alarms(kernel) if r.startswith("scope.")]
+    chain.delete("public", points_selector=models.Filter())  # read access is not delete access
+    assert side.call_raw("count", "public").count == len(BOB)
+    expected = set(BOB) if own_rule else set()
+    assert ids(bob.query_points("private", query=q, limit=10).points) == expected
+    kernel.ledger.close()
