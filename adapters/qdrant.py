@@ -346,14 +346,28 @@ def _narrow(scope: models.Filter | None, caller: models.Filter | None) -> models
     return caller.model_copy(update={"must": [*items, *_as_list(caller.must)]})
 
 
-def _scoped_params(params: object, scope: models.Filter | None) -> models.SearchParams | None:
-    """Search params whose IDF statistics (sparse IDF, BM25) are computed inside the scope only:
-    collection-wide statistics would count other tenants' documents."""
+def _term_query(query: object) -> bool:
+    """Does ``query`` score by term statistics (a sparse vector, which may have the IDF modifier,
+    or a BM25 text query)?"""
+    if isinstance(query, models.NearestQuery):
+        query = query.nearest
+    text_query = getattr(models, "TextQuery", None)
+    return isinstance(query, models.SparseVector) or (
+        text_query is not None and isinstance(query, text_query)
+    )
+
+
+def _scoped_params(
+    params: object, scope: models.Filter | None, query: object
+) -> models.SearchParams | None:
+    """Search params whose IDF statistics are computed inside the scope only: collection-wide
+    statistics count other tenants' documents. Set for term queries (sparse, BM25) and whenever the
+    caller set ``idf`` itself; dense queries are left as they are (IDF does not apply to them)."""
     if params is not None and not isinstance(params, models.SearchParams):
         raise InvalidRequest("`search_params` must be a qdrant_client.models.SearchParams")
-    if scope is None:
-        return params
     idf = params.idf if params is not None else None
+    if scope is None or (idf is None and not _term_query(query)):
+        return params
     corpus = scope
     if isinstance(idf, models.IdfCorpusParams):
         corpus = models.Filter(must=[scope, idf.corpus])
@@ -453,7 +467,7 @@ def _scoped_prefetch(
     return prefetch.model_copy(
         update={
             "filter": _narrow(scope, _filter(prefetch.filter, "prefetch.filter")),
-            "params": _scoped_params(prefetch.params, scope),
+            "params": _scoped_params(prefetch.params, scope, prefetch.query),
             "prefetch": _scoped_prefetch(prefetch.prefetch, scope, collection_name, refs),
         }
     )
@@ -869,7 +883,7 @@ class _Planner:
                 op.finish(returned=[], returned_count=0)
                 return models.GroupsResult(groups=[]) if groups else types.QueryResponse(points=[])
             kw["query_filter"] = _narrow(scope, _filter(kw.get("query_filter"), "query_filter"))
-            kw["search_params"] = _scoped_params(kw.get("search_params"), scope)
+            kw["search_params"] = _scoped_params(kw.get("search_params"), scope, kw.get("query"))
             call = "query_points_groups" if groups else "query_points"
             response = yield _Call(
                 call, _kw(collection_name=collection_name, with_payload=True, **kw)

@@ -232,10 +232,39 @@ def test_core_puts_the_scope_in_the_filter_and_every_prefetch(world: World) -> N
     # the scope is a `must` of the caller's own filter, whose `should` stays as the caller gave it
     assert kw["query_filter"].should == FILTERS["should-owner-bob"].should
     assert _scopes(models.Filter(must=kw["query_filter"].must)) == 1
-    assert isinstance(
-        kw["search_params"].idf, models.IdfCorpusParams
-    )  # IDF statistics in scope too
+    assert kw.get("search_params") is None  # a dense query: IDF does not apply, nothing is sent
     flow.close()
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        models.SparseVector(indices=[1, 7], values=[0.5, 0.5]),
+        models.NearestQuery(nearest=models.SparseVector(indices=[1], values=[1.0])),
+    ],
+    ids=["sparse", "nearest-sparse"],
+)
+def test_core_scopes_idf_statistics_of_term_queries(world: World, query: Any) -> None:
+    """IDF statistics over the whole collection would count other tenants' documents."""
+    planner = _STATE[world.chain.guarded].planner
+    bob_corpus = FILTERS["must-owner-bob"]
+    for params in (None, models.SearchParams(idf=models.IdfCorpusParams(corpus=bob_corpus))):
+        flow = planner.query_points(
+            C,
+            False,
+            query=query,
+            using="sparse",
+            search_params=params,
+            prefetch=models.Prefetch(query=query, using="sparse"),
+            with_payload=True,
+        )
+        kw = next(flow).kwargs
+        top, inner = kw["search_params"].idf, kw["prefetch"].params.idf
+        assert isinstance(top, models.IdfCorpusParams) and isinstance(inner, models.IdfCorpusParams)
+        # the scope, ANDed with the caller's own corpus when there is one (it can only narrow)
+        assert _scopes(top.corpus) == (2 if params else 1)
+        assert _scopes(inner.corpus) == 1
+        flow.close()
 
 
 def test_chain_cannot_fetch_bob_by_id(world: World) -> None:
@@ -741,3 +770,34 @@ def test_namespace_rules_are_decided_per_collection(
     expected = set(BOB) if own_rule else set()
     assert ids(bob.query_points("private", query=q, limit=10).points) == expected
     kernel.ledger.close()
+
+
+def test_sparse_idf_scores_ignore_other_tenants(world: World) -> None:
+    """With the IDF modifier, a term's weight depends on how many documents hold it: bob's
+    documents must not change alice's scores (they would reveal what bob wrote)."""
+    sparse = {"s": models.SparseVectorParams(modifier=models.Modifier.IDF)}
+    for name in ("idf-shared", "idf-alone"):
+        world.side.call_raw(
+            "create_collection", name, vectors_config={}, sparse_vectors_config=sparse
+        )
+
+    def doc(pid: int, terms: list[int]) -> models.PointStruct:
+        vec = models.SparseVector(indices=terms, values=[1.0] * len(terms))
+        return models.PointStruct(id=pid, vector={"s": vec}, payload={"terms": terms})
+
+    alice_docs = [doc(1, [1, 2]), doc(2, [2, 3]), doc(3, [3])]
+    for name in ("idf-shared", "idf-alone"):
+        world.chain.upsert(name, points=alice_docs)
+    world.bob.upsert("idf-shared", points=[doc(100 + i, [1, 3]) for i in range(6)])
+    query = models.SparseVector(indices=[1, 3], values=[1.0, 1.0])
+
+    def scores(name: str) -> list[tuple[Any, float]]:
+        got = world.chain.query_points(name, query=query, using="s", limit=10).points
+        return [(p.id, round(p.score, 6)) for p in got]
+
+    assert scores("idf-shared") == scores("idf-alone")
+    assert {pid for pid, _ in scores("idf-shared")} == {1, 2, 3}
+    # control: the raw client's collection-wide statistics do differ
+    raw = world.side.call_raw("query_points", "idf-shared", query=query, using="s", limit=20)
+    raw_alice = [(p.id, round(p.score, 6)) for p in raw.points if p.id in (1, 2, 3)]
+    assert sorted(raw_alice) != sorted(scores("idf-alone"))
