@@ -61,7 +61,14 @@ from memguard.identity import Identity
 from memguard.integrity import Candidate
 from memguard.kernel import Kernel, Operation, StampRequest, VerifiedFact
 from memguard.ledger import FactState
-from memguard.provenance import Provenance, Source, Turn, check_metadata, value_digest
+from memguard.provenance import (
+    Provenance,
+    Source,
+    Turn,
+    canonical_json,
+    check_metadata,
+    value_digest,
+)
 from memguard.scope import (
     FIELDS,
     And,
@@ -137,9 +144,9 @@ def memory_fact_id(memory_id: str) -> str:
 
 
 def user_scope_id(issuer: str, subject: str) -> str:
-    """mem0 ``user_id`` of a principal: a digest of (issuer, subject), so two issuers never collide."""
-    key = f"{len(issuer)}:{issuer}\x1f{len(subject)}:{subject}".encode()
-    return "mg_" + hashlib.sha256(key).hexdigest()[:40]
+    """mem0 ``user_id`` of a principal: ``mg-`` + 40 hex of SHA-256 over canonical JSON
+    ``[issuer, subject]`` (the LangGraph adapter's tenant label), so two issuers never collide."""
+    return "mg-" + hashlib.sha256(canonical_json([issuer, subject])).hexdigest()[:40]
 
 
 def _token(value: str, prefix: str) -> str:
@@ -516,6 +523,20 @@ class _Core:
                         raise InvalidRequest(f"`{key}` takes a list of filters")
                     self._check_filter_tree(sub, depth + 1)
 
+    def _without_owner(self, cond: Condition) -> Condition | None:
+        """``cond`` minus top-level conjuncts naming the caller as owner: ``user_id`` (always in
+        the filter) is a digest of the owner, so on every memory the guard wrote it says the same,
+        for one payload condition instead of three (local mode evaluates each in Python). Dropping
+        conjuncts only widens what mem0 returns; a memory whose ``user_id`` and owner disagree was
+        edited, and verification withholds it with an alarm."""
+        subject = self.identity.principal.subject
+        mine = (Eq("owner_iss", subject.issuer), Eq("owner_sub", subject.subject))
+        items = cond.items if isinstance(cond, And) else (cond,)
+        kept = tuple(i for i in items if i not in mine)
+        if len(kept) == len(items):
+            return cond
+        return None if not kept else kept[0] if len(kept) == 1 else And(kept)
+
     def filters(
         self,
         plan: ScopePlan,
@@ -529,7 +550,7 @@ class _Core:
         if plan.kind is not PlanKind.ALLOW:
             if plan.condition is None:
                 raise AccessDenied("read not permitted", code="access_denied.policy")
-            condition = plan.condition
+            condition = self._without_owner(plan.condition)
         nested = [extra] if extra else []
         keys = dict(narrow or {})
         if caller is not None:
@@ -636,7 +657,8 @@ class _Core:
         return verified[0]
 
     def _read(self, action: str) -> ReadRequest:
-        return ReadRequest(action, namespaces=(self.namespace,), purpose=self.context.purpose)
+        # like MemoryGuard's reads without `namespaces`: the policy decides which namespaces show
+        return ReadRequest(action, purpose=self.context.purpose)
 
     def _write_request(self, digest: str, fact_id: str | None = None) -> StampRequest:
         ctx = self.context

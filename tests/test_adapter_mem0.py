@@ -493,6 +493,19 @@ def test_memory_edited_in_the_store_is_withheld_with_an_alarm(world: World) -> N
     assert world.alice.get(third["id"]) is None
 
 
+def test_a_memory_moved_into_another_users_scope_is_withheld(world: World) -> None:
+    """``user_id`` carries the owner in the pushed-down filter: editing it moves bob's memory into
+    alice's mem0 scope, and verification withholds it there (its content no longer matches)."""
+    bob_mem = world.bob_mems[1]
+    world.memory.vector_store.update(vector_id=bob_mem["id"], payload={"user_id": world.alice.user_id})
+    assert BOB_FACTS[1] not in texts(world.alice.search(EVERYTHING, top_k=10, threshold=0.0))
+    assert BOB_FACTS[1] not in texts(world.alice.get_all(top_k=100))
+    assert world.alice.get(bob_mem["id"]) is None
+    alarms = [e for e in world.events("alarm") if memory_fact_id(bob_mem["id"]) in e.fact_ids]
+    assert alarms and {e.reason for e in alarms} == {"integrity.content_mismatch"}
+    assert world.bob.get(bob_mem["id"]) is None  # and bob no longer gets it either (edited)
+
+
 def test_memory_written_around_the_guard_is_never_served(world: World) -> None:
     if world.kind != "sync":
         pytest.skip("raw writes go through the sync Memory; the async shell shares the read path")
