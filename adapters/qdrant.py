@@ -838,11 +838,7 @@ class _Planner:
             if not ids:
                 op.finish("ok", deleted=0)
                 return models.UpdateResult(operation_id=None, status=models.UpdateStatus.COMPLETED)
-            kernel = self.kernel
-            event = kernel._allow_event(op, "ok", deleted=len(ids))
-            kernel.ledger.mark_deleted(fact_ids, [event])
-            op.finished = True
-            kernel._after_events()
+            op.tombstone(fact_ids, deleted=len(ids))  # never served again, even if Qdrant fails
             result = yield _Call(
                 "delete",
                 _kw(
@@ -853,7 +849,7 @@ class _Planner:
                     timeout=timeout,
                 ),
             )
-            kernel.ledger.mark_purged(fact_ids)
+            op.purged(fact_ids)
             out: types.UpdateResult = result
             return out
 
