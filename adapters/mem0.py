@@ -13,8 +13,10 @@ session. A caller value that differs (another user, ``"*"``, an operator) is ref
 
 Layout: each memory's mem0 payload keeps memguard's reserved block (indexed fields, record digest,
 full provenance record) under the ``memguard`` key; results never show it. Reads push the scope plan
-into mem0's own filter language as dotted keys (``memguard.owner_sub``), nested under one ``AND`` that
-mem0's filter preprocessing passes through unchanged; what that language cannot express is refused.
+into mem0's own filter language as dotted keys (``memguard.trust``, always in operator form), next to
+``user_id``; the caller's own filter goes one level down, under an ``AND`` that mem0's filter
+preprocessing passes through unchanged. What that language cannot express is refused. Every hit is
+verified against the ledger (content digest over the text, caller metadata and mem0's scope fields).
 
 Writes. mem0 picks memory ids itself, and the fact id is ``external_fact_id("mem0", memory_id)``, so
 ``add`` runs: decide (a stamp with provisional ids) -> mem0 ``add`` with a ``pending`` reserved block

@@ -175,6 +175,11 @@ class World:
         item: dict[str, Any] = result["results"][0]
         return item
 
+    def raw(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        """Call the unguarded mem0 object (awaited for AsyncMemory)."""
+        result = getattr(self.memory, method)(*args, **kwargs)
+        return self.loop.run_until_complete(result) if asyncio.iscoroutine(result) else result
+
     # raw views of the backend (sync on both Memory and AsyncMemory)
     def raw_ids(self, user_id: str) -> set[str]:
         rows = self.memory.vector_store.list(filters={"user_id": user_id}, top_k=1000)[0]
@@ -267,8 +272,8 @@ def test_foreign_and_wildcard_scope_keys_are_refused(world: World, filters: dict
     with pytest.raises(AccessDenied):
         world.chain.get_all(filters=concrete)
     # what raw mem0 does with the same wildcard filter: every user's memories
-    if concrete == {"user_id": "*"} and world.kind == "sync":
-        raw = world.memory.get_all(filters={"user_id": "*"}, top_k=100)
+    if concrete == {"user_id": "*"}:
+        raw = world.raw("get_all", filters={"user_id": "*"}, top_k=100)
         assert set(BOB_FACTS) <= texts(raw)
     assert world.events("deny")[-1].reason == "access_denied.scope_key"
 
@@ -507,9 +512,7 @@ def test_a_memory_moved_into_another_users_scope_is_withheld(world: World) -> No
 
 
 def test_memory_written_around_the_guard_is_never_served(world: World) -> None:
-    if world.kind != "sync":
-        pytest.skip("raw writes go through the sync Memory; the async shell shares the read path")
-    raw = world.memory.add("planted", user_id=world.alice.user_id, infer=False)["results"][0]
+    raw = world.raw("add", "planted", user_id=world.alice.user_id, infer=False)["results"][0]
     # no indexed fields: the pushed-down scope does not match it
     assert "planted" not in texts(world.alice.search("planted", top_k=10, threshold=0.0))
     assert "planted" not in texts(world.alice.get_all(top_k=100))
@@ -517,7 +520,8 @@ def test_memory_written_around_the_guard_is_never_served(world: World) -> None:
     assert any(e.reason == "integrity.unknown_point" for e in world.events("alarm"))
     # an add that never finished (pending block, no ledger row) is withheld without an alarm
     alarms = len(world.events("alarm"))
-    stuck = world.memory.add(
+    stuck = world.raw(
+        "add",
         "half written", user_id=world.alice.user_id, infer=False,
         metadata={RESERVED_PAYLOAD_KEY: {"state": "pending"}},
     )["results"][0]
@@ -594,11 +598,9 @@ def test_delete_all_redacts_history_and_raw_delete_does_not(world: World) -> Non
     world.chain.delete_all()
     assert not any("chain secret" in t for t in _history_texts(world.history_path))
     assert [r["event"] for r in world.raw_history(one["id"])] == ["ADD", "DELETE"]
-    if world.kind == "sync":
-        # the control: mem0's own delete keeps the deleted text in its history table
-        bob_mem = world.bob_mems[0]["id"]
-        world.memory.delete(bob_mem)
-        assert any("passport" in t for t in _history_texts(world.history_path))
+    # the control: mem0's own delete keeps the deleted text in its history table
+    world.raw("delete", world.bob_mems[0]["id"])
+    assert any("passport" in t for t in _history_texts(world.history_path))
 
 
 # -- push-down: exact, or refused ------------------------------------------------------------------
