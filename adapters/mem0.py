@@ -451,10 +451,14 @@ def _top_k(value: object) -> int:
     return value
 
 
-def _memory_id(value: object) -> str:
-    if not isinstance(value, str) or not value or len(value) > 256:
+def _target(op: Operation, memory_id: object) -> tuple[str, str]:
+    """The memory id and fact id an id-based call names (inside the operation, so a malformed
+    id is audited like any other refusal)."""
+    if not isinstance(memory_id, str) or not memory_id or len(memory_id) > 256:
         raise InvalidRequest("`memory_id` must be a non-empty string")
-    return value
+    fact_id = memory_fact_id(memory_id)
+    op.fact_ids = [fact_id]
+    return memory_id, fact_id
 
 
 class _Core:
@@ -510,7 +514,7 @@ class _Core:
         for key, value in node.items():
             if not isinstance(key, str):
                 raise InvalidRequest("filter keys must be strings")
-            if key.lower().startswith(_RESERVED):
+            if _RESERVED in key.lower():  # also quoted paths such as '"memguard".trust'
                 raise ReservedField(f"filter key `{key}` is reserved for provenance")
             if key in _SCOPE_KEYS:
                 if value is None or value != self._expected(key):
@@ -776,12 +780,9 @@ class _Core:
         expiration_date: object,
         data: str | None,
     ) -> _Flow[dict[str, Any]]:
-        mid = _memory_id(memory_id)
-        fact_id = memory_fact_id(mid)
         ctx = self.context
-        with self.kernel.operation(
-            "update", self.identity, trace_id=ctx.turn.trace_id, fact_ids=[fact_id]
-        ) as op:
+        with self.kernel.operation("update", self.identity, trace_id=ctx.turn.trace_id) as op:
+            mid, fact_id = _target(op, memory_id)
             new_text = text if text is not None else data
             if new_text is None and metadata is None and expiration_date is _UNSET:
                 raise InvalidRequest("give at least one of `text`, `metadata` or `expiration_date`")
@@ -835,9 +836,8 @@ class _Core:
             return out
 
     def delete(self, memory_id: object) -> _Flow[dict[str, Any]]:
-        mid = _memory_id(memory_id)
-        fact_id = memory_fact_id(mid)
-        with self.kernel.operation("delete", self.identity, fact_ids=[fact_id]) as op:
+        with self.kernel.operation("delete", self.identity) as op:
+            mid, _ = _target(op, memory_id)
             request = self._read("delete")
             yield from self._current(op, op.read_plan(request), request, mid)
             result = yield from self._purge(op, [mid])
@@ -963,13 +963,12 @@ class _Core:
             return {"results": [self.present(f) for f in facts]}
 
     def get(self, memory_id: object) -> _Flow[dict[str, Any] | None]:
-        mid = _memory_id(memory_id)
-        fact_id = memory_fact_id(mid)
         ctx = self.context
         try:
             with self.kernel.operation(
-                "get", self.identity, purpose=ctx.purpose, turn=ctx.turn, fact_ids=[fact_id]
+                "get", self.identity, purpose=ctx.purpose, turn=ctx.turn
             ) as op:
+                mid, _ = _target(op, memory_id)
                 request = self._read("get")
                 fact = yield from self._current(op, op.read_plan(request), request, mid)
                 op.finish(returned=[fact.fact_id])
@@ -978,13 +977,10 @@ class _Core:
             return None  # mem0's own "not found"; the deny event is recorded
 
     def history(self, memory_id: object) -> _Flow[list[dict[str, Any]]]:
-        mid = _memory_id(memory_id)
-        fact_id = memory_fact_id(mid)
         ctx = self.context
         try:
-            with self.kernel.operation(
-                "history", self.identity, purpose=ctx.purpose, fact_ids=[fact_id]
-            ) as op:
+            with self.kernel.operation("history", self.identity, purpose=ctx.purpose) as op:
+                mid, fact_id = _target(op, memory_id)
                 request = self._read("get")
                 plan = op.read_plan(request)
                 record = self.kernel.ledger.latest([fact_id]).get(fact_id)
@@ -1005,12 +1001,11 @@ class _Core:
             return []  # mem0's answer for an unknown id
 
     def memory_id_of(self, fact_id: object) -> _Flow[str]:
-        if not isinstance(fact_id, str) or not 0 < len(fact_id) <= 64:
-            raise InvalidRequest("`fact_id` must be a fact id")
         ctx = self.context
-        with self.kernel.operation(
-            "get", self.identity, purpose=ctx.purpose, fact_ids=[fact_id]
-        ) as op:
+        with self.kernel.operation("get", self.identity, purpose=ctx.purpose) as op:
+            if not isinstance(fact_id, str) or not 0 < len(fact_id) <= 64:
+                raise InvalidRequest("`fact_id` must be a fact id")
+            op.fact_ids = [fact_id]
             request = self._read("get")
             plan = op.read_plan(request)
             by_fact = {f"{_RESERVED}.fact_id": {"eq": fact_id}}

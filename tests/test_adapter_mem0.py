@@ -439,6 +439,11 @@ def test_inference_and_bad_input_are_refused(world: World) -> None:
         world.alice.add("x", infer=False, metadata={"data": "other text"})
     with pytest.raises(ReservedField):
         world.alice.search("x", filters={"memguard.trust": {"gte": 0}})
+    with pytest.raises(ReservedField):
+        world.alice.get_all(filters={"OR": [{'"memguard".trust': {"gte": 0}}]})
+    with pytest.raises(InvalidRequest):
+        world.alice.get(123)
+    assert world.events("deny")[-1].reason == "invalid_request"  # audited like any refusal
     assert world.raw_ids(world.alice.user_id) == before
     assert world.alice.add([{"role": "system", "content": "skipped"}], infer=False) == {"results": []}
 
