@@ -45,7 +45,7 @@ from memguard.identity import Identity, Principal, Verifier, check_identifier
 from memguard.integrity import Candidate, candidate_problem
 from memguard.ledger import FactState, Ledger, LedgerRecord
 from memguard.ledger.ledger import TurnRead
-from memguard.ledger.lineage import Revocation
+from memguard.ledger.lineage import Revocation, is_read_set, read_set_id
 from memguard.logging import get_logger
 from memguard.provenance import Provenance, Source, Turn, WriterChain, now_utc, sha256_digest
 from memguard.revocation import PRINCIPAL_KINDS, RevocationReport, RevocationSelector
@@ -170,14 +170,17 @@ class Operation:
         bars = kernel.write_bars()
         plans: dict[str, ScopePlan] = {}
         taint: dict[tuple[str, int], list[tuple[str, int]]] = {}
+        read_sets: dict[str, bool] = {}
         out: list[Provenance] = []
         for req in requests:
             try:
                 check_identifier(req.namespace, "namespace")
             except IdentityError:  # the same character rules as identifiers, but not identity
                 raise InvalidRequest("namespace has forbidden characters") from None
-            if req.fact_id is not None and not (0 < len(req.fact_id) <= 64):
-                raise InvalidRequest("a fact id has 1 to 64 characters")
+            if req.fact_id is not None and (
+                not (0 < len(req.fact_id) <= 64) or is_read_set(req.fact_id)
+            ):
+                raise InvalidRequest("a fact id has 1 to 64 characters and no reserved prefix")
             if len(req.derived_from) > _MAX_DERIVED_FROM:
                 raise InvalidRequest(f"at most {_MAX_DERIVED_FROM} inputs per derived fact")
             decision = kernel.scope.write_decision(principal, req.namespace)
@@ -210,7 +213,15 @@ class Operation:
                 if lowest < level:
                     level = lowest
                     reason += f"; turn tainted: it read {lowest.label} facts"
-                edges.extend((fact_id, fid, "context") for fid, _ in read if fid not in inputs)
+                node = read_set_id(
+                    principal.subject.issuer, principal.subject.subject, *key,
+                    [fid for fid, _ in read],
+                )  # fmt: skip
+                edges.append((fact_id, node, "context"))
+                if node not in read_sets:
+                    read_sets[node] = ledger.lineage.has_read_set(node)
+                    if not read_sets[node]:
+                        edges.extend((node, fid, "read") for fid, _ in read)
             if req.trust is not None and level < req.trust:
                 # the writer asked for more than its inputs or its turn allow: refuse, never narrow
                 raise TrustEscalation(

@@ -151,6 +151,46 @@ def test_a_turn_that_read_untrusted_facts_writes_untrusted(
                    turn=T(5, "s-2")).trust is TrustLevel.USER  # fmt: skip
 
 
+def test_a_turn_read_set_costs_n_plus_m_edges_and_keeps_causality(
+    g: MemoryGuard, tokens: LocalTokenService
+) -> None:
+    from sqlalchemy import text
+
+    from memguard import FactInput
+
+    c = Chain(g, tokens)
+    pages = g.write_many(c.browser, [
+        FactInput(text=f"page {i}", namespace="r", source=src(K.WEB, f"{WEB}/{i}"), turn=T(1))
+        for i in range(20)
+    ])  # fmt: skip
+    for p in pages:
+        g.get(c.planner, p.fact_id, turn=T(2))
+    notes = g.write_many(c.planner, [
+        FactInput(text=f"note {i}", namespace="r", source=src(K.USER_MESSAGE), turn=T(2))
+        for i in range(30)
+    ])  # fmt: skip
+    with g.ledger.engine.connect() as conn:
+        edges = conn.execute(text("SELECT count(*) FROM mg_lineage")).scalar_one()
+    assert edges == 20 + 30  # one read set: 20 `read` edges, one `context` edge per note
+    page_ids = {p.fact_id for p in pages}
+    assert {e.parent_id for e in g.ledger.lineage.parents(notes[0].fact_id)} == page_ids
+    assert {e.child_id for e in g.ledger.lineage.children(pages[0].fact_id)} == {
+        n.fact_id for n in notes
+    }
+    # a page read after the notes were written is not their ancestor
+    late = g.write(c.browser, "late page", namespace="r", source=src(K.WEB, WEB + "/late"), turn=T(1))
+    g.get(c.planner, late.fact_id, turn=T(2))
+    after = g.write(c.planner, "after", namespace="r", source=src(K.USER_MESSAGE), turn=T(2))
+    assert late.fact_id not in set(g.ledger.lineage.descendants([late.fact_id])) | {
+        e.parent_id for e in g.ledger.lineage.parents(notes[0].fact_id)
+    }
+    assert set(g.ledger.lineage.descendants([late.fact_id])) == {after.fact_id}
+    assert notes[0].fact_id in g.ledger.lineage.descendants([pages[3].fact_id])
+    assert not any(d.startswith("reads:") for d in g.ledger.lineage.descendants(list(page_ids)))
+    report = g.revoke(c.user, RevocationSelector.fact(pages[0].fact_id), reason="r")
+    assert set(report.quarantined) == {pages[0].fact_id, after.fact_id} | {n.fact_id for n in notes}
+
+
 def test_taint_is_per_owner_and_by_get_too(g: MemoryGuard, tokens: LocalTokenService) -> None:
     alice, bob = Chain(g, tokens, "alice"), Chain(g, tokens, "bob")
     page = g.write(alice.browser, "web text", namespace="r", source=src(K.WEB, WEB), turn=T(1))

@@ -1,6 +1,8 @@
 """The lineage graph, revocations and quarantine, kept in the ledger's own database.
 
-- edges ``child -> parent`` (``mg_lineage``) are written with the child's commit;
+- edges ``child -> parent`` (``mg_lineage``) are written with the child's commit: ``derived``
+  (named in ``derived_from``), ``context`` (to the read set of the turn it was written in) and
+  ``read`` (from a read set to each fact the turn had read);
 - a revocation (``mg_revocation``) and the quarantine rows of every fact it reaches
   (``mg_quarantine``) are written in one transaction with its audit event, so a fact is never
   half-quarantined: either the revocation and all its rows exist, or none;
@@ -11,6 +13,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -33,7 +36,15 @@ from memguard.revocation import RevocationSelector
 if TYPE_CHECKING:
     from memguard.ledger.ledger import Ledger
 
-__all__ = ["Edge", "Lineage", "QuarantineEntry", "Revocation"]
+__all__ = [
+    "READ_SET_PREFIX",
+    "Edge",
+    "Lineage",
+    "QuarantineEntry",
+    "Revocation",
+    "is_read_set",
+    "read_set_id",
+]
 
 _PROV = ProvenanceRow.__table__  # type: ignore[attr-defined]
 _LINEAGE = LineageRow.__table__  # type: ignore[attr-defined]
@@ -90,6 +101,49 @@ class QuarantineEntry:
     lifted_event_id: str | None
 
 
+#: Ids of read-set nodes start with this (a fact id may not): see :func:`read_set_id`.
+READ_SET_PREFIX = "reads:"
+
+
+def is_read_set(node: str) -> bool:
+    return node.startswith(READ_SET_PREFIX)
+
+
+def read_set_id(owner_iss: str, owner_sub: str, session_id: str, turn_index: int,
+                fact_ids: Sequence[str]) -> str:  # fmt: skip
+    """The lineage node of one turn's reads so far: a fact written in that turn gets one
+    ``context`` edge to it, and it has one ``read`` edge to each fact read, so M writes after N
+    reads cost N + M edges, not N x M. The id is a digest of the turn and the sorted fact ids, so
+    a later write after more reads gets its own node: a fact read after a write never becomes that
+    write's ancestor."""
+    parts = [owner_iss, owner_sub, session_id, str(turn_index), *sorted(set(fact_ids))]
+    key = "\x1f".join(f"{len(p)}:{p}" for p in parts).encode("utf-8")
+    return READ_SET_PREFIX + hashlib.sha256(key).hexdigest()[:48]
+
+
+def _collapse(edges: list[Edge]) -> list[Edge]:
+    """Replace ``child -> read set -> fact`` by ``child -> fact`` (kind ``context``)."""
+    reads: dict[str, list[str]] = {}
+    for e in edges:
+        if is_read_set(e.child_id):
+            reads.setdefault(e.child_id, []).append(e.parent_id)
+    out: list[Edge] = []
+    for e in edges:
+        if is_read_set(e.child_id):
+            continue
+        if is_read_set(e.parent_id):
+            out.extend(Edge(e.child_id, p, "context") for p in reads.get(e.parent_id, []))
+        else:
+            out.append(e)
+    return _prefer_derived(out)
+
+
+def _prefer_derived(edges: list[Edge]) -> list[Edge]:
+    """A fact both derived from a parent and written after reading it shows one ``derived`` edge."""
+    derived = {(e.child_id, e.parent_id) for e in edges if e.kind == "derived"}
+    return [e for e in edges if e.kind != "context" or (e.child_id, e.parent_id) not in derived]
+
+
 def _like_escape(value: str) -> str:
     return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
@@ -107,25 +161,60 @@ class Lineage:
 
     # -- the graph --------------------------------------------------------------------------------
 
-    def parents(self, fact_id: str) -> list[Edge]:
+    def _edges_of(self, column: str, fact_id: str) -> list[Edge]:
+        c = _LINEAGE.c
         with self._ledger._tx() as conn:
             rows = conn.execute(
-                select(_LINEAGE).where(_LINEAGE.c.child_id == fact_id).order_by(_LINEAGE.c.parent_id)
+                select(_LINEAGE).where(getattr(c, column) == fact_id).order_by(c.child_id, c.parent_id)
             ).all()
         return [Edge(r.child_id, r.parent_id, r.kind) for r in rows]
+
+    def parents(self, fact_id: str) -> list[Edge]:
+        """Direct parents; a turn's read set shows as one ``context`` edge per fact it read."""
+        out: list[Edge] = []
+        for e in self._edges_of("child_id", fact_id):
+            if is_read_set(e.parent_id):
+                out.extend(
+                    Edge(fact_id, r.parent_id, "context")
+                    for r in self._edges_of("child_id", e.parent_id)
+                )
+            else:
+                out.append(e)
+        return sorted(set(_prefer_derived(out)), key=lambda e: (e.parent_id, e.kind))
 
     def children(self, fact_id: str) -> list[Edge]:
-        with self._ledger._tx() as conn:
-            rows = conn.execute(
-                select(_LINEAGE).where(_LINEAGE.c.parent_id == fact_id).order_by(_LINEAGE.c.child_id)
-            ).all()
-        return [Edge(r.child_id, r.parent_id, r.kind) for r in rows]
+        """Direct children, through read sets as for :meth:`parents`."""
+        out: list[Edge] = []
+        for e in self._edges_of("parent_id", fact_id):
+            if is_read_set(e.child_id):
+                out.extend(
+                    Edge(r.child_id, fact_id, "context")
+                    for r in self._edges_of("parent_id", e.child_id)
+                )
+            else:
+                out.append(e)
+        return sorted(set(_prefer_derived(out)), key=lambda e: (e.child_id, e.kind))
 
     def ancestry(self, fact_id: str, *, max_depth: int = 64) -> list[Edge]:
-        """Every edge on the way from ``fact_id`` up to its roots (at most ``max_depth`` hops)."""
+        """Every edge on the way from ``fact_id`` up to its roots (at most ``max_depth`` hops),
+        with read sets collapsed into ``context`` edges."""
         with self._ledger._tx() as conn:
-            rows = conn.execute(text(_ANCESTORS), {"fact": fact_id, "max_depth": max_depth}).all()
-        return sorted((Edge(r[0], r[1], r[2]) for r in rows), key=lambda e: (e.child_id, e.parent_id))
+            rows = conn.execute(
+                text(_ANCESTORS), {"fact": fact_id, "max_depth": 2 * max_depth}
+            ).all()
+        return sorted(
+            set(_collapse([Edge(r[0], r[1], r[2]) for r in rows])),
+            key=lambda e: (e.child_id, e.parent_id),
+        )
+
+    def has_read_set(self, node: str) -> bool:
+        with self._ledger._tx() as conn:
+            return (
+                conn.execute(
+                    select(_LINEAGE.c.child_id).where(_LINEAGE.c.child_id == node).limit(1)
+                ).first()
+                is not None
+            )
 
     def descendants(self, roots: Sequence[str], *, follow_context: bool = True) -> list[str]:
         """Every transitive descendant of ``roots`` (roots excluded unless they descend from one)."""
@@ -140,7 +229,8 @@ class Lineage:
         with self._ledger._tx() as conn:
             for chunk in _chunks(list(dict.fromkeys(roots))):
                 for row in conn.execute(query, {"roots": chunk}):
-                    found[str(row[0])] = None
+                    if not is_read_set(str(row[0])):
+                        found[str(row[0])] = None
         return list(found)
 
     # -- selectors --------------------------------------------------------------------------------
