@@ -32,7 +32,6 @@ Layout in the inner store (see ``docs/adapters/langgraph.md``):
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 from collections.abc import Generator, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
@@ -54,7 +53,7 @@ from langgraph.store.base import (
 )
 
 from memguard.compat import require_version
-from memguard.context import CallContext, external_fact_id
+from memguard.context import CallContext, external_fact_id, principal_label
 from memguard.errors import (
     FactNotFound,
     InvalidRequest,
@@ -65,7 +64,7 @@ from memguard.identity import Identity
 from memguard.integrity import Candidate
 from memguard.kernel import Kernel, Operation, StampRequest, VerifiedFact
 from memguard.ledger import FactState
-from memguard.provenance import Provenance, Source, Turn, canonical_json, value_digest
+from memguard.provenance import Provenance, Source, Turn, value_digest
 from memguard.scope import (
     FIELDS,
     And,
@@ -127,8 +126,7 @@ def _require_supported(minimum: str, below: str) -> str:
 
 def tenant_segment(issuer: str, subject: str) -> str:
     """The first namespace label of everything stored for the principal (issuer, subject)."""
-    digest = hashlib.sha256(canonical_json([issuer, subject])).hexdigest()
-    return f"mg-{digest[:40]}"
+    return principal_label(issuer, subject)
 
 
 def namespace_name(namespace: Sequence[str]) -> str:

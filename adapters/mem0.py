@@ -47,7 +47,7 @@ from mem0.embeddings.base import EmbeddingBase  # type: ignore[import-untyped]
 from mem0.llms.base import LLMBase  # type: ignore[import-untyped]
 
 from memguard.compat import require_version
-from memguard.context import CallContext, external_fact_id
+from memguard.context import CallContext, external_fact_id, principal_label
 from memguard.embedding import HashEmbedder
 from memguard.errors import (
     AccessDenied,
@@ -67,7 +67,6 @@ from memguard.provenance import (
     Provenance,
     Source,
     Turn,
-    canonical_json,
     check_metadata,
     value_digest,
 )
@@ -146,9 +145,9 @@ def memory_fact_id(memory_id: str) -> str:
 
 
 def user_scope_id(issuer: str, subject: str) -> str:
-    """mem0 ``user_id`` of a principal: ``mg-`` + 40 hex of SHA-256 over canonical JSON
-    ``[issuer, subject]`` (the LangGraph adapter's tenant label), so two issuers never collide."""
-    return "mg-" + hashlib.sha256(canonical_json([issuer, subject])).hexdigest()[:40]
+    """mem0 ``user_id`` of a principal: :func:`memguard.context.principal_label` (the LangGraph
+    adapter's tenant label too), so two issuers never collide."""
+    return principal_label(issuer, subject)
 
 
 def _token(value: str, prefix: str) -> str:
@@ -846,18 +845,13 @@ class _Core:
     def _purge(self, op: Operation, memory_ids: Sequence[str]) -> _Flow[object]:
         """Tombstone, delete in mem0, redact mem0's history rows, mark purged."""
         fact_ids = [memory_fact_id(m) for m in memory_ids]
-        kernel = self.kernel
-        op.fact_ids = fact_ids
         # the same two steps as MemoryGuard.delete: the allow event commits with the tombstone
-        event = kernel._allow_event(op, "ok", memory_ids=list(memory_ids))
-        kernel.ledger.mark_deleted(fact_ids, [event])
-        op.finished = True
-        kernel._after_events()
+        op.tombstone(fact_ids, memory_ids=list(memory_ids))
         result: object = None
         for mid in memory_ids:
             result = yield _Call("memory", "delete", (mid,))
             yield _Call("history", "redact", (mid,))
-        kernel.ledger.mark_purged(fact_ids)
+        op.purged(fact_ids)
         return result
 
     def delete_all(self, *, user_id: object, agent_id: object, run_id: object) -> _Flow[dict[str, Any]]:

@@ -10,13 +10,14 @@ channel, the turn and the purpose travel with the guarded client instead::
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from dataclasses import dataclass
 
-from memguard.provenance import Source, Turn
+from memguard.provenance import Source, Turn, canonical_json
 from memguard.trust import TrustLevel
 
-__all__ = ["CallContext", "external_fact_id"]
+__all__ = ["CallContext", "external_fact_id", "principal_label"]
 
 #: UUID namespace of fact ids derived from a backend's own ids (``external_fact_id``).
 _FACT_NAMESPACE = uuid.UUID("6f1b7c1e-3a55-5a8e-9d0c-6d656d677561")
@@ -59,3 +60,10 @@ def external_fact_id(system: str, *parts: str) -> str:
     e.g. ``external_fact_id("qdrant", collection, str(point_id))``; distinct inputs, distinct ids."""
     key = "\x1f".join((system, *(f"{len(p)}:{p}" for p in parts)))
     return str(uuid.uuid5(_FACT_NAMESPACE, key))
+
+
+def principal_label(issuer: str, subject: str) -> str:
+    """A backend-safe label for the principal (issuer, subject): ``mg-`` + 40 hex of SHA-256 over
+    canonical JSON ``[issuer, subject]``. Adapters use it as a tenant segment or a scope key, so
+    the same subject at two issuers never shares one."""
+    return "mg-" + hashlib.sha256(canonical_json([issuer, subject])).hexdigest()[:40]
