@@ -1,5 +1,7 @@
 """memguard: provenance and scoped, fail-closed reads for AI agents' memory."""
 
+from typing import TYPE_CHECKING
+
 from memguard.aio import AsyncMemoryGuard
 from memguard.audit import AUDIT_SCHEMA, audit_fact, audit_selector, render_text
 from memguard.client import AsyncMemguardClient, MemguardClient
@@ -61,7 +63,7 @@ from memguard.scope import (
     ScopeResolver,
     WriteDecision,
 )
-from memguard.stores import InMemoryStore, MemoryStore, QdrantStore
+from memguard.stores import InMemoryStore, MemoryStore
 from memguard.tokens import (
     IdentityConfig,
     IdentityVerifier,
@@ -72,7 +74,19 @@ from memguard.tokens import (
 )
 from memguard.trust import SourceKind, TrustLevel, TrustPolicy
 
+if TYPE_CHECKING:
+    from memguard.stores.qdrant import QdrantStore
+
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> object:
+    # qdrant-client is imported on first use of QdrantStore (it takes about a second to import)
+    if name == "QdrantStore":
+        from memguard.stores.qdrant import QdrantStore
+
+        return QdrantStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "AUDIT_SCHEMA",

@@ -22,7 +22,6 @@ from memguard.ledger import Ledger
 from memguard.ledger.checkpoint import CheckpointSigner
 from memguard.localtokens import LocalTokenService
 from memguard.scope import ScopeResolver
-from memguard.stores.qdrant import QdrantStore
 
 __all__ = ["DEFAULT_STATE_DIR", "EmbeddedStack", "open_embedded"]
 
@@ -49,6 +48,8 @@ def open_embedded(
     scope: ScopeResolver | None = None,
 ) -> EmbeddedStack:
     """Open (creating if needed) the embedded stack under ``state_dir``."""
+    from memguard.stores.qdrant import QdrantStore
+
     root = Path(state_dir)
     root.mkdir(parents=True, exist_ok=True)
     signer = CheckpointSigner.load_or_create(root / "keys" / "checkpoint.key")

@@ -1,7 +1,24 @@
-"""Store backends behind the :class:`~memguard.stores.base.MemoryStore` seam."""
+"""Store backends behind the :class:`~memguard.stores.base.MemoryStore` seam.
+
+``QdrantStore`` is imported on first use: qdrant-client takes about a second to import, which every
+command that never touches Qdrant (``memguard policy``, ``memguard token``, ``memguard ledger``)
+would otherwise pay.
+"""
+
+from typing import TYPE_CHECKING
 
 from memguard.stores.base import Hit, MemoryStore, StoredPoint
 from memguard.stores.memory import InMemoryStore
-from memguard.stores.qdrant import QdrantStore
+
+if TYPE_CHECKING:
+    from memguard.stores.qdrant import QdrantStore
 
 __all__ = ["Hit", "InMemoryStore", "MemoryStore", "QdrantStore", "StoredPoint"]
+
+
+def __getattr__(name: str) -> object:
+    if name == "QdrantStore":
+        from memguard.stores.qdrant import QdrantStore
+
+        return QdrantStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
