@@ -36,15 +36,21 @@ from memguard.errors import (
 from memguard.gateway.schemas import (
     AuditOut,
     BatchWriteOut,
+    EndorseOut,
+    FactListOut,
     FactOut,
+    RevocationOut,
     SearchOut,
     WriteOut,
 )
 from memguard.provenance import Source, Turn
+from memguard.revocation import RevocationSelector
 from memguard.trust import TrustLevel
 
 __all__ = [
     "AsyncMemguardClient",
+    "EndorseOut",
+    "FactListOut",
     "FactOut",
     "GatewayTimeout",
     "GatewayUnavailable",
@@ -52,11 +58,13 @@ __all__ = [
     "NewFact",
     "Overloaded",
     "RateLimited",
+    "RevocationOut",
     "WriteOut",
 ]
 
 WORKLOAD_HEADER = "Workload-Identity-Token"
 _M = TypeVar("_M", bound=BaseModel)
+Params = Sequence[tuple[str, str]]
 
 
 class RateLimited(MemguardError):
@@ -134,6 +142,7 @@ def _search_body(
     min_trust: TrustLevel | None,
     purpose: str,
     trace_id: str | None,
+    turn: Turn | None = None,
 ) -> dict[str, object]:
     body: dict[str, object] = {"query": query, "k": k, "purpose": purpose}
     if namespaces is not None:
@@ -142,7 +151,43 @@ def _search_body(
         body["min_trust"] = min_trust.label
     if trace_id is not None:
         body["trace_id"] = trace_id
+    if turn is not None:
+        body["turn"] = turn.model_dump(mode="json", exclude_none=True)
     return body
+
+
+def _read_params(purpose: str, turn: Turn | None) -> list[tuple[str, str]]:
+    """Query parameters of a read: its purpose and, if given, its turn (the read taints it)."""
+    params = [("purpose", purpose)]
+    if turn is not None:
+        params += [("session_id", turn.session_id), ("turn_index", str(turn.turn_index))]
+    return params
+
+
+def _list_params(
+    namespaces: Sequence[str] | None,
+    min_trust: TrustLevel | None,
+    limit: int,
+    cursor: str | None,
+    purpose: str,
+    turn: Turn | None,
+) -> list[tuple[str, str]]:
+    if isinstance(namespaces, str):
+        raise InvalidRequest("`namespaces` must be a list of names")
+    params = [("namespace", n) for n in namespaces or ()]
+    params.append(("limit", str(limit)))
+    if min_trust is not None:
+        params.append(("min_trust", min_trust.label))
+    if cursor is not None:
+        params.append(("cursor", cursor))
+    return params + _read_params(purpose, turn)
+
+
+def _revoke_body(
+    selector: RevocationSelector, reason: str, follow_context: bool
+) -> dict[str, object]:
+    return {"selector": selector.model_dump(mode="json", exclude_none=True), "reason": reason,
+            "follow_context": follow_context}
 
 
 _BY_CODE: dict[str, type[MemguardError]] = {
@@ -225,10 +270,10 @@ class MemguardClient(_Base):
         _Base.__init__(self, token, workload_credential)
 
     def _send(self, method: str, path: str, json: object = None,
-              params: Mapping[str, str] | None = None) -> httpx.Response:
+              params: Params | None = None) -> httpx.Response:
         try:
-            return self._http.request(method, path, json=json, params=params,
-                                      headers=self._headers)
+            return self._http.request(method, path, json=json, headers=self._headers,
+                                      params=tuple(params) if params is not None else None)
         except httpx.TransportError as exc:
             raise GatewayUnavailable(f"gateway unreachable: {type(exc).__name__}") from exc
 
@@ -259,13 +304,43 @@ class MemguardClient(_Base):
         min_trust: TrustLevel | None = None,
         purpose: str = "answer",
         trace_id: str | None = None,
+        turn: Turn | None = None,
     ) -> list[FactOut]:
-        body = _search_body(query, k, namespaces, min_trust, purpose, trace_id)
+        """``turn``: what the search returns taints the writes made later in that turn."""
+        body = _search_body(query, k, namespaces, min_trust, purpose, trace_id, turn)
         return _parse(SearchOut, self._send("POST", "/v1/search", body)).facts
 
-    def get(self, fact_id: str, *, purpose: str = "answer") -> FactOut:
+    def get(self, fact_id: str, *, purpose: str = "answer", turn: Turn | None = None) -> FactOut:
         return _parse(FactOut, self._send("GET", f"/v1/facts/{_id(fact_id)}",
-                                          params={"purpose": purpose}))
+                                          params=_read_params(purpose, turn)))
+
+    def list_facts(
+        self,
+        *,
+        namespaces: Sequence[str] | None = None,
+        min_trust: TrustLevel | None = None,
+        limit: int = 100,
+        cursor: str | None = None,
+        purpose: str = "answer",
+        turn: Turn | None = None,
+    ) -> FactListOut:
+        """One page of the facts the caller may read (fact-id order); pass ``next_cursor`` on."""
+        params = _list_params(namespaces, min_trust, limit, cursor, purpose, turn)
+        return _parse(FactListOut, self._send("GET", "/v1/facts", params=params))
+
+    def revoke(
+        self, selector: RevocationSelector, *, reason: str, follow_context: bool = True
+    ) -> RevocationOut:
+        """Quarantine what ``selector`` matches in the caller's revoke scope, and every
+        descendant; needs the ``memory:revoke`` scope (by default)."""
+        body = _revoke_body(selector, reason, follow_context)
+        return _parse(RevocationOut, self._send("POST", "/v1/revocations", body))
+
+    def endorse(self, fact_id: str, *, reason: str) -> EndorseOut:
+        """Lift the quarantine of one fact; needs the ``memory:endorse`` scope (by default) and
+        the policy's ``endorse`` permission (by default: the user directly, never an agent)."""
+        return _parse(EndorseOut, self._send("POST", f"/v1/facts/{_id(fact_id)}/endorse",
+                                             {"reason": reason}))
 
     def update(
         self,
@@ -320,10 +395,10 @@ class AsyncMemguardClient(_Base):
         _Base.__init__(self, token, workload_credential)
 
     async def _send(self, method: str, path: str, json: object = None,
-                    params: Mapping[str, str] | None = None) -> httpx.Response:
+                    params: Params | None = None) -> httpx.Response:
         try:
-            return await self._http.request(method, path, json=json, params=params,
-                                            headers=self._headers)
+            return await self._http.request(method, path, json=json, headers=self._headers,
+                                            params=tuple(params) if params is not None else None)
         except httpx.TransportError as exc:
             raise GatewayUnavailable(f"gateway unreachable: {type(exc).__name__}") from exc
 
@@ -354,13 +429,39 @@ class AsyncMemguardClient(_Base):
         min_trust: TrustLevel | None = None,
         purpose: str = "answer",
         trace_id: str | None = None,
+        turn: Turn | None = None,
     ) -> list[FactOut]:
-        body = _search_body(query, k, namespaces, min_trust, purpose, trace_id)
+        body = _search_body(query, k, namespaces, min_trust, purpose, trace_id, turn)
         return _parse(SearchOut, await self._send("POST", "/v1/search", body)).facts
 
-    async def get(self, fact_id: str, *, purpose: str = "answer") -> FactOut:
+    async def get(
+        self, fact_id: str, *, purpose: str = "answer", turn: Turn | None = None
+    ) -> FactOut:
         return _parse(FactOut, await self._send("GET", f"/v1/facts/{_id(fact_id)}",
-                                                params={"purpose": purpose}))
+                                                params=_read_params(purpose, turn)))
+
+    async def list_facts(
+        self,
+        *,
+        namespaces: Sequence[str] | None = None,
+        min_trust: TrustLevel | None = None,
+        limit: int = 100,
+        cursor: str | None = None,
+        purpose: str = "answer",
+        turn: Turn | None = None,
+    ) -> FactListOut:
+        params = _list_params(namespaces, min_trust, limit, cursor, purpose, turn)
+        return _parse(FactListOut, await self._send("GET", "/v1/facts", params=params))
+
+    async def revoke(
+        self, selector: RevocationSelector, *, reason: str, follow_context: bool = True
+    ) -> RevocationOut:
+        body = _revoke_body(selector, reason, follow_context)
+        return _parse(RevocationOut, await self._send("POST", "/v1/revocations", body))
+
+    async def endorse(self, fact_id: str, *, reason: str) -> EndorseOut:
+        return _parse(EndorseOut, await self._send(
+            "POST", f"/v1/facts/{_id(fact_id)}/endorse", {"reason": reason}))
 
     async def update(
         self,

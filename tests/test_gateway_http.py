@@ -277,7 +277,8 @@ def test_metadata_jwks_openapi_health(gw: Gateway) -> None:
     assert prm["resource"] == gw.resource
     assert prm["authorization_servers"][0] == gw.sts.issuer
     assert prm["bearer_methods_supported"] == ["header"]
-    assert set(prm["scopes_supported"]) == {"memory:read", "memory:write"}
+    assert set(prm["scopes_supported"]) == {"memory:read", "memory:write", "memory:revoke",
+                                            "memory:endorse"}
     jwks = httpx.get(f"{gw.base}/.well-known/jwks.json", timeout=5).json()
     assert jwks == gw.sts.jwks() and all("d" not in k for k in jwks["keys"])
     meta = httpx.get(f"{gw.base}/.well-known/oauth-authorization-server", timeout=5).json()

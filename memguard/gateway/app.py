@@ -5,10 +5,13 @@ Routes::
     POST   /v1/facts                   write one fact                      201
     POST   /v1/facts/batch             write a batch (atomic per phase)    201
     POST   /v1/search                  scoped similarity search            200
+    GET    /v1/facts                   page through the readable facts     200
     GET    /v1/facts/{fact_id}         get one fact                        200
     PUT    /v1/facts/{fact_id}         new version of a fact               200
     DELETE /v1/facts/{fact_id}         delete a fact                       204
     GET    /v1/facts/{fact_id}/audit   memguard.audit/v1 report            200
+    POST   /v1/facts/{fact_id}/endorse lift a fact's quarantine            200
+    POST   /v1/revocations             revoke a source, turn, principal... 201
     POST   /token                      RFC 8693 token exchange (memguard.tokens.server)
     GET    /.well-known/jwks.json, /.well-known/workload-jwks.json, /.well-known/oauth-authorization-server
     GET    /.well-known/oauth-protected-resource   RFC 9728 metadata
@@ -28,10 +31,11 @@ from typing import Annotated, Any
 from fastapi import Depends, FastAPI, Path, Query, Request, Security
 from fastapi.responses import JSONResponse, Response
 from fastapi.security import APIKeyHeader, HTTPBearer
+from pydantic import ValidationError
 from starlette.routing import Route
 
 from memguard.aio import AsyncMemoryGuard
-from memguard.errors import MemguardError
+from memguard.errors import AccessDenied, InvalidRequest, MemguardError
 from memguard.events import AuditEvent, Decision
 from memguard.gateway.auth import WORKLOAD_HEADER, BearerOnlyMiddleware, bearer_token
 from memguard.gateway.errors import GatewayError
@@ -42,15 +46,24 @@ from memguard.gateway.limits import (
     TokenRateMiddleware,
     principal_key,
 )
+from memguard.gateway.lineage import in_revoke_scope, selector_reach_ok
 from memguard.gateway.responses import NO_STORE, error_response
 from memguard.gateway.schemas import (
     FACT_ID,
+    PLAIN,
     AuditOut,
     BatchWriteIn,
     BatchWriteOut,
+    EndorseIn,
+    EndorseOut,
+    FactListOut,
     FactOut,
+    Namespace,
+    RevocationOut,
+    RevokeIn,
     SearchIn,
     SearchOut,
+    TrustName,
     UpdateIn,
     WriteIn,
     WriteOut,
@@ -59,6 +72,8 @@ from memguard.gateway.stack import GatewayStack
 from memguard.guard import FactInput
 from memguard.identity import Identity
 from memguard.logging import get_logger
+from memguard.provenance import Turn
+from memguard.revocation import RevocationReport, RevocationSelector
 from memguard.trust import TrustLevel
 
 __all__ = ["create_app"]
@@ -79,6 +94,23 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
     503: {"description": "store or ledger unavailable, or overloaded (Retry-After)"},
     504: {"description": "timed out; the outcome is unknown"},
 }
+_NOT_FOUND = {**_ERRORS, 404: {"description": "no such fact, or not visible to the caller"}}
+
+SessionQuery = Annotated[str | None, Query(
+    min_length=1, max_length=256, pattern=PLAIN,
+    description="The agent turn this read belongs to (with `turn_index`): what it returns taints "
+    "the writes made later in that turn.")]
+TurnIndexQuery = Annotated[int | None, Query(ge=0, le=2**31 - 1, description="With `session_id`.")]
+PurposeQuery = Annotated[str, Query(pattern=r"^[a-z_]{1,32}$")]
+
+
+def _query_turn(session_id: str | None, turn_index: int | None) -> Turn | None:
+    """A read's turn from its query: both parameters or neither."""
+    if session_id is None and turn_index is None:
+        return None
+    if session_id is None or turn_index is None:
+        raise InvalidRequest("give both `session_id` and `turn_index`, or neither")
+    return Turn(session_id=session_id, turn_index=turn_index)
 
 
 def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
@@ -146,17 +178,21 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
 
     Caller = Annotated[Identity, Depends(caller)]
 
-    async def need(identity: Identity, scope: str | None, action: str) -> None:
-        """The token must carry the operation's scope (RFC 6750 insufficient_scope); audited."""
-        if scope is None or scope in identity.principal.scopes:
-            return
-        event = AuditEvent(action=action, decision=Decision.DENY,
-                           reason="access_denied.insufficient_scope",
-                           principal=identity.principal.summary(), detail={"required": scope})
+    async def deny_event(identity: Identity, action: str, reason: str,
+                         detail: dict[str, Any]) -> None:
+        """A refusal the gateway decides goes to the ledger like the guard's own."""
+        event = AuditEvent(action=action, decision=Decision.DENY, reason=reason,
+                           principal=identity.principal.summary(), detail=detail)
         try:
             await asyncio.to_thread(stack.guard.ledger.record, [event])
         except MemguardError:
             log.error("audit_event_lost", event_id=event.event_id, op=action)
+
+    async def need(identity: Identity, scope: str | None, action: str) -> None:
+        """The token must carry the operation's scope (RFC 6750 insufficient_scope); audited."""
+        if scope is None or scope in identity.principal.scopes:
+            return
+        await deny_event(identity, action, "access_denied.insufficient_scope", {"required": scope})
         raise GatewayError(f"the token lacks the `{scope}` scope",
                            code="bearer.insufficient_scope", status=403, required_scope=scope)
 
@@ -192,27 +228,53 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
               summary="Search the facts the caller may read")
     async def search(body: SearchIn, identity: Caller) -> SearchOut:
         await need(identity, scopes.read, "search")
-        hits = await aguard.search(
+        turn = body.turn.to_turn() if body.turn is not None else None
+        hits = await asyncio.to_thread(lambda: stack.guard.search(
             identity, body.query, k=body.k, namespaces=body.namespaces,
             min_trust=TrustLevel.parse(body.min_trust) if body.min_trust else None,
-            purpose=body.purpose, trace_id=body.trace_id,
-        )
+            purpose=body.purpose, trace_id=body.trace_id, turn=turn,
+        ))
         return SearchOut(facts=[FactOut.of(h) for h in hits])
 
-    @app.get("/v1/facts/{fact_id}", response_model=FactOut, responses={**_ERRORS, 404: {
-        "description": "no such fact, or not visible to the caller"}}, tags=["memory"],
-        summary="Get one fact")
+    @app.get("/v1/facts", response_model=FactListOut, responses=_ERRORS, tags=["memory"],
+             summary="Page through the facts the caller may read, in fact-id order")
+    async def list_facts(
+        identity: Caller,
+        namespace: Annotated[list[Namespace] | None, Query(
+            max_length=32, description="Only these namespaces (repeat the parameter).")] = None,
+        min_trust: Annotated[TrustName | None, Query()] = None,
+        limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+        cursor: Annotated[str | None, Query(
+            pattern=FACT_ID, description="`next_cursor` of the previous page.")] = None,
+        purpose: PurposeQuery = "answer",
+        session_id: SessionQuery = None,
+        turn_index: TurnIndexQuery = None,
+    ) -> FactListOut:
+        await need(identity, scopes.read, "list")
+        turn = _query_turn(session_id, turn_index)
+        facts, next_cursor = await asyncio.to_thread(lambda: stack.guard.list_facts(
+            identity, namespaces=namespace,
+            min_trust=TrustLevel.parse(min_trust) if min_trust else None,
+            limit=limit, cursor=cursor, purpose=purpose, turn=turn,
+        ))
+        return FactListOut(facts=[FactOut.of(f) for f in facts], next_cursor=next_cursor)
+
+    @app.get("/v1/facts/{fact_id}", response_model=FactOut, responses=_NOT_FOUND,
+             tags=["memory"], summary="Get one fact")
     async def get(
         fact_id: FactIdPath,
         identity: Caller,
-        purpose: Annotated[str, Query(pattern=r"^[a-z_]{1,32}$")] = "answer",
+        purpose: PurposeQuery = "answer",
+        session_id: SessionQuery = None,
+        turn_index: TurnIndexQuery = None,
     ) -> FactOut:
         await need(identity, scopes.read, "get")
-        return FactOut.of(await aguard.get(identity, fact_id, purpose=purpose))
+        turn = _query_turn(session_id, turn_index)
+        return FactOut.of(await asyncio.to_thread(
+            lambda: stack.guard.get(identity, fact_id, purpose=purpose, turn=turn)))
 
-    @app.put("/v1/facts/{fact_id}", response_model=WriteOut, responses={**_ERRORS, 404: {
-        "description": "no such fact, or not visible to the caller"}}, tags=["memory"],
-        summary="Write a new version of a fact")
+    @app.put("/v1/facts/{fact_id}", response_model=WriteOut, responses=_NOT_FOUND,
+             tags=["memory"], summary="Write a new version of a fact")
     async def update(fact_id: FactIdPath, body: UpdateIn, identity: Caller) -> WriteOut:
         await need(identity, scopes.write, "update")
         prov = await aguard.update(
@@ -221,9 +283,8 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
         )
         return WriteOut.of(prov)
 
-    @app.delete("/v1/facts/{fact_id}", status_code=204, responses={**_ERRORS, 404: {
-        "description": "no such fact, or not visible to the caller"}}, tags=["memory"],
-        summary="Delete a fact")
+    @app.delete("/v1/facts/{fact_id}", status_code=204, responses=_NOT_FOUND,
+                tags=["memory"], summary="Delete a fact")
     async def delete(fact_id: FactIdPath, identity: Caller) -> Response:
         await need(identity, scopes.write, "delete")
         await aguard.delete(identity, fact_id)
@@ -237,6 +298,45 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
         report = await asyncio.to_thread(stack.guard.audit, identity, fact_id)
         return JSONResponse(report, headers=NO_STORE)
 
+    # -- lineage: revocation and endorsement ----------------------------------------------------
+
+    @app.post("/v1/revocations", status_code=201, response_model=RevocationOut, responses={
+        **{k: v for k, v in _ERRORS.items() if k != 404},
+        403: {"description": "not permitted by policy or token scope, or a principal selector "
+              "reaching beyond the caller (`access_denied.selector_reach`)"}},
+        tags=["lineage"], summary="Revoke a source, turn, principal or fact: quarantine what it "
+        "matches in the caller's revoke scope and every descendant")
+    async def revoke(body: RevokeIn, identity: Caller) -> RevocationOut:
+        await need(identity, scopes.revoke, "revoke")
+        try:
+            selector = body.selector.to_selector()
+        except ValidationError:
+            raise InvalidRequest("invalid selector") from None
+        principal = identity.principal
+        if not await asyncio.to_thread(selector_reach_ok, stack.guard, principal, selector):
+            await deny_event(identity, "revoke", "access_denied.selector_reach",
+                             {"selector": selector.model_dump(mode="json", exclude_none=True)})
+            raise AccessDenied("this selector would bar principals beyond the caller's reach",
+                               code="access_denied.selector_reach")
+
+        def run(s: RevocationSelector) -> tuple[RevocationReport, list[str]]:
+            report = stack.guard.revoke(identity, s, reason=body.reason,
+                                        follow_context=body.follow_context)
+            return report, in_revoke_scope(stack.guard, principal, report.quarantined)
+
+        report, visible = await asyncio.to_thread(run, selector)
+        return RevocationOut.of(report, visible)
+
+    @app.post("/v1/facts/{fact_id}/endorse", response_model=EndorseOut, responses={
+        **_NOT_FOUND, 403: {"description": "not permitted by policy (by default only the user "
+                            "directly, never an agent acting for them) or token scope"}},
+        tags=["lineage"], summary="Endorse a fact: lift its quarantine (audited, policy-gated)")
+    async def endorse(fact_id: FactIdPath, body: EndorseIn, identity: Caller) -> EndorseOut:
+        await need(identity, scopes.endorse, "endorse")
+        lifted = await asyncio.to_thread(
+            lambda: stack.guard.endorse(identity, [fact_id], reason=body.reason))
+        return EndorseOut(fact_id=fact_id, lifted=fact_id in lifted)
+
     # -- metadata and health ----------------------------------------------------------------------
 
     @app.get("/.well-known/oauth-protected-resource", tags=["metadata"],
@@ -249,7 +349,8 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
             "resource": resource,
             "authorization_servers": issuers,
             "bearer_methods_supported": ["header"],
-            "scopes_supported": sorted({s for s in (scopes.read, scopes.write, scopes.audit) if s}),
+            "scopes_supported": sorted({s for s in (scopes.read, scopes.write, scopes.audit,
+                                                     scopes.revoke, scopes.endorse) if s}),
             "resource_name": "memguard gateway",
             "resource_signing_alg_values_supported": [],
         }

@@ -190,6 +190,11 @@ class ScopesSection(_Section):
     read: str | None = "memory:read"
     write: str | None = "memory:write"
     audit: str | None = "memory:read"
+    #: ``POST /v1/revocations``: a revocation quarantines what it matches and every descendant,
+    #: and bars new writes it matches; policy (action ``revoke``) decides which facts it reaches.
+    revoke: str | None = "memory:revoke"
+    #: ``POST /v1/facts/{id}/endorse``: lifting a quarantine; policy action ``endorse``.
+    endorse: str | None = "memory:endorse"
 
 
 class McpSection(_Section):

@@ -1,5 +1,9 @@
 """The MCP face of the gateway: tools ``remember``, ``recall``, ``forget`` and ``audit``.
 
+There is deliberately no ``endorse`` tool (an MCP tool is an action a model can be talked into;
+lifting a quarantine must not be one) and no ``revoke`` tool (a revocation bars sources and
+writers deployment-wide: an operator's or a user's call, over the HTTP API).
+
 Streamable HTTP (mounted in the gateway app at ``/mcp``) follows MCP's authorization rules:
 
 - the gateway is an OAuth 2.0 protected resource; unauthenticated requests get 401 with
@@ -198,24 +202,30 @@ def build_mcp_server(
         return WriteOut.of(prov).model_dump(mode="json")
 
     @server.tool(description="Recall the facts most similar to `query` that the caller may read, "
-                 "each with its provenance (trust, source, writer chain).")
+                 "each with its provenance (trust, source, writer chain). With `session_id` and "
+                 "`turn_index`, what it returns taints the facts remembered later in that turn.")
     async def recall(
         query: str,
         ctx: Context[Any, Any],
         k: int = 5,
         namespaces: list[str] | None = None,
         min_trust: str | None = None,
+        session_id: str | None = None,
+        turn_index: int | None = None,
     ) -> dict[str, Any]:
         identity = await caller(ctx, scopes.read)
+        if (session_id is None) != (turn_index is None):
+            raise ToolError("invalid_request: give both `session_id` and `turn_index`, or neither")
         try:
-            hits = await aguard.search(
-                identity, query, k=k, namespaces=namespaces,
-                min_trust=TrustLevel.parse(min_trust) if min_trust is not None else None,
-            )
+            turn = (Turn(session_id=session_id, turn_index=turn_index)
+                    if session_id is not None and turn_index is not None else None)
+            level = TrustLevel.parse(min_trust) if min_trust is not None else None
+            hits = await asyncio.to_thread(lambda: stack.guard.search(
+                identity, query, k=k, namespaces=namespaces, min_trust=level, turn=turn))
         except MemguardError as exc:
             raise _tool_error(exc) from None
         except ValueError:
-            raise ToolError("invalid_request: invalid trust level") from None
+            raise ToolError("invalid_request: invalid trust level or turn") from None
         return {"facts": [FactOut.of(h).model_dump(mode="json") for h in hits]}
 
     @server.tool(description="Delete one of the caller's facts by id.")

@@ -9,16 +9,24 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memguard.guard import RecalledFact
 from memguard.provenance import Provenance, Source, Turn
+from memguard.revocation import RevocationReport, RevocationSelector
 from memguard.trust import SourceKind, TrustLevel
 
 __all__ = [
     "AuditOut",
     "BatchWriteIn",
     "BatchWriteOut",
+    "EndorseIn",
+    "EndorseOut",
+    "FactListOut",
     "FactOut",
     "ProvenanceOut",
+    "RevocationOut",
+    "RevokeIn",
     "SearchIn",
     "SearchOut",
+    "SelectorIn",
+    "SelectorOut",
     "UpdateIn",
     "WriteIn",
     "WriteOut",
@@ -27,9 +35,13 @@ __all__ = [
 FACT_ID = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 #: No C0/C1 control characters: the ledger stores these in SQL text columns.
 _PLAIN = r"^[^\x00-\x1f\x7f-\x9f]*$"
+PLAIN = _PLAIN
+#: A host name for a ``domain`` selector: no scheme, port or path, not only dots.
+_HOST = r"^[^/:.\s\x00-\x1f\x7f-\x9f][^/:\s\x00-\x1f\x7f-\x9f]*$"
 TrustName = Literal["system", "verified", "user", "derived", "tool", "untrusted", "quarantined"]
 Plain = Annotated[str, Field(pattern=_PLAIN)]
 FactId = Annotated[str, Field(pattern=FACT_ID)]
+Namespace = Annotated[str, Field(min_length=1, max_length=256, pattern=_PLAIN)]
 
 
 class _In(BaseModel):
@@ -89,11 +101,82 @@ class UpdateIn(_In):
 class SearchIn(_In):
     query: Annotated[str, Field(min_length=1, max_length=8192)]
     k: Annotated[int, Field(ge=1, le=100)] = 10
-    namespaces: Annotated[list[Annotated[str, Field(min_length=1, max_length=256, pattern=_PLAIN)]],
-                          Field(min_length=1, max_length=32)] | None = None
+    namespaces: Annotated[list[Namespace], Field(min_length=1, max_length=32)] | None = None
     min_trust: TrustName | None = None
     purpose: Annotated[str, Field(pattern=r"^[a-z_]{1,32}$")] = "answer"
     trace_id: Annotated[str, Field(max_length=128, pattern=_PLAIN)] | None = None
+    #: The agent turn this search belongs to: what it returns taints that turn's later writes.
+    turn: TurnIn | None = None
+
+
+# -- lineage: revocation and endorsement -------------------------------------------------------------
+
+_SelectorValue = Annotated[str, Field(min_length=1, max_length=4096, pattern=_PLAIN)]
+
+
+class _SelectorBase(_In):
+    def to_selector(self) -> RevocationSelector:
+        return RevocationSelector.model_validate(self.model_dump(exclude_none=True))
+
+
+class ValueSelectorIn(_SelectorBase):
+    """``source`` (an exact URI), ``source_pattern`` (a shell glob over URIs), ``session`` (a
+    session id), ``workload`` (a workload id in the writer's chain), ``jti`` (a token id)."""
+
+    kind: Literal["source", "source_pattern", "session", "workload", "jti"]
+    value: _SelectorValue
+
+
+class DomainSelectorIn(_SelectorBase):
+    """``domain``: URIs on this host or any subdomain of it."""
+
+    kind: Literal["domain"]
+    value: Annotated[str, Field(min_length=1, max_length=253, pattern=_HOST)]
+
+    def to_selector(self) -> RevocationSelector:
+        return RevocationSelector.domain(self.value)
+
+
+class TurnSelectorIn(_SelectorBase):
+    """``turn``: one turn (``turn_index``) of session ``value``."""
+
+    kind: Literal["turn"]
+    value: Annotated[str, Field(min_length=1, max_length=256, pattern=_PLAIN)]
+    turn_index: Annotated[int, Field(ge=0, le=2**31 - 1)]
+
+
+class SubjectSelectorIn(_SelectorBase):
+    """``subject``: every fact of user ``value`` at ``issuer``."""
+
+    kind: Literal["subject"]
+    value: _SelectorValue
+    issuer: Annotated[str, Field(min_length=1, max_length=1024, pattern=_PLAIN)]
+
+
+class FactSelectorIn(_SelectorBase):
+    """``fact``: one fact (and its descendants)."""
+
+    kind: Literal["fact"]
+    value: FactId
+
+
+SelectorIn = Annotated[
+    ValueSelectorIn | DomainSelectorIn | TurnSelectorIn | SubjectSelectorIn | FactSelectorIn,
+    Field(discriminator="kind"),
+]
+
+
+class RevokeIn(_In):
+    """What to revoke, and why. The selector's shape depends on its ``kind`` (docs/lineage.md)."""
+
+    selector: SelectorIn
+    reason: Annotated[str, Field(min_length=1, max_length=2000, pattern=_PLAIN)]
+    #: ``false``: follow only ``derived_from`` edges, not the taint of a turn's reads.
+    follow_context: bool = True
+
+
+class EndorseIn(_In):
+    reason: Annotated[str, Field(min_length=1, max_length=2000, pattern=_PLAIN)]
 
 
 class _Out(BaseModel):
@@ -219,3 +302,48 @@ class AuditOut(_Out):
     reads: list[dict[str, Any]]
     events: list[dict[str, Any]]
     verification: dict[str, Any]
+
+
+class FactListOut(_Out):
+    """One page of ``GET /v1/facts``; ``next_cursor`` is ``null`` on the last page."""
+
+    facts: list[FactOut]
+    next_cursor: str | None
+
+
+class SelectorOut(_Out):
+    kind: str
+    value: str
+    turn_index: int | None = None
+    issuer: str | None = None
+
+    @classmethod
+    def of(cls, s: RevocationSelector) -> SelectorOut:
+        return cls(kind=s.kind, value=s.value, turn_index=s.turn_index, issuer=s.issuer)
+
+
+class RevocationOut(_Out):
+    """What a revocation did. ``roots``: the facts the selector matched inside the caller's
+    ``revoke`` scope; ``quarantined``: the quarantined facts (roots first) inside that scope;
+    ``count``: every fact quarantined, descendants outside the caller's scope included
+    (containment does not stop at the revoker's scope, their ids are not shown)."""
+
+    revocation_id: str
+    selector: SelectorOut
+    roots: list[str]
+    quarantined: list[str]
+    count: int
+    store_synced: bool
+
+    @classmethod
+    def of(cls, r: RevocationReport, visible: list[str]) -> RevocationOut:
+        return cls(revocation_id=r.revocation_id, selector=SelectorOut.of(r.selector),
+                   roots=list(r.roots), quarantined=visible, count=r.count,
+                   store_synced=r.store_synced)
+
+
+class EndorseOut(_Out):
+    """``lifted``: the fact was quarantined and no longer is (``false``: it was not quarantined)."""
+
+    fact_id: str
+    lifted: bool
