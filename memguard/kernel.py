@@ -191,6 +191,23 @@ class Operation:
             fact_id = req.fact_id or str(uuid.uuid4())
             edges: list[tuple[str, str, str]] = []
             inputs = tuple(dict.fromkeys(req.derived_from))
+            version, owner = 1, principal.subject
+            if fact_id in next_versions:  # an existing id: this is an update of that fact
+                head = heads.get(fact_id)
+                if head is not None:
+                    if head.state is FactState.PENDING:
+                        raise AccessDenied(
+                            "the fact is being written", code="access_denied.conflict"
+                        )
+                    if "update" not in plans:
+                        plans["update"] = self.read_plan(_UPDATE)
+                    self._require_visible(plans["update"], _UPDATE, head, allow_deleted=True)
+                    owner = head.provenance.owner
+                    if head.state is FactState.COMMITTED:
+                        # the lineage stays with the fact: a new version is still capped by the
+                        # inputs of the one it replaces (an overwrite cannot launder its trust)
+                        inputs = tuple(dict.fromkeys((*head.provenance.derived_from, *inputs)))
+                version = next_versions[fact_id]
             if inputs:
                 if fact_id in inputs:
                     raise InvalidRequest("a fact cannot be derived from itself")
@@ -227,19 +244,6 @@ class Operation:
                 raise TrustEscalation(
                     "requested trust is above what the inputs or the turn's reads allow"
                 )
-            version, owner = 1, principal.subject
-            if fact_id in next_versions:  # an existing id: this is an update of that fact
-                head = heads.get(fact_id)
-                if head is not None:
-                    if head.state is FactState.PENDING:
-                        raise AccessDenied(
-                            "the fact is being written", code="access_denied.conflict"
-                        )
-                    if "update" not in plans:
-                        plans["update"] = self.read_plan(_UPDATE)
-                    self._require_visible(plans["update"], _UPDATE, head, allow_deleted=True)
-                    owner = head.provenance.owner
-                version = next_versions[fact_id]
             prov = Provenance(
                 fact_id=fact_id,
                 version=version,
@@ -256,7 +260,9 @@ class Operation:
                 policy_digest=decision.policy_digest,
             )
             for revocation in bars:
-                if revocation.selector.matches(prov):
+                if revocation.reaches(owner.issuer, owner.subject) and revocation.selector.matches(
+                    prov
+                ):
                     self.detail["revocation_id"] = revocation.revocation_id
                     raise AccessDenied(
                         "the source, turn or writer is revoked", code="access_denied.revoked"
@@ -530,8 +536,13 @@ class Kernel:
 
     def _check_not_barred(self, op: Operation) -> None:
         principal = op.who
+        subject = principal.subject
         for revocation in self.active_revocations():
-            if revocation.selector.kind in PRINCIPAL_KINDS and revocation.selector.bars(principal):
+            if (
+                revocation.selector.kind in PRINCIPAL_KINDS
+                and revocation.reaches(subject.issuer, subject.subject)
+                and revocation.selector.bars(principal)
+            ):
                 op.detail["revocation_id"] = revocation.revocation_id
                 raise IdentityError("credential revoked", code="identity.revoked")
 
@@ -691,8 +702,10 @@ class Kernel:
 
         With an ``identity``, the roots are limited to facts its ``revoke`` scope admits (the
         descendants are quarantined wherever they are: containment does not stop at the
-        revoker's scope). ``operator`` (a name, with ``identity=None``) is the local operator's
-        path, used by the ``memguard revoke`` command on a ledger it has file access to.
+        revoker's scope), and unless that scope is every fact, the revocation bars only the
+        revoker's own owner's future writes and calls. ``operator`` (a name, with
+        ``identity=None``) is the local operator's path, used by the ``memguard revoke`` command
+        on a ledger it has file access to; its revocations bar everyone.
         """
         with self.operation(
             "revoke", identity, require_identity=operator is None
@@ -704,8 +717,13 @@ class Kernel:
             if operator is not None:
                 op.detail["operator"] = operator
             matched = self.ledger.lineage.match(selector)
+            reach: tuple[str, str] | None = None
             if op.principal is not None:
                 plan = op.read_plan(ReadRequest("revoke"))
+                if plan.kind is not PlanKind.ALLOW:
+                    # a revoker whose scope is not every fact bars only its own owner's future
+                    # writes and calls: one user's revocation must not lock another user out
+                    reach = (op.who.subject.issuer, op.who.subject.subject)
                 records = self.ledger.latest(matched)
                 revoke_request = ReadRequest("revoke")
                 roots = [
@@ -729,11 +747,14 @@ class Kernel:
                 roots=roots,
                 count=len(affected),
                 follow_context=follow_context,
+                reach=list(reach) if reach is not None else "everyone",
             )
             actor = operator or (
                 " -> ".join([op.who.subject.subject, *(a.subject for a in op.who.actors)])
             )
-            self.ledger.lineage.revoke(selector, reason=reason, actor=actor, event=event)
+            self.ledger.lineage.revoke(
+                selector, reason=reason, actor=actor, event=event, reach=reach
+            )
             op.finished = True
             self._refresh_revocations()
             self._after_events()

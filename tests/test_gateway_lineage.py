@@ -307,8 +307,6 @@ def test_principal_selectors_may_not_bar_other_users(gw: Gateway) -> None:
     assert gw.post("/v1/search", alice["user"], {"query": "x"}).status_code == 200
 
 
-@pytest.mark.xfail(strict=True, reason="the kernel's write bar is not scoped to the revoker: "
-                   "bob's domain revocation refuses alice's new writes from that domain")
 def test_another_users_revocation_does_not_bar_alices_writes(gw: Gateway) -> None:
     alice, bob = gw.user_token("alice", scopes=ALL), gw.user_token("bob", scopes=ALL)
     assert revoke(gw, bob, {"kind": "domain", "value": "evil.example"}).status_code == 201

@@ -28,6 +28,7 @@ from memguard.revocation import RevocationSelector
 
 K = SourceKind
 WEB = "https://evil.example/lisbon"
+ISSUER = "https://memguard.local"
 
 
 def T(i: int, session: str = "s-1") -> Turn:
@@ -297,6 +298,50 @@ def test_an_active_revocation_refuses_new_writes_and_bars_revoked_principals(
     assert g.search(c.planner, "fine", k=1) == []  # the browser's facts are quarantined too
     denies = [e for e in g.ledger.events(decision="deny") if e.reason == "identity.revoked"]
     assert len(denies) >= 2
+
+
+def test_a_users_revocation_bars_only_that_users_writes_and_calls(
+    g: MemoryGuard, tokens: LocalTokenService
+) -> None:
+    alice, bob = Chain(g, tokens, "alice"), Chain(g, tokens, "bob")
+    g.revoke(bob.user, RevocationSelector.domain("evil.example"), reason="bob's call")
+    g.revoke(bob.user, RevocationSelector.subject(ISSUER, "alice"), reason="lock alice out")
+    g.revoke(bob.user, RevocationSelector.workload(BROWSER), reason="bob's browser")
+    # alice is not locked out and can still store pages from that domain through her browser
+    page = g.write(alice.browser, "alice's own page", namespace="r",
+                   source=src(K.WEB, WEB), turn=T(1))  # fmt: skip
+    assert [h.fact_id for h in g.search(alice.user, "alice's own page", k=3)] == [page.fact_id]
+    # bob himself is barred by his own revocations
+    with pytest.raises(AccessDenied):
+        g.write(bob.user, "bob's page", namespace="r", source=src(K.WEB, WEB), turn=T(1))
+    with pytest.raises(IdentityError):
+        g.search(bob.browser, "anything", k=1)
+    # the local operator's revocation bars everyone
+    g.revoke(None, RevocationSelector.domain("evil.example"), reason="ops", operator="ops@host")
+    with pytest.raises(AccessDenied):
+        g.write(alice.browser, "again", namespace="r", source=src(K.WEB, WEB), turn=T(2))
+
+
+def test_overwriting_a_derived_fact_keeps_its_lineage(
+    g: MemoryGuard, tokens: LocalTokenService
+) -> None:
+    """A new version written through the kernel (an adapter's upsert/put of an existing id) keeps
+    the inputs of the version it replaces, so its trust stays capped by them."""
+    from memguard import StampRequest
+    from memguard.provenance import content_digest
+
+    c = Chain(g, tokens)
+    page = g.write(c.browser, "web", namespace="r", source=src(K.WEB, WEB), turn=T(1))
+    summary = g.write(c.planner, "summary", namespace="r", source=src(K.AGENT_INFERENCE),
+                      turn=T(2), derived_from=[page.fact_id])  # fmt: skip
+    with g.kernel.operation("write", c.user) as op:
+        (v2,) = op.stamp([StampRequest(namespace="r", source=src(K.USER_MESSAGE), turn=T(9),
+                                       content_digest=content_digest("clean", {}),
+                                       fact_id=summary.fact_id)])  # fmt: skip
+        op.stage([v2])
+        op.commit([v2])
+    assert v2.version == 2 and v2.derived_from == (page.fact_id,)
+    assert v2.trust is TrustLevel.UNTRUSTED and "min of inputs = untrusted" in v2.trust_reason
 
 
 def test_revoke_is_limited_to_the_revokers_scope_but_containment_is_not(

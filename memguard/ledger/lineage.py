@@ -91,6 +91,11 @@ class Revocation:
     created_at: datetime
     active: bool
     event_id: str
+    #: the one owner (issuer, subject) whose writes and calls it bars, or ``None``: everyone's
+    reach: tuple[str, str] | None = None
+
+    def reaches(self, issuer: str, subject: str) -> bool:
+        return self.reach is None or self.reach == (issuer, subject)
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,6 +297,7 @@ class Lineage:
         reason: str,
         actor: str,
         event: AuditEvent,
+        reach: tuple[str, str] | None = None,
     ) -> tuple[str, list[str]]:
         """Record the revocation and quarantine every fact in ``event.fact_ids``, atomically.
 
@@ -314,6 +320,8 @@ class Lineage:
                         "created_at": now_utc(),
                         "active": True,
                         "event_id": event.event_id,
+                        "reach_iss": reach[0] if reach is not None else None,
+                        "reach_sub": reach[1] if reach is not None else None,
                     }
                 ],
             )
@@ -494,4 +502,5 @@ def _revocation(row: Any) -> Revocation:
         created,
         bool(row.active),
         row.event_id,
+        (row.reach_iss, row.reach_sub) if row.reach_iss is not None else None,
     )

@@ -85,7 +85,8 @@ class LineageRow(SQLModel, table=True):
 
 
 class RevocationRow(SQLModel, table=True):
-    """A revocation: what it selects (``kind`` + canonical JSON ``selector``), why, and by whom."""
+    """A revocation: what it selects (``kind`` + canonical JSON ``selector``), why, by whom, and
+    whose future writes and calls it bars (``reach``)."""
 
     __tablename__ = "mg_revocation"
 
@@ -97,6 +98,9 @@ class RevocationRow(SQLModel, table=True):
     created_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
     active: bool = Field(default=True, index=True)
     event_id: str = Field(max_length=64)
+    #: whose writes and calls it bars while active: one owner (issuer, subject), or everyone (null)
+    reach_iss: str | None = Field(default=None)
+    reach_sub: str | None = Field(default=None)
 
 
 class QuarantineRow(SQLModel, table=True):
