@@ -22,6 +22,7 @@ import argparse
 import contextlib
 import importlib.util
 import json
+import logging
 import os
 import secrets
 import subprocess
@@ -39,6 +40,7 @@ import psycopg
 
 from memguard import FactState, Ledger, MemoryGuard, QdrantStore, Source, SourceKind, Turn
 from memguard.gateway.server import free_port
+from memguard.logging import configure_json_logging
 from memguard.tokens.sts import SecurityTokenService
 from memguard.tokens.verifier import IdentityVerifier
 
@@ -179,6 +181,7 @@ def verify_audit_log(url: str, fact_ids: list[str]) -> str:
 
 
 def main() -> None:
+    configure_json_logging(logging.CRITICAL)  # the in-process guard's decision log is not output
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--count", type=int)
