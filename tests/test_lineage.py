@@ -442,3 +442,12 @@ def test_revocation_under_the_reference_policies(
     with pytest.raises(AccessDenied):
         g.endorse(c.planner, [ids["merged"]], reason="agent")
     assert g.endorse(c.user, [ids["merged"]], reason="user checked") == [ids["merged"]]
+
+
+def test_a_malformed_list_cursor_is_an_invalid_request(g: MemoryGuard, tokens: LocalTokenService) -> None:
+    c = Chain(g, tokens)
+    g.write(c.user, "x", namespace="n", source=src(K.USER_MESSAGE), turn=T(1))
+    with pytest.raises(InvalidRequest):
+        g.list_facts(c.user, cursor="not-a-point-id")
+    (deny,) = [e for e in g.ledger.events(decision="deny") if e.action == "list"]
+    assert deny.reason == "invalid_request"

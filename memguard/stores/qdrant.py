@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -36,7 +37,7 @@ from typing import Any
 from qdrant_client import QdrantClient, models
 
 from memguard.compat import require_version
-from memguard.errors import MemguardError, StoreError
+from memguard.errors import InvalidRequest, MemguardError, StoreError
 from memguard.scope import FIELDS, And, Condition, Eq
 from memguard.stores.base import RESERVED_PAYLOAD_KEY, Hit, StoredPoint
 from memguard.stores.qdrant_filter import field_key, to_qdrant_filter
@@ -307,6 +308,11 @@ class QdrantStore:
         self, *, condition: Condition | None, limit: int, cursor: str | None = None
     ) -> tuple[list[StoredPoint], str | None]:
         query_filter = None if condition is None else to_qdrant_filter(condition)
+        if cursor is not None:
+            try:  # a point id: memguard writes UUIDs; anything else is the caller's error
+                cursor = str(uuid.UUID(cursor))
+            except (ValueError, TypeError, AttributeError):
+                raise InvalidRequest("invalid cursor") from None
         with self._errors():
             routes = [(self.collection, query_filter)]
             if self._partitioned:
