@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,7 +59,7 @@ class Client:
     def assertion(self, aud: str, now: int, /, **over: Any) -> str:
         claims: dict[str, Any] = {
             "iss": self.client_id, "sub": self.client_id, "aud": aud,
-            "iat": now, "exp": now + 60, "jti": f"j-{now}-{id(over)}-{len(over)}",
+            "iat": now, "exp": now + 60, "jti": f"j-{now}-{uuid.uuid4().hex}",
         }
         claims.update(over)
         return jwt.encode({k: v for k, v in claims.items() if v is not None}, self.key,
