@@ -80,7 +80,6 @@ from memguard.scope import (
     ScopePlan,
     evaluate,
     fields_of,
-    index_fields,
 )
 from memguard.stores.base import reserved_block
 from memguard.trust import TrustLevel
@@ -788,12 +787,10 @@ class GuardedStore(BaseStore):
                 if record is None or record.state is FactState.DELETED:
                     forward.append(inner)
                     continue
-                fields = index_fields(record.provenance)
                 if (
                     record.state is FactState.COMMITTED
                     and not record.quarantined
-                    and plan.allows(fields)
-                    and op.point_allows(request, fields)
+                    and op.admits(plan, request, record)
                 ):
                     doomed.append(fact_id)
                     forward.append(inner)

@@ -83,7 +83,6 @@ from memguard.scope import (
     ReadRequest,
     ScopePlan,
     fields_of,
-    index_fields,
 )
 from memguard.stores.base import RESERVED_PAYLOAD_KEY, reserved_block
 from memguard.trust import TrustLevel
@@ -982,10 +981,7 @@ class _Core:
                 if record is None or record.state not in (FactState.COMMITTED, FactState.DELETED):
                     op.detail["why"] = "no such fact"
                     raise FactNotFound("fact not found")
-                fields = index_fields(record.provenance)
-                if record.quarantined or not (
-                    plan.allows(fields) and op.point_allows(request, fields)
-                ):
+                if record.quarantined or not op.admits(plan, request, record):
                     op.detail["why"] = "quarantined" if record.quarantined else "out of scope"
                     raise FactNotFound("fact not found")
                 rows = yield _Call("memory", "history", (mid,))

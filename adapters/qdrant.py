@@ -72,7 +72,6 @@ from memguard.scope import (
     ScopePlan,
     evaluate,
     fields_of,
-    index_fields,
 )
 from memguard.stores.base import RESERVED_PAYLOAD_KEY, reserved_block
 from memguard.stores.qdrant_filter import field_key, to_qdrant_filter
@@ -648,8 +647,7 @@ class _Planner:
                 if FactState.DELETED not in states and record.quarantined:
                     ok = False
                 else:
-                    fields = index_fields(record.provenance)
-                    ok = plan.allows(fields) and op.point_allows(request, fields)
+                    ok = op.admits(plan, request, record)
             if ok:
                 kept.append(pid)
             elif strict and by_ids:

@@ -22,14 +22,12 @@ import asyncio
 import contextlib
 import os
 import random
-import statistics
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from benchutil import median_ms
 from langgraph.store.base import BaseStore, PutOp
 from langgraph.store.memory import InMemoryStore
 
@@ -77,15 +75,6 @@ def _text(rng: random.Random) -> str:
     return " ".join(rng.choices(WORDS, k=8))
 
 
-def _median_ms(fn: Callable[[], object], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1000
-
-
 def _load(store: BaseStore, n: int, rng: random.Random) -> None:
     for start in range(0, n, 64):
         store.batch(
@@ -118,22 +107,22 @@ def run(items: int, repeats: int) -> list[tuple[str, float, float]]:
     rows.append(
         (
             "search k=10 (query)",
-            _median_ms(lambda: guarded.search(NS, query=next(q_guard), limit=10), repeats),
-            _median_ms(lambda: raw.search(NS, query=next(q_raw), limit=10), repeats),
+            median_ms(lambda: guarded.search(NS, query=next(q_guard), limit=10), repeats),
+            median_ms(lambda: raw.search(NS, query=next(q_raw), limit=10), repeats),
         )
     )
     rows.append(
         (
             "search k=10 (filter, no query)",
-            _median_ms(lambda: guarded.search(NS, filter={"i": {"$gte": 5}}, limit=10), repeats),
-            _median_ms(lambda: raw.search(NS, filter={"i": {"$gte": 5}}, limit=10), repeats),
+            median_ms(lambda: guarded.search(NS, filter={"i": {"$gte": 5}}, limit=10), repeats),
+            median_ms(lambda: raw.search(NS, filter={"i": {"$gte": 5}}, limit=10), repeats),
         )
     )
     rows.append(
         (
             "get",
-            _median_ms(lambda: guarded.get(NS, "k5"), repeats),
-            _median_ms(lambda: raw.get(NS, "k5"), repeats),
+            median_ms(lambda: guarded.get(NS, "k5"), repeats),
+            median_ms(lambda: raw.get(NS, "k5"), repeats),
         )
     )
     # owner isolation only: the tenant partition decides it, nothing is left to push
@@ -150,19 +139,19 @@ def run(items: int, repeats: int) -> list[tuple[str, float, float]]:
     rows.append(
         (
             "search k=10 (query), owner-only policy",
-            _median_ms(lambda: owner_only.search(NS, query=next(q_owner), limit=10), repeats),
-            _median_ms(lambda: raw.search(NS, query=next(q_raw), limit=10), repeats),
+            median_ms(lambda: owner_only.search(NS, query=next(q_owner), limit=10), repeats),
+            median_ms(lambda: raw.search(NS, query=next(q_raw), limit=10), repeats),
         )
     )
     loop = asyncio.new_event_loop()
     rows.append(
         (
             "asearch k=10 (query)",
-            _median_ms(
+            median_ms(
                 lambda: loop.run_until_complete(guarded.asearch(NS, query="dark mode", limit=10)),
                 repeats,
             ),
-            _median_ms(
+            median_ms(
                 lambda: loop.run_until_complete(raw.asearch(NS, query="dark mode", limit=10)),
                 repeats,
             ),
@@ -174,10 +163,10 @@ def run(items: int, repeats: int) -> list[tuple[str, float, float]]:
     rows.append(
         (
             "put 1 (new key)",
-            _median_ms(
+            median_ms(
                 lambda: guarded.put(NS, f"new{next(counter)}", {"text": _text(wrng_g)}), repeats
             ),
-            _median_ms(
+            median_ms(
                 lambda: raw.put(NS, f"new{next(counter)}", {"text": _text(wrng_r)}), repeats
             ),
         )
@@ -187,8 +176,8 @@ def run(items: int, repeats: int) -> list[tuple[str, float, float]]:
     rows.append(
         (
             "put batch 64 (updates)",
-            _median_ms(lambda: guarded.batch(batch_g), max(3, repeats // 5)),
-            _median_ms(lambda: raw.batch(batch_r), max(3, repeats // 5)),
+            median_ms(lambda: guarded.batch(batch_g), max(3, repeats // 5)),
+            median_ms(lambda: raw.batch(batch_r), max(3, repeats // 5)),
         )
     )
     kernel.ledger.close()

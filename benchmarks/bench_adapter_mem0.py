@@ -25,11 +25,12 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 os.environ["MEM0_TELEMETRY"] = "False"  # before mem0 is imported: no telemetry, no network
 os.environ.setdefault("MEM0_DIR", tempfile.mkdtemp(prefix="memguard-bench-mem0-"))
+
+from benchutil import median_ms
 
 from memguard import Ledger, LocalTokenService, Source, SourceKind, Turn
 from memguard.adapters.mem0 import GuardedMemory, offline_memory
@@ -46,15 +47,6 @@ WORDS = (
 
 def _text(rng: random.Random) -> str:
     return " ".join(rng.choices(WORDS, k=8))
-
-
-def _median_ms(fn: Callable[[], object], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1000
 
 
 def run(memories: int, repeats: int, tmp: Path) -> tuple[list[tuple[str, float, float]], float]:
@@ -114,8 +106,8 @@ def run(memories: int, repeats: int, tmp: Path) -> tuple[list[tuple[str, float, 
     # writes in a turn of their own: writes after reads in the same turn carry lineage edges to
     # every fact that turn read (the taint), a cost of their own
     writer = me.with_context(turn=Turn(session_id="s", turn_index=1))
-    guard_add = _median_ms(lambda: writer.add(_text(rng), infer=False), repeats)
-    raw_add = _median_ms(lambda: memory.add(_text(rng), user_id=me.user_id, infer=False), repeats)
+    guard_add = median_ms(lambda: writer.add(_text(rng), infer=False), repeats)
+    raw_add = median_ms(lambda: memory.add(_text(rng), user_id=me.user_id, infer=False), repeats)
     memory.vector_store.client.close()
     ledger.close()
     rows = [

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from benchutil import quiet_logs
 
 from memguard import (
     FactInput,
@@ -66,19 +67,6 @@ def med(xs: Sequence[float]) -> float:
 
 def ms(x: float) -> str:
     return f"{x * 1000:.2f}"
-
-
-@contextmanager
-def quiet_logs() -> Iterator[None]:
-    """The guard's structlog decision lines are part of its cost, but not of the printed table."""
-    devnull = open(os.devnull, "w")
-    saved = sys.stdout
-    sys.stdout = devnull
-    try:
-        yield
-    finally:
-        sys.stdout = saved
-        devnull.close()
 
 
 @contextmanager

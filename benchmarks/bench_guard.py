@@ -18,17 +18,16 @@ import argparse
 import logging
 import os
 import statistics
-import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from benchutil import quiet_logs
 from qdrant_client import QdrantClient, models
 
 from memguard import (
@@ -71,19 +70,6 @@ class Timer:
                 self.totals[name] = self.totals.get(name, 0.0) + time.perf_counter() - t0
 
         return timed
-
-
-@contextmanager
-def quiet_logs() -> Iterator[None]:
-    """The guard's structlog decision lines are part of its cost, but not of the printed table."""
-    devnull = open(os.devnull, "w")
-    saved = sys.stdout
-    sys.stdout = devnull
-    try:
-        yield
-    finally:
-        sys.stdout = saved
-        devnull.close()
 
 
 def med(xs: Sequence[float]) -> float:

@@ -46,7 +46,7 @@ def _chain(principal: dict[str, Any] | None) -> list[str]:
     return [str(principal.get("subject")), *(str(a) for a in principal.get("actors", []))]
 
 
-def _node(ledger: Ledger, fact_id: str, records: dict[str, LedgerRecord]) -> dict[str, Any]:
+def _node(fact_id: str, records: dict[str, LedgerRecord]) -> dict[str, Any]:
     rec = records.get(fact_id)
     if rec is None:
         return {"fact_id": fact_id, "state": "unknown"}
@@ -75,7 +75,7 @@ def lineage_report(ledger: Ledger, fact_id: str) -> dict[str, Any]:
     budget = [_MAX_TREE_NODES]
 
     def up(node_id: str, path: frozenset[str]) -> dict[str, Any]:
-        node = _node(ledger, node_id, records)
+        node = _node(node_id, records)
         budget[0] -= 1
         kids = []
         for parent_id, kind in sorted(parents.get(node_id, [])):
@@ -93,9 +93,9 @@ def lineage_report(ledger: Ledger, fact_id: str) -> dict[str, Any]:
     )
     return {
         "up": up(fact_id, frozenset({fact_id})),
-        "roots": [_node(ledger, r, records) for r in roots],
+        "roots": [_node(r, records) for r in roots],
         "edges": [{"child": e.child_id, "parent": e.parent_id, "kind": e.kind} for e in edges],
-        "descendants": [_node(ledger, d, records) for d in shown],
+        "descendants": [_node(d, records) for d in shown],
         "descendant_count": len(descendants),
     }
 
@@ -283,8 +283,8 @@ def audit_selector(ledger: Ledger, selector: RevocationSelector) -> dict[str, An
     return {
         "schema": AUDIT_LIST_SCHEMA,
         "selector": selector.model_dump(mode="json", exclude_none=True),
-        "matched": [_node(ledger, f, records) for f in matched],
-        "descendants": [_node(ledger, d, records) for d in descendants[:_MAX_DESCENDANTS]],
+        "matched": [_node(f, records) for f in matched],
+        "descendants": [_node(d, records) for d in descendants[:_MAX_DESCENDANTS]],
         "descendant_count": len(descendants),
     }
 

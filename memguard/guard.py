@@ -28,7 +28,7 @@ from memguard.kernel import Kernel, Operation, StampRequest, VerifiedFact
 from memguard.ledger import FactState, Ledger
 from memguard.provenance import Provenance, Source, Turn, check_metadata, content_digest
 from memguard.revocation import RevocationReport, RevocationSelector
-from memguard.scope import PlanKind, ReadRequest, ScopePlan, ScopeResolver, index_fields
+from memguard.scope import PlanKind, ReadRequest, ScopePlan, ScopeResolver
 from memguard.stores.base import MemoryStore, StoredPoint, build_payload
 from memguard.trust import TrustLevel, TrustPolicy
 
@@ -439,7 +439,7 @@ class MemoryGuard:
         report = self.kernel.revoke(
             identity, selector, reason=reason, follow_context=follow_context, operator=operator
         )
-        synced = self._sync_quarantine()
+        synced = self._sync_quarantine() is not None
         return RevocationReport(
             report.revocation_id, report.selector, report.roots, report.quarantined, synced
         )
@@ -457,12 +457,13 @@ class MemoryGuard:
         self._sync_quarantine()
         return lifted
 
-    def _sync_quarantine(self) -> bool:
-        """Bring the store's indexed trust in line with the ledger's quarantine rows."""
+    def _sync_quarantine(self) -> list[str] | None:
+        """Bring the store's indexed trust in line with the ledger's quarantine rows; returns the
+        ids it synced, or ``None`` if the sync failed (recovery retries it)."""
         try:
             pending = self.ledger.lineage.unsynced()
             if not pending:
-                return True
+                return []
             records = self.ledger.latest([fact_id for fact_id, _ in pending])
             trust = {
                 fact_id: 0 if held else int(records[fact_id].provenance.trust)
@@ -470,10 +471,11 @@ class MemoryGuard:
                 if fact_id in records
             }
             self.store.set_trust(trust)
-            self.ledger.lineage.mark_synced([fact_id for fact_id, _ in pending])
-            return True
+            synced = [fact_id for fact_id, _ in pending]
+            self.ledger.lineage.mark_synced(synced)
+            return synced
         except Exception:  # the ledger already withholds them; recovery retries the sync
-            return False
+            return None
 
     def audit(self, identity: Identity, fact_id: str) -> dict[str, Any]:
         """The audit report of one fact (``memguard.audit/v1``) if the caller's ``audit`` scope
@@ -488,8 +490,7 @@ class MemoryGuard:
             if record is None:
                 op.detail["why"] = "no such fact"
                 raise FactNotFound("fact not found")
-            fields = index_fields(record.provenance)
-            if not plan.allows(fields) or not op.point_allows(request, fields):
+            if not op.admits(plan, request, record):
                 op.detail["why"] = "out of scope"
                 raise FactNotFound("fact not found")
             report = audit_fact(self.ledger, self.store, fact_id)
@@ -533,8 +534,7 @@ class MemoryGuard:
         if purged:
             self.store.delete(purged)
             self.ledger.mark_purged(purged)
-        pending_sync = [fact_id for fact_id, _ in self.ledger.lineage.unsynced()]
-        resynced = pending_sync if pending_sync and self._sync_quarantine() else []
+        resynced = self._sync_quarantine() or []
         return RecoveryReport(
             tuple(committed), tuple(aborted), tuple(dict.fromkeys(purged)), tuple(resynced)
         )

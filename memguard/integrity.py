@@ -100,8 +100,4 @@ def payload_problem(
     payload: Mapping[str, Any], record: LedgerRecord, prov: Provenance
 ) -> str | None:
     """Why a guard-layout store payload does not match its ledger row, or ``None`` if it does."""
-    text, metadata = payload.get("text"), payload.get("metadata")
-    reserved = payload.get(RESERVED_PAYLOAD_KEY)
-    if not isinstance(reserved, Mapping) or not isinstance(text, str) or not isinstance(metadata, dict):
-        return "integrity.malformed_payload"
     return candidate_problem(payload_candidate(record.fact_id, payload), record, prov)

@@ -153,6 +153,11 @@ class Operation:
         except Exception:
             return False  # an evaluation error is a deny
 
+    def admits(self, plan: ScopePlan, request: ReadRequest, record: LedgerRecord) -> bool:
+        """Does the plan admit this fact, and does the point evaluator agree?"""
+        fields = index_fields(record.provenance)
+        return plan.allows(fields) and self.point_allows(request, fields)
+
     # -- stamp ------------------------------------------------------------------------------------
 
     def stamp(self, requests: Sequence[StampRequest]) -> list[Provenance]:
@@ -347,8 +352,7 @@ class Operation:
         if record.quarantined:
             self.detail["why"] = "quarantined"
             raise FactNotFound("fact not found")
-        fields = index_fields(record.provenance)
-        if not plan.allows(fields) or not self.point_allows(request, fields):
+        if not self.admits(plan, request, record):
             self.detail["why"] = "out of scope"
             raise FactNotFound("fact not found")
 
@@ -719,19 +723,17 @@ class Kernel:
             matched = self.ledger.lineage.match(selector)
             reach: tuple[str, str] | None = None
             if op.principal is not None:
-                plan = op.read_plan(ReadRequest("revoke"))
+                revoke_request = ReadRequest("revoke")
+                plan = op.read_plan(revoke_request)
                 if plan.kind is not PlanKind.ALLOW:
                     # a revoker whose scope is not every fact bars only its own owner's future
                     # writes and calls: one user's revocation must not lock another user out
                     reach = (op.who.subject.issuer, op.who.subject.subject)
                 records = self.ledger.latest(matched)
-                revoke_request = ReadRequest("revoke")
                 roots = [
                     fid
                     for fid in matched
-                    if fid in records
-                    and plan.allows(fields := index_fields(records[fid].provenance))
-                    and op.point_allows(revoke_request, fields)
+                    if fid in records and op.admits(plan, revoke_request, records[fid])
                 ]
             else:
                 roots = matched
@@ -791,8 +793,7 @@ class Kernel:
                     record = records.get(fact_id)
                     if record is None or record.state is not FactState.COMMITTED:
                         raise FactNotFound("fact not found")
-                    fields = index_fields(record.provenance)
-                    if not plan.allows(fields) or not op.point_allows(request, fields):
+                    if not op.admits(plan, request, record):
                         op.detail["why"] = "out of scope"
                         raise FactNotFound("fact not found")
             event = self._allow_event(op, "endorsed", endorsement_reason=reason)
