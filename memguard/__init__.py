@@ -1,92 +1,118 @@
 """memguard: provenance and scoped, fail-closed reads for AI agents' memory."""
 
+import ast
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memguard.aio import AsyncMemoryGuard
-from memguard.audit import AUDIT_SCHEMA, audit_fact, audit_selector, render_text
-from memguard.client import AsyncMemguardClient, MemguardClient
-from memguard.context import CallContext, external_fact_id
-from memguard.embedded import EmbeddedStack, open_embedded
-from memguard.embedding import Embedder, HashEmbedder
-from memguard.errors import (
-    AccessDenied,
-    BackendError,
-    ConfigurationError,
-    FactNotFound,
-    IdentityError,
-    IntegrityError,
-    InvalidRequest,
-    LedgerError,
-    MemguardError,
-    ReservedField,
-    StoreError,
-    TrustEscalation,
-    UntranslatableCondition,
-)
-from memguard.events import AuditEvent, Decision
-from memguard.gateway import GatewayConfig, load_gateway_config
-from memguard.guard import FactInput, MemoryGuard, RecalledFact, RecoveryReport
-from memguard.identity import Actor, Identity, Principal, PrincipalId, Verifier
-from memguard.integrity import Candidate
-from memguard.kernel import Kernel, Operation, StampRequest, VerifiedFact
-from memguard.ledger import FactState, Ledger
-from memguard.ledger.auditlog import AuditLog, InclusionProof, VerifyReport
-from memguard.ledger.checkpoint import CheckpointSigner, CheckpointVerifier
-from memguard.localtokens import LocalTokenService, LocalVerifier
-from memguard.logging import configure_json_logging
-from memguard.policy import (
-    PolicyDecision,
-    PolicyError,
-    PolicyResolver,
-    PolicySet,
-    load_policy_path,
-    run_policy_tests,
-    to_sql_where,
-)
-from memguard.prompt import render_for_prompt
-from memguard.prov import lineage_prov_json
-from memguard.provenance import Provenance, Source, Turn, WriterChain
-from memguard.revocation import RevocationReport, RevocationSelector
-from memguard.scope import (
-    And,
-    Condition,
-    DefaultScopeResolver,
-    Eq,
-    Gte,
-    In,
-    Not,
-    Or,
-    PlanKind,
-    PointDecider,
-    ReadRequest,
-    ScopePlan,
-    ScopeResolver,
-    WriteDecision,
-)
-from memguard.stores import InMemoryStore, MemoryStore
-from memguard.tokens import (
-    IdentityConfig,
-    IdentityVerifier,
-    RefusingVerifier,
-    SecurityTokenService,
-    TokenExchangeError,
-    load_identity_config,
-)
-from memguard.trust import SourceKind, TrustLevel, TrustPolicy
-
+# Every public name is imported on first use (PEP 562), so that `import memguard` (and with it the
+# `memguard` command's start-up) loads no store, ledger or HTTP code it does not use. Type checkers
+# and documentation tools read the imports below; at run time they are the table of what to load.
 if TYPE_CHECKING:
+    from memguard.aio import AsyncMemoryGuard
+    from memguard.audit import AUDIT_SCHEMA, audit_fact, audit_selector, render_text
+    from memguard.client import AsyncMemguardClient, MemguardClient
+    from memguard.context import CallContext, external_fact_id
+    from memguard.embedded import EmbeddedStack, open_embedded
+    from memguard.embedding import Embedder, HashEmbedder
+    from memguard.errors import (
+        AccessDenied,
+        BackendError,
+        ConfigurationError,
+        FactNotFound,
+        IdentityError,
+        IntegrityError,
+        InvalidRequest,
+        LedgerError,
+        MemguardError,
+        ReservedField,
+        StoreError,
+        TrustEscalation,
+        UntranslatableCondition,
+    )
+    from memguard.events import AuditEvent, Decision
+    from memguard.gateway import GatewayConfig, load_gateway_config
+    from memguard.guard import FactInput, MemoryGuard, RecalledFact, RecoveryReport
+    from memguard.identity import Actor, Identity, Principal, PrincipalId, Verifier
+    from memguard.integrity import Candidate
+    from memguard.kernel import Kernel, Operation, StampRequest, VerifiedFact
+    from memguard.ledger import FactState, Ledger
+    from memguard.ledger.auditlog import AuditLog, InclusionProof, VerifyReport
+    from memguard.ledger.checkpoint import CheckpointSigner, CheckpointVerifier
+    from memguard.localtokens import LocalTokenService, LocalVerifier
+    from memguard.logging import configure_json_logging
+    from memguard.policy import (
+        PolicyDecision,
+        PolicyError,
+        PolicyResolver,
+        PolicySet,
+        load_policy_path,
+        run_policy_tests,
+        to_sql_where,
+    )
+    from memguard.prompt import render_for_prompt
+    from memguard.prov import lineage_prov_json
+    from memguard.provenance import Provenance, Source, Turn, WriterChain
+    from memguard.revocation import RevocationReport, RevocationSelector
+    from memguard.scope import (
+        And,
+        Condition,
+        DefaultScopeResolver,
+        Eq,
+        Gte,
+        In,
+        Not,
+        Or,
+        PlanKind,
+        PointDecider,
+        ReadRequest,
+        ScopePlan,
+        ScopeResolver,
+        WriteDecision,
+    )
+    from memguard.stores import InMemoryStore, MemoryStore
     from memguard.stores.qdrant import QdrantStore
+    from memguard.tokens import (
+        IdentityConfig,
+        IdentityVerifier,
+        RefusingVerifier,
+        SecurityTokenService,
+        TokenExchangeError,
+        load_identity_config,
+    )
+    from memguard.trust import SourceKind, TrustLevel, TrustPolicy
 
 __version__ = "0.1.0"
 
 
-def __getattr__(name: str) -> object:
-    # qdrant-client is imported on first use of QdrantStore (it takes about a second to import)
-    if name == "QdrantStore":
-        from memguard.stores.qdrant import QdrantStore
+_LAZY: dict[str, str] = {}
 
-        return QdrantStore
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+def _lazy_table() -> dict[str, str]:
+    """Public name -> defining module, read from the ``TYPE_CHECKING`` imports of this file."""
+    if not _LAZY:
+        tree = ast.parse(Path(__file__).read_text("utf-8"))
+        for node in tree.body:
+            if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+                for imp in node.body:
+                    if isinstance(imp, ast.ImportFrom) and imp.module:
+                        _LAZY.update((a.asname or a.name, imp.module) for a in imp.names)
+    return _LAZY
+
+
+def __getattr__(name: str) -> object:
+    module = _lazy_table().get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups do not come back here
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "AUDIT_SCHEMA",

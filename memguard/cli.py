@@ -1,29 +1,83 @@
-"""The ``memguard`` command. Results go to stdout, operational errors to stderr.
+"""The ``memguard`` command. Results go to stdout, operational errors to stderr; under ``--json``
+errors are JSON on stdout too (``{"error": {"code": ..., "message": ...}}``).
 
-Exit codes: 0 ok (audit: verified), 1 failure, 2 unknown fact id, 4 audit verification failed.
-``memguard policy ...``: 0 ok / allow, 2 deny, 3 invalid policy, 1 any other failure.
+Exit codes, the same for every subcommand (memguard/clikit/exits.py): 0 ok / allow / verified,
+1 failure, 2 usage error, 3 invalid input or policy, 4 verification failed, 5 denied, 6 not found,
+7 policy tests failed, 130 interrupted.
+
+Adding a subcommand: raise a :class:`~memguard.errors.MemguardError` (or
+:class:`~memguard.clikit.CliError`) and print results with :func:`~memguard.clikit.emit`; the
+group maps errors to exit codes and prints them. A sub-app in its own module is registered in
+``_Memguard.lazy_subcommands`` so that ``memguard --help`` does not import it.
 """
 
 from __future__ import annotations
 
-import json
+import enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from memguard.clikit import DEFAULT_STATE
+from memguard.clikit.exits import EXIT_TABLE, CliError, ExitCode
+from memguard.clikit.group import ConventionGroup, LazySubcommand
+from memguard.clikit.output import emit
+from memguard.clikit.progress import progress
+
 if TYPE_CHECKING:
+    from memguard.embedded import EmbeddedStack
     from memguard.ledger import Ledger
     from memguard.policy.model import PolicySet
     from memguard.revocation import RevocationSelector
 
-from memguard.embedded import DEFAULT_STATE_DIR
+EXIT_CODES_HELP = "**Exit codes**\n\n" + "\n".join(f"- `{int(c)}` {what}" for c, what in EXIT_TABLE)
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
+
+class _Memguard(ConventionGroup):
+    lazy_subcommands = {  # noqa: RUF012  (read-only configuration of the class)
+        "console": LazySubcommand(
+            "memguard.console.cli:console",
+            "Open the audit console (web pages on 127.0.0.1) on a state folder.",
+        ),
+        "ledger": LazySubcommand(
+            "memguard.ledger.cli:ledger_app",
+            "Integrate, checkpoint, prove and verify the tamper-evident audit log.",
+        ),
+        "token": LazySubcommand(
+            "memguard.tokens.cli:token_app",
+            "Mint, exchange, decode and verify tokens for local development and demos.",
+        ),
+        "serve": LazySubcommand(
+            "memguard.gateway.cli:serve",
+            "Run memguard as a service: memory API, RFC 8693 token endpoint, JWKS, MCP.",
+        ),
+    }
+    creates_state = frozenset({"demo"})
+    # memguard/tokens/cli.py documents `2 refused`; in the table a refusal is `5 denied`
+    legacy_exit_codes = {"token": {2: ExitCode.DENIED}}  # noqa: RUF012
+
+
+app = typer.Typer(
+    cls=_Memguard,
+    no_args_is_help=True,
+    rich_markup_mode="markdown",
+    help="memguard: provenance and scoped, fail-closed reads for agent memory.",
+    epilog=EXIT_CODES_HELP,
+)
 
 StateDir = Annotated[
-    Path, typer.Option("--state-dir", help="Folder of the embedded ledger, store and keys.")
+    Path,
+    typer.Option(
+        "--state-dir",
+        help="Folder of the embedded ledger, store and keys (must exist unless --init).",
+    ),
 ]
+LedgerUrl = Annotated[
+    str | None,
+    typer.Option("--ledger-url", help="A PostgreSQL ledger instead of STATE_DIR/ledger.db."),
+]
+AsJson = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")]
 
 
 @app.callback()
@@ -37,25 +91,30 @@ def _setup() -> None:
 
 
 @app.command()
-def demo(state_dir: StateDir = Path(DEFAULT_STATE_DIR) / "demo") -> None:
-    """Run the end-to-end demo on the embedded defaults."""
+def demo(state_dir: StateDir = DEFAULT_STATE) -> None:
+    """Run the end-to-end demo on the embedded defaults.
+
+    Each run starts the demo's own folder afresh, so it can run again and again; a non-empty
+    folder the demo did not create is refused."""
     import logging
 
-    from memguard.demo import run_demo
+    from memguard.demo import prepare_demo_dir, run_demo
     from memguard.logging import configure_json_logging
 
-    state_dir.mkdir(parents=True, exist_ok=True)
+    prepare_demo_dir(state_dir)
     with (state_dir / "operations.jsonl").open("a", encoding="utf-8") as log:
         configure_json_logging(logging.INFO, stream=log)
         code = run_demo(state_dir)
     typer.echo(f"operational log (structlog JSON lines): {state_dir / 'operations.jsonl'}")
-    raise typer.Exit(code)
+    if code:
+        raise CliError(ExitCode.FAILURE, "demo.unexpected", "the demo did not go as told above")
 
 
-LedgerUrl = Annotated[
-    str | None,
-    typer.Option("--ledger-url", help="A PostgreSQL ledger instead of STATE_DIR/ledger.db."),
-]
+# -- selectors -------------------------------------------------------------------------------------
+
+
+def _usage(message: str) -> CliError:
+    return CliError(ExitCode.USAGE, "usage", message)
 
 
 def _selector(
@@ -70,7 +129,7 @@ def _selector(
     issuer: str | None,
     fact: str | None,
 ) -> RevocationSelector | None:
-    """At most one selector from the command-line options (exit 1 on a bad combination)."""
+    """At most one selector from the command-line options (a usage error otherwise)."""
     from memguard.revocation import RevocationSelector
 
     given: list[RevocationSelector] = []
@@ -103,11 +162,10 @@ def _selector(
         if fact is not None:
             given.append(RevocationSelector.fact(fact))
     except ValueError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+        first = exc.errors()[0]["msg"] if hasattr(exc, "errors") else str(exc)
+        raise _usage(str(first)) from None
     if len(given) > 1:
-        typer.echo("error: give one selector", err=True)
-        raise typer.Exit(1)
+        raise _usage("give one selector")
     return given[0] if given else None
 
 
@@ -123,7 +181,13 @@ PrincipalOpt = Annotated[
 Jti = Annotated[str | None, typer.Option("--jti", help="A token id.")]
 Subject = Annotated[str | None, typer.Option("--subject", help="A user (with --issuer).")]
 Issuer = Annotated[str | None, typer.Option("--issuer", help="The issuer of --subject.")]
-AsJsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")]
+
+
+def _require_ledger(state_dir: Path, ledger_url: str | None) -> None:
+    if ledger_url is None and not (state_dir / "ledger.db").exists():
+        raise CliError(
+            ExitCode.USAGE, "state.no_ledger", f"no ledger in `{state_dir}` (wrong --state-dir?)"
+        )
 
 
 def _open_ledger(state_dir: Path, ledger_url: str | None) -> Ledger:
@@ -131,20 +195,40 @@ def _open_ledger(state_dir: Path, ledger_url: str | None) -> Ledger:
     from memguard.ledger import Ledger
     from memguard.ledger.checkpoint import CheckpointSigner
 
+    _require_ledger(state_dir, ledger_url)
     key = state_dir / "keys" / "checkpoint.key"
     signer = CheckpointSigner.load(key) if key.exists() else None
     if ledger_url is not None:
         return Ledger.from_url(ledger_url, checkpoint_signer=signer)
-    if not (state_dir / "ledger.db").exists():
-        typer.echo(f"error: no ledger in `{state_dir}`", err=True)
-        raise typer.Exit(1)
     return Ledger.sqlite(state_dir / "ledger.db", checkpoint_signer=signer)
+
+
+def _open_stack(state_dir: Path, ledger_url: str | None) -> EmbeddedStack:
+    from memguard.embedded import open_embedded
+
+    _require_ledger(state_dir, ledger_url)
+    return open_embedded(state_dir, ledger_url=ledger_url)
+
+
+def _unknown_fact(fact_id: str) -> CliError:
+    return CliError(ExitCode.NOT_FOUND, "not_found", f"unknown fact `{fact_id}`")
+
+
+# -- audit -----------------------------------------------------------------------------------------
+
+
+class AuditFormat(enum.StrEnum):
+    text = "text"
+    json = "json"
+    dot = "dot"
+    mermaid = "mermaid"
+    prov = "prov"
 
 
 @app.command()
 def audit(
     fact_id: Annotated[str | None, typer.Argument(help="The fact to audit.")] = None,
-    state_dir: StateDir = Path(DEFAULT_STATE_DIR) / "demo",
+    state_dir: StateDir = DEFAULT_STATE,
     ledger_url: LedgerUrl = None,
     source: Src = None,
     source_pattern: SrcPattern = None,
@@ -155,62 +239,82 @@ def audit(
     jti: Jti = None,
     subject: Subject = None,
     issuer: Issuer = None,
-    prov: Annotated[
-        bool, typer.Option("--prov", help="The fact's lineage as W3C PROV-JSON.")
-    ] = False,
+    output: Annotated[
+        AuditFormat | None,
+        typer.Option(
+            "--format",
+            help="text (default), json (memguard.audit/v1), dot or mermaid (the lineage graph), "
+            "prov (the lineage as W3C PROV-JSON).",
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
+    as_prov: Annotated[bool, typer.Option("--prov", help="Same as --format prov.")] = False,
     no_store: Annotated[
         bool, typer.Option("--no-store", help="Do not check the embedded store's copy.")
     ] = False,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Stable JSON (memguard.audit/v1).")
-    ] = False,
 ) -> None:
-    """Where a fact came from, its lineage, who read it, whether it verifies; or (with a selector
-    such as --source, --domain, --turn, --principal) what a source, turn or principal touched.
+    """Where a fact came from, who wrote it for whom, what it touched, whether it verifies.
 
-    Exit: 0 verified / listed, 1 failure, 2 unknown fact id, 4 verification failed."""
+    With a selector (--source, --domain, --turn, --principal, ...) instead of a fact id: what a
+    source, turn or principal touched. Exit: 0 verified / listed, 4 verification failed, 6 unknown
+    fact id."""
+    import json
+
     from memguard.audit import audit_fact, audit_selector, render_selector_text, render_text
-    from memguard.errors import FactNotFound, MemguardError
-    from memguard.prov import lineage_prov_json
+    from memguard.errors import FactNotFound
 
+    chosen = {f for f, on in ((AuditFormat.json, as_json), (AuditFormat.prov, as_prov)) if on}
+    if output is not None:
+        chosen.add(output)
+    if len(chosen) > 1:
+        raise _usage("give one of --format, --json, --prov")
+    fmt = chosen.pop() if chosen else AuditFormat.text
     selector = _selector(
         source, source_pattern, domain, session, turn, principal, jti, subject, issuer, None
     )
     if (selector is None) == (fact_id is None):
-        typer.echo("error: give a fact id or one selector (--source, --turn, ...)", err=True)
-        raise typer.Exit(1)
+        raise _usage("give a fact id or one selector (--source, --turn, ...)")
+    if selector is not None and fmt not in (AuditFormat.text, AuditFormat.json):
+        raise _usage("a selector listing is text or json")
+    ledger = _open_ledger(state_dir, ledger_url)
     store = None
     try:
-        ledger = _open_ledger(state_dir, ledger_url)
-        try:
-            if selector is not None:
-                listing = audit_selector(ledger, selector)
-                _emit(listing, as_json, render_selector_text(listing))
-                raise typer.Exit(0)
-            assert fact_id is not None
-            if prov:
-                typer.echo(json.dumps(lineage_prov_json(ledger, fact_id), indent=2, sort_keys=True))
-                raise typer.Exit(0)
-            if not no_store and ledger_url is None and (state_dir / "qdrant").exists():
-                from memguard.stores.qdrant import QdrantStore
+        if selector is not None:
+            listing = audit_selector(ledger, selector)
+            emit(listing, fmt is AuditFormat.json, render_selector_text(listing))
+            return
+        assert fact_id is not None
+        if not ledger.versions(fact_id):
+            raise _unknown_fact(fact_id)
+        if fmt is AuditFormat.prov:
+            from memguard.prov import lineage_prov_json
 
-                store = QdrantStore(path=str(state_dir / "qdrant"))
+            typer.echo(json.dumps(lineage_prov_json(ledger, fact_id), indent=2, sort_keys=True))
+            return
+        if fmt in (AuditFormat.dot, AuditFormat.mermaid):
+            from memguard.console.graph import lineage_graph, to_dot, to_mermaid
+
+            graph = lineage_graph(ledger, fact_id)
+            typer.echo(to_dot(graph) if fmt is AuditFormat.dot else to_mermaid(graph), nl=False)
+            return
+        if not no_store and ledger_url is None and (state_dir / "qdrant").exists():
+            from memguard.stores.qdrant import QdrantStore
+
+            store = QdrantStore(path=str(state_dir / "qdrant"))
+        try:
             report = audit_fact(ledger, store, fact_id)
-        finally:
-            if store is not None:
-                store.close()
-            ledger.close()
-    except FactNotFound:
-        typer.echo(f"error: unknown fact `{fact_id}`", err=True)
-        raise typer.Exit(2) from None
-    except MemguardError as exc:
-        typer.echo(f"error: {exc} ({exc.code})", err=True)
-        raise typer.Exit(1) from None
-    if as_json:
-        typer.echo(json.dumps(report, indent=2, sort_keys=True))
-    else:
-        typer.echo(render_text(report))
-    raise typer.Exit(0 if report["verification"]["verified"] else 4)
+        except FactNotFound:
+            raise _unknown_fact(fact_id) from None
+    finally:
+        if store is not None:
+            store.close()
+        ledger.close()
+    emit(report, fmt is AuditFormat.json, render_text(report))
+    if not report["verification"]["verified"]:
+        raise typer.Exit(ExitCode.VERIFY_FAILED)
+
+
+# -- revoke, endorse ------------------------------------------------------------------------------
 
 
 def _operator() -> str:
@@ -227,7 +331,7 @@ def _operator() -> str:
 @app.command()
 def revoke(
     reason: Annotated[str, typer.Option("--reason", help="Why (kept in the audit log).")],
-    state_dir: StateDir = Path(DEFAULT_STATE_DIR) / "demo",
+    state_dir: StateDir = DEFAULT_STATE,
     ledger_url: LedgerUrl = None,
     source: Src = None,
     source_pattern: SrcPattern = None,
@@ -243,37 +347,59 @@ def revoke(
         bool,
         typer.Option("--derived-only", help="Follow derived_from edges only, not turn taint."),
     ] = False,
-    as_json: AsJsonOpt = False,
+    dry_run: Annotated[
+        bool,
+        typer.Option("--dry-run", help="Only show what would be quarantined (audited preview)."),
+    ] = False,
+    as_json: AsJson = False,
 ) -> None:
-    """Revoke a source, turn or principal as the local operator: quarantine what it wrote and
-    every descendant (exit 0 done, 1 failure)."""
-    from memguard.embedded import open_embedded
-    from memguard.errors import MemguardError
+    """Revoke a source, turn, principal or fact: quarantine it and every descendant.
 
+    As the local operator (the revocation bars everyone). --dry-run only shows what would be
+    quarantined. Exit 6 for an unknown --fact."""
     selector = _selector(
         source, source_pattern, domain, session, turn, principal, jti, subject, issuer, fact
     )
     if selector is None:
-        typer.echo("error: give one selector (--source, --domain, --turn, --fact, ...)", err=True)
-        raise typer.Exit(1)
-    if ledger_url is None and not (state_dir / "ledger.db").exists():
-        typer.echo(f"error: no ledger in `{state_dir}`", err=True)
-        raise typer.Exit(1)
+        raise _usage("give one selector (--source, --domain, --turn, --fact, ...)")
+    stack = _open_stack(state_dir, ledger_url)
     try:
-        stack = open_embedded(state_dir, ledger_url=ledger_url)
-        try:
-            report = stack.guard.revoke(
+        guard = stack.guard
+        if fact is not None and not guard.ledger.versions(fact):
+            raise _unknown_fact(fact)
+        if dry_run:
+            preview = guard.kernel.preview_revocation(
+                None, selector, follow_context=not derived_only, operator=_operator()
+            )
+            held = preview.already_quarantined
+            data: dict[str, object] = {
+                "dry_run": True,
+                "selector": selector.model_dump(mode="json", exclude_none=True),
+                "roots": list(preview.roots),
+                "would_quarantine": [f for f in preview.affected if f not in held],
+                "already_quarantined": [f for f in preview.affected if f in held],
+                "count": len(preview.affected),
+            }
+            lines = [
+                f"would revoke {selector.describe()}: {len(preview.roots)} facts matched,"
+                f" {len(preview.affected)} would be quarantined"
+                f" ({len(held)} of them already are)"
+            ]
+            lines += [
+                f"  {f}{'  (already quarantined)' if f in held else ''}" for f in preview.affected
+            ]
+            emit(data, as_json, "\n".join(lines))
+            return
+        with progress(f"revoking {selector.describe()}"):
+            report = guard.revoke(
                 None,
                 selector,
                 reason=reason,
                 follow_context=not derived_only,
                 operator=_operator(),
             )
-        finally:
-            stack.close()
-    except MemguardError as exc:
-        typer.echo(f"error: {exc} ({exc.code})", err=True)
-        raise typer.Exit(1) from None
+    finally:
+        stack.close()
     data = {
         "revocation_id": report.revocation_id,
         "selector": report.selector.model_dump(mode="json", exclude_none=True),
@@ -282,7 +408,7 @@ def revoke(
         "count": report.count,
         "store_synced": report.store_synced,
     }
-    _emit(
+    emit(
         data,
         as_json,
         f"revoked {selector.describe()}: {len(report.roots)} facts matched,"
@@ -294,85 +420,75 @@ def revoke(
 def endorse(
     fact_ids: Annotated[list[str], typer.Argument(help="Facts whose quarantine to lift.")],
     reason: Annotated[str, typer.Option("--reason", help="Why (kept in the audit log).")],
-    state_dir: StateDir = Path(DEFAULT_STATE_DIR) / "demo",
+    state_dir: StateDir = DEFAULT_STATE,
     ledger_url: LedgerUrl = None,
-    as_json: AsJsonOpt = False,
+    as_json: AsJson = False,
 ) -> None:
-    """Lift the quarantine of facts as the local operator (an audited endorsement)."""
-    from memguard.embedded import open_embedded
-    from memguard.errors import MemguardError
+    """Lift the quarantine of facts (an audited endorsement by the local operator).
 
-    if ledger_url is None and not (state_dir / "ledger.db").exists():
-        typer.echo(f"error: no ledger in `{state_dir}`", err=True)
-        raise typer.Exit(1)
+    Exit 6 if an id is unknown (nothing is lifted then)."""
+    stack = _open_stack(state_dir, ledger_url)
     try:
-        stack = open_embedded(state_dir, ledger_url=ledger_url)
-        try:
-            lifted = stack.guard.endorse(None, fact_ids, reason=reason, operator=_operator())
-        finally:
-            stack.close()
-    except MemguardError as exc:
-        typer.echo(f"error: {exc} ({exc.code})", err=True)
-        raise typer.Exit(1) from None
-    _emit({"lifted": lifted}, as_json, f"lifted the quarantine of {len(lifted)} facts")
+        known = stack.guard.ledger.latest(fact_ids)
+        missing = [f for f in fact_ids if f not in known]
+        if missing:
+            raise _unknown_fact(missing[0])
+        lifted = stack.guard.endorse(None, fact_ids, reason=reason, operator=_operator())
+    finally:
+        stack.close()
+    not_held = [f for f in fact_ids if f not in set(lifted)]
+    text = f"lifted the quarantine of {len(lifted)} facts"
+    if not_held:
+        text += f" ({len(not_held)} were not quarantined: {', '.join(not_held)})"
+    emit({"lifted": lifted}, as_json, text)
 
+
+# -- policy ----------------------------------------------------------------------------------------
 
 policy_app = typer.Typer(
+    cls=ConventionGroup,
     add_completion=False,
     no_args_is_help=True,
-    help="Validate, test and explain YAML policies (exit: 0 ok/allow, 2 deny, 3 invalid, 1 failure).",
+    rich_markup_mode="markdown",
+    help="Validate, test and explain YAML policies.",
+    epilog=EXIT_CODES_HELP,
 )
 app.add_typer(policy_app, name="policy")
 
 PolicyPath = Annotated[Path, typer.Argument(help="A policy file or a folder of policy files.")]
-AsJson = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")]
 
 
-def _emit(data: object, as_json: bool, text: str) -> None:
-    typer.echo(json.dumps(data, indent=2, sort_keys=True) if as_json else text)
-
-
-def _policy_problems(exc: object, as_json: bool) -> None:
-    from memguard.policy.model import PolicyError
-
-    assert isinstance(exc, PolicyError)
-    for problem in exc.problems:
-        typer.echo(f"error: {problem}", err=True)
-    if as_json:
-        _emit({"valid": False, "problems": [p.as_json() for p in exc.problems]}, True, "")
-
-
-def _load_policy_or_exit(path: Path, as_json: bool) -> PolicySet:
-    """Load a policy set; exit 3 (invalid policy) or 1 (cannot read) with the reason on stderr."""
+def _load_policy(path: Path, as_json: bool) -> PolicySet:
+    """Load a policy set; an invalid one prints every problem (and, under --json, the verdict)
+    and exits 3."""
     from memguard.policy.loader import load_policy_path
     from memguard.policy.model import PolicyError
 
     try:
         return load_policy_path(path)
     except PolicyError as exc:
-        _policy_problems(exc, as_json)
-        raise typer.Exit(3) from None
-    except (OSError, ValueError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+        for problem in exc.problems:
+            typer.echo(f"error: {problem}", err=True)
+        if as_json:
+            emit({"valid": False, "problems": [p.as_json() for p in exc.problems]}, True, "")
+        raise typer.Exit(ExitCode.INVALID) from None
+    except ValueError as exc:
+        raise CliError(ExitCode.INVALID, "invalid_input", str(exc)) from None
 
 
 @policy_app.command("validate")
 def policy_validate(path: PolicyPath, as_json: AsJson = False) -> None:
-    """Parse and validate a policy set; print its digest."""
+    """Parse and validate a policy set; print its digest.
 
-    policy = _load_policy_or_exit(path, as_json)
+    Exit 3 if it is invalid."""
+    policy = _load_policy(path, as_json)
     data = {
         "valid": True,
         "policy_digest": policy.digest,
         "files": list(policy.files),
         "rules": [r.id for r in policy.rules],
     }
-    _emit(
-        data,
-        as_json,
-        f"ok: {len(policy.rules)} rules in {len(policy.files)} files, {policy.digest}",
-    )
+    emit(data, as_json, f"ok: {len(policy.rules)} rules in {len(policy.files)} files, {policy.digest}")
 
 
 @policy_app.command("test")
@@ -380,17 +496,17 @@ def policy_test(
     path: Annotated[Path, typer.Argument(help="A *.tests.yaml file or a folder holding them.")],
     as_json: AsJson = False,
 ) -> None:
-    """Run the policy test files (exit 0 all pass, 1 a case fails, 3 a policy is invalid)."""
+    """Run the policy test files.
+
+    Exit 0 all pass, 7 a case fails, 3 a policy is invalid, 6 no test files."""
     from memguard.policy.testing import run_policy_tests
 
     try:
         reports = run_policy_tests(path)
-    except (OSError, ValueError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+    except ValueError as exc:
+        raise CliError(ExitCode.INVALID, "invalid_input", str(exc)) from None
     if not reports:
-        typer.echo(f"error: no *.tests.yaml files in `{path}`", err=True)
-        raise typer.Exit(1)
+        raise CliError(ExitCode.NOT_FOUND, "policy.no_tests", f"no *.tests.yaml files in `{path}`")
     lines = []
     for report in reports:
         for problem in report.problems:
@@ -403,14 +519,15 @@ def policy_test(
     passed = sum(c.passed for r in reports for c in r.cases)
     total = sum(len(r.cases) for r in reports)
     lines.append(f"{passed}/{total} cases passed in {len(reports)} files")
-    _emit(
+    emit(
         {"reports": [r.as_json() for r in reports], "passed": passed, "total": total},
         as_json,
         "\n".join(lines),
     )
     if any(r.policy_invalid for r in reports):
-        raise typer.Exit(3)
-    raise typer.Exit(0 if all(r.passed for r in reports) else 1)
+        raise typer.Exit(ExitCode.INVALID)
+    if not all(r.passed for r in reports):
+        raise typer.Exit(ExitCode.TESTS_FAILED)
 
 
 @policy_app.command("explain")
@@ -433,7 +550,10 @@ def policy_explain(
     fact: Annotated[str | None, typer.Option(help="the fact's attributes as JSON")] = None,
     as_json: AsJson = False,
 ) -> None:
-    """Why a request is allowed or denied: the decision, the determining rules, the read plan."""
+    """Why a request is allowed or denied: the decision, the determining rules, the read plan.
+
+    Exit 0 allow, 5 deny, 3 invalid policy or request."""
+    import json
     import sys
 
     import yaml
@@ -441,7 +561,7 @@ def policy_explain(
     from memguard.policy.resolver import PolicyResolver
     from memguard.policy.testing import DEFAULT_NOW, CaseError, evaluate_request, parse_request
 
-    policy = _load_policy_or_exit(path, as_json)
+    policy = _load_policy(path, as_json)
     try:
         raw: dict[str, object]
         if request is not None:
@@ -472,9 +592,8 @@ def policy_explain(
         req = parse_request(raw, now)
         resolver = PolicyResolver(policy, clock=lambda: float(now))
         result = evaluate_request(resolver, req)
-    except (CaseError, ValueError, TypeError, yaml.YAMLError, OSError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+    except (CaseError, ValueError, TypeError, yaml.YAMLError) as exc:
+        raise CliError(ExitCode.INVALID, "invalid_request", str(exc)) from None
     by_id = {r.id: r for r in policy.rules}
     ids = result.get("rules")
     details = [
@@ -496,17 +615,9 @@ def policy_explain(
     if "max_trust" in result:
         lines.append(f"max_trust: {result['max_trust']}")
     lines.append(f"policy_digest: {result['policy_digest']}")
-    _emit(result, as_json, "\n".join(lines))
-    raise typer.Exit(0 if result["decision"] == "allow" else 2)
-
-
-from memguard.gateway.cli import serve  # noqa: E402  (the gateway; loads FastAPI only when run)
-from memguard.ledger.cli import ledger_app  # noqa: E402  (audit log sub-app)
-from memguard.tokens.cli import token_app  # noqa: E402  (identity sub-app)
-
-app.add_typer(token_app, name="token")
-app.add_typer(ledger_app, name="ledger")
-app.command("serve")(serve)
+    emit(result, as_json, "\n".join(lines))
+    if result["decision"] != "allow":
+        raise typer.Exit(ExitCode.DENIED)
 
 
 def main() -> None:

@@ -48,7 +48,12 @@ from memguard.ledger.ledger import TurnRead
 from memguard.ledger.lineage import Revocation, is_read_set, read_set_id
 from memguard.logging import get_logger
 from memguard.provenance import Provenance, Source, Turn, WriterChain, now_utc, sha256_digest
-from memguard.revocation import PRINCIPAL_KINDS, RevocationReport, RevocationSelector
+from memguard.revocation import (
+    PRINCIPAL_KINDS,
+    RevocationPreview,
+    RevocationReport,
+    RevocationSelector,
+)
 from memguard.scope import (
     DefaultScopeResolver,
     FieldValue,
@@ -693,6 +698,58 @@ class Kernel:
         """Active revocations that refuse a new write they match (all but fact revocations)."""
         return [r for r in self.active_revocations() if r.selector.kind != "fact"]
 
+    def _revocation_roots(
+        self, op: Operation, selector: RevocationSelector
+    ) -> tuple[list[str], tuple[str, str] | None]:
+        """The facts a revocation by ``op``'s caller roots at, and whose calls it bars (``None``:
+        everyone's). The operator's path (no principal) roots at every match."""
+        if not isinstance(selector, RevocationSelector):
+            raise InvalidRequest("`selector` must be a RevocationSelector")
+        matched = self.ledger.lineage.match(selector)
+        if op.principal is None:
+            return matched, None
+        reach: tuple[str, str] | None = None
+        revoke_request = ReadRequest("revoke")
+        plan = op.read_plan(revoke_request)
+        if plan.kind is not PlanKind.ALLOW:
+            # a revoker whose scope is not every fact bars only its own owner's future
+            # writes and calls: one user's revocation must not lock another user out
+            reach = (op.who.subject.issuer, op.who.subject.subject)
+        records = self.ledger.latest(matched)
+        roots = [
+            fid for fid in matched if fid in records and op.admits(plan, revoke_request, records[fid])
+        ]
+        return roots, reach
+
+    def preview_revocation(
+        self,
+        identity: Identity | None,
+        selector: RevocationSelector,
+        *,
+        follow_context: bool = True,
+        operator: str | None = None,
+    ) -> RevocationPreview:
+        """What :meth:`revoke` would quarantine, computed the same way, without revoking anything
+        (a dry run, audited as ``revoke_preview``; refused where the revocation would be)."""
+        with self.operation(
+            "revoke_preview", identity, require_identity=operator is None
+        ) as op:
+            if operator is not None:
+                op.detail["operator"] = operator
+            roots, reach = self._revocation_roots(op, selector)
+            affected = self.ledger.lineage.plan_revocation(roots, follow_context=follow_context)
+            op.fact_ids = affected
+            quarantined = self.ledger.lineage.quarantined(affected)
+            op.finish(
+                "previewed",
+                selector=selector.model_dump(mode="json", exclude_none=True),
+                roots=len(roots),
+                count=len(affected),
+            )
+        return RevocationPreview(
+            selector, tuple(roots), tuple(affected), frozenset(quarantined), reach
+        )
+
     def revoke(
         self,
         identity: Identity | None,
@@ -714,29 +771,11 @@ class Kernel:
         with self.operation(
             "revoke", identity, require_identity=operator is None
         ) as op:
-            if not isinstance(selector, RevocationSelector):
-                raise InvalidRequest("`selector` must be a RevocationSelector")
             if not isinstance(reason, str) or not reason.strip() or len(reason) > 2000:
                 raise InvalidRequest("a revocation needs a reason (at most 2000 characters)")
             if operator is not None:
                 op.detail["operator"] = operator
-            matched = self.ledger.lineage.match(selector)
-            reach: tuple[str, str] | None = None
-            if op.principal is not None:
-                revoke_request = ReadRequest("revoke")
-                plan = op.read_plan(revoke_request)
-                if plan.kind is not PlanKind.ALLOW:
-                    # a revoker whose scope is not every fact bars only its own owner's future
-                    # writes and calls: one user's revocation must not lock another user out
-                    reach = (op.who.subject.issuer, op.who.subject.subject)
-                records = self.ledger.latest(matched)
-                roots = [
-                    fid
-                    for fid in matched
-                    if fid in records and op.admits(plan, revoke_request, records[fid])
-                ]
-            else:
-                roots = matched
+            roots, reach = self._revocation_roots(op, selector)
             affected = self.ledger.lineage.plan_revocation(roots, follow_context=follow_context)
             revocation_id = str(uuid.uuid4())
             op.fact_ids = affected

@@ -30,7 +30,13 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from memguard.identity import Principal
 from memguard.provenance import Provenance, canonical_json
 
-__all__ = ["RevocationReport", "RevocationSelector", "SelectorKind", "uri_host"]
+__all__ = [
+    "RevocationPreview",
+    "RevocationReport",
+    "RevocationSelector",
+    "SelectorKind",
+    "uri_host",
+]
 
 SelectorKind = Literal[
     "source", "source_pattern", "domain", "session", "turn", "workload", "jti", "subject", "fact"
@@ -181,3 +187,16 @@ class RevocationReport:
     @property
     def count(self) -> int:
         return len(self.quarantined)
+
+
+@dataclass(frozen=True, slots=True)
+class RevocationPreview:
+    """What a revocation would do (a dry run): ``affected`` lists every fact it would quarantine
+    (roots first), ``already_quarantined`` those of them an earlier revocation already holds,
+    ``reach`` the one owner whose calls it would bar (``None``: everyone)."""
+
+    selector: RevocationSelector
+    roots: tuple[str, ...]
+    affected: tuple[str, ...]
+    already_quarantined: frozenset[str]
+    reach: tuple[str, str] | None

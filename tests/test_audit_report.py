@@ -172,6 +172,6 @@ def test_cli_revoke_audit_endorse(tmp_path: Path) -> None:
     assert endorsed.returncode == 0, endorsed.stderr
     assert json.loads(endorsed.stdout) == {"lifted": [web["fact_id"]]}
     bad = run("audit", "--domain", "x.example", "--turn", "s#1", "--state-dir", state, cwd=tmp_path)
-    assert bad.returncode == 1 and "one selector" in bad.stderr
+    assert bad.returncode == 2 and "one selector" in bad.stderr  # a usage error
     no_sel = run("revoke", "--reason", "r", "--state-dir", state, cwd=tmp_path)
-    assert no_sel.returncode == 1
+    assert no_sel.returncode == 2

@@ -1,5 +1,6 @@
 """Acceptance tests of `memguard ledger ...` through Typer's runner: exit codes (0 verified,
-4 tampered, 2 not found, 1 failure), JSON shapes, results on stdout and errors on stderr."""
+4 tampered, 6 not found, 2 usage, 3 invalid input, 1 failure), JSON shapes, results on stdout and
+errors on stderr."""
 
 from __future__ import annotations
 
@@ -135,17 +136,22 @@ def test_rollback_is_caught_with_an_external_checkpoint(state: Path, tmp_path: P
     assert kinds == [("truncated", 10, 14)]
 
 
-def test_verify_failures_exit_1(state: Path, tmp_path: Path) -> None:
+def test_verify_failures(state: Path, tmp_path: Path) -> None:
     res = run("verify", "--state-dir", tmp_path / "nowhere")
-    assert res.code == 1 and res.stdout == "" and "no ledger" in res.stderr
+    assert res.code == 2 and res.stdout == "" and "does not exist" in res.stderr  # usage
+    (tmp_path / "empty").mkdir()
+    res = run("verify", "--state-dir", tmp_path / "empty")
+    assert res.code == 2 and res.stdout == "" and "no ledger" in res.stderr
+    res = run("verify", "--state-dir", tmp_path / "empty", "--json")
+    assert res.code == 2 and res.json()["error"]["code"] == "state.no_ledger"
     assert run("checkpoint", "--state-dir", state).code == 0
     (state / "keys" / "checkpoint.key").rename(tmp_path / "moved.key")
     res = run("verify", "--state-dir", state)
-    assert res.code == 1 and "verifier key" in res.stderr  # signatures cannot be checked
+    assert res.code == 3 and "verifier key" in res.stderr  # signatures cannot be checked
     res = run("verify", "--state-dir", state, "--checkpoint", tmp_path / "missing.note")
-    assert res.code == 1 and "cannot read" in res.stderr
+    assert res.code == 1 and "missing.note" in res.stderr  # a file that cannot be read
     res = run("verify", "--state-dir", state, "--verifier-key", "not-a-key")
-    assert res.code == 1 and "malformed" in res.stderr
+    assert res.code == 3 and "malformed" in res.stderr
 
 
 def test_verify_with_an_explicit_verifier_key(state: Path, tmp_path: Path) -> None:
@@ -181,12 +187,12 @@ def test_prove_json_verifies_on_its_own(state: Path) -> None:
 
 def test_prove_not_found_and_tampered(state: Path) -> None:
     res = run("prove", "3", "--state-dir", state)
-    assert res.code == 2 and "not integrated" in res.stderr  # queued only
+    assert res.code == 6 and "not integrated" in res.stderr  # queued only
     run("integrate", "--state-dir", state)
     res = run("prove", "3", "--state-dir", state)
-    assert res.code == 2 and "not covered by a checkpoint" in res.stderr
+    assert res.code == 6 and "not covered by a checkpoint" in res.stderr
     assert run("prove", "3", "--state-dir", state, "--tree-size", "10").code == 0
-    assert run("prove", "999", "--state-dir", state).code == 2
+    assert run("prove", "999", "--state-dir", state).code == 6
     assert run("checkpoint", "--state-dir", state).code == 0
     ((event,),) = _sql(state, "SELECT event FROM mg_audit_event WHERE seq = 3")
     _sql(state, "UPDATE mg_audit_event SET event = ? WHERE seq = 3", str(event).replace("r2", "r8"))
@@ -209,12 +215,12 @@ def test_consistency(state: Path) -> None:
     old_root, new_root = (base64.b64decode(str(data[k])) for k in ("old_root", "new_root"))
     verify_consistency(10, 15, old_root, new_root, path)
     res = run("consistency", "12", "99", "--state-dir", state)
-    assert res.code == 1 and "tree size" in res.stderr
+    assert res.code == 3 and "tree size" in res.stderr
 
 
 def test_public_key_without_a_key(state: Path) -> None:
     res = run("public-key", "--state-dir", state)
-    assert res.code == 1 and "no checkpoint key" in res.stderr
+    assert res.code == 6 and "no checkpoint key" in res.stderr
 
 
 def test_postgres_ledger_url(tmp_path: Path) -> None:

@@ -68,7 +68,7 @@ def test_the_real_command_exit_codes(tmp_path: Path) -> None:
 def test_the_real_command_explain_deny() -> None:
     proc = run_process("explain", str(POLICIES), "--subject", "ops", "--scope", "memguard:auditor",
                        "--action", "search")  # fmt: skip
-    assert proc.returncode == 2 and "auditor.no-content" in proc.stdout
+    assert proc.returncode == 5 and "auditor.no-content" in proc.stdout
 
 
 def test_validate_ok_and_json() -> None:
@@ -104,21 +104,21 @@ def test_test_passes_and_json() -> None:
     assert data["passed"] == data["total"] > 20
 
 
-def test_test_failure_exits_1_invalid_policy_exits_3(tmp_path: Path) -> None:
+def test_test_failure_exits_7_invalid_policy_exits_3(tmp_path: Path) -> None:
     shutil.copy(POLICIES / "isolation.yaml", tmp_path / "isolation.yaml")
     text = (POLICIES / "isolation.tests.yaml").read_text().replace("decision: allow", "decision: deny", 1)
     (tmp_path / "isolation.tests.yaml").write_text(text)
     proc = run("test", str(tmp_path))
-    assert proc.returncode == 1 and "FAIL" in proc.stdout
+    assert proc.returncode == 7 and "FAIL" in proc.stdout
     (tmp_path / "isolation.yaml").write_text("apiVersion: memguard/v1\nrules: [{id: x}]\n")
     proc = run("test", str(tmp_path))
     assert proc.returncode == 3 and "rule `x`" in proc.stderr
 
 
-def test_explain_deny_exits_2_with_the_determining_rule() -> None:
+def test_explain_deny_exits_5_with_the_determining_rule() -> None:
     proc = run("explain", str(POLICIES), "--subject", "alice", "--action", "search",
                "--purpose", "tool_argument", "--fact", FACT)  # fmt: skip
-    assert proc.returncode == 2, proc.stderr
+    assert proc.returncode == 5, proc.stderr
     assert "decision: deny" in proc.stdout and "purpose.no-untrusted-tool-arguments" in proc.stdout
     assert "purpose.yaml:" in proc.stdout
 
@@ -134,7 +134,7 @@ def test_explain_allow_exits_0_and_json() -> None:
 def test_explain_a_plan_and_a_write_from_a_request_document() -> None:
     proc = run("explain", str(POLICIES), "--request", "-", "--json",
                stdin="principal: {subject: ops, scopes: ['memguard:auditor']}\naction: get\n")  # fmt: skip
-    assert proc.returncode == 2
+    assert proc.returncode == 5
     assert json.loads(proc.stdout)["plan"] == "deny"
     proc = run("explain", str(POLICIES), "--request",
                '{"principal": {"subject": "alice", "actors": ["spiffe://memguard.local/agent/research"]},'
@@ -142,9 +142,9 @@ def test_explain_a_plan_and_a_write_from_a_request_document() -> None:
     assert proc.returncode == 0 and "max_trust: untrusted" in proc.stdout
 
 
-def test_explain_bad_request_exits_1_and_bad_policy_exits_3(tmp_path: Path) -> None:
+def test_explain_bad_request_and_bad_policy_exit_3(tmp_path: Path) -> None:
     proc = run("explain", str(POLICIES), "--subject", "alice", "--action", "fly")
-    assert proc.returncode == 1 and "unknown action `fly`" in proc.stderr
+    assert proc.returncode == 3 and "unknown action `fly`" in proc.stderr
     bad = tmp_path / "bad.yaml"
     bad.write_text("apiVersion: memguard/v1\nrules: [{id: x}]\n")
     assert run("explain", str(bad), "--subject", "a", "--action", "get").returncode == 3
@@ -154,6 +154,6 @@ def test_explain_reads_a_request_file_and_long_inline_json(tmp_path: Path) -> No
     req = tmp_path / "req.yaml"
     req.write_text("principal: {subject: alice}\naction: get\nfact: {owner_iss: https://idp.example, owner_sub: bob, trust: user}\n")
     proc = run("explain", str(POLICIES), "--request", str(req), "--json")
-    assert proc.returncode == 2 and json.loads(proc.stdout)["reason"].startswith("default deny")
+    assert proc.returncode == 5 and json.loads(proc.stdout)["reason"].startswith("default deny")
     long_json = json.dumps({"principal": {"subject": "alice", "scopes": ["s" * 400]}, "action": "audit"})
-    assert run("explain", str(POLICIES), "--request", long_json).returncode == 2
+    assert run("explain", str(POLICIES), "--request", long_json).returncode == 5

@@ -1,8 +1,10 @@
 """``memguard ledger ...``: integrate, checkpoint, prove and verify the tamper-evident audit log.
 
-Exit codes: 0 ok (verify: verified), 4 tamper detected (verify, or a proof that does not verify),
-2 not found (an event that is unknown, not yet integrated or not yet covered by a checkpoint),
-1 any other failure. Results go to stdout, errors to stderr.
+Exit codes (the table of every ``memguard`` command): 0 ok (verify: verified), 4 tamper detected
+(verify, or a proof that does not verify), 6 not found (an event that is unknown, not yet
+integrated or not yet covered by a checkpoint), 2 usage (no ledger in ``--state-dir``), 3 invalid
+input (a key or checkpoint that does not parse), 1 any other failure. Results go to stdout, errors
+to stderr (JSON on stdout under ``--json``).
 
 The ledger is ``STATE_DIR/ledger.db`` unless ``--ledger-url`` names another (PostgreSQL); the
 checkpoint signing key is ``STATE_DIR/keys/checkpoint.key`` (created, mode 0600, by ``checkpoint``).
@@ -11,7 +13,6 @@ checkpoint signing key is ``STATE_DIR/keys/checkpoint.key`` (created, mode 0600,
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,16 +20,24 @@ from typing import Annotated
 
 import typer
 
-from memguard.embedded import DEFAULT_STATE_DIR
-from memguard.errors import IntegrityError, MemguardError
+from memguard.clikit import DEFAULT_STATE
+from memguard.clikit.exits import CliError, ExitCode
+from memguard.clikit.group import ConventionGroup
+from memguard.clikit.output import emit
+from memguard.clikit.progress import progress
+from memguard.errors import IntegrityError
 from memguard.ledger.auditlog import VerifyReport
 from memguard.ledger.checkpoint import CheckpointSigner, CheckpointVerifier
 from memguard.ledger.ledger import Ledger
 from memguard.ledger.rfc6962 import leaf_hash
 
-ledger_app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
-
-EXIT_OK, EXIT_FAILURE, EXIT_NOT_FOUND, EXIT_TAMPERED = 0, 1, 2, 4
+ledger_app = typer.Typer(
+    cls=ConventionGroup,
+    add_completion=False,
+    no_args_is_help=True,
+    rich_markup_mode="markdown",
+    help=__doc__,
+)
 
 StateDir = Annotated[
     Path, typer.Option("--state-dir", help="Folder of the ledger (ledger.db) and keys/.")
@@ -42,13 +51,7 @@ KeyFile = Annotated[
     typer.Option("--key", help="Checkpoint signing key (default STATE_DIR/keys/checkpoint.key)."),
 ]
 AsJson = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")]
-DEFAULT_DIR = Path(DEFAULT_STATE_DIR) / "demo"
-
-
-class _Exit(Exception):
-    def __init__(self, code: int, message: str) -> None:
-        super().__init__(message)
-        self.code = code
+DEFAULT_DIR = DEFAULT_STATE
 
 
 def _key_path(state_dir: Path, key: Path | None) -> Path:
@@ -59,48 +62,36 @@ def _key_path(state_dir: Path, key: Path | None) -> Path:
 def _open(
     state_dir: Path, ledger_url: str | None, signer: CheckpointSigner | None = None
 ) -> Iterator[Ledger]:
-    """Open the ledger; every memguard error becomes exit 1 with its reason on stderr."""
+    """Open the ledger (a usage error if ``state_dir`` holds none); memguard errors propagate to
+    the command line's one error path."""
+    if ledger_url:
+        ledger = Ledger.from_url(ledger_url, checkpoint_signer=signer)
+    else:
+        if not (state_dir / "ledger.db").exists():
+            raise CliError(
+                ExitCode.USAGE, "state.no_ledger", f"no ledger in `{state_dir}` (wrong --state-dir?)"
+            )
+        ledger = Ledger.sqlite(state_dir / "ledger.db", checkpoint_signer=signer)
     try:
-        if ledger_url:
-            ledger = Ledger.from_url(ledger_url, checkpoint_signer=signer)
-        else:
-            if not (state_dir / "ledger.db").exists():
-                raise _Exit(EXIT_FAILURE, f"no ledger in `{state_dir}`")
-            ledger = Ledger.sqlite(state_dir / "ledger.db", checkpoint_signer=signer)
-        try:
-            yield ledger
-        finally:
-            ledger.close()
-    except _Exit as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(exc.code) from None
-    except MemguardError as exc:
-        typer.echo(f"error: {exc} ({exc.code})", err=True)
-        raise typer.Exit(EXIT_FAILURE) from None
+        yield ledger
+    finally:
+        ledger.close()
 
 
-def _fail(message: str, code: int = EXIT_FAILURE) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(code)
+def _fail(message: str, exit_code: ExitCode = ExitCode.FAILURE, code: str = "ledger") -> CliError:
+    return CliError(exit_code, code, message)
 
 
 def _signer(state_dir: Path, key: Path | None, *, create: bool) -> CheckpointSigner | None:
     path = _key_path(state_dir, key)
-    try:
-        if create:
-            return CheckpointSigner.load_or_create(path)
-        return CheckpointSigner.load(path) if path.exists() else None
-    except MemguardError as exc:
-        raise _fail(str(exc)) from None
+    if create:
+        return CheckpointSigner.load_or_create(path)
+    return CheckpointSigner.load(path) if path.exists() else None
 
 
 def _read_arg(value: str) -> str:
     """A key or note argument: the value itself, or ``@file``."""
     return Path(value[1:]).read_text("utf-8") if value.startswith("@") else value
-
-
-def _dump(data: object) -> None:
-    typer.echo(json.dumps(data, indent=2, sort_keys=True))
 
 
 def _render(report: VerifyReport) -> str:
@@ -164,26 +155,22 @@ def verify(
     try:
         external = [path.read_text("utf-8") for path in checkpoint or []]
         vkeys = [_read_arg(v) for v in verifier_key or []]
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _fail(f"cannot read input: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise _fail(f"cannot read input: {exc}", ExitCode.INVALID, "invalid_input") from None
     verifier: CheckpointVerifier | None = None
-    try:
-        if vkeys:
-            verifier = CheckpointVerifier.from_verifier_keys(vkeys)
-        else:
-            signer = _signer(state_dir, key, create=False)
-            verifier = signer.verifier() if signer is not None else None
-    except MemguardError as exc:
-        raise _fail(str(exc)) from None
-    with _open(state_dir, ledger_url) as ledger:
-        report = ledger.log.verify(
-            verifier=verifier, external_checkpoints=external, max_pending_age=max_pending_age
-        )
-    if as_json:
-        _dump(report.as_json())
+    if vkeys:
+        verifier = CheckpointVerifier.from_verifier_keys(vkeys)
     else:
-        typer.echo(_render(report))
-    raise typer.Exit(EXIT_OK if report.ok else EXIT_TAMPERED)
+        signer = _signer(state_dir, key, create=False)
+        verifier = signer.verifier() if signer is not None else None
+    with _open(state_dir, ledger_url) as ledger:
+        with progress(f"verifying the audit log ({ledger.log.size()} leaves)"):
+            report = ledger.log.verify(
+                verifier=verifier, external_checkpoints=external, max_pending_age=max_pending_age
+            )
+    emit(report.as_json(), as_json, _render(report))
+    if not report.ok:
+        raise typer.Exit(ExitCode.VERIFY_FAILED)
 
 
 @ledger_app.command("integrate")
@@ -202,10 +189,7 @@ def integrate(
             if n < max_batch:
                 break
         size = ledger.log.size()
-    data = {"integrated": total, "tree_size": size}
-    typer.echo(
-        json.dumps(data, sort_keys=True) if as_json else f"integrated {total}; tree size {size}"
-    )
+    emit({"integrated": total, "tree_size": size}, as_json, f"integrated {total}; tree size {size}")
 
 
 @ledger_app.command("checkpoint")
@@ -223,10 +207,7 @@ def checkpoint(
         info = ledger.log.flush()
     assert info is not None
     if out is not None:
-        try:
-            out.write_text(info.note, "utf-8")
-        except OSError as exc:
-            raise _fail(f"cannot write `{out}`: {type(exc).__name__}") from None
+        out.write_text(info.note, "utf-8")
     typer.echo(info.note, nl=False)
 
 
@@ -235,7 +216,9 @@ def public_key(state_dir: StateDir = DEFAULT_DIR, key: KeyFile = None) -> None:
     """Print the checkpoint verifier key (`name+id+base64`) to hand to witnesses and auditors."""
     signer = _signer(state_dir, key, create=False)
     if signer is None:
-        raise _fail(f"no checkpoint key at `{_key_path(state_dir, key)}`")
+        raise _fail(
+            f"no checkpoint key at `{_key_path(state_dir, key)}`", ExitCode.NOT_FOUND, "not_found"
+        )
     typer.echo(signer.verifier_key())
 
 
@@ -262,7 +245,7 @@ def prove(
                 if event is None
                 else "not integrated yet (run `memguard ledger integrate`)"
             )
-            raise _fail(f"event seq {event_seq} is {what}", EXIT_NOT_FOUND)
+            raise _fail(f"event seq {event_seq} is {what}", ExitCode.NOT_FOUND, "not_found")
         checkpoints = {c.tree_size: c for c in log.checkpoints()}
         if tree_size is None:
             covering = [s for s in checkpoints if s > leaf]
@@ -270,7 +253,8 @@ def prove(
                 raise _fail(
                     f"event seq {event_seq} is not covered by a checkpoint yet "
                     "(run `memguard ledger checkpoint`)",
-                    EXIT_NOT_FOUND,
+                    ExitCode.NOT_FOUND,
+                    "not_found",
                 )
             tree_size = max(covering)
         proof = log.inclusion_proof(leaf, tree_size)
@@ -282,21 +266,25 @@ def prove(
         **proof.as_json(),
         "checkpoint": note,
     }
-    code = EXIT_OK
+    code = ExitCode.OK
     try:
         if leaf_hash(event.encode("utf-8")) != proof.leaf_hash:
             raise IntegrityError("the event no longer matches its leaf hash")
         root = proof.root_hash
         if note is not None:
             if signer is None:
-                raise _fail("no checkpoint key to check the checkpoint with")
+                raise _fail(
+                    "no checkpoint key to check the checkpoint with",
+                    ExitCode.INVALID,
+                    "configuration",
+                )
             root = signer.verifier().verify_checkpoint(note).root_hash
         proof.verify(root)
         data["verified"] = True
     except IntegrityError as exc:
         data["verified"], data["error"] = False, str(exc)
-        code = EXIT_TAMPERED
-    _dump(data)
+        code = ExitCode.VERIFY_FAILED
+    emit(data, True, "")
     raise typer.Exit(code)
 
 
@@ -320,19 +308,23 @@ def consistency(
         "old_checkpoint": notes[old],
         "new_checkpoint": notes[new],
     }
-    code = EXIT_OK
+    code = ExitCode.OK
     try:
         roots = [proof.old_root, proof.new_root]
         for i, size in enumerate((old, new)):
             note = notes[size]
             if note is not None:
                 if signer is None:
-                    raise _fail("no checkpoint key to check the checkpoints with")
+                    raise _fail(
+                        "no checkpoint key to check the checkpoints with",
+                        ExitCode.INVALID,
+                        "configuration",
+                    )
                 roots[i] = signer.verifier().verify_checkpoint(note).root_hash
         proof.verify(roots[0], roots[1])
         data["verified"] = True
     except IntegrityError as exc:
         data["verified"], data["error"] = False, str(exc)
-        code = EXIT_TAMPERED
-    _dump(data)
+        code = ExitCode.VERIFY_FAILED
+    emit(data, True, "")
     raise typer.Exit(code)
