@@ -16,6 +16,8 @@ Routes::
     GET    /.well-known/jwks.json, /.well-known/workload-jwks.json, /.well-known/oauth-authorization-server
     GET    /.well-known/oauth-protected-resource   RFC 9728 metadata
     GET    /healthz, /readyz, /openapi.json
+    GET    /docs                       the API reference (Swagger UI from vendored assets)
+    *      /console/...                the audit console (memguard.console), token sign-in
     *      /mcp                        MCP streamable HTTP (memguard.gateway.mcp_server)
 
 Every memory route needs ``Authorization: Bearer`` (and, for an agent, ``Workload-Identity-Token``);
@@ -58,7 +60,10 @@ from memguard.gateway.schemas import (
     EndorseOut,
     FactListOut,
     FactOut,
+    HealthOut,
     Namespace,
+    ProtectedResourceOut,
+    ReadyOut,
     RevocationOut,
     RevokeIn,
     SearchIn,
@@ -76,7 +81,10 @@ from memguard.provenance import Turn
 from memguard.revocation import RevocationReport, RevocationSelector
 from memguard.trust import TrustLevel
 
-__all__ = ["create_app"]
+__all__ = ["CONSOLE_PATH", "create_app"]
+
+#: Where the gateway serves the audit console (sign-in with the gateway's own bearer token).
+CONSOLE_PATH = "/console"
 
 _bearer = HTTPBearer(auto_error=False, description="An `at+jwt` access token for this resource.")
 _workload = APIKeyHeader(
@@ -97,11 +105,15 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 _NOT_FOUND = {**_ERRORS, 404: {"description": "no such fact, or not visible to the caller"}}
 
 SessionQuery = Annotated[str | None, Query(
-    min_length=1, max_length=256, pattern=PLAIN,
+    min_length=1, max_length=256, pattern=PLAIN, examples=["s-42"],
     description="The agent turn this read belongs to (with `turn_index`): what it returns taints "
     "the writes made later in that turn.")]
-TurnIndexQuery = Annotated[int | None, Query(ge=0, le=2**31 - 1, description="With `session_id`.")]
-PurposeQuery = Annotated[str, Query(pattern=r"^[a-z_]{1,32}$")]
+TurnIndexQuery = Annotated[int | None, Query(ge=0, le=2**31 - 1, examples=[6],
+                                             description="With `session_id`.")]
+PurposeQuery = Annotated[str, Query(
+    pattern=r"^[a-z_]{1,32}$", examples=["answer"],
+    description="Why the agent reads (`answer`, `planning`, `tool_argument`, ...); policies can "
+    "decide by purpose.")]
 
 
 def _query_turn(session_id: str | None, turn_index: int | None) -> Turn | None:
@@ -147,7 +159,7 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
 
     app = FastAPI(
         title="memguard gateway", version=__version__, lifespan=lifespan,
-        docs_url=None, redoc_url=None, openapi_url="/openapi.json",
+        docs_url=None, redoc_url=None, openapi_url="/openapi.json",  # /docs: gateway.apidocs
         description="Governed agent memory: provenance-stamped facts, scoped fail-closed reads, "
         "verified identity. Tokens only in `Authorization: Bearer`.",
     )
@@ -196,13 +208,17 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
         raise GatewayError(f"the token lacks the `{scope}` scope",
                            code="bearer.insufficient_scope", status=403, required_scope=scope)
 
-    FactIdPath = Annotated[str, Path(pattern=FACT_ID, description="A fact id (UUID).")]
+    FactIdPath = Annotated[str, Path(pattern=FACT_ID, description="A fact id (UUID).",
+                                     examples=["3f1c2a9e-8b7d-4c6e-9a51-2d4b7e0c1f88"])]
 
     # -- memory -----------------------------------------------------------------------------------
 
     @app.post("/v1/facts", status_code=201, response_model=WriteOut, responses=_ERRORS,
               tags=["memory"], summary="Write one fact")
     async def write(body: WriteIn, identity: Caller) -> WriteOut:
+        """Store one fact. memguard assigns its trust from the channel (`source.kind`) and the
+        writer's delegation chain, caps it by what it was derived from and what the turn read,
+        and returns the provenance record it stamped. Needs the write scope."""
         await need(identity, scopes.write, "write")
         prov = await aguard.write(
             identity, body.text, namespace=body.namespace, source=body.source.to_source(),
@@ -214,6 +230,8 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
     @app.post("/v1/facts/batch", status_code=201, response_model=BatchWriteOut, responses=_ERRORS,
               tags=["memory"], summary="Write a batch of facts")
     async def write_batch(body: BatchWriteIn, identity: Caller) -> BatchWriteOut:
+        """Store several facts in one request: one ledger transaction per phase, all or none
+        decided before anything is stored."""
         await need(identity, scopes.write, "write")
         facts = [
             FactInput(text=f.text, namespace=f.namespace, source=f.source.to_source(),
@@ -227,6 +245,8 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
     @app.post("/v1/search", response_model=SearchOut, responses=_ERRORS, tags=["memory"],
               summary="Search the facts the caller may read")
     async def search(body: SearchIn, identity: Caller) -> SearchOut:
+        """Similarity search inside the caller's scope: the scope is pushed into the store's
+        query and every hit re-checked against the ledger. Quarantined facts never come back."""
         await need(identity, scopes.read, "search")
         turn = body.turn.to_turn() if body.turn is not None else None
         hits = await asyncio.to_thread(lambda: stack.guard.search(
@@ -241,15 +261,21 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
     async def list_facts(
         identity: Caller,
         namespace: Annotated[list[Namespace] | None, Query(
-            max_length=32, description="Only these namespaces (repeat the parameter).")] = None,
-        min_trust: Annotated[TrustName | None, Query()] = None,
-        limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+            max_length=32, examples=[["travel"]],
+            description="Only these namespaces (repeat the parameter).")] = None,
+        min_trust: Annotated[TrustName | None, Query(
+            examples=["user"], description="Leave out facts below this trust.")] = None,
+        limit: Annotated[int, Query(ge=1, le=1000, examples=[50],
+                                    description="Facts per page at most.")] = 100,
         cursor: Annotated[str | None, Query(
-            pattern=FACT_ID, description="`next_cursor` of the previous page.")] = None,
+            pattern=FACT_ID, examples=["3f1c2a9e-8b7d-4c6e-9a51-2d4b7e0c1f88"],
+            description="`next_cursor` of the previous page.")] = None,
         purpose: PurposeQuery = "answer",
         session_id: SessionQuery = None,
         turn_index: TurnIndexQuery = None,
     ) -> FactListOut:
+        """Page through the facts the caller may read, in fact-id order; pass `next_cursor` as
+        `cursor` for the next page."""
         await need(identity, scopes.read, "list")
         turn = _query_turn(session_id, turn_index)
         facts, next_cursor = await asyncio.to_thread(lambda: stack.guard.list_facts(
@@ -268,6 +294,8 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
         session_id: SessionQuery = None,
         turn_index: TurnIndexQuery = None,
     ) -> FactOut:
+        """One fact by id. An unknown id, a quarantined fact and a fact outside the caller's
+        scope are the same 404, so ids cannot be probed."""
         await need(identity, scopes.read, "get")
         turn = _query_turn(session_id, turn_index)
         return FactOut.of(await asyncio.to_thread(
@@ -276,6 +304,8 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
     @app.put("/v1/facts/{fact_id}", response_model=WriteOut, responses=_NOT_FOUND,
              tags=["memory"], summary="Write a new version of a fact")
     async def update(fact_id: FactIdPath, body: UpdateIn, identity: Caller) -> WriteOut:
+        """Write a new version of a fact the caller may update; it keeps the inputs of the
+        version it replaces, so an overwrite cannot raise a derived fact's trust."""
         await need(identity, scopes.write, "update")
         prov = await aguard.update(
             identity, fact_id, body.text, source=body.source.to_source(), turn=body.turn.to_turn(),
@@ -286,6 +316,7 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
     @app.delete("/v1/facts/{fact_id}", status_code=204, responses=_NOT_FOUND,
                 tags=["memory"], summary="Delete a fact")
     async def delete(fact_id: FactIdPath, identity: Caller) -> Response:
+        """Delete a fact (its ledger history stays)."""
         await need(identity, scopes.write, "delete")
         await aguard.delete(identity, fact_id)
         return Response(status_code=204)
@@ -294,6 +325,9 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
         "description": "no such fact, or not auditable by the caller"}}, tags=["memory"],
         summary="Audit a fact: provenance, readers, verification")
     async def audit(fact_id: FactIdPath, identity: Caller) -> JSONResponse:
+        """The `memguard.audit/v1` report: provenance, lineage, who read it, revocations, and
+        whether its digests, store copy and audit-log inclusion proofs verify. Quarantined
+        facts can be audited."""
         await need(identity, scopes.audit, "audit")
         report = await asyncio.to_thread(stack.guard.audit, identity, fact_id)
         return JSONResponse(report, headers=NO_STORE)
@@ -307,6 +341,9 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
         tags=["lineage"], summary="Revoke a source, turn, principal or fact: quarantine what it "
         "matches in the caller's revoke scope and every descendant")
     async def revoke(body: RevokeIn, identity: Caller) -> RevocationOut:
+        """Revoke a source, domain, session, turn, principal or fact: quarantine what it matches
+        in the caller's revoke scope and every descendant (wherever it is), and refuse new
+        writes it matches while it is active. Needs the revoke scope."""
         await need(identity, scopes.revoke, "revoke")
         try:
             selector = body.selector.to_selector()
@@ -332,6 +369,8 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
                             "directly, never an agent acting for them) or token scope"}},
         tags=["lineage"], summary="Endorse a fact: lift its quarantine (audited, policy-gated)")
     async def endorse(fact_id: FactIdPath, body: EndorseIn, identity: Caller) -> EndorseOut:
+        """Lift a fact's quarantine: an explicit, policy-gated, audited endorsement. Its
+        descendants stay quarantined until endorsed themselves."""
         await need(identity, scopes.endorse, "endorse")
         lifted = await asyncio.to_thread(
             lambda: stack.guard.endorse(identity, [fact_id], reason=body.reason))
@@ -340,8 +379,10 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
     # -- metadata and health ----------------------------------------------------------------------
 
     @app.get("/.well-known/oauth-protected-resource", tags=["metadata"],
+             response_model=ProtectedResourceOut,
              summary="OAuth 2.0 Protected Resource Metadata (RFC 9728)")
     async def protected_resource() -> JSONResponse:
+        """This resource's identifier, the issuers whose tokens it accepts and its scopes."""
         issuers = [i.issuer for i in stack.identity.access_tokens.issuers]
         if stack.sts is not None:
             issuers = [stack.sts.issuer, *(i for i in issuers if i != stack.sts.issuer)]
@@ -357,13 +398,18 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
         del body["resource_signing_alg_values_supported"]
         return JSONResponse(body, headers={"Cache-Control": "max-age=60"})
 
-    @app.get("/healthz", tags=["health"], summary="Liveness: the process serves requests")
+    @app.get("/healthz", tags=["health"], response_model=HealthOut,
+             summary="Liveness: the process serves requests")
     async def healthz() -> dict[str, str]:
+        """Always `ok` while the process serves requests (no dependency is checked)."""
         return {"status": "ok"}
 
-    @app.get("/readyz", tags=["health"], responses={503: {"description": "not ready"}},
+    @app.get("/readyz", tags=["health"], response_model=ReadyOut,
+             responses={503: {"model": ReadyOut, "description": "not ready"}},
              summary="Readiness: policy, keys, ledger and store checked for real")
     async def readyz() -> JSONResponse:
+        """Each dependency is exercised (policy loaded, keys readable, a ledger and a store
+        query); 503 with the failing check while any is not ok."""
         checks = await asyncio.to_thread(stack.readiness)
         ready = all(v == "ok" for v in checks.values())
         return JSONResponse({"status": "ready" if ready else "not_ready", "checks": checks},
@@ -379,9 +425,22 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
         # the mcp package's own app, with its bearer middleware; its lifespan runs in ours
         app.router.routes.append(Route(config.mcp.path, endpoint=PresentedCredential(mcp_app)))
 
+    # -- the audit console and the API reference --------------------------------------------------
+
+    from memguard.console.app import ConsoleScopes, create_console_app
+    from memguard.console.signin import TokenSignIn
+    from memguard.gateway.apidocs import mount_api_docs
+
+    console_scopes = ConsoleScopes(audit=scopes.audit, read=scopes.read, revoke=scopes.revoke)
+    app.mount(CONSOLE_PATH, create_console_app(stack.guard, TokenSignIn(stack.guard),
+                                               scopes=console_scopes))
+    form_paths |= {f"{CONSOLE_PATH}{p}" for p in ("/signin", "/signin/pick", "/signout", "/revoke")}
+    mount_api_docs(app, token_service=stack.sts is not None)
+
     # middleware: the last added is the outermost
     def guarded(path: str) -> bool:
-        return path.startswith("/v1/") or path in ("/token", config.mcp.path)
+        return (path.startswith(("/v1/", f"{CONSOLE_PATH}/"))
+                or path in ("/token", config.mcp.path))
 
     app.add_middleware(ConcurrencyLimitMiddleware, max_concurrency=limits.max_concurrency,
                        queue_timeout=limits.queue_timeout, request_timeout=limits.request_timeout,

@@ -1,4 +1,9 @@
-"""The HTTP API's request and response bodies (the OpenAPI document is generated from these)."""
+"""The HTTP API's request and response bodies (the OpenAPI document is generated from these).
+
+Every model and field has a description and every model an example, so the OpenAPI document
+(``/openapi.json``, rendered at ``/docs``) reads as the reference; tests/test_gateway_docs.py
+checks that none is missing.
+"""
 
 from __future__ import annotations
 
@@ -14,19 +19,28 @@ from memguard.trust import SourceKind, TrustLevel
 
 __all__ = [
     "AuditOut",
+    "AuthServerMetadataOut",
     "BatchWriteIn",
     "BatchWriteOut",
     "EndorseIn",
     "EndorseOut",
     "FactListOut",
     "FactOut",
+    "HealthOut",
+    "JwkOut",
+    "JwksOut",
+    "OAuthErrorOut",
+    "ProtectedResourceOut",
     "ProvenanceOut",
+    "ReadyOut",
     "RevocationOut",
     "RevokeIn",
     "SearchIn",
     "SearchOut",
     "SelectorIn",
     "SelectorOut",
+    "TokenExchangeForm",
+    "TokenResponseOut",
     "UpdateIn",
     "WriteIn",
     "WriteOut",
@@ -43,70 +57,196 @@ Plain = Annotated[str, Field(pattern=_PLAIN)]
 FactId = Annotated[str, Field(pattern=FACT_ID)]
 Namespace = Annotated[str, Field(min_length=1, max_length=256, pattern=_PLAIN)]
 
+# examples used across the document (one consistent story: alice's agent stores a web page)
+_FACT = "3f1c2a9e-8b7d-4c6e-9a51-2d4b7e0c1f88"
+_PARENT = "9b2e4d6f-1a3c-4e5f-8a7b-6c5d4e3f2a1b"
+_DIGEST = "sha256:5120aa7c9802aaec57dc3a3516aec2c22d95a09d7692f515bb0aadc6dab62db9"
+_POLICY = "sha256:45737103be30a6788622a65fb9c2119de04ba78bdde3b10792655507c8d2d43f"
+_SOURCE = {"kind": "web", "uri": "https://lisbon-travel-tips.example/may"}
+_TURN = {"session_id": "s-42", "turn_index": 3, "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736"}
+_PROVENANCE: dict[str, Any] = {
+    "fact_id": _FACT, "version": 1, "namespace": "travel", "trust": "untrusted",
+    "trust_reason": "source web default untrusted; writer depth 2 ceiling derived",
+    "source": {**_SOURCE, "name": None},
+    "turn": {**_TURN, "span_id": None},
+    "writer": {
+        "subject": {"issuer": "https://gateway.example", "subject": "alice"},
+        "actors": [{"issuer": "https://gateway.example",
+                    "subject": "spiffe://example.org/agent/planner"},
+                   {"issuer": "https://gateway.example",
+                    "subject": "spiffe://example.org/agent/browser"}],
+        "chain": ["alice", "spiffe://example.org/agent/planner",
+                  "spiffe://example.org/agent/browser"],
+        "workload_id": "spiffe://example.org/agent/browser", "client_id": None,
+        "token_jti": "pfuaqbylbP03Flj6cHJAOg",
+    },
+    "owner": {"issuer": "https://gateway.example", "subject": "alice"},
+    "derived_from": [], "created_at": "2026-05-02T09:14:36.955401Z",
+    "content_digest": _DIGEST, "policy_digest": _POLICY,
+}  # fmt: skip
+_SUMMARY = f"[trust=untrusted source=web:https://lisbon-travel-tips.example/may fact={_FACT}]"
+
+
+def _examples(*items: dict[str, Any]) -> dict[str, Any]:
+    return {"examples": list(items)}
+
 
 class _In(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class SourceIn(_In):
-    kind: SourceKind
-    uri: Annotated[str, Field(max_length=4096, pattern=_PLAIN)] | None = None
-    name: Annotated[str, Field(max_length=512, pattern=_PLAIN)] | None = None
+    """Where the fact came from. The kind sets the trust a fact can get (`web` is untrusted,
+    `user_message` user, ...); the caller can only lower it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", json_schema_extra=_examples(_SOURCE))
+
+    kind: SourceKind = Field(description="The channel: user_message, web, tool_output, ...")
+    uri: Annotated[str, Field(max_length=4096, pattern=_PLAIN)] | None = Field(
+        None, description="The source's URI (revocations select on it: source, domain, glob)."
+    )
+    name: Annotated[str, Field(max_length=512, pattern=_PLAIN)] | None = Field(
+        None, description="A name when there is no URI (a tool, a chat, an agent)."
+    )
 
     def to_source(self) -> Source:
         return Source(kind=self.kind, uri=self.uri, name=self.name)
 
 
 class TurnIn(_In):
-    session_id: Annotated[str, Field(min_length=1, max_length=256, pattern=_PLAIN)]
-    turn_index: Annotated[int, Field(ge=0, le=2**31 - 1)]
-    trace_id: Annotated[str, Field(max_length=128, pattern=_PLAIN)] | None = None
-    span_id: Annotated[str, Field(max_length=128, pattern=_PLAIN)] | None = None
+    """The agent turn that injected the fact (session, turn, and the trace it ran in)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", json_schema_extra=_examples(_TURN))
+
+    session_id: Annotated[str, Field(min_length=1, max_length=256, pattern=_PLAIN)] = Field(
+        description="The agent session."
+    )
+    turn_index: Annotated[int, Field(ge=0, le=2**31 - 1)] = Field(
+        description="The turn within the session."
+    )
+    trace_id: Annotated[str, Field(max_length=128, pattern=_PLAIN)] | None = Field(
+        None, description="The W3C trace id of the turn (links the fact to its trace)."
+    )
+    span_id: Annotated[str, Field(max_length=128, pattern=_PLAIN)] | None = Field(
+        None, description="The span that wrote the fact."
+    )
 
     def to_turn(self) -> Turn:
         return Turn(session_id=self.session_id, turn_index=self.turn_index,
                     trace_id=self.trace_id, span_id=self.span_id)
 
 
+_WRITE_EXAMPLE: dict[str, Any] = {
+    "text": "Lisbon in May: trams, pasteis de nata and the Alfama.",
+    "namespace": "travel", "source": _SOURCE, "turn": _TURN, "metadata": {"lang": "en"},
+}  # fmt: skip
+
+
 class WriteIn(_In):
     """One fact. ``trust`` may only lower what the channel gives; memguard assigns the rest."""
 
-    text: Annotated[str, Field(min_length=1, max_length=256 * 1024)]
-    namespace: Annotated[str, Field(min_length=1, max_length=256, pattern=_PLAIN)]
-    source: SourceIn
-    turn: TurnIn
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    trust: TrustName | None = None
-    derived_from: Annotated[list[FactId], Field(max_length=64)] = Field(default_factory=list)
+    model_config = ConfigDict(
+        frozen=True, extra="forbid",
+        json_schema_extra=_examples(_WRITE_EXAMPLE, {
+            "text": "Lisbon in May: trams and pastries.", "namespace": "travel",
+            "source": {"kind": "agent_inference", "name": "planner"},
+            "turn": {"session_id": "s-42", "turn_index": 4}, "derived_from": [_FACT],
+        }),
+    )  # fmt: skip
+
+    text: Annotated[str, Field(min_length=1, max_length=256 * 1024)] = Field(
+        description="The fact's text (stored in the store; the ledger keeps its digest)."
+    )
+    namespace: Annotated[str, Field(min_length=1, max_length=256, pattern=_PLAIN)] = Field(
+        description="The namespace (policies can allow or deny by namespace)."
+    )
+    source: SourceIn = Field(description="Where the fact came from.")
+    turn: TurnIn = Field(description="The turn that wrote it.")
+    metadata: dict[str, Any] = Field(
+        default_factory=dict, description="Free metadata kept with the fact (no reserved keys)."
+    )
+    trust: TrustName | None = Field(
+        None, description="Ask for a lower trust than the channel gives (never a higher one)."
+    )
+    derived_from: Annotated[list[FactId], Field(max_length=64)] = Field(
+        default_factory=list,
+        description="Facts this one was derived from: its trust is at most theirs, and revoking "
+        "one of them quarantines this one.",
+    )
 
     def trust_level(self) -> TrustLevel | None:
         return TrustLevel.parse(self.trust) if self.trust is not None else None
 
 
 class BatchWriteIn(_In):
-    facts: Annotated[list[WriteIn], Field(min_length=1, max_length=256)]
+    """Several facts written in one request (one ledger transaction per phase)."""
+
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", json_schema_extra=_examples({"facts": [_WRITE_EXAMPLE]})
+    )
+
+    facts: Annotated[list[WriteIn], Field(min_length=1, max_length=256)] = Field(
+        description="The facts, written in this order."
+    )
 
 
 class UpdateIn(_In):
-    text: Annotated[str, Field(min_length=1, max_length=256 * 1024)]
-    source: SourceIn
-    turn: TurnIn
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    trust: TrustName | None = None
+    """A new version of a fact (it keeps the inputs of the version it replaces)."""
+
+    model_config = ConfigDict(
+        frozen=True, extra="forbid",
+        json_schema_extra=_examples({
+            "text": "Lisbon in May: trams, pastries, the Alfama.", "source": _SOURCE,
+            "turn": {"session_id": "s-42", "turn_index": 5},
+        }),
+    )  # fmt: skip
+
+    text: Annotated[str, Field(min_length=1, max_length=256 * 1024)] = Field(
+        description="The new text."
+    )
+    source: SourceIn = Field(description="Where the new version came from.")
+    turn: TurnIn = Field(description="The turn that wrote it.")
+    metadata: dict[str, Any] = Field(default_factory=dict, description="Free metadata.")
+    trust: TrustName | None = Field(None, description="Ask for a lower trust (never higher).")
 
     def trust_level(self) -> TrustLevel | None:
         return TrustLevel.parse(self.trust) if self.trust is not None else None
 
 
 class SearchIn(_In):
-    query: Annotated[str, Field(min_length=1, max_length=8192)]
-    k: Annotated[int, Field(ge=1, le=100)] = 10
-    namespaces: Annotated[list[Namespace], Field(min_length=1, max_length=32)] | None = None
-    min_trust: TrustName | None = None
-    purpose: Annotated[str, Field(pattern=r"^[a-z_]{1,32}$")] = "answer"
-    trace_id: Annotated[str, Field(max_length=128, pattern=_PLAIN)] | None = None
+    """A similarity search inside the caller's scope (pushed into the store's query, every hit
+    re-checked against the ledger)."""
+
+    model_config = ConfigDict(
+        frozen=True, extra="forbid",
+        json_schema_extra=_examples({
+            "query": "Lisbon trip in May", "k": 5, "namespaces": ["travel"], "min_trust": "user",
+            "purpose": "planning", "turn": {"session_id": "s-42", "turn_index": 6},
+        }),
+    )  # fmt: skip
+
+    query: Annotated[str, Field(min_length=1, max_length=8192)] = Field(
+        description="The text to search for."
+    )
+    k: Annotated[int, Field(ge=1, le=100)] = Field(10, description="How many facts at most.")
+    namespaces: Annotated[list[Namespace], Field(min_length=1, max_length=32)] | None = Field(
+        None, description="Only these namespaces (default: every one the scope allows)."
+    )
+    min_trust: TrustName | None = Field(
+        None, description="Leave out facts below this trust (e.g. `user` before acting)."
+    )
+    purpose: Annotated[str, Field(pattern=r"^[a-z_]{1,32}$")] = Field(
+        "answer", description="Why the agent reads (`answer`, `planning`, `tool_argument`, ...); "
+        "policies can decide by purpose."
+    )
+    trace_id: Annotated[str, Field(max_length=128, pattern=_PLAIN)] | None = Field(
+        None, description="The trace this read belongs to (recorded with the read)."
+    )
     #: The agent turn this search belongs to: what it returns taints that turn's later writes.
-    turn: TurnIn | None = None
+    turn: TurnIn | None = Field(
+        None, description="The agent turn this search belongs to: what it returns taints the "
+        "writes made later in that turn."
+    )
 
 
 # -- lineage: revocation and endorsement -------------------------------------------------------------
@@ -123,15 +263,29 @@ class ValueSelectorIn(_SelectorBase):
     """``source`` (an exact URI), ``source_pattern`` (a shell glob over URIs), ``session`` (a
     session id), ``workload`` (a workload id in the writer's chain), ``jti`` (a token id)."""
 
-    kind: Literal["source", "source_pattern", "session", "workload", "jti"]
-    value: _SelectorValue
+    model_config = ConfigDict(
+        frozen=True, extra="forbid",
+        json_schema_extra=_examples({"kind": "source_pattern", "value": "https://evil.example/*"}),
+    )  # fmt: skip
+
+    kind: Literal["source", "source_pattern", "session", "workload", "jti"] = Field(
+        description="What `value` names."
+    )
+    value: _SelectorValue = Field(description="The URI, glob, session id, workload id or jti.")
 
 
 class DomainSelectorIn(_SelectorBase):
     """``domain``: URIs on this host or any subdomain of it."""
 
-    kind: Literal["domain"]
-    value: Annotated[str, Field(min_length=1, max_length=253, pattern=_HOST)]
+    model_config = ConfigDict(
+        frozen=True, extra="forbid",
+        json_schema_extra=_examples({"kind": "domain", "value": "lisbon-travel-tips.example"}),
+    )  # fmt: skip
+
+    kind: Literal["domain"] = Field(description="`domain`.")
+    value: Annotated[str, Field(min_length=1, max_length=253, pattern=_HOST)] = Field(
+        description="A host name: no scheme, port or path."
+    )
 
     def to_selector(self) -> RevocationSelector:
         return RevocationSelector.domain(self.value)
@@ -140,24 +294,43 @@ class DomainSelectorIn(_SelectorBase):
 class TurnSelectorIn(_SelectorBase):
     """``turn``: one turn (``turn_index``) of session ``value``."""
 
-    kind: Literal["turn"]
-    value: Annotated[str, Field(min_length=1, max_length=256, pattern=_PLAIN)]
-    turn_index: Annotated[int, Field(ge=0, le=2**31 - 1)]
+    model_config = ConfigDict(
+        frozen=True, extra="forbid",
+        json_schema_extra=_examples({"kind": "turn", "value": "s-42", "turn_index": 3}),
+    )  # fmt: skip
+
+    kind: Literal["turn"] = Field(description="`turn`.")
+    value: Annotated[str, Field(min_length=1, max_length=256, pattern=_PLAIN)] = Field(
+        description="The session id."
+    )
+    turn_index: Annotated[int, Field(ge=0, le=2**31 - 1)] = Field(description="The turn.")
 
 
 class SubjectSelectorIn(_SelectorBase):
     """``subject``: every fact of user ``value`` at ``issuer``."""
 
-    kind: Literal["subject"]
-    value: _SelectorValue
-    issuer: Annotated[str, Field(min_length=1, max_length=1024, pattern=_PLAIN)]
+    model_config = ConfigDict(
+        frozen=True, extra="forbid",
+        json_schema_extra=_examples(
+            {"kind": "subject", "value": "alice", "issuer": "https://gateway.example"}),
+    )  # fmt: skip
+
+    kind: Literal["subject"] = Field(description="`subject`.")
+    value: _SelectorValue = Field(description="The user's subject.")
+    issuer: Annotated[str, Field(min_length=1, max_length=1024, pattern=_PLAIN)] = Field(
+        description="The issuer of the subject (a principal is issuer and subject)."
+    )
 
 
 class FactSelectorIn(_SelectorBase):
     """``fact``: one fact (and its descendants)."""
 
-    kind: Literal["fact"]
-    value: FactId
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", json_schema_extra=_examples({"kind": "fact", "value": _FACT})
+    )
+
+    kind: Literal["fact"] = Field(description="`fact`.")
+    value: FactId = Field(description="The fact id.")
 
 
 SelectorIn = Annotated[
@@ -169,14 +342,36 @@ SelectorIn = Annotated[
 class RevokeIn(_In):
     """What to revoke, and why. The selector's shape depends on its ``kind`` (docs/lineage.md)."""
 
-    selector: SelectorIn
-    reason: Annotated[str, Field(min_length=1, max_length=2000, pattern=_PLAIN)]
+    model_config = ConfigDict(
+        frozen=True, extra="forbid",
+        json_schema_extra=_examples({
+            "selector": {"kind": "domain", "value": "lisbon-travel-tips.example"},
+            "reason": "prompt injection in the page",
+        }),
+    )  # fmt: skip
+
+    selector: SelectorIn = Field(description="What to revoke.")
+    reason: Annotated[str, Field(min_length=1, max_length=2000, pattern=_PLAIN)] = Field(
+        description="Why (kept in the audit log)."
+    )
     #: ``false``: follow only ``derived_from`` edges, not the taint of a turn's reads.
-    follow_context: bool = True
+    follow_context: bool = Field(
+        True, description="`false`: quarantine along `derived_from` edges only, not along the "
+        "taint of what a turn had read."
+    )
 
 
 class EndorseIn(_In):
-    reason: Annotated[str, Field(min_length=1, max_length=2000, pattern=_PLAIN)]
+    """Why a quarantine is lifted (an audited, policy-gated endorsement)."""
+
+    model_config = ConfigDict(
+        frozen=True, extra="forbid",
+        json_schema_extra=_examples({"reason": "checked by hand: the page was not the injection"}),
+    )  # fmt: skip
+
+    reason: Annotated[str, Field(min_length=1, max_length=2000, pattern=_PLAIN)] = Field(
+        description="Why (kept in the audit log)."
+    )
 
 
 class _Out(BaseModel):
@@ -184,50 +379,70 @@ class _Out(BaseModel):
 
 
 class PrincipalOut(_Out):
-    issuer: str
-    subject: str
+    """A principal: an issuer (or trust domain) and a subject, compared byte for byte."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        json_schema_extra=_examples({"issuer": "https://gateway.example", "subject": "alice"}),
+    )
+
+    issuer: str = Field(description="The token issuer or SPIFFE trust domain.")
+    subject: str = Field(description="The subject at that issuer.")
 
 
 class WriterOut(_Out):
     """Who wrote the fact: the user, then each agent in delegation order."""
 
-    subject: PrincipalOut
-    actors: list[PrincipalOut]
-    chain: list[str]
-    workload_id: str | None
-    client_id: str | None
-    token_jti: str
+    model_config = ConfigDict(frozen=True, json_schema_extra=_examples(_PROVENANCE["writer"]))
+
+    subject: PrincipalOut = Field(description="The user the chain acts for.")
+    actors: list[PrincipalOut] = Field(description="Each agent in delegation order.")
+    chain: list[str] = Field(description="The subjects, user first: `alice -> planner -> ...`.")
+    workload_id: str | None = Field(description="The writing agent's verified workload id.")
+    client_id: str | None = Field(description="The OAuth client that obtained the token.")
+    token_jti: str = Field(description="The id of the token the fact was written with.")
 
 
 class SourceOut(_Out):
-    kind: str
-    uri: str | None
-    name: str | None
+    """Where a fact came from."""
+
+    model_config = ConfigDict(frozen=True, json_schema_extra=_examples(_PROVENANCE["source"]))
+
+    kind: str = Field(description="The channel.")
+    uri: str | None = Field(description="The source URI.")
+    name: str | None = Field(description="The source's name when it has no URI.")
 
 
 class TurnOut(_Out):
-    session_id: str
-    turn_index: int
-    trace_id: str | None
-    span_id: str | None
+    """The turn that wrote a fact."""
+
+    model_config = ConfigDict(frozen=True, json_schema_extra=_examples(_PROVENANCE["turn"]))
+
+    session_id: str = Field(description="The agent session.")
+    turn_index: int = Field(description="The turn within the session.")
+    trace_id: str | None = Field(description="The W3C trace id.")
+    span_id: str | None = Field(description="The span id.")
 
 
 class ProvenanceOut(_Out):
     """A fact's provenance: where it came from, who wrote it for whom, how much it is trusted."""
 
-    fact_id: str
-    version: int
-    namespace: str
-    trust: TrustName
-    trust_reason: str
-    source: SourceOut
-    turn: TurnOut
-    writer: WriterOut
-    owner: PrincipalOut
-    derived_from: list[str]
-    created_at: datetime
-    content_digest: str
-    policy_digest: str
+    model_config = ConfigDict(frozen=True, json_schema_extra=_examples(_PROVENANCE))
+
+    fact_id: str = Field(description="The fact id.")
+    version: int = Field(description="The version (1 for a new fact).")
+    namespace: str = Field(description="The namespace.")
+    trust: TrustName = Field(description="The trust memguard assigned.")
+    trust_reason: str = Field(description="Why: the channel's default, the writer's ceiling, "
+                              "the inputs' minimum, the turn's taint.")  # fmt: skip
+    source: SourceOut = Field(description="Where it came from.")
+    turn: TurnOut = Field(description="The turn that wrote it.")
+    writer: WriterOut = Field(description="Who wrote it, for whom.")
+    owner: PrincipalOut = Field(description="Whose memory it is (the chain's user).")
+    derived_from: list[str] = Field(description="The facts it was derived from.")
+    created_at: datetime = Field(description="When it was written.")
+    content_digest: str = Field(description="The SHA-256 of the stored text.")
+    policy_digest: str = Field(description="The policy in force when it was written.")
 
     @classmethod
     def of(cls, p: Provenance) -> ProvenanceOut:
@@ -257,9 +472,17 @@ def summary_line(p: Provenance) -> str:
 
 
 class WriteOut(_Out):
-    fact_id: str
-    summary: str
-    provenance: ProvenanceOut
+    """A written fact: its id and the provenance memguard stamped on it."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        json_schema_extra=_examples(
+            {"fact_id": _FACT, "summary": _SUMMARY, "provenance": _PROVENANCE}),
+    )  # fmt: skip
+
+    fact_id: str = Field(description="The fact id.")
+    summary: str = Field(description="One line: trust, source and id.")
+    provenance: ProvenanceOut = Field(description="The provenance record.")
 
     @classmethod
     def of(cls, p: Provenance) -> WriteOut:
@@ -267,16 +490,34 @@ class WriteOut(_Out):
 
 
 class BatchWriteOut(_Out):
-    facts: list[WriteOut]
+    """The written facts, in request order."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        json_schema_extra=_examples(
+            {"facts": [{"fact_id": _FACT, "summary": _SUMMARY, "provenance": _PROVENANCE}]}),
+    )  # fmt: skip
+
+    facts: list[WriteOut] = Field(description="One entry per fact written.")
+
+
+_FACT_OUT: dict[str, Any] = {
+    "fact_id": _FACT, "text": "Lisbon in May: trams, pasteis de nata and the Alfama.",
+    "metadata": {"lang": "en"}, "score": 0.83, "summary": _SUMMARY, "provenance": _PROVENANCE,
+}  # fmt: skip
 
 
 class FactOut(_Out):
-    fact_id: str
-    text: str
-    metadata: dict[str, Any]
-    score: float | None
-    summary: str
-    provenance: ProvenanceOut
+    """A fact the caller may read, verified against the ledger, with its provenance."""
+
+    model_config = ConfigDict(frozen=True, json_schema_extra=_examples(_FACT_OUT))
+
+    fact_id: str = Field(description="The fact id.")
+    text: str = Field(description="The text (untrusted facts are data, never instructions).")
+    metadata: dict[str, Any] = Field(description="The metadata written with it.")
+    score: float | None = Field(description="Similarity (search only).")
+    summary: str = Field(description="One line: trust, source and id.")
+    provenance: ProvenanceOut = Field(description="The provenance record.")
 
     @classmethod
     def of(cls, f: RecalledFact) -> FactOut:
@@ -285,37 +526,72 @@ class FactOut(_Out):
 
 
 class SearchOut(_Out):
-    facts: list[FactOut]
+    """The best matches inside the caller's scope, best first."""
+
+    model_config = ConfigDict(frozen=True, json_schema_extra=_examples({"facts": [_FACT_OUT]}))
+
+    facts: list[FactOut] = Field(description="At most `k` facts.")
 
 
 class AuditOut(_Out):
     """``memguard.audit/v1`` (docs/audit-json.md): provenance, versions, reads, verification."""
 
-    model_config = ConfigDict(frozen=True, extra="allow")
+    model_config = ConfigDict(
+        frozen=True, extra="allow",
+        json_schema_extra=_examples({
+            "schema": "memguard.audit/v1", "fact_id": _FACT, "state": "committed", "version": 1,
+            "provenance": _PROVENANCE,
+            "versions": [{"version": 1, "state": "committed", "record_digest": _DIGEST}],
+            "reads": [{"seq": 12, "ts": "2026-05-02T09:15:02Z", "action": "search",
+                       "decision": "allow", "subject": "alice",
+                       "actors": ["spiffe://example.org/agent/planner"], "purpose": "answer"}],
+            "events": [],
+            "verification": {"ledger_record_digest": "ok", "store_payload": "ok",
+                             "event_digests": "ok", "event_inclusion": "ok",
+                             "checkpoint": "ok", "verified": True},
+        }),
+    )  # fmt: skip
 
-    schema_: str = Field(alias="schema")
-    fact_id: str
-    state: str
-    version: int
-    provenance: dict[str, Any]
-    versions: list[dict[str, Any]]
-    reads: list[dict[str, Any]]
-    events: list[dict[str, Any]]
-    verification: dict[str, Any]
+    schema_: str = Field(alias="schema", description="`memguard.audit/v1`.")
+    fact_id: str = Field(description="The fact id.")
+    state: str = Field(description="committed, deleted, ...")
+    version: int = Field(description="The current version.")
+    provenance: dict[str, Any] = Field(description="The provenance record.")
+    versions: list[dict[str, Any]] = Field(description="Every version with its record digest.")
+    reads: list[dict[str, Any]] = Field(description="Who read it, when, why, and the decision.")
+    events: list[dict[str, Any]] = Field(
+        description="Every audit event that names it, with its inclusion in the audit log."
+    )
+    verification: dict[str, Any] = Field(
+        description="Record digest, store copy, event digests, inclusion proofs, checkpoint."
+    )
 
 
 class FactListOut(_Out):
     """One page of ``GET /v1/facts``; ``next_cursor`` is ``null`` on the last page."""
 
-    facts: list[FactOut]
-    next_cursor: str | None
+    model_config = ConfigDict(
+        frozen=True,
+        json_schema_extra=_examples({"facts": [_FACT_OUT], "next_cursor": _FACT}),
+    )
+
+    facts: list[FactOut] = Field(description="The page.")
+    next_cursor: str | None = Field(description="The `cursor` of the next page; `null` at the end.")
 
 
 class SelectorOut(_Out):
-    kind: str
-    value: str
-    turn_index: int | None = None
-    issuer: str | None = None
+    """What a revocation selected."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        json_schema_extra=_examples({"kind": "domain", "value": "lisbon-travel-tips.example",
+                                     "turn_index": None, "issuer": None}),
+    )  # fmt: skip
+
+    kind: str = Field(description="The selector kind.")
+    value: str = Field(description="What it names.")
+    turn_index: int | None = Field(None, description="The turn (`turn` selectors).")
+    issuer: str | None = Field(None, description="The issuer (`subject` selectors).")
 
     @classmethod
     def of(cls, s: RevocationSelector) -> SelectorOut:
@@ -328,12 +604,22 @@ class RevocationOut(_Out):
     ``count``: every fact quarantined, descendants outside the caller's scope included
     (containment does not stop at the revoker's scope, their ids are not shown)."""
 
-    revocation_id: str
-    selector: SelectorOut
-    roots: list[str]
-    quarantined: list[str]
-    count: int
-    store_synced: bool
+    model_config = ConfigDict(
+        frozen=True,
+        json_schema_extra=_examples({
+            "revocation_id": "0c4f1d7e-5b2a-4e8c-9d3f-7a6b5c4d3e2f",
+            "selector": {"kind": "domain", "value": "lisbon-travel-tips.example",
+                         "turn_index": None, "issuer": None},
+            "roots": [_FACT], "quarantined": [_FACT, _PARENT], "count": 2, "store_synced": True,
+        }),
+    )  # fmt: skip
+
+    revocation_id: str = Field(description="The revocation's id (in the audit log).")
+    selector: SelectorOut = Field(description="What was revoked.")
+    roots: list[str] = Field(description="The matched facts inside the caller's revoke scope.")
+    quarantined: list[str] = Field(description="The quarantined facts inside that scope.")
+    count: int = Field(description="Every fact quarantined, other owners' included.")
+    store_synced: bool = Field(description="The store's copies are marked (else recovery does it).")
 
     @classmethod
     def of(cls, r: RevocationReport, visible: list[str]) -> RevocationOut:
@@ -345,5 +631,186 @@ class RevocationOut(_Out):
 class EndorseOut(_Out):
     """``lifted``: the fact was quarantined and no longer is (``false``: it was not quarantined)."""
 
-    fact_id: str
-    lifted: bool
+    model_config = ConfigDict(
+        frozen=True, json_schema_extra=_examples({"fact_id": _FACT, "lifted": True})
+    )
+
+    fact_id: str = Field(description="The fact.")
+    lifted: bool = Field(description="Its quarantine was lifted.")
+
+
+# -- health and metadata ------------------------------------------------------------------------------
+
+
+class HealthOut(_Out):
+    """The process is serving requests."""
+
+    model_config = ConfigDict(frozen=True, json_schema_extra=_examples({"status": "ok"}))
+
+    status: Literal["ok"] = Field(description="Always `ok`.")
+
+
+class ReadyOut(_Out):
+    """Whether the gateway can serve: each dependency checked for real."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        json_schema_extra=_examples({"status": "ready", "checks": {
+            "policy": "ok", "keys": "ok", "ledger": "ok", "store": "ok"}}),
+    )  # fmt: skip
+
+    status: Literal["ready", "not_ready"] = Field(description="`ready` when every check is ok.")
+    checks: dict[str, str] = Field(description="Each check and its result (`ok` or a reason).")
+
+
+class ProtectedResourceOut(_Out):
+    """OAuth 2.0 Protected Resource Metadata (RFC 9728) of this gateway."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        json_schema_extra=_examples({
+            "resource": "https://gateway.example", "authorization_servers":
+            ["https://gateway.example"], "bearer_methods_supported": ["header"],
+            "scopes_supported": ["memory:endorse", "memory:read", "memory:revoke", "memory:write"],
+            "resource_name": "memguard gateway",
+        }),
+    )  # fmt: skip
+
+    resource: str = Field(description="This resource's identifier (the token audience).")
+    authorization_servers: list[str] = Field(description="Issuers whose tokens are accepted.")
+    bearer_methods_supported: list[str] = Field(description="`header` only (RFC 6750 2.1).")
+    scopes_supported: list[str] = Field(description="The scopes operations need.")
+    resource_name: str = Field(description="A human-readable name.")
+
+
+# -- the token service (RFC 8693, RFC 7517, RFC 8414) ----------------------------------------------------
+
+_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
+_ACCESS = "urn:ietf:params:oauth:token-type:access_token"
+_JWT = "urn:ietf:params:oauth:token-type:jwt"
+
+
+class TokenExchangeForm(_In):
+    """An RFC 8693 token exchange request (``application/x-www-form-urlencoded``) with
+    ``private_key_jwt`` client authentication (RFC 7523)."""
+
+    model_config = ConfigDict(
+        frozen=True, extra="forbid",
+        json_schema_extra=_examples({
+            "grant_type": _EXCHANGE, "subject_token": "eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCJ9...",
+            "subject_token_type": _ACCESS, "audience": "https://gateway.example",
+            "scope": "memory:read memory:write",
+            "client_assertion_type": "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+            "client_assertion": "eyJhbGciOiJFUzI1NiJ9...",
+            "client_id": "spiffe://example.org/agent/planner",
+        }),
+    )  # fmt: skip
+
+    grant_type: Literal["urn:ietf:params:oauth:grant-type:token-exchange"] = Field(
+        description="The token-exchange grant."
+    )
+    subject_token: str = Field(description="The token of the user or the previous hop.")
+    subject_token_type: Literal[
+        "urn:ietf:params:oauth:token-type:access_token", "urn:ietf:params:oauth:token-type:jwt"
+    ] = Field(description="Its type.")
+    actor_token: str | None = Field(
+        None, description="The next agent's workload credential: it becomes the current actor."
+    )
+    actor_token_type: Literal["urn:ietf:params:oauth:token-type:jwt"] | None = Field(
+        None, description="Required with `actor_token`."
+    )
+    audience: str | None = Field(None, description="The one resource the token is for.")
+    resource: str | None = Field(None, description="Or the resource as a URI (one of the two).")
+    scope: str = Field(description="Space-separated scopes; a subset of what every input allows.")
+    requested_token_type: str | None = Field(None, description="Only access tokens are issued.")
+    client_id: str | None = Field(None, description="The client (with `private_key_jwt`).")
+    client_assertion_type: Literal["urn:ietf:params:oauth:client-assertion-type:jwt-bearer"] = (
+        Field(description="RFC 7523 client authentication.")
+    )
+    client_assertion: str = Field(description="The client's signed assertion (single use).")
+
+
+class TokenResponseOut(_Out):
+    """The issued token (RFC 8693 2.2.1); the response has ``Cache-Control: no-store``."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        json_schema_extra=_examples({
+            "access_token": "eyJhbGciOiJFZERTQSIsInR5cCI6ImF0K2p3dCJ9...",
+            "issued_token_type": _ACCESS, "token_type": "Bearer", "expires_in": 600,
+            "scope": "memory:read memory:write",
+        }),
+    )  # fmt: skip
+
+    access_token: str = Field(description="An `at+jwt` whose `act` claim names the delegates.")
+    issued_token_type: str = Field(description="`urn:ietf:params:oauth:token-type:access_token`.")
+    token_type: Literal["Bearer"] = Field(description="Use it as a bearer token.")
+    expires_in: int = Field(description="Seconds until it expires (never after its inputs).")
+    scope: str = Field(description="The scopes granted (exactly those asked for).")
+
+
+class OAuthErrorOut(_Out):
+    """A refused token request (RFC 6749 5.2, RFC 8693 2.2.2)."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        json_schema_extra=_examples({"error": "invalid_scope",
+                                     "error_description": "the requested scope is invalid"}),
+    )  # fmt: skip
+
+    error: Literal[
+        "invalid_request", "invalid_client", "invalid_grant", "unauthorized_client",
+        "unsupported_grant_type", "invalid_scope", "invalid_target", "server_error",
+    ] = Field(description="The error code.")  # fmt: skip
+    error_description: str = Field(description="A short, generic description.")
+
+
+_JWK = {"kty": "OKP", "crv": "Ed25519", "x": "gYvDWPFwsqG8Du6GaaKGDkq-viBf2QMnDkgTBGifCXU",
+        "kid": "QlDNZbtQaEC7NkTk-_-znEDOD1vNHRB4Ok_aGsFo6y4", "alg": "EdDSA", "use": "sig"}  # fmt: skip
+
+
+class JwkOut(_Out):
+    """A public key (RFC 7517)."""
+
+    model_config = ConfigDict(frozen=True, extra="allow", json_schema_extra=_examples(_JWK))
+
+    kty: str = Field(description="Key type (`OKP`, `EC`).")
+    kid: str = Field(description="Key id (the `kid` header of the tokens it verifies).")
+    alg: str = Field(description="The one algorithm it is used with.")
+    use: str = Field(description="`sig`.")
+    crv: str | None = Field(None, description="The curve.")
+    x: str | None = Field(None, description="Public key material (base64url).")
+    y: str | None = Field(None, description="Public key material, EC keys (base64url).")
+
+
+class JwksOut(_Out):
+    """A JSON Web Key Set (RFC 7517 5)."""
+
+    model_config = ConfigDict(frozen=True, json_schema_extra=_examples({"keys": [_JWK]}))
+
+    keys: list[JwkOut] = Field(description="The current keys.")
+
+
+class AuthServerMetadataOut(_Out):
+    """Authorization server metadata (RFC 8414) of the gateway's token service."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        json_schema_extra=_examples({
+            "issuer": "https://gateway.example",
+            "token_endpoint": "https://gateway.example/token",
+            "jwks_uri": "https://gateway.example/.well-known/jwks.json",
+            "grant_types_supported": [_EXCHANGE],
+            "token_endpoint_auth_methods_supported": ["private_key_jwt"],
+            "token_endpoint_auth_signing_alg_values_supported": ["ES256", "EdDSA"],
+        }),
+    )  # fmt: skip
+
+    issuer: str = Field(description="The issuer of the tokens.")
+    token_endpoint: str = Field(description="Where to exchange tokens.")
+    jwks_uri: str = Field(description="Where its public keys are.")
+    grant_types_supported: list[str] = Field(description="Token exchange only.")
+    token_endpoint_auth_methods_supported: list[str] = Field(description="`private_key_jwt`.")
+    token_endpoint_auth_signing_alg_values_supported: list[str] = Field(
+        description="Client assertion algorithms."
+    )
