@@ -257,9 +257,10 @@ class Console:
 
     def facts(
         self, identity: Identity, filters: FactFilters, cursor: str | None = None,
-        limit: int = PAGE_SIZE,
+        limit: int | None = None,
     ) -> FactPage:  # fmt: skip
         """One page of the facts the principal may audit, in fact-id order."""
+        limit = limit or PAGE_SIZE
         if cursor is not None and (len(cursor) > 64 or not cursor.isprintable()):
             raise InvalidRequest("invalid cursor")
         with self.kernel.operation("audit", identity) as op:
