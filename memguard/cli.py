@@ -91,7 +91,15 @@ def _setup() -> None:
 
 
 @app.command()
-def demo(state_dir: StateDir = DEFAULT_STATE) -> None:
+def demo(
+    state_dir: Annotated[
+        Path,
+        typer.Option(
+            "--state-dir",
+            help="Where the demo keeps its state: created, and emptied again on each run.",
+        ),
+    ] = DEFAULT_STATE,
+) -> None:
     """Run the end-to-end demo on the embedded defaults.
 
     Each run starts the demo's own folder afresh, so it can run again and again; a non-empty
