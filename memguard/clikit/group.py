@@ -102,6 +102,10 @@ def _conventions(command: Any, path: str, root: type[ConventionGroup]) -> Any:
         return command
     setattr(command, _MARK, True)
     if isinstance(command, TyperGroup):
+        legacy_map = root.legacy_exit_codes.get(path)
+        if legacy_map:
+            note = ", ".join(f"{old} exits {int(new)}" for old, new in legacy_map.items())
+            command.epilog = f"Exit codes follow `memguard --help`: {note}."
         inner_get: Callable[[Any, str], Any] = command.get_command
 
         def get_command(ctx: Any, name: str) -> Any:

@@ -231,6 +231,10 @@ def create_console_app(
 
     # -- who is signed in ---------------------------------------------------------------------------
 
+    def to_signin(request: Request) -> Response:
+        return RedirectResponse(f"{base(request)}/signin", status_code=303)
+
+
     def local_session(request: Request) -> Session | None:
         assert isinstance(signin, LocalSignIn)
         return signin.session(request.cookies.get(signin.cookie_name))
@@ -282,7 +286,7 @@ def create_console_app(
             try:
                 identity, csrf = await current(request)
             except _SignInRequired:
-                return RedirectResponse(f"{base(request)}/signin", status_code=303)
+                return to_signin(request)
             except IdentityError as exc:
                 response = render(request, "refused.html", 401, title="Signed out",
                                   message=f"your sign-in no longer verifies ({exc.code})",
@@ -372,21 +376,19 @@ def create_console_app(
         return response
 
     async def pick_get(request: Request) -> Response:
-        if not isinstance(signin, LocalSignIn):
-            return RedirectResponse(f"{base(request)}/signin", status_code=303)
-        session = local_session(request)
+        session = local_session(request) if isinstance(signin, LocalSignIn) else None
         if session is None:
-            return RedirectResponse(f"{base(request)}/signin", status_code=303)
+            return to_signin(request)
+        assert isinstance(signin, LocalSignIn)
         owners = await run_in_threadpool(console.owners)
         return render(request, "signin_pick.html", title="Choose a principal", owners=owners,
                       issuer=signin.issuer, csrf=session.csrf, current=session.subject)  # fmt: skip
 
     async def pick_post(request: Request) -> Response:
-        if not isinstance(signin, LocalSignIn):
-            return RedirectResponse(f"{base(request)}/signin", status_code=303)
-        session = local_session(request)
+        session = local_session(request) if isinstance(signin, LocalSignIn) else None
         if session is None:
-            return RedirectResponse(f"{base(request)}/signin", status_code=303)
+            return to_signin(request)
+        assert isinstance(signin, LocalSignIn)
         try:
             form = await _form(request)
             await check_post(request, session.csrf, form)
