@@ -138,7 +138,9 @@ def test_rollback_is_caught_with_an_external_checkpoint(state: Path, tmp_path: P
 
 def test_verify_failures(state: Path, tmp_path: Path) -> None:
     res = run("verify", "--state-dir", tmp_path / "nowhere")
-    assert res.code == 2 and res.stdout == "" and "does not exist" in res.stderr  # usage
+    assert res.code == 2 and res.stdout == "" and "Usage:" in res.stderr  # a usage error
+    res = run("verify", "--state-dir", tmp_path / "nowhere", "--json")
+    assert res.code == 2 and "does not exist" in res.json()["error"]["message"]  # type: ignore[index]
     (tmp_path / "empty").mkdir()
     res = run("verify", "--state-dir", tmp_path / "empty")
     assert res.code == 2 and res.stdout == "" and "no ledger" in res.stderr
