@@ -24,6 +24,7 @@ from memguard.console.graph import LineageGraph, lineage_graph
 from memguard.errors import InvalidRequest, LedgerError
 from memguard.guard import MemoryGuard
 from memguard.identity import Identity
+from memguard.kernel import Kernel
 from memguard.ledger import FactState, LedgerRecord
 from memguard.ledger.tables import ProvenanceRow, QuarantineRow
 from memguard.revocation import RevocationReport, RevocationSelector
@@ -210,7 +211,7 @@ class Console:
         self.guard = guard
 
     @property
-    def kernel(self) -> Any:
+    def kernel(self) -> Kernel:
         return self.guard.kernel
 
     # -- the fact list ----------------------------------------------------------------------------
