@@ -337,3 +337,18 @@ def test_console_in_the_gateway_behind_its_bearer_token(tmp_path: Path) -> None:
         assert client.post("/signout", data={"csrf": csrf}).status_code == 303
         client.cookies.clear()
         assert client.get("/facts").status_code == 303
+
+
+def test_text_search_is_a_recorded_read_in_the_read_scope(alice: TestClient, w: World) -> None:
+    searches = sum(e.action == "search" for e in w.guard.ledger.events())
+    res = alice.get("/facts", params={"q": "packing list Lisbon"})
+    assert res.status_code == 200 and 'id="search-note"' in res.text
+    found = _fact_ids(res.text)
+    # her read scope returns bob's shared packing list too; the console lists only what she may
+    # audit (her own facts), as everywhere else
+    assert w.a_mixed in found and w.b_shared not in found and w.b_shared not in res.text
+    assert w.b_shared in {h.fact_id for h in w.guard.search(_alice(w), "packing list Lisbon", k=50)}
+    assert sum(e.action == "search" for e in w.guard.ledger.events()) == searches + 1  # recorded
+    assert set(_fact_ids(alice.get("/facts", params={"q": "Lisbon", "source_kind": "web"}).text)) == {
+        w.a_page}
+    assert alice.get("/facts", params={"q": "x" * 3000}).status_code == 400

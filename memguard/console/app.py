@@ -8,7 +8,8 @@ Pages::
     GET  /signin/pick, POST     local: which principal's view to take
     POST /signout
     GET  /facts                 the facts the principal may audit (filters: trust, source kind,
-                                source, session, writer chain, state)
+                                source, session, writer chain, state); ``q``: a similarity search
+                                in the principal's read scope (a recorded read)
     GET  /facts/{id}            provenance, scanner verdict, lineage graph, audit trail with
                                 inclusion proofs, readers, revocations; ``?text=1`` the text
     GET  /revoke/preview        what a revocation would quarantine (a dry run), and the form
@@ -433,12 +434,18 @@ def create_console_app(
     async def facts(request: Request, identity: Identity, csrf: str) -> Response:
         filters = FactFilters.from_query(request.query_params)
         cursor = request.query_params.get("cursor") or None
-        result = await run_in_threadpool(console.facts, identity, filters, cursor)
+        query = (request.query_params.get("q") or "").strip()
+        if query:
+            need_scope(identity, need.read)
+            result = await run_in_threadpool(console.search, identity, query, filters)
+        else:
+            result = await run_in_threadpool(console.facts, identity, filters, cursor)
         next_link = None
         if result.next_cursor is not None:
             next_link = "?" + urlencode({**filters.query(), "cursor": result.next_cursor})
         return render(request, "facts.html", title="Facts", nav="facts", who=who(identity),
-                      csrf=csrf, filters=filters, page=result, next_link=next_link)  # fmt: skip
+                      csrf=csrf, filters=filters, page=result, next_link=next_link,
+                      query=query)  # fmt: skip
 
     @page
     async def fact(request: Request, identity: Identity, csrf: str) -> Response:

@@ -93,6 +93,17 @@ class FactFilters:
             return False
         return not (self.writer and self.writer.lower() not in row.writer.lower())
 
+    def matches(self, row: FactRow) -> bool:
+        """Every filter, on a row (search results, which SQL did not select)."""
+        state = "quarantined" if row.quarantined else row.state
+        return (
+            (self.trust is None or row.trust == self.trust)
+            and (self.source_kind is None or row.source_kind == self.source_kind)
+            and (self.session is None or row.session_id == self.session)
+            and self.state in ("any", state)
+            and self.admits(row)
+        )
+
     def query(self) -> dict[str, str]:
         """The filters as URL query parameters (for the next page's link)."""
         pairs = {
@@ -283,6 +294,20 @@ class Console:
                     break
             op.finish(returned=[r.fact_id for r in rows], listed=len(rows))
         return FactPage(tuple(rows), None if exhausted else after, scanned)
+
+    def search(
+        self, identity: Identity, query: str, filters: FactFilters, k: int = PAGE_SIZE
+    ) -> FactPage:
+        """A similarity search in the principal's read scope (quarantined facts are never
+        returned), audited as a search with purpose ``audit``; the hits the principal may also
+        audit are listed, best first, the filters applied to them."""
+        if not query.strip() or len(query) > 2000 or not query.isprintable():
+            raise InvalidRequest("invalid search text")
+        hits = self.guard.search(identity, query, k=k, purpose="audit")
+        # listed like every console list: only what the principal may also audit (a policy may
+        # let it read facts it may not audit, e.g. another owner's shared ones)
+        rows = self._shown(identity, [h.fact_id for h in hits])
+        return FactPage(tuple(r for r in rows if filters.matches(r)), None, len(hits))
 
     # -- one fact ---------------------------------------------------------------------------------
 
