@@ -347,8 +347,8 @@ def test_text_search_is_a_recorded_read_in_the_read_scope(alice: TestClient, w: 
     # her read scope returns bob's shared packing list too; the console lists only what she may
     # audit (her own facts), as everywhere else
     assert w.a_mixed in found and w.b_shared not in found and w.b_shared not in res.text
-    assert w.b_shared in {h.fact_id for h in w.guard.search(_alice(w), "packing list Lisbon", k=50)}
     assert sum(e.action == "search" for e in w.guard.ledger.events()) == searches + 1  # recorded
     assert set(_fact_ids(alice.get("/facts", params={"q": "Lisbon", "source_kind": "web"}).text)) == {
         w.a_page}
     assert alice.get("/facts", params={"q": "x" * 3000}).status_code == 400
+    assert w.b_shared in {h.fact_id for h in w.guard.search(_alice(w), "packing list Lisbon", k=50)}
