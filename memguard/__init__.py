@@ -32,7 +32,6 @@ from memguard.kernel import Kernel, Operation, StampRequest, VerifiedFact
 from memguard.ledger import FactState, Ledger
 from memguard.ledger.auditlog import AuditLog, InclusionProof, VerifyReport
 from memguard.ledger.checkpoint import CheckpointSigner, CheckpointVerifier
-from memguard.localtokens import LocalTokenService, LocalVerifier
 from memguard.logging import configure_json_logging
 from memguard.policy import (
     PolicyDecision,
@@ -72,6 +71,7 @@ from memguard.tokens import (
     TokenExchangeError,
     load_identity_config,
 )
+from memguard.tokens.local import LocalTokenService, LocalVerifier
 from memguard.trust import SourceKind, TrustLevel, TrustPolicy
 
 if TYPE_CHECKING:

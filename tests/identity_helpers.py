@@ -24,6 +24,8 @@ from memguard.tokens.sts import public_jwk
 
 ISSUER = "https://sts.memguard.local"
 AUDIENCE = "memguard"
+PRESENTER_AUDIENCE = "memguard/workload"
+TOKEN_ENDPOINT = f"{ISSUER}/token"
 SCOPES = ("memory:read", "memory:write")
 GRANTS = (
     DelegationGrant(actor=PLANNER, on_behalf_of="user", scopes=SCOPES),
@@ -88,7 +90,7 @@ class Env:
             "version": 1,
             "access_tokens": {"audience": AUDIENCE, "issuers": [
                 {"issuer": ISSUER, "algorithms": ["EdDSA"], "jwks": self.sts.jwks()}]},
-            "workload_credentials": {"audience": AUDIENCE, "trust_domains": [
+            "workload_credentials": {"audience": PRESENTER_AUDIENCE, "trust_domains": [
                 {"trust_domain": "memguard.local", "algorithms": ["EdDSA"],
                  "jwks": self.sts.workload_jwks()}]},
             "delegation": [g.model_dump(mode="json") for g in GRANTS],
@@ -129,7 +131,7 @@ class Env:
         return str(out["access_token"])
 
     def browser_token(self, scope: str = "memory:read") -> str:
-        actor = self.sts.issue_workload_credential(BROWSER, audience=ISSUER)
+        actor = self.sts.issue_workload_credential(BROWSER, use="actor")
         out = self.sts.token_request(self.form(
             self.planner, self.planner_token(), scope=scope, actor_token=actor,
             actor_token_type="urn:ietf:params:oauth:token-type:jwt"))

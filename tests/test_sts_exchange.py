@@ -79,7 +79,7 @@ def test_unauthenticated_client(env: Env) -> None:
         ({"sub": "someone-else"}, "identity.bad_client"),
         ({"exp": 1_800_000_000 + 3000}, "identity.bad_claims"),
         ({"exp": 1_799_999_000, "iat": 1_799_998_990}, "identity.expired"),
-        ({"jti": None}, "identity.bad_claims"),
+        ({"jti": None}, "identity.bad_identifier"),
         ({"exp": "1800000060"}, "identity.bad_claims"),
     ],
 )
@@ -141,7 +141,7 @@ def test_may_act_alone_authorizes_a_hop(tmp_path: Path) -> None:
     from memguard.tokens.rfc7517 import StaticKeySource
 
     env.sts.clients._keys[CODER] = StaticKeySource(coder.registered().jwks, frozenset({"ES256"}))
-    refused(env, env.form(coder, env.user_token()), "invalid_grant", "may_act / grant")
+    refused(env, env.form(coder, env.user_token()), "invalid_grant", "not granted")
     out = env.sts.token_request(env.form(coder, env.user_token(may_act={"sub": CODER})))
     assert claims(out["access_token"])["act"]["sub"] == CODER
 
@@ -154,7 +154,7 @@ def test_scope_widening_is_refused_not_narrowed(env: Env) -> None:
     refused(env, env.form(env.planner, env.user_token(), scope="memory:read  x"), "invalid_scope")
     # second hop: the planner's token carries memory:read only; the browser may not get write
     planner = env.planner_token(scope="memory:read")
-    actor = env.svid(BROWSER, audience=ISSUER)
+    actor = env.svid(BROWSER, use="actor")
     refused(env, env.form(env.planner, planner, scope="memory:write", actor_token=actor,
                           actor_token_type=JWT_TYPE), "invalid_scope")
 
@@ -166,7 +166,7 @@ def test_lifetime_is_never_extended(env: Env) -> None:
     out = env.sts.token_request(env.form(env.planner, user))
     assert claims(out["access_token"])["exp"] == user_exp
     assert out["expires_in"] == 100
-    actor = env.svid(BROWSER, audience=ISSUER, ttl=30)
+    actor = env.svid(BROWSER, use="actor", ttl=30)
     second = env.sts.token_request(env.form(env.planner, out["access_token"], actor_token=actor,
                                             actor_token_type=JWT_TYPE))
     assert claims(second["access_token"])["exp"] == int(env.clock()) + 30
@@ -186,20 +186,24 @@ def test_redelegation_only_by_current_actor(env: Env) -> None:
     planner_token = env.planner_token()
     refused(env, env.form(env.browser, planner_token), "invalid_grant", "current actor")
     # first hop: the client cannot name another workload as the actor
-    refused(env, env.form(env.planner, env.user_token(), actor_token=env.svid(BROWSER, audience=ISSUER),
+    refused(env, env.form(env.planner, env.user_token(), actor_token=env.svid(BROWSER, use="actor"),
                           actor_token_type=JWT_TYPE), "invalid_grant", "first hop")
 
 
 def test_cycles_depth_and_actor_token_kind(tmp_path: Path) -> None:
     env = make_env(tmp_path, Clock(), max_depth=1)
     planner_token = env.planner_token()
-    refused(env, env.form(env.planner, planner_token, actor_token=env.svid(PLANNER, audience=ISSUER),
+    refused(env, env.form(env.planner, planner_token, actor_token=env.svid(PLANNER, use="actor"),
                           actor_token_type=JWT_TYPE), "invalid_grant", "cycle")
-    refused(env, env.form(env.planner, planner_token, actor_token=env.svid(BROWSER, audience=ISSUER),
+    refused(env, env.form(env.planner, planner_token, actor_token=env.svid(BROWSER, use="actor"),
                           actor_token_type=JWT_TYPE), "invalid_grant", "too deep")
     refused(env, env.form(env.planner, planner_token, actor_token=planner_token,
                           actor_token_type=JWT_TYPE), "invalid_grant", "actor_token identity.bad_type")
+    # a presenter credential is no actor token (its own typ), nor one with another audience
     refused(env, env.form(env.planner, planner_token, actor_token=env.svid(BROWSER),
+                          actor_token_type=JWT_TYPE), "invalid_grant", "actor_token identity.bad_type")
+    refused(env, env.form(env.planner, planner_token,
+                          actor_token=env.svid(BROWSER, use="actor", audience="https://other.example"),
                           actor_token_type=JWT_TYPE), "invalid_grant", "bad_audience")
 
 
@@ -237,17 +241,24 @@ def test_es256_sts(tmp_path: Path) -> None:
 
 
 def test_workload_credential_as_client_authentication(env: Env) -> None:
-    """A workload may authenticate with its JWT-SVID (audience = the STS), once per jti."""
+    """A workload may authenticate with a JWT-SVID made for that (typ JWT, audience = the token
+    endpoint), once per jti; its presenter credential or an actor token never authenticates it."""
     spiffe = "urn:ietf:params:oauth:client-assertion-type:jwt-spiffe"
-    svid = env.svid(PLANNER, audience=ISSUER)
+    svid = env.svid(PLANNER, use="client")
     form = env.form(env.planner, env.user_token(), client_assertion_type=spiffe, client_assertion=svid)
     out = env.sts.token_request(form)
     assert claims(out["access_token"])["client_id"] == PLANNER
     refused(env, form, "invalid_client", "identity.replayed")
     refused(env, env.form(env.planner, env.user_token(), client_assertion_type=spiffe,
-                          client_assertion=env.svid(PLANNER)), "invalid_client", "bad_audience")
+                          client_assertion=env.svid(PLANNER)), "invalid_client", "bad_type")
     refused(env, env.form(env.planner, env.user_token(), client_assertion_type=spiffe,
-                          client_assertion=env.svid(PLANNER, audience=ISSUER), client_id=BROWSER),
+                          client_assertion=env.svid(PLANNER, use="actor")), "invalid_client", "bad_type")
+    refused(env, env.form(env.planner, env.user_token(), client_assertion_type=spiffe,
+                          client_assertion=env.svid(PLANNER, use="client",
+                                                    audience="https://other.example")),
+            "invalid_client", "bad_audience")
+    refused(env, env.form(env.planner, env.user_token(), client_assertion_type=spiffe,
+                          client_assertion=env.svid(PLANNER, use="client"), client_id=BROWSER),
             "invalid_client", "bad_client")
     refused(env, env.form(env.planner, env.user_token(), client_assertion_type=spiffe,
                           client_assertion=env.user_token()), "invalid_client", "bad_type")

@@ -123,9 +123,14 @@ class StoreSection(_Section):
 
 class IdentitySection(_Section):
     """``config``: a :mod:`memguard.tokens.config` YAML file (external issuers via JWKS, trust domains,
-    delegation grants). Its ``access_tokens.audience`` must be the gateway's resource identifier."""
+    delegation grants, tenancy). Its ``access_tokens.audience`` must be the gateway's resource
+    identifier and its ``workload_credentials.audience`` the presenter audience."""
 
     config: str | None = None
+    #: The audience of the workload credentials agents present with delegated tokens
+    #: (``Workload-Identity-Token``); default ``{resource}/workload``. Never the resource itself
+    #: nor a token-endpoint audience (memguard/tokens/uses.py).
+    presenter_audience: str | None = Field(default=None, min_length=1, max_length=2048)
 
 
 class StsClient(_Section):
@@ -231,6 +236,20 @@ class GatewayConfig(_Section):
     @property
     def resource(self) -> str:
         return self.server.resource_url()
+
+    @property
+    def presenter_audience(self) -> str:
+        """The audience of presenter credentials (memguard/tokens/uses.py)."""
+        from memguard.tokens.uses import default_presenter_audience
+
+        return self.identity.presenter_audience or default_presenter_audience(self.resource)
+
+    @property
+    def token_endpoint(self) -> str:
+        """The token endpoint URL: the audience of client assertions and actor tokens."""
+        from memguard.tokens.uses import default_token_endpoint
+
+        return default_token_endpoint(self.resource)
 
     def path(self, value: str) -> Path:
         """A path from the file, relative to the file's folder."""

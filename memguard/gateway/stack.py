@@ -33,6 +33,7 @@ from memguard.tokens.rfc7517 import parse_jwks
 from memguard.tokens.rfc7523 import MemoryReplayCache, RegisteredClient, ReplayCache
 from memguard.tokens.rfc9068 import TrustedIssuer
 from memguard.tokens.sts import SecurityTokenService
+from memguard.tokens.uses import check_distinct
 from memguard.tokens.verifier import IdentityVerifier
 
 __all__ = ["GatewayStack", "LazyStore", "open_stack"]
@@ -246,35 +247,54 @@ def _store_factory(config: GatewayConfig) -> Callable[[], MemoryStore]:
     return open_store
 
 
+def _base_identity(config: GatewayConfig) -> IdentityConfig | None:
+    """``identity.config``, checked against this gateway's audiences (one per token use)."""
+    if config.identity.config is None:
+        return None
+    base = load_identity_config(config.path(config.identity.config))
+    if base.access_tokens.audience != config.resource:
+        raise ConfigurationError(
+            f"identity config: `access_tokens.audience` must be the gateway resource "
+            f"`{config.resource}`"
+        )
+    wc = base.workload_credentials
+    if wc is not None and wc.audience != config.presenter_audience:
+        raise ConfigurationError(
+            "identity config: `workload_credentials.audience` must be the presenter audience "
+            f"`{config.presenter_audience}` (`identity.presenter_audience`)"
+        )
+    return base
+
+
 def _identity_config(
-    config: GatewayConfig, sts: SecurityTokenService | None, grants: Sequence[DelegationGrant]
+    config: GatewayConfig,
+    base: IdentityConfig | None,
+    sts: SecurityTokenService | None,
+    grants: Sequence[DelegationGrant],
 ) -> IdentityConfig:
     resource = config.resource
-    if config.identity.config is not None:
-        base = load_identity_config(config.path(config.identity.config))
-        if base.access_tokens.audience != resource:
-            raise ConfigurationError(
-                f"identity config: `access_tokens.audience` must be the gateway resource `{resource}`"
-            )
+    if base is not None:
         data: dict[str, Any] = base.model_dump(mode="json", exclude_none=True)
     else:
         data = {"version": 1, "access_tokens": {"audience": resource, "issuers": []}}
+    uses: dict[str, list[str]] = {"access tokens": [resource],
+                                  "presenter credentials": [config.presenter_audience]}
     if sts is not None:
+        uses["the token endpoint"] = sorted(sts.token_audiences)
         issuers = data["access_tokens"]["issuers"]
-        if not any(i["issuer"] == sts.issuer for i in issuers):
-            issuers.append({"issuer": sts.issuer, "algorithms": [config.sts.alg],
-                            "jwks": sts.jwks()})
+        own = next((i for i in issuers if i["issuer"] == sts.issuer), None)
+        if own is None:
+            own = {"issuer": sts.issuer, "algorithms": [config.sts.alg], "jwks": sts.jwks()}
+            issuers.append(own)
+        # the token service names the subjects of the issuers it exchanges for (RFC 9493 sub_id)
+        own["attests"] = sorted({*own.get("attests", ()), *sts.attests})
         wc = data.setdefault("workload_credentials",
-                             {"audience": resource, "trust_domains": []})
+                             {"audience": config.presenter_audience, "trust_domains": []})
         if not any(d["trust_domain"] == sts.trust_domain for d in wc["trust_domains"]):
             wc["trust_domains"].append({"trust_domain": sts.trust_domain,
                                         "algorithms": [config.sts.alg],
                                         "jwks": sts.workload_jwks(), "issuer": sts.issuer})
-    wc = data.get("workload_credentials")
-    if wc is not None and wc.get("audience") != resource:
-        raise ConfigurationError(
-            f"identity config: `workload_credentials.audience` must be the gateway resource `{resource}`"
-        )
+    check_distinct(uses)
     known = {(g["actor"], g["on_behalf_of"]) for g in data.get("delegation", [])}
     data["delegation"] = [*data.get("delegation", []),
                           *(g.model_dump(mode="json") for g in grants
@@ -333,19 +353,16 @@ def _open(
     replay: ReplayCache | None = None
     sts: SecurityTokenService | None = None
     grants = config.sts.delegation
+    base = _base_identity(config)
     if config.sts.enabled:
         replay = (SqlReplayCache.from_url(ledger_url) if config.sts.replay == "sql"
                   else MemoryReplayCache())
         external: dict[str, TrustedIssuer] = {}
-        if config.identity.config is not None:
-            base = load_identity_config(config.path(config.identity.config))
-            if base.access_tokens.audience != config.resource:
-                raise ConfigurationError("identity config: `access_tokens.audience` must be the "
-                                         f"gateway resource `{config.resource}`")
+        if base is not None:
             grants = (*base.delegation, *grants)
             external = {
                 i.issuer: TrustedIssuer(i.issuer, frozenset(i.algorithms),
-                                        i.key_source(base.jwks, clock))
+                                        i.key_source(base.jwks, clock), frozenset(i.attests))
                 for i in base.access_tokens.issuers
             }
         key_dir = config.path(config.sts.key_dir) if config.sts.key_dir else config.state_path / "sts"
@@ -358,10 +375,11 @@ def _open(
             key_dir, issuer=sts_issuer, audiences=(config.resource,),
             trust_domain=config.sts.trust_domain, clients=_clients(config), delegation=grants,
             alg=config.sts.alg, max_ttl=config.sts.max_ttl, replay=replay, sink=sink,
-            extra_issuers={k: v for k, v in external.items() if k != sts_issuer}, clock=clock,
+            extra_issuers={k: v for k, v in external.items() if k != sts_issuer},
+            token_endpoint=config.token_endpoint, presenter_audience=config.presenter_audience,
+            clock=clock,
         )
-        sts.set_token_endpoint(f"{config.resource}/token")
-    identity = _identity_config(config, sts, config.sts.delegation)
+    identity = _identity_config(config, base, sts, config.sts.delegation)
     verifier = IdentityVerifier(identity, clock=clock)
     policy: PolicyResolver | None = None
     if scope is None and config.policy.path is not None:
