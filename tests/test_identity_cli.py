@@ -99,7 +99,7 @@ def test_exchange_and_presenter_binding(tmp_path: Path) -> None:
         "version": 1,
         "access_tokens": {"audience": "memguard", "issuers": [{
             "issuer": sts.issuer, "jwks": json.loads(run("jwks", "--state-dir", str(state)).stdout)}]},
-        "workload_credentials": {"audience": "memguard", "trust_domains": [{
+        "workload_credentials": {"audience": sts.presenter_audience, "trust_domains": [{
             "trust_domain": "memguard.local",
             "jwks": json.loads(run("jwks", "--workload", "--state-dir", str(state)).stdout)}]},
         "delegation": [{"actor": PLANNER, "on_behalf_of": "user", "scopes": ["memory:read"]}],

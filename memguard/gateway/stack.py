@@ -36,7 +36,7 @@ from memguard.tokens.sts import SecurityTokenService
 from memguard.tokens.uses import check_distinct
 from memguard.tokens.verifier import IdentityVerifier
 
-__all__ = ["GatewayStack", "LazyStore", "open_stack"]
+__all__ = ["GatewayStack", "LazyStore", "gateway_identity", "open_stack"]
 
 _PROBE_ID = "00000000-0000-0000-0000-000000000000"
 
@@ -343,20 +343,22 @@ def open_stack(
         raise
 
 
-def _open(
+def gateway_identity(
     config: GatewayConfig,
-    ledger: Ledger,
-    ledger_url: str,
-    scope: ScopeResolver | None,
-    clock: Callable[[], float],
-) -> GatewayStack:
-    replay: ReplayCache | None = None
+    *,
+    replay: ReplayCache | None = None,
+    sink: Callable[[AuditEvent], None] | None = None,
+    clock: Callable[[], float] = time.time,
+) -> tuple[SecurityTokenService | None, IdentityConfig]:
+    """The token service and the identity configuration a gateway with ``config`` runs with.
+
+    ``memguard token ... --gateway-config`` uses it too, so the CLI mints and verifies exactly
+    what the gateway issues and accepts.
+    """
     sts: SecurityTokenService | None = None
     grants = config.sts.delegation
     base = _base_identity(config)
     if config.sts.enabled:
-        replay = (SqlReplayCache.from_url(ledger_url) if config.sts.replay == "sql"
-                  else MemoryReplayCache())
         external: dict[str, TrustedIssuer] = {}
         if base is not None:
             grants = (*base.delegation, *grants)
@@ -367,10 +369,6 @@ def _open(
             }
         key_dir = config.path(config.sts.key_dir) if config.sts.key_dir else config.state_path / "sts"
         sts_issuer = config.sts.issuer or config.resource
-
-        def sink(event: AuditEvent) -> None:
-            ledger.record([event])
-
         sts = SecurityTokenService(
             key_dir, issuer=sts_issuer, audiences=(config.resource,),
             trust_domain=config.sts.trust_domain, clients=_clients(config), delegation=grants,
@@ -379,7 +377,25 @@ def _open(
             token_endpoint=config.token_endpoint, presenter_audience=config.presenter_audience,
             clock=clock,
         )
-    identity = _identity_config(config, base, sts, config.sts.delegation)
+    return sts, _identity_config(config, base, sts, config.sts.delegation)
+
+
+def _open(
+    config: GatewayConfig,
+    ledger: Ledger,
+    ledger_url: str,
+    scope: ScopeResolver | None,
+    clock: Callable[[], float],
+) -> GatewayStack:
+    replay: ReplayCache | None = None
+    if config.sts.enabled:
+        replay = (SqlReplayCache.from_url(ledger_url) if config.sts.replay == "sql"
+                  else MemoryReplayCache())
+
+    def sink(event: AuditEvent) -> None:
+        ledger.record([event])
+
+    sts, identity = gateway_identity(config, replay=replay, sink=sink, clock=clock)
     verifier = IdentityVerifier(identity, clock=clock)
     policy: PolicyResolver | None = None
     if scope is None and config.policy.path is not None:
