@@ -163,6 +163,11 @@ class StsSection(_Section):
     replay: Literal["sql", "memory"] = "sql"
     #: Delegation grants of this token service, added to those of ``identity.config``.
     delegation: tuple[DelegationGrant, ...] = ()
+    #: A ledger written before memguard kept the subject's issuer in exchanged tokens owns the
+    #: facts agents wrote by (this token service, sub). With exactly one other trusted issuer they
+    #: are re-owned to it when the gateway opens the ledger; with several, this names the one
+    #: (memguard/owner_migration.py). Without it the gateway refuses to start on such a ledger.
+    legacy_subject_issuer: str | None = Field(default=None, min_length=1, max_length=1024)
 
 
 class PolicySection(_Section):

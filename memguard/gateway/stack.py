@@ -23,6 +23,8 @@ from memguard.events import AuditEvent
 from memguard.gateway.config import GatewayConfig
 from memguard.guard import MemoryGuard
 from memguard.ledger import Ledger
+from memguard.logging import get_logger
+from memguard.owner_migration import migrate_exchanged_owners
 from memguard.policy import PolicyResolver
 from memguard.scope import Condition, ScopeResolver
 from memguard.stores.base import Hit, MemoryStore, StoredPoint
@@ -90,6 +92,11 @@ class LazyStore:
 
     def retrieve(self, fact_ids: Sequence[str]) -> list[StoredPoint]:
         return self._store().retrieve(fact_ids)
+
+    def vectors(self, fact_ids: Sequence[str]) -> dict[str, list[float]]:
+        """The backend's stored vectors, when it can return them (owner_migration.py)."""
+        fetch = getattr(self._store(), "vectors", None)
+        return dict(fetch(fact_ids)) if callable(fetch) else {}
 
     def search(
         self,
@@ -405,5 +412,13 @@ def _open(
     store = LazyStore(_store_factory(config), config.store.dimension)
     guard = MemoryGuard(store=store, ledger=ledger, verifier=verifier, scope=scope, clock=clock,
                         recover_on_start=False)
+    if sts is not None:
+        report = migrate_exchanged_owners(
+            guard, token_service=sts.issuer, subject_issuers=sorted(sts.attests),
+            legacy_subject_issuer=config.sts.legacy_subject_issuer,
+        )
+        if report.ran:
+            get_logger().warning("gateway.owner_migration", token_service=report.token_service,
+                                 subject_issuer=report.subject_issuer, reowned=len(report.reowned))
     return GatewayStack(config=config, guard=guard, store=store, verifier=verifier,
                         identity=identity, sts=sts, policy=policy, replay=replay)
