@@ -32,6 +32,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from memguard.denials import note_deny, note_principal, request_credentials
 from memguard.errors import (
     AccessDenied,
     FactNotFound,
@@ -524,6 +525,7 @@ class Kernel:
             op.principal = identity.principal
             self._check_not_barred(op)
             op.finished = True  # a successful authentication is not an event of its own
+        note_principal(identity.principal.summary())  # a later refusal of this request names it
         return identity
 
     def _principal(self, identity: object, op: Operation) -> Principal:
@@ -608,7 +610,9 @@ class Kernel:
         return event
 
     def _deny(self, op: Operation, exc: MemguardError) -> None:
-        event = self._event(op, Decision.DENY, exc.code, message=str(exc))
+        credentials = {k: v for k, v in request_credentials().items() if k not in op.detail}
+        event = self._event(op, Decision.DENY, exc.code, message=str(exc), **credentials)
+        note_deny(event.event_id)  # the request's edge records no second event
         self._emit(event)
         try:
             self.ledger.record([event])

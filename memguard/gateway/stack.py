@@ -18,8 +18,9 @@ from typing import Any
 from sqlalchemy import text
 
 from memguard.aio import AsyncMemoryGuard
+from memguard.denials import note_deny
 from memguard.errors import ConfigurationError, MemguardError, StoreError
-from memguard.events import AuditEvent
+from memguard.events import AuditEvent, Decision
 from memguard.gateway.config import GatewayConfig
 from memguard.guard import MemoryGuard
 from memguard.ledger import Ledger
@@ -400,6 +401,8 @@ def _open(
                   else MemoryReplayCache())
 
     def sink(event: AuditEvent) -> None:
+        if event.decision is Decision.DENY:
+            note_deny(event.event_id)  # the edge records no second event for this request
         ledger.record([event])
 
     sts, identity = gateway_identity(config, replay=replay, sink=sink, clock=clock)
