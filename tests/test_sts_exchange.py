@@ -270,3 +270,60 @@ def test_client_assertion_without_iat(env: Env) -> None:
     bad = env.planner.assertion(ISSUER, int(env.clock()), iat=None, exp="soon", jti="no-iat-2")
     refused(env, env.form(env.planner, env.user_token(), client_assertion=bad), "invalid_client",
             "identity.bad_claims")
+
+
+# -- every hop it issues is checked against its grants, whoever asserted it (issue 12) ---------------
+
+
+def _external_env(tmp_path: Path, *grants: tuple[str, str]) -> tuple[Env, Any, Any]:
+    """An STS that exchanges tokens of an external issuer, with ``grants`` beyond the usual."""
+    from memguard.tokens import SecurityTokenService
+    from memguard.tokens.config import DelegationGrant
+    from memguard.tokens.rfc9068 import TrustedIssuer
+
+    clock = Clock()
+    idp = SecurityTokenService(tmp_path / "idp", issuer="https://login.example", clock=clock)
+    coder = make_client(CODER)
+    extra = tuple(DelegationGrant(actor=a, on_behalf_of=o, scopes=("memory:read",)) for a, o in grants)
+    env = make_env(tmp_path, clock, extra_issuers={
+        idp.issuer: TrustedIssuer(idp.issuer, frozenset({"EdDSA"}), idp.access_keys)})
+    env.sts.delegation = (*env.sts.delegation, *extra)
+    env.sts.clients.clients[CODER] = coder.registered()
+    from memguard.tokens.rfc7517 import StaticKeySource
+
+    env.sts.clients._keys[CODER] = StaticKeySource(coder.registered().jwks, frozenset({"ES256"}))
+    return env, idp, coder
+
+
+def _asserted_hop(idp: Any, actor: str) -> str:
+    now = int(idp._clock())
+    return str(idp.access_keys.sign({
+        "iss": idp.issuer, "sub": "alice", "aud": AUDIENCE, "iat": now, "exp": now + 600,
+        "jti": "ext-1", "client_id": actor, "scope": "memory:read",
+        "act": {"sub": actor, "iss": "spiffe://memguard.local"}}, "at+jwt"))
+
+
+def test_a_hop_an_external_issuer_asserted_is_checked_against_the_grants(tmp_path: Path) -> None:
+    env, idp, coder = _external_env(tmp_path, (PLANNER, CODER))
+    token = _asserted_hop(idp, CODER)  # the external issuer says: alice -> coder
+    actor = env.svid(PLANNER, use="actor")
+    refused(env, env.form(coder, token, actor_token=actor, actor_token_type=JWT_TYPE),
+            "invalid_grant", "hop 0 not granted")
+
+
+def test_the_same_hop_passes_once_granted(tmp_path: Path) -> None:
+    env, idp, coder = _external_env(tmp_path, (PLANNER, CODER), (CODER, "user"))
+    out = env.sts.token_request(env.form(coder, _asserted_hop(idp, CODER),
+                                         actor_token=env.svid(PLANNER, use="actor"),
+                                         actor_token_type=JWT_TYPE))
+    issued = claims(out["access_token"])
+    assert issued["sub_id"] == {"format": "iss_sub", "iss": "https://login.example", "sub": "alice"}
+    assert [issued["act"]["sub"], issued["act"]["act"]["sub"]] == [PLANNER, CODER]
+
+
+def test_a_hop_only_may_act_allowed_is_not_handed_on(tmp_path: Path) -> None:
+    """may_act authorizes one first hop; re-delegating needs a grant for every hop."""
+    env, _, coder = _external_env(tmp_path, (BROWSER, CODER))
+    out = env.sts.token_request(env.form(coder, env.user_token(may_act={"sub": CODER})))
+    refused(env, env.form(coder, out["access_token"], actor_token=env.svid(BROWSER, use="actor"),
+                          actor_token_type=JWT_TYPE), "invalid_grant", "hop 0 not granted")

@@ -155,6 +155,51 @@ def jwks(
     typer.echo(json.dumps(sts.workload_jwks() if workload else sts.jwks(), indent=2))
 
 
+@token_app.command("keygen")
+def keygen(
+    path: Annotated[Path, typer.Argument(help="Where to write the private key (PEM, mode 0600).")],
+    alg: Annotated[str, typer.Option("--alg", help="ES256 or EdDSA.")] = "ES256",
+) -> None:
+    """Create a client key for private_key_jwt; print its public JWKS (register it at the STS)."""
+    import os
+
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from memguard.tokens.rfc7517 import public_jwk
+
+    if alg not in ("ES256", "EdDSA"):
+        typer.echo("error: --alg is ES256 or EdDSA", err=True)
+        raise typer.Exit(3)
+    key = ec.generate_private_key(ec.SECP256R1()) if alg == "ES256" else Ed25519PrivateKey.generate()
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                            serialization.NoEncryption())
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        typer.echo(f"error: `{path}` exists", err=True)
+        raise typer.Exit(1) from None
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(pem)
+    typer.echo(json.dumps({"keys": [public_jwk(key)]}, indent=2))
+
+
+def _key_id(pem: bytes) -> dict[str, str]:
+    """The public JWK of a PEM key: its ``kid`` (RFC 7638 thumbprint, what ``keygen`` printed)
+    and ``alg``."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from memguard.tokens.rfc7517 import public_jwk
+
+    key = serialization.load_pem_private_key(pem, password=None)
+    if not isinstance(key, ec.EllipticCurvePrivateKey | Ed25519PrivateKey):
+        raise ValueError("not an ES256 or EdDSA key")
+    return public_jwk(key)
+
+
 @token_app.command("exchange")
 def exchange(
     subject_token: Annotated[str, typer.Argument(help="Token, @file or - (stdin).")],
@@ -164,14 +209,22 @@ def exchange(
     audience: Annotated[str, typer.Option("--audience")],
     scope: Annotated[str, typer.Option("--scope", help="Space-separated scopes.")],
     actor_token: Annotated[str | None, typer.Option("--actor-token")] = None,
-    alg: Annotated[str, typer.Option("--alg")] = "ES256",
-    kid: Annotated[str | None, typer.Option("--kid")] = None,
+    alg: Annotated[str | None, typer.Option("--alg", help="Default: the key's (ES256 or EdDSA).")] = None,
+    kid: Annotated[str | None, typer.Option(
+        "--kid", help="Default: the key's RFC 7638 thumbprint (what `keygen` printed).")] = None,
 ) -> None:
     """RFC 8693 exchange at a token endpoint (authlib client, private_key_jwt)."""
     from memguard.tokens.client import TokenExchangeClient
     from memguard.tokens.rfc8693 import TokenExchangeError
 
-    client = TokenExchangeClient(token_endpoint, client_id, client_key.read_bytes(), alg=alg, kid=kid)
+    pem = client_key.read_bytes()
+    try:
+        jwk = _key_id(pem)
+    except ValueError as exc:
+        typer.echo(f"error: `{client_key}`: {exc}", err=True)
+        raise typer.Exit(3) from None
+    client = TokenExchangeClient(token_endpoint, client_id, pem, alg=alg or jwk["alg"],
+                                 kid=kid or jwk["kid"])
     try:
         out = client.exchange(_read(subject_token), audience=audience, scope=scope,
                               actor_token=_read(actor_token) if actor_token else None)
