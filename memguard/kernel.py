@@ -634,6 +634,7 @@ class Kernel:
                 fact_ids=list(event.fact_ids)[:64],
                 trace_id=event.trace_id,
                 subject=principal.get("subject"),
+                issuer=principal.get("issuer"),
                 actors=principal.get("actors"),
                 jti=principal.get("jti"),
                 policy_digest=event.policy_digest,
