@@ -46,3 +46,22 @@ def test_onboarding_commands_run_as_written(tmp_path: Path) -> None:
     assert out.count(f"valid: alice @ {issuer}") == 2, out
     assert f"valid: alice @ {issuer} -> spiffe://memguard.local/agent/planner" in out
     assert out.count('{"facts":[],"next_cursor":null}') == 2, out
+
+
+def test_the_threat_table_names_tests_that_exist() -> None:
+    """Every ``test_x.py::name`` and ``test_x.py`` the page cites is a real test (file)."""
+    text = DOC.read_text("utf-8")
+    table = text[text.index("## Threats and what refuses them"):]
+    tests = Path(__file__).resolve().parent
+    cited = re.findall(r"`(test_\w+\.py)((?:::\w+)?)`", table)
+    named = re.findall(r"`::(\w+)`", table)
+    assert len(cited) >= 15
+    for filename, name in cited:
+        source = (tests / filename).read_text("utf-8")
+        if name:
+            assert f"def {name[2:]}(" in source, f"{filename}{name}"
+    assert named  # `::name` right after a cited file refers to that file
+    for line in table.splitlines():
+        files = re.findall(r"`(test_\w+\.py)", line)
+        for name in re.findall(r"`::(\w+)`", line):
+            assert any(f"def {name}(" in (tests / f).read_text("utf-8") for f in files), name

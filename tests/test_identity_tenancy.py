@@ -137,3 +137,57 @@ def test_an_issuer_listed_twice_is_refused(world: TwoIssuers) -> None:
     data["access_tokens"]["issuers"].append(dict(data["access_tokens"]["issuers"][0]))
     with pytest.raises(ConfigurationError, match="listed twice"):
         IdentityConfig.from_mapping(data)
+
+
+POLICY = """\
+apiVersion: memguard/v1
+kind: PolicySet
+rules:
+  - id: own
+    effect: permit
+    actions: [search, get]
+    when:
+      all:
+        - {attr: fact.owner_iss, eq: {attr: principal.issuer}}
+        - {attr: fact.owner_sub, eq: {attr: principal.subject}}
+  - id: write
+    effect: permit
+    actions: [write]
+  - id: no-login-b-agents
+    description: agents may act for login-a's users only
+    effect: forbid
+    actions: [write, search, get]
+    when:
+      all:
+        - {attr: principal.issuer, eq: "https://login-b.example"}
+        - {attr: principal.depth, gte: 1}
+"""
+
+
+def test_policies_see_the_subjects_issuer_through_the_exchange(world: TwoIssuers, tmp_path: Path) -> None:
+    """``principal.issuer`` in a rule is the user's issuer for her agents too (not the STS)."""
+    from memguard import Ledger, MemoryGuard, PolicyResolver, Source, SourceKind, Turn
+    from memguard.errors import AccessDenied
+    from memguard.stores import InMemoryStore
+
+    guard = MemoryGuard(store=InMemoryStore(384), ledger=Ledger.sqlite(tmp_path / "p.db"),
+                        verifier=world.verifier(), scope=PolicyResolver.from_text(POLICY),
+                        clock=world.clock)
+    try:
+        def write(identity: Any) -> str:
+            return guard.write(identity, "a note", namespace="notes",
+                               source=Source(kind=SourceKind.USER_MESSAGE),
+                               turn=Turn(session_id="s", turn_index=0)).fact_id
+
+        a_agent = guard.authenticate(world.agent_token(LOGIN_A), workload_credential=world.presenter())
+        b_user = guard.authenticate(world.user_token(LOGIN_B))
+        b_agent = guard.authenticate(world.agent_token(LOGIN_B), workload_credential=world.presenter())
+        assert guard.get(a_agent, write(a_agent)).text == "a note"
+        own = write(b_user)
+        assert guard.get(b_user, own).text == "a note"
+        with pytest.raises(AccessDenied):
+            write(b_agent)
+        with pytest.raises(AccessDenied):
+            guard.get(b_agent, own)
+    finally:
+        guard.close()
