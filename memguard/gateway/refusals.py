@@ -32,7 +32,8 @@ from memguard.provenance import sha256_digest
 __all__ = ["SCOPE_KEY", "RefusalAuditMiddleware", "refusal_reason", "request_audit"]
 
 SCOPE_KEY = "memguard.request_audit"
-_MAX_BODY = 256 * 1024  # what is read back of a response to find its reason; bodies pass unchanged
+_MAX_BODY = 256 * 1024
+_PROBES = frozenset({"/healthz", "/readyz"})  # what is read back of a response to find its reason; bodies pass unchanged
 _CODE = re.compile(r"^(?:Error executing tool [^:\s]+: )?([a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*): ")
 _ACTIONS: tuple[tuple[str, re.Pattern[str], str], ...] = (
     ("POST", re.compile(r"^/v1/facts/batch$"), "write"),
@@ -94,8 +95,13 @@ def _mcp_reason(data: Any) -> str | None:
 
 
 def refusal_reason(status: int, body: bytes, *, mcp: bool) -> str | None:
-    """The reason code of a refused response, or ``None`` if the response is no refusal."""
+    """The reason code of a refused response, or ``None`` if the response is no refusal.
+
+    A path that names no route (the router's plain 404/405) is not a refusal on a route.
+    """
     data = _json(body) if body else None
+    if status in (404, 405) and data == {"detail": "Not Found" if status == 404 else "Method Not Allowed"}:
+        return None
     if status >= 400:
         if isinstance(data, dict):
             error = data.get("error")
@@ -145,6 +151,9 @@ class RefusalAuditMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        if str(scope.get("path", "")) in _PROBES:  # liveness and readiness answer, never refuse
+            await self.app(scope, receive, send)
+            return
         audit = RequestAudit(credentials=_credentials(scope))
         scope[SCOPE_KEY] = audit
         mcp = _action(scope.get("method", ""), str(scope.get("path", "")), self.mcp_path) == "mcp"
@@ -160,7 +169,9 @@ class RefusalAuditMiddleware:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = int(message["status"])
-                if status >= 400 or mcp:
+                ctype = Headers(raw=message.get("headers", [])).get("content-type", "")
+                # an MCP answer is read for isError when it is one JSON body (never a stream)
+                if status >= 400 or (mcp and ctype.startswith("application/json")):
                     held.append(message)
                     return
             elif held and message["type"] == "http.response.body":
