@@ -117,6 +117,9 @@ def _request(w: World, route: str, kind: str) -> tuple[Req, str | None]:
         content = json.dumps({"text": "x" * 5000}).encode()
     elif kind == "invalid_body":
         content = b'{"bogus": 1}'
+    elif kind == "fullwidth_namespace":
+        one = json.dumps(fact("x", namespace="\uff4eotes"))
+        content = (one if route == "write" else '{"facts": [' + one + "]}").encode()
     elif kind.startswith("lone_surrogate"):
         one = LONE_SURROGATE if kind == "lone_surrogate" else LONE_SURROGATE.replace(
             '"namespace": "n\\ud800"', '"namespace": "n", "metadata": {"k": "v\\udfff"}')
@@ -155,6 +158,7 @@ KINDS: list[tuple[str, Callable[[str], bool], int, str]] = [
     ("invalid_query", lambda r: r == "list", 422, "invalid_request.validation"),
     ("lone_surrogate", lambda r: r in ("write", "batch"), 422, "invalid_request.validation"),
     ("lone_surrogate_metadata", lambda r: r in ("write", "batch"), 400, "invalid_request"),
+    ("fullwidth_namespace", lambda r: r in ("write", "batch"), 400, "invalid_request"),
     ("no_scope", lambda r: True, 403, "access_denied.insufficient_scope"),
     ("out_of_scope", lambda r: r in ID_ROUTES, 404, "not_found"),
     ("out_of_scope", lambda r: r == "revoke", 403, "access_denied.selector_reach"),
