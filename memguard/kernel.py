@@ -28,7 +28,7 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -60,7 +60,11 @@ from memguard.scope import (
     ScopeResolver,
     index_fields,
 )
+from memguard.tokens.confusables import ConfusableWatch
 from memguard.trust import TrustLevel, TrustPolicy
+
+if TYPE_CHECKING:
+    from memguard.tokens.confusables import ConfusableWatch
 
 __all__ = ["Kernel", "Operation", "StampRequest", "VerifiedFact"]
 
@@ -496,6 +500,8 @@ class Kernel:
         self._revocations = _RevocationCache()
         self._revocation_lock = threading.Lock()
         self._log = get_logger()
+        #: optional: flags principals that look like existing ones (memguard/tokens/confusables.py)
+        self.confusables: ConfusableWatch | None = None
         #: called after events were appended: the audit log's group commit (integrate the queued
         #: events into the Merkle tree when a batch is due, sign a checkpoint when one is due)
         log = getattr(ledger, "log", None)
@@ -526,7 +532,28 @@ class Kernel:
             self._check_not_barred(op)
             op.finished = True  # a successful authentication is not an event of its own
         note_principal(identity.principal.summary())  # a later refusal of this request names it
+        if self.confusables is not None:
+            self._flag_confusable(identity.principal)
         return identity
+
+    def _flag_confusable(self, principal: Principal) -> None:
+        """An alarm when a new subject's UTS #39 skeleton is an existing principal's (flag only)."""
+        subject = principal.subject
+        try:
+            assert self.confusables is not None
+            lookalikes = self.confusables.observe(subject.issuer, subject.subject)
+            if not lookalikes:
+                return
+            event = AuditEvent(
+                action="authenticate", decision=Decision.ALARM, reason="identity.confusable",
+                principal=principal.summary(),
+                detail={"looks_like": [{"issuer": i, "subject": s} for i, s in lookalikes[:16]]},
+            )
+            self._emit(event)
+            self.ledger.record([event])
+            self._after_events()
+        except Exception as exc:  # a flag is advice: it never turns a verified call into a refusal
+            self._log.error("confusable_check_failed", error=type(exc).__name__)
 
     def _principal(self, identity: object, op: Operation) -> Principal:
         if not isinstance(identity, Identity):

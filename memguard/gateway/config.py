@@ -131,6 +131,9 @@ class IdentitySection(_Section):
     #: (``Workload-Identity-Token``); default ``{resource}/workload``. Never the resource itself
     #: nor a token-endpoint audience (memguard/tokens/uses.py).
     presenter_audience: str | None = Field(default=None, min_length=1, max_length=2048)
+    #: Record an ``alarm`` when a new subject's UTS #39 skeleton is an existing principal's
+    #: (needs the `confusables` extra; memguard/tokens/confusables.py).
+    flag_confusables: bool = False
 
 
 class StsClient(_Section):

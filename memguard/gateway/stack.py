@@ -31,6 +31,7 @@ from memguard.scope import Condition, ScopeResolver
 from memguard.stores.base import Hit, MemoryStore, StoredPoint
 from memguard.stores.qdrant import QdrantStore
 from memguard.tokens.config import DelegationGrant, IdentityConfig, load_identity_config
+from memguard.tokens.confusables import ConfusableWatch
 from memguard.tokens.replay_sql import SqlReplayCache
 from memguard.tokens.rfc7517 import parse_jwks
 from memguard.tokens.rfc7523 import MemoryReplayCache, RegisteredClient, ReplayCache
@@ -415,6 +416,8 @@ def _open(
     store = LazyStore(_store_factory(config), config.store.dimension)
     guard = MemoryGuard(store=store, ledger=ledger, verifier=verifier, scope=scope, clock=clock,
                         recover_on_start=False)
+    if config.identity.flag_confusables:
+        guard.kernel.confusables = ConfusableWatch(ledger.owners())
     if sts is not None:
         report = migrate_exchanged_owners(
             guard, token_service=sts.issuer, subject_issuers=sorted(sts.attests),

@@ -496,6 +496,12 @@ class Ledger:
             ).scalar_one_or_none()
         return int(value) if value is not None else 1
 
+    def owners(self) -> list[tuple[str, str]]:
+        """Every ``(owner issuer, owner subject)`` the ledger holds facts of."""
+        with self._tx() as conn:
+            rows = conn.execute(select(_PROV.c.owner_iss, _PROV.c.owner_sub).distinct()).all()
+        return [(str(r[0]), str(r[1])) for r in rows]
+
     def committed_owned_by(self, issuer: str) -> list[LedgerRecord]:
         """The committed versions of facts whose owner's issuer is ``issuer``, in fact-id order."""
         with self._tx() as conn:
