@@ -1,9 +1,10 @@
 """Which deny events one request produced, so that its edge writes exactly one per refusal.
 
 The gateway opens a :class:`RequestAudit` for every HTTP request (``memguard/gateway/refusals.py``)
-and makes it current with :func:`collecting`; whatever refuses the request inside (the kernel's
-operations, the gateway's own checks, the token service) notes its deny event with
-:func:`note_deny`, and authentication notes the verified principal with :func:`note_principal`.
+and makes it current with :func:`collecting`. Every deny event the ledger records during the
+request is noted there (:meth:`memguard.ledger.Ledger.record` calls :func:`note_deny`), whoever
+refused -- the kernel's operations, the gateway's own checks, the token service, the console -- and
+authentication notes the verified principal with :func:`note_principal`.
 When the response is a refusal and nothing was noted, the edge records the one deny event itself
 (``413``, ``415``, ``422``, ``429``, malformed headers, ...). Outside a request this is a no-op.
 

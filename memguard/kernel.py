@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from memguard.denials import note_deny, note_principal, request_credentials
+from memguard.denials import note_principal, request_credentials
 from memguard.errors import (
     AccessDenied,
     FactNotFound,
@@ -639,7 +639,6 @@ class Kernel:
     def _deny(self, op: Operation, exc: MemguardError) -> None:
         credentials = {k: v for k, v in request_credentials().items() if k not in op.detail}
         event = self._event(op, Decision.DENY, exc.code, message=str(exc), **credentials)
-        note_deny(event.event_id)  # the request's edge records no second event
         self._emit(event)
         try:
             self.ledger.record([event])

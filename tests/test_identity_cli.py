@@ -116,17 +116,17 @@ def test_exchange_and_presenter_binding(tmp_path: Path) -> None:
 def test_cli_refuses_unsafe_identifiers(tmp_path: Path) -> None:
     for subject in ("\uff41lice", "ali\u200bce", "al\u202eice"):
         out = run("mint-user", subject, "--state-dir", str(tmp_path))
-        assert out.returncode == 2 and "identity.bad_identifier" not in out.stdout
+        assert out.returncode != 0 and not out.stdout  # refused: no token printed
         assert "forbidden character" in out.stderr or "NFKC" in out.stderr
     bad = run("verify", "x.y.z", "--state-dir", str(tmp_path), "--json")
-    assert bad.returncode == 2 and json.loads(bad.stdout)["code"] == "identity.malformed"
+    assert bad.returncode != 0 and json.loads(bad.stdout)["code"] == "identity.malformed"
 
 
 def test_keygen_and_exchange_derive_the_kid(tmp_path: Path) -> None:
     key = tmp_path / "planner.pem"
     jwks = json.loads(run("keygen", str(key)).stdout)
     assert oct(key.stat().st_mode)[-3:] == "600"
-    assert run("keygen", str(key)).returncode == 1  # never overwrites a key
+    assert run("keygen", str(key)).returncode != 0  # never overwrites a key
     sts = SecurityTokenService(tmp_path / "sts", clients=[RegisteredClient(PLANNER, jwks)],
                                delegation=[DelegationGrant(actor=PLANNER, on_behalf_of="user",
                                                            scopes=("memory:read",))])

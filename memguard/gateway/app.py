@@ -37,7 +37,7 @@ from pydantic import ValidationError
 from starlette.routing import Route
 
 from memguard.aio import AsyncMemoryGuard
-from memguard.denials import note_deny, request_credentials
+from memguard.denials import request_credentials
 from memguard.errors import AccessDenied, InvalidRequest, MemguardError
 from memguard.events import AuditEvent, Decision
 from memguard.gateway.auth import WORKLOAD_HEADER, BearerOnlyMiddleware, bearer_token
@@ -200,7 +200,6 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
         event = AuditEvent(action=action, decision=Decision.DENY, reason=reason,
                            principal=identity.principal.summary(),
                            detail={**request_credentials(), **detail})
-        note_deny(event.event_id)
         try:
             await asyncio.to_thread(stack.guard.ledger.record, [event])
         except MemguardError:

@@ -18,9 +18,8 @@ from typing import Any
 from sqlalchemy import text
 
 from memguard.aio import AsyncMemoryGuard
-from memguard.denials import note_deny
 from memguard.errors import ConfigurationError, MemguardError, StoreError
-from memguard.events import AuditEvent, Decision
+from memguard.events import AuditEvent
 from memguard.gateway.config import GatewayConfig
 from memguard.guard import MemoryGuard
 from memguard.ledger import Ledger
@@ -402,9 +401,7 @@ def _open(
                   else MemoryReplayCache())
 
     def sink(event: AuditEvent) -> None:
-        if event.decision is Decision.DENY:
-            note_deny(event.event_id)  # the edge records no second event for this request
-        ledger.record([event])
+        ledger.record([event])  # a deny event is noted for the request's edge (denials.py)
 
     sts, identity = gateway_identity(config, replay=replay, sink=sink, clock=clock)
     verifier = IdentityVerifier(identity, clock=clock)

@@ -34,8 +34,9 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import SQLModel
 
+from memguard.denials import note_deny
 from memguard.errors import ConfigurationError, LedgerError
-from memguard.events import AuditEvent
+from memguard.events import AuditEvent, Decision
 from memguard.ledger.auditlog import AuditLog
 from memguard.ledger.checkpoint import CheckpointSigner
 from memguard.ledger.lineage import Lineage
@@ -324,6 +325,9 @@ class Ledger:
                             for r in turn_reads
                         ],
                     )
+        for ev in events:  # the request's edge records no second event for it (denials.py)
+            if ev.decision is Decision.DENY:
+                note_deny(ev.event_id)
 
     def _insert_ignore(self, conn: Connection, table: Any, rows: list[dict[str, Any]]) -> None:
         """Insert rows, skipping those whose primary key is already there."""
