@@ -8,7 +8,7 @@ Cases (all EdDSA / Ed25519, PyJWT + cryptography, real keys):
 - JWKS URL, warm: keys fetched once from the STS on 127.0.0.1, then cached;
 - JWKS URL, cold: a fresh source per token, so every verification fetches the JWKS over HTTP;
 - presented: a delegated token plus the presenter's workload credential (two signatures);
-- LocalVerifier: the embedded default, for comparison;
+- LocalVerifier: the embedded default (IdentityVerifier with a static key set), for comparison;
 - guarded read: ``MemoryGuard.search`` (k=10, 1000 facts, InMemoryStore, SQLite ledger) with an
   identity already verified; share = verify / (verify + read).
 Prints a markdown table of medians over repeats.
@@ -50,7 +50,7 @@ def config(sts: SecurityTokenService, base: str | None) -> IdentityConfig:
         "version": 1,
         "access_tokens": {"audience": "memguard", "issuers": [
             {"issuer": ISSUER, "algorithms": ["EdDSA"], **keys}]},
-        "workload_credentials": {"audience": "memguard", "trust_domains": [
+        "workload_credentials": {"audience": sts.presenter_audience, "trust_domains": [
             {"trust_domain": "memguard.local", "algorithms": ["EdDSA"], "jwks": sts.workload_jwks()}]},
         "delegation": [DelegationGrant(actor=PLANNER, on_behalf_of="user",
                                        scopes=("memory:read",)).model_dump(mode="json")],
@@ -79,8 +79,9 @@ def main() -> None:
                          per_call_us(lambda: IdentityVerifier(cold_cfg).verify(user), max(n // 20, 20), 3)))
         # a delegated token + the presenter's credential (made directly, no HTTP needed)
         now = int(time.time())
-        delegated = sts.access_keys.sign({
+        delegated = sts.access_keys.sign({  # what the token service issues: with sub_id (RFC 9493)
             "iss": ISSUER, "sub": "alice", "aud": "memguard", "iat": now, "exp": now + 600,
+            "sub_id": {"format": "iss_sub", "iss": ISSUER, "sub": "alice"},
             "jti": "j1", "client_id": PLANNER, "scope": "memory:read",
             "act": {"sub": PLANNER, "iss": "spiffe://memguard.local"}}, "at+jwt")
         svid = sts.issue_workload_credential(PLANNER)

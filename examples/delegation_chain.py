@@ -115,7 +115,7 @@ def world(state: Path) -> Iterator[World]:
             "access_tokens": {"audience": "memguard", "issuers": [
                 {"issuer": ISSUER, "algorithms": ["EdDSA"],
                  "jwks_url": f"{base}/.well-known/jwks.json"}]},
-            "workload_credentials": {"audience": "memguard", "trust_domains": [
+            "workload_credentials": {"audience": sts.presenter_audience, "trust_domains": [
                 {"trust_domain": "memguard.local", "algorithms": ["EdDSA"],
                  "jwks_url": f"{base}/.well-known/workload-jwks.json"}]},
             "delegation": [g.model_dump(mode="json") for g in grants],
@@ -144,13 +144,13 @@ def run(state: Path) -> dict[str, object]:
         planner_client = w.planner.client(endpoint)
         planner_token = planner_client.exchange(
             user_token, audience="memguard", scope=" ".join(USER_SCOPES)).access_token
-        actor_token = sts.issue_workload_credential(BROWSER, audience=ISSUER)
+        actor_token = sts.issue_workload_credential(BROWSER, use="actor")  # for the token endpoint
         browser_token = planner_client.exchange(
             planner_token, audience="memguard", scope="read:web write:web",
             actor_token=actor_token).access_token
         planner_client.close()
 
-        browser_svid = sts.issue_workload_credential(BROWSER)
+        browser_svid = sts.issue_workload_credential(BROWSER)  # presenter credential for memguard
         browser = guard.authenticate(browser_token, workload_credential=browser_svid)
         prov = guard.write(browser, "ACME's status page says: all systems operational.",
                            namespace="web", source=Source(kind=SourceKind.WEB,

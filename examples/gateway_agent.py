@@ -65,7 +65,7 @@ def run(state: Path) -> dict[str, object]:
             planner = TokenExchangeClient(f"{base}/token", PLANNER, _pem(keys[PLANNER]),
                                           kid=public_jwk(keys[PLANNER])["kid"])
             planner_token = planner.exchange(alice, audience=resource, scope=SCOPE).access_token
-            actor = sts.issue_workload_credential(BROWSER, audience=sts.issuer)
+            actor = sts.issue_workload_credential(BROWSER, use="actor")
             browser_token = planner.exchange(planner_token, audience=resource, scope=SCOPE,
                                              actor_token=actor).access_token
             planner.close()

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from memguard.ledger import FactState, Ledger
     from memguard.ledger.auditlog import AuditLog, InclusionProof, VerifyReport
     from memguard.ledger.checkpoint import CheckpointSigner, CheckpointVerifier
-    from memguard.localtokens import LocalTokenService, LocalVerifier
+    from memguard.tokens.local import LocalTokenService, LocalVerifier
     from memguard.logging import configure_json_logging
     from memguard.policy import (
         PolicyDecision,

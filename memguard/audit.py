@@ -212,6 +212,7 @@ def audit_fact(
             "decision": ev.decision.value,
             "reason": ev.reason,
             "subject": (ev.principal or {}).get("subject"),
+            "issuer": (ev.principal or {}).get("issuer"),
             "actors": (ev.principal or {}).get("actors", []),
             "purpose": ev.purpose,
             "digest_ok": ev.digest == stored_digest,
@@ -352,7 +353,8 @@ def render_text(report: dict[str, Any]) -> str:
         )
     lines.append(f"  reads         {len(report['reads'])}")
     for r in report["reads"]:
-        who = " -> ".join([r["subject"] or "?", *r["actors"]])
+        subject = f"{r['subject']} @ {r['issuer']}" if r.get("issuer") else (r["subject"] or "?")
+        who = " -> ".join([subject, *r["actors"]])
         lines.append(
             f"    #{r['seq']} {r['ts']} {r['action']} {r['decision']} by {who} ({r['purpose']})"
         )

@@ -20,8 +20,8 @@ from pathlib import Path
 from memguard.guard import MemoryGuard
 from memguard.ledger import Ledger
 from memguard.ledger.checkpoint import CheckpointSigner
-from memguard.localtokens import LocalTokenService
 from memguard.scope import ScopeResolver
+from memguard.tokens.local import LocalTokenService
 
 __all__ = ["DEFAULT_STATE_DIR", "EmbeddedStack", "open_embedded"]
 

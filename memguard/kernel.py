@@ -28,10 +28,11 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from memguard.denials import note_principal, request_credentials
 from memguard.errors import (
     AccessDenied,
     FactNotFound,
@@ -64,7 +65,11 @@ from memguard.scope import (
     ScopeResolver,
     index_fields,
 )
+from memguard.tokens.confusables import ConfusableWatch
 from memguard.trust import TrustLevel, TrustPolicy
+
+if TYPE_CHECKING:
+    from memguard.tokens.confusables import ConfusableWatch
 
 __all__ = ["Kernel", "Operation", "StampRequest", "VerifiedFact"]
 
@@ -500,6 +505,8 @@ class Kernel:
         self._revocations = _RevocationCache()
         self._revocation_lock = threading.Lock()
         self._log = get_logger()
+        #: optional: flags principals that look like existing ones (memguard/tokens/confusables.py)
+        self.confusables: ConfusableWatch | None = None
         #: called after events were appended: the audit log's group commit (integrate the queued
         #: events into the Merkle tree when a batch is due, sign a checkpoint when one is due)
         log = getattr(ledger, "log", None)
@@ -529,7 +536,29 @@ class Kernel:
             op.principal = identity.principal
             self._check_not_barred(op)
             op.finished = True  # a successful authentication is not an event of its own
+        note_principal(identity.principal.summary())  # a later refusal of this request names it
+        if self.confusables is not None:
+            self._flag_confusable(identity.principal)
         return identity
+
+    def _flag_confusable(self, principal: Principal) -> None:
+        """An alarm when a new subject's UTS #39 skeleton is an existing principal's (flag only)."""
+        subject = principal.subject
+        try:
+            assert self.confusables is not None
+            lookalikes = self.confusables.observe(subject.issuer, subject.subject)
+            if not lookalikes:
+                return
+            event = AuditEvent(
+                action="authenticate", decision=Decision.ALARM, reason="identity.confusable",
+                principal=principal.summary(),
+                detail={"looks_like": [{"issuer": i, "subject": s} for i, s in lookalikes[:16]]},
+            )
+            self._emit(event)
+            self.ledger.record([event])
+            self._after_events()
+        except Exception as exc:  # a flag is advice: it never turns a verified call into a refusal
+            self._log.error("confusable_check_failed", error=type(exc).__name__)
 
     def _principal(self, identity: object, op: Operation) -> Principal:
         if not isinstance(identity, Identity):
@@ -613,7 +642,8 @@ class Kernel:
         return event
 
     def _deny(self, op: Operation, exc: MemguardError) -> None:
-        event = self._event(op, Decision.DENY, exc.code, message=str(exc))
+        credentials = {k: v for k, v in request_credentials().items() if k not in op.detail}
+        event = self._event(op, Decision.DENY, exc.code, message=str(exc), **credentials)
         self._emit(event)
         try:
             self.ledger.record([event])
@@ -635,6 +665,7 @@ class Kernel:
                 fact_ids=list(event.fact_ids)[:64],
                 trace_id=event.trace_id,
                 subject=principal.get("subject"),
+                issuer=principal.get("issuer"),
                 actors=principal.get("actors"),
                 jti=principal.get("jti"),
                 policy_digest=event.policy_digest,

@@ -57,7 +57,7 @@ class Gateway:
         client = self.exchange_client(self.planner)
         try:
             planner = client.exchange(user, audience=self.resource, scope=scope).access_token
-            actor = self.svid(BROWSER, audience=self.sts.issuer)
+            actor = self.svid(BROWSER, use="actor")
             browser = client.exchange(planner, audience=self.resource, scope=scope,
                                       actor_token=actor).access_token
         finally:

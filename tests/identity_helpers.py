@@ -24,6 +24,8 @@ from memguard.tokens.sts import public_jwk
 
 ISSUER = "https://sts.memguard.local"
 AUDIENCE = "memguard"
+PRESENTER_AUDIENCE = "memguard/workload"
+TOKEN_ENDPOINT = f"{ISSUER}/token"
 SCOPES = ("memory:read", "memory:write")
 GRANTS = (
     DelegationGrant(actor=PLANNER, on_behalf_of="user", scopes=SCOPES),
@@ -88,7 +90,7 @@ class Env:
             "version": 1,
             "access_tokens": {"audience": AUDIENCE, "issuers": [
                 {"issuer": ISSUER, "algorithms": ["EdDSA"], "jwks": self.sts.jwks()}]},
-            "workload_credentials": {"audience": AUDIENCE, "trust_domains": [
+            "workload_credentials": {"audience": PRESENTER_AUDIENCE, "trust_domains": [
                 {"trust_domain": "memguard.local", "algorithms": ["EdDSA"],
                  "jwks": self.sts.workload_jwks()}]},
             "delegation": [g.model_dump(mode="json") for g in GRANTS],
@@ -129,7 +131,7 @@ class Env:
         return str(out["access_token"])
 
     def browser_token(self, scope: str = "memory:read") -> str:
-        actor = self.sts.issue_workload_credential(BROWSER, audience=ISSUER)
+        actor = self.sts.issue_workload_credential(BROWSER, use="actor")
         out = self.sts.token_request(self.form(
             self.planner, self.planner_token(), scope=scope, actor_token=actor,
             actor_token_type="urn:ietf:params:oauth:token-type:jwt"))
@@ -171,3 +173,70 @@ def assert_refused(
     if isinstance(token, str) and token:
         assert token not in new[0].canonical().decode("utf-8")
     assert store.calls == calls
+
+
+# -- two issuers, one token service (issue 12) -------------------------------------------------------
+
+LOGIN_A = "https://login-a.example"
+LOGIN_B = "https://login-b.example"
+USER_SCOPES = (*SCOPES, "memory:endorse", "memory:revoke")
+
+
+@dataclass
+class TwoIssuers:
+    """Two identity providers whose users share ``sub`` values, and one token service that
+    exchanges either's tokens for the planner agent (it attests both, RFC 9493 ``sub_id``)."""
+
+    clock: Clock
+    idps: dict[str, SecurityTokenService]
+    sts: SecurityTokenService
+    planner: Client
+
+    def config(self) -> IdentityConfig:
+        return IdentityConfig.from_mapping({
+            "version": 1,
+            "access_tokens": {"audience": AUDIENCE, "issuers": [
+                *({"issuer": i.issuer, "algorithms": ["EdDSA"], "jwks": i.jwks()}
+                  for i in self.idps.values()),
+                {"issuer": ISSUER, "algorithms": ["EdDSA"], "jwks": self.sts.jwks(),
+                 "attests": sorted(self.idps)}]},
+            "workload_credentials": {"audience": PRESENTER_AUDIENCE, "trust_domains": [
+                {"trust_domain": "memguard.local", "algorithms": ["EdDSA"],
+                 "jwks": self.sts.workload_jwks()}]},
+            "delegation": [g.model_dump(mode="json") for g in GRANTS],
+        })
+
+    def verifier(self) -> IdentityVerifier:
+        return IdentityVerifier(self.config(), clock=self.clock)
+
+    def user_token(self, issuer: str, subject: str = "alice") -> str:
+        return self.idps[issuer].issue_user_token(subject, scopes=USER_SCOPES, audience=AUDIENCE)
+
+    def agent_token(self, issuer: str, subject: str = "alice") -> str:
+        """The planner's token for ``subject`` of ``issuer``, exchanged at the token service."""
+        form = {
+            "grant_type": ["urn:ietf:params:oauth:grant-type:token-exchange"],
+            "client_assertion_type": ["urn:ietf:params:oauth:client-assertion-type:jwt-bearer"],
+            "client_assertion": [self.planner.assertion(ISSUER, int(self.clock()))],
+            "subject_token": [self.user_token(issuer, subject)],
+            "subject_token_type": ["urn:ietf:params:oauth:token-type:access_token"],
+            "audience": [AUDIENCE], "scope": [" ".join(SCOPES)],
+        }
+        return str(self.sts.token_request(form)["access_token"])
+
+    def presenter(self) -> str:
+        return self.sts.issue_workload_credential(PLANNER)
+
+
+def two_issuers(tmp: Path, clock: Clock) -> TwoIssuers:
+    from memguard.tokens.rfc9068 import TrustedIssuer
+
+    planner = make_client(PLANNER)
+    idps = {iss: SecurityTokenService(tmp / f"idp-{n}", issuer=iss, clock=clock)
+            for n, iss in enumerate((LOGIN_A, LOGIN_B))}
+    sts = SecurityTokenService(
+        tmp / "sts", issuer=ISSUER, clients=[planner.registered()], delegation=GRANTS, clock=clock,
+        extra_issuers={i.issuer: TrustedIssuer(i.issuer, frozenset({"EdDSA"}), i.access_keys)
+                       for i in idps.values()},
+    )
+    return TwoIssuers(clock, idps, sts, planner)

@@ -39,7 +39,7 @@ def chain(gw: Gateway, subject: str = "alice", scope: str = " ".join(ALL)) -> di
     client = gw.exchange_client(gw.planner)
     try:
         planner = client.exchange(user, audience=gw.resource, scope=scope).access_token
-        actor = gw.svid(BROWSER, audience=gw.sts.issuer)
+        actor = gw.svid(BROWSER, use="actor")
         browser = client.exchange(planner, audience=gw.resource, scope=scope,
                                   actor_token=actor).access_token
     finally:

@@ -221,7 +221,7 @@ def test_two_gateways_on_one_postgres_share_single_use_checks(
         try:
             with serve_in_thread(stack_b, mcp=False) as base_b:
                 now = int(__import__("time").time())
-                assertion = one.planner.assertion(one.sts.issuer, now, jti=f"j-{uuid.uuid4()}")
+                assertion = one.planner.assertion(one.sts.token_audience, now, jti=f"j-{uuid.uuid4()}")
                 form = {
                     "grant_type": "urn:ietf:params:oauth:grant-type:token-exchange",
                     "client_assertion_type":

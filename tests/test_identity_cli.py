@@ -13,6 +13,7 @@ from identity_helpers import make_client
 
 from memguard.tokens import SecurityTokenService
 from memguard.tokens.config import DelegationGrant
+from memguard.tokens.rfc7523 import RegisteredClient
 from memguard.tokens.server import create_app, serve_local
 
 
@@ -100,7 +101,7 @@ def test_exchange_and_presenter_binding(tmp_path: Path) -> None:
         "version": 1,
         "access_tokens": {"audience": "memguard", "issuers": [{
             "issuer": sts.issuer, "jwks": json.loads(run("jwks", "--state-dir", str(state)).stdout)}]},
-        "workload_credentials": {"audience": "memguard", "trust_domains": [{
+        "workload_credentials": {"audience": sts.presenter_audience, "trust_domains": [{
             "trust_domain": "memguard.local",
             "jwks": json.loads(run("jwks", "--workload", "--state-dir", str(state)).stdout)}]},
         "delegation": [{"actor": PLANNER, "on_behalf_of": "user", "scopes": ["memory:read"]}],
@@ -111,3 +112,28 @@ def test_exchange_and_presenter_binding(tmp_path: Path) -> None:
     assert unbound.returncode == 5 and "identity.unbound" in unbound.stdout
     wrong = run("verify", delegated, "--workload-credential", other, "--config", str(cfg))
     assert wrong.returncode == 5 and "identity.presenter_mismatch" in wrong.stdout
+
+
+def test_cli_refuses_unsafe_identifiers(tmp_path: Path) -> None:
+    for subject in ("\uff41lice", "ali\u200bce", "al\u202eice"):
+        out = run("mint-user", subject, "--state-dir", str(tmp_path))
+        assert out.returncode != 0 and not out.stdout  # refused: no token printed
+        assert "forbidden character" in out.stderr or "NFKC" in out.stderr
+    bad = run("verify", "x.y.z", "--state-dir", str(tmp_path), "--json")
+    assert bad.returncode != 0 and json.loads(bad.stdout)["code"] == "identity.malformed"
+
+
+def test_keygen_and_exchange_derive_the_kid(tmp_path: Path) -> None:
+    key = tmp_path / "planner.pem"
+    jwks = json.loads(run("keygen", str(key)).stdout)
+    assert oct(key.stat().st_mode)[-3:] == "600"
+    assert run("keygen", str(key)).returncode != 0  # never overwrites a key
+    sts = SecurityTokenService(tmp_path / "sts", clients=[RegisteredClient(PLANNER, jwks)],
+                               delegation=[DelegationGrant(actor=PLANNER, on_behalf_of="user",
+                                                           scopes=("memory:read",))])
+    user = sts.issue_user_token("alice", scopes=("memory:read",))
+    with serve_local(create_app(sts)) as base:
+        sts.set_token_endpoint(f"{base}/token")
+        out = run("exchange", user, "--token-endpoint", f"{base}/token", "--client-id", PLANNER,
+                  "--client-key", str(key), "--audience", "memguard", "--scope", "memory:read")
+        assert out.returncode == 0, out.stderr

@@ -35,7 +35,7 @@ def test_chain_recorded_in_ledger_and_scope_enforced(tmp_path: Path) -> None:
         planner_token = client.exchange(user, audience="memguard",
                                         scope="read:web write:web").access_token
         # widening at the second hop is refused by the STS, not narrowed
-        actor = w.sts.issue_workload_credential(example.BROWSER, audience=example.ISSUER)
+        actor = w.sts.issue_workload_credential(example.BROWSER, use="actor")
         with pytest.raises(TokenExchangeError) as info:
             client.exchange(planner_token, audience="memguard", scope="read:notes", actor_token=actor)
         assert info.value.error == "invalid_scope"

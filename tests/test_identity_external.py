@@ -19,7 +19,17 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from helpers import BROWSER, PLANNER, Clock
-from identity_helpers import AUDIENCE, ISSUER, Env, assert_refused, b64, dumps, make_env
+from identity_helpers import (
+    AUDIENCE,
+    ISSUER,
+    PRESENTER_AUDIENCE,
+    TOKEN_ENDPOINT,
+    Env,
+    assert_refused,
+    b64,
+    dumps,
+    make_env,
+)
 
 from memguard import IdentityError, Source, SourceKind, Turn
 from memguard.tokens import IdentityVerifier
@@ -156,14 +166,14 @@ CASES: list[tuple[str, Callable[[Forge], str], str]] = [
     ("refresh-token", lambda f: f.token(f.header(typ="rt+jwt")), "identity.bad_type"),
     ("workload-credential", lambda f: f.env.svid(PLANNER), "identity.bad_type"),
     ("sub-missing", lambda f: f.token(sub=DROP), "identity.bad_claims"),
-    ("sub-empty", lambda f: f.token(sub=""), "identity.bad_claims"),
-    ("sub-number", lambda f: f.token(sub=42), "identity.bad_claims"),
+    ("sub-empty", lambda f: f.token(sub=""), "identity.bad_identifier"),
+    ("sub-number", lambda f: f.token(sub=42), "identity.bad_identifier"),
     ("client-id-missing", lambda f: f.token(client_id=DROP), "identity.bad_claims"),
     ("jti-missing", lambda f: f.token(jti=DROP), "identity.bad_claims"),
-    ("sub-zero-width", lambda f: f.token(sub="ali\u200bce"), "identity.bad_claims"),
-    ("sub-bidi", lambda f: f.token(sub="ali\u202ece"), "identity.bad_claims"),
-    ("sub-control", lambda f: f.token(sub="ali\x00ce"), "identity.bad_claims"),
-    ("sub-non-nfc", _non_nfc, "identity.bad_claims"),
+    ("sub-zero-width", lambda f: f.token(sub="ali\u200bce"), "identity.bad_identifier"),
+    ("sub-bidi", lambda f: f.token(sub="ali\u202ece"), "identity.bad_identifier"),
+    ("sub-control", lambda f: f.token(sub="ali\x00ce"), "identity.bad_identifier"),
+    ("sub-non-nfc", _non_nfc, "identity.bad_identifier"),
     ("payload-not-utf8", lambda f: f.sign_raw(dumps(f.header()), b'{"sub":"\xff"}'), "identity.malformed"),
     ("payload-bom", lambda f: f.sign_raw(dumps(f.header()), b"\xef\xbb\xbf" + dumps(f.claims())),
      "identity.malformed"),
@@ -259,8 +269,10 @@ def test_hop_without_delegation_grant_is_refused(env: Env, forge: Forge) -> None
 def _svid(env: Env, **over: Any) -> str:
     kid = env.sts.workload_keys.active_kid
     now = int(env.clock())
-    claims = {"iss": ISSUER, "sub": BROWSER, "aud": AUDIENCE, "iat": now, "exp": now + 300, **over}
-    head = {"alg": "EdDSA", "typ": "wit+jwt", "kid": kid}
+    typ = over.pop("typ", "wit+jwt")
+    claims = {"iss": ISSUER, "sub": BROWSER, "aud": PRESENTER_AUDIENCE, "iat": now, "exp": now + 300,
+              **over}
+    head = {"alg": "EdDSA", "typ": typ, "kid": kid}
     return jwt.encode({k: v for k, v in claims.items() if v is not DROP},
                       env.sts.workload_keys._keys[kid], algorithm="EdDSA", headers=head)
 
@@ -271,6 +283,10 @@ SVID_CASES: list[tuple[str, dict[str, Any], str]] = [
     ("exp-missing", {"exp": DROP}, "identity.bad_claims"),
     ("multiple-aud", {"aud": [AUDIENCE, "x"]}, "identity.bad_audience"),
     ("wrong-aud", {"aud": ISSUER}, "identity.bad_audience"),
+    ("access-token-aud", {"aud": AUDIENCE}, "identity.bad_audience"),
+    ("token-endpoint-aud", {"aud": TOKEN_ENDPOINT}, "identity.bad_audience"),
+    ("actor-token-typ", {"typ": "actor+jwt"}, "identity.bad_type"),
+    ("client-assertion-typ", {"typ": "JWT"}, "identity.bad_type"),
     ("uppercase-domain", {"sub": "spiffe://Memguard.local/agent/browser"}, "identity.bad_svid"),
     ("trailing-slash", {"sub": BROWSER + "/"}, "identity.bad_svid"),
     ("dot-dot", {"sub": "spiffe://memguard.local/agent/../admin"}, "identity.bad_svid"),
@@ -293,12 +309,13 @@ def test_access_token_as_workload_credential_is_refused(env: Env) -> None:
     assert_refused(env.guard(), token, "identity.bad_type", workload_credential=token)
 
 
-def test_legacy_verifier_cannot_bind(tmp_path: Path, env: Env) -> None:
+def test_embedded_verifier_trusts_no_workload_credentials(tmp_path: Path, env: Env) -> None:
     from memguard import LocalTokenService
 
     local = LocalTokenService(tmp_path / "local", clock=env.clock)
     guard = env.guard(local.verifier())
-    assert_refused(guard, local.issue("alice"), "identity.unbound", workload_credential=env.svid(BROWSER))
+    assert_refused(guard, local.issue("alice"), "identity.bad_issuer",
+                   workload_credential=env.svid(BROWSER))
 
 
 def test_verifier_bug_fails_closed(env: Env) -> None:

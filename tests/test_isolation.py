@@ -19,6 +19,7 @@ from memguard import (
     Actor,
     FactNotFound,
     FactState,
+    IdentityError,
     Ledger,
     LocalTokenService,
     MemoryGuard,
@@ -262,7 +263,16 @@ def test_derived_from_bobs_fact_is_not_found(world: World) -> None:
     assert rows_after == rows_before
 
 
-@pytest.mark.parametrize("lookalike", ["alice ", "Alice", "alice\u00a0", "\uff41lice"], ids=repr)
+@pytest.mark.parametrize("lookalike", ["alice\u00a0", "\uff41lice", "al\u200bice"], ids=repr)
+def test_lookalike_subject_that_changes_under_nfkc_is_refused(
+    api: Any, tokens: LocalTokenService, lookalike: str
+) -> None:
+    with pytest.raises(IdentityError) as info:
+        api.authenticate(tokens.issue(lookalike))
+    assert info.value.code == "identity.bad_identifier"
+
+
+@pytest.mark.parametrize("lookalike", ["alice ", "Alice", "\u0430lice"], ids=repr)
 def test_lookalike_subject_is_another_owner(
     api: Any, tokens: LocalTokenService, lookalike: str
 ) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from helpers import BROWSER, Clock
-from identity_helpers import AUDIENCE, ISSUER, Env, assert_refused, make_env
+from identity_helpers import AUDIENCE, ISSUER, PRESENTER_AUDIENCE, Env, assert_refused, make_env
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
@@ -188,7 +188,7 @@ def test_bad_jwks_documents(served: tuple[Env, JwksServer], setup: str) -> None:
 def test_workload_keys_from_url(served: tuple[Env, JwksServer]) -> None:
     env, server = served
     server.document = env.sts.workload_jwks()
-    cfg = env.config(workload_credentials={"audience": AUDIENCE, "trust_domains": [{
+    cfg = env.config(workload_credentials={"audience": PRESENTER_AUDIENCE, "trust_domains": [{
         "trust_domain": "memguard.local", "algorithms": ["EdDSA"],
         "jwks_url": f"{server.base}/jwks.json"}]})
     guard = env.guard(IdentityVerifier(cfg, clock=env.clock))

@@ -79,7 +79,7 @@ def test_unauthenticated_client(env: Env) -> None:
         ({"sub": "someone-else"}, "identity.bad_client"),
         ({"exp": 1_800_000_000 + 3000}, "identity.bad_claims"),
         ({"exp": 1_799_999_000, "iat": 1_799_998_990}, "identity.expired"),
-        ({"jti": None}, "identity.bad_claims"),
+        ({"jti": None}, "identity.bad_identifier"),
         ({"exp": "1800000060"}, "identity.bad_claims"),
     ],
 )
@@ -141,7 +141,7 @@ def test_may_act_alone_authorizes_a_hop(tmp_path: Path) -> None:
     from memguard.tokens.rfc7517 import StaticKeySource
 
     env.sts.clients._keys[CODER] = StaticKeySource(coder.registered().jwks, frozenset({"ES256"}))
-    refused(env, env.form(coder, env.user_token()), "invalid_grant", "may_act / grant")
+    refused(env, env.form(coder, env.user_token()), "invalid_grant", "not granted")
     out = env.sts.token_request(env.form(coder, env.user_token(may_act={"sub": CODER})))
     assert claims(out["access_token"])["act"]["sub"] == CODER
 
@@ -154,7 +154,7 @@ def test_scope_widening_is_refused_not_narrowed(env: Env) -> None:
     refused(env, env.form(env.planner, env.user_token(), scope="memory:read  x"), "invalid_scope")
     # second hop: the planner's token carries memory:read only; the browser may not get write
     planner = env.planner_token(scope="memory:read")
-    actor = env.svid(BROWSER, audience=ISSUER)
+    actor = env.svid(BROWSER, use="actor")
     refused(env, env.form(env.planner, planner, scope="memory:write", actor_token=actor,
                           actor_token_type=JWT_TYPE), "invalid_scope")
 
@@ -166,7 +166,7 @@ def test_lifetime_is_never_extended(env: Env) -> None:
     out = env.sts.token_request(env.form(env.planner, user))
     assert claims(out["access_token"])["exp"] == user_exp
     assert out["expires_in"] == 100
-    actor = env.svid(BROWSER, audience=ISSUER, ttl=30)
+    actor = env.svid(BROWSER, use="actor", ttl=30)
     second = env.sts.token_request(env.form(env.planner, out["access_token"], actor_token=actor,
                                             actor_token_type=JWT_TYPE))
     assert claims(second["access_token"])["exp"] == int(env.clock()) + 30
@@ -186,20 +186,24 @@ def test_redelegation_only_by_current_actor(env: Env) -> None:
     planner_token = env.planner_token()
     refused(env, env.form(env.browser, planner_token), "invalid_grant", "current actor")
     # first hop: the client cannot name another workload as the actor
-    refused(env, env.form(env.planner, env.user_token(), actor_token=env.svid(BROWSER, audience=ISSUER),
+    refused(env, env.form(env.planner, env.user_token(), actor_token=env.svid(BROWSER, use="actor"),
                           actor_token_type=JWT_TYPE), "invalid_grant", "first hop")
 
 
 def test_cycles_depth_and_actor_token_kind(tmp_path: Path) -> None:
     env = make_env(tmp_path, Clock(), max_depth=1)
     planner_token = env.planner_token()
-    refused(env, env.form(env.planner, planner_token, actor_token=env.svid(PLANNER, audience=ISSUER),
+    refused(env, env.form(env.planner, planner_token, actor_token=env.svid(PLANNER, use="actor"),
                           actor_token_type=JWT_TYPE), "invalid_grant", "cycle")
-    refused(env, env.form(env.planner, planner_token, actor_token=env.svid(BROWSER, audience=ISSUER),
+    refused(env, env.form(env.planner, planner_token, actor_token=env.svid(BROWSER, use="actor"),
                           actor_token_type=JWT_TYPE), "invalid_grant", "too deep")
     refused(env, env.form(env.planner, planner_token, actor_token=planner_token,
                           actor_token_type=JWT_TYPE), "invalid_grant", "actor_token identity.bad_type")
+    # a presenter credential is no actor token (its own typ), nor one with another audience
     refused(env, env.form(env.planner, planner_token, actor_token=env.svid(BROWSER),
+                          actor_token_type=JWT_TYPE), "invalid_grant", "actor_token identity.bad_type")
+    refused(env, env.form(env.planner, planner_token,
+                          actor_token=env.svid(BROWSER, use="actor", audience="https://other.example"),
                           actor_token_type=JWT_TYPE), "invalid_grant", "bad_audience")
 
 
@@ -237,17 +241,24 @@ def test_es256_sts(tmp_path: Path) -> None:
 
 
 def test_workload_credential_as_client_authentication(env: Env) -> None:
-    """A workload may authenticate with its JWT-SVID (audience = the STS), once per jti."""
+    """A workload may authenticate with a JWT-SVID made for that (typ JWT, audience = the token
+    endpoint), once per jti; its presenter credential or an actor token never authenticates it."""
     spiffe = "urn:ietf:params:oauth:client-assertion-type:jwt-spiffe"
-    svid = env.svid(PLANNER, audience=ISSUER)
+    svid = env.svid(PLANNER, use="client")
     form = env.form(env.planner, env.user_token(), client_assertion_type=spiffe, client_assertion=svid)
     out = env.sts.token_request(form)
     assert claims(out["access_token"])["client_id"] == PLANNER
     refused(env, form, "invalid_client", "identity.replayed")
     refused(env, env.form(env.planner, env.user_token(), client_assertion_type=spiffe,
-                          client_assertion=env.svid(PLANNER)), "invalid_client", "bad_audience")
+                          client_assertion=env.svid(PLANNER)), "invalid_client", "bad_type")
     refused(env, env.form(env.planner, env.user_token(), client_assertion_type=spiffe,
-                          client_assertion=env.svid(PLANNER, audience=ISSUER), client_id=BROWSER),
+                          client_assertion=env.svid(PLANNER, use="actor")), "invalid_client", "bad_type")
+    refused(env, env.form(env.planner, env.user_token(), client_assertion_type=spiffe,
+                          client_assertion=env.svid(PLANNER, use="client",
+                                                    audience="https://other.example")),
+            "invalid_client", "bad_audience")
+    refused(env, env.form(env.planner, env.user_token(), client_assertion_type=spiffe,
+                          client_assertion=env.svid(PLANNER, use="client"), client_id=BROWSER),
             "invalid_client", "bad_client")
     refused(env, env.form(env.planner, env.user_token(), client_assertion_type=spiffe,
                           client_assertion=env.user_token()), "invalid_client", "bad_type")
@@ -259,3 +270,60 @@ def test_client_assertion_without_iat(env: Env) -> None:
     bad = env.planner.assertion(ISSUER, int(env.clock()), iat=None, exp="soon", jti="no-iat-2")
     refused(env, env.form(env.planner, env.user_token(), client_assertion=bad), "invalid_client",
             "identity.bad_claims")
+
+
+# -- every hop it issues is checked against its grants, whoever asserted it (issue 12) ---------------
+
+
+def _external_env(tmp_path: Path, *grants: tuple[str, str]) -> tuple[Env, Any, Any]:
+    """An STS that exchanges tokens of an external issuer, with ``grants`` beyond the usual."""
+    from memguard.tokens import SecurityTokenService
+    from memguard.tokens.config import DelegationGrant
+    from memguard.tokens.rfc9068 import TrustedIssuer
+
+    clock = Clock()
+    idp = SecurityTokenService(tmp_path / "idp", issuer="https://login.example", clock=clock)
+    coder = make_client(CODER)
+    extra = tuple(DelegationGrant(actor=a, on_behalf_of=o, scopes=("memory:read",)) for a, o in grants)
+    env = make_env(tmp_path, clock, extra_issuers={
+        idp.issuer: TrustedIssuer(idp.issuer, frozenset({"EdDSA"}), idp.access_keys)})
+    env.sts.delegation = (*env.sts.delegation, *extra)
+    env.sts.clients.clients[CODER] = coder.registered()
+    from memguard.tokens.rfc7517 import StaticKeySource
+
+    env.sts.clients._keys[CODER] = StaticKeySource(coder.registered().jwks, frozenset({"ES256"}))
+    return env, idp, coder
+
+
+def _asserted_hop(idp: Any, actor: str) -> str:
+    now = int(idp._clock())
+    return str(idp.access_keys.sign({
+        "iss": idp.issuer, "sub": "alice", "aud": AUDIENCE, "iat": now, "exp": now + 600,
+        "jti": "ext-1", "client_id": actor, "scope": "memory:read",
+        "act": {"sub": actor, "iss": "spiffe://memguard.local"}}, "at+jwt"))
+
+
+def test_a_hop_an_external_issuer_asserted_is_checked_against_the_grants(tmp_path: Path) -> None:
+    env, idp, coder = _external_env(tmp_path, (PLANNER, CODER))
+    token = _asserted_hop(idp, CODER)  # the external issuer says: alice -> coder
+    actor = env.svid(PLANNER, use="actor")
+    refused(env, env.form(coder, token, actor_token=actor, actor_token_type=JWT_TYPE),
+            "invalid_grant", "hop 0 not granted")
+
+
+def test_the_same_hop_passes_once_granted(tmp_path: Path) -> None:
+    env, idp, coder = _external_env(tmp_path, (PLANNER, CODER), (CODER, "user"))
+    out = env.sts.token_request(env.form(coder, _asserted_hop(idp, CODER),
+                                         actor_token=env.svid(PLANNER, use="actor"),
+                                         actor_token_type=JWT_TYPE))
+    issued = claims(out["access_token"])
+    assert issued["sub_id"] == {"format": "iss_sub", "iss": "https://login.example", "sub": "alice"}
+    assert [issued["act"]["sub"], issued["act"]["act"]["sub"]] == [PLANNER, CODER]
+
+
+def test_a_hop_only_may_act_allowed_is_not_handed_on(tmp_path: Path) -> None:
+    """may_act authorizes one first hop; re-delegating needs a grant for every hop."""
+    env, _, coder = _external_env(tmp_path, (BROWSER, CODER))
+    out = env.sts.token_request(env.form(coder, env.user_token(may_act={"sub": CODER})))
+    refused(env, env.form(coder, out["access_token"], actor_token=env.svid(BROWSER, use="actor"),
+                          actor_token_type=JWT_TYPE), "invalid_grant", "hop 0 not granted")

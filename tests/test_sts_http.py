@@ -108,7 +108,7 @@ def test_second_hop_over_http(live: tuple[Env, str]) -> None:
     env, base = live
     client = TokenExchangeClient(f"{base}/token", PLANNER, env.planner.pem, kid=env.planner.kid)
     planner = client.exchange(env.user_token(), audience="memguard", scope="memory:read").access_token
-    actor = env.sts.issue_workload_credential(BROWSER, audience=ISSUER)
+    actor = env.sts.issue_workload_credential(BROWSER, use="actor")
     browser = client.exchange(planner, audience="memguard", scope="memory:read", actor_token=actor)
     client.close()
     guard = env.guard()

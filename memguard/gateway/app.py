@@ -26,17 +26,20 @@ errors map to HTTP in :mod:`memguard.gateway.errors`.
 
 # No `from __future__ import annotations`: FastAPI reads the route signatures' local aliases.
 import asyncio
-from collections.abc import AsyncIterator
+import json
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Path, Query, Request, Security
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.security import APIKeyHeader, HTTPBearer
 from pydantic import ValidationError
 from starlette.routing import Route
 
 from memguard.aio import AsyncMemoryGuard
+from memguard.denials import request_credentials
 from memguard.errors import AccessDenied, InvalidRequest, MemguardError
 from memguard.events import AuditEvent, Decision
 from memguard.gateway.auth import WORKLOAD_HEADER, BearerOnlyMiddleware, bearer_token
@@ -49,6 +52,7 @@ from memguard.gateway.limits import (
     principal_key,
 )
 from memguard.gateway.lineage import in_revoke_scope, selector_reach_ok
+from memguard.gateway.refusals import RefusalAuditMiddleware
 from memguard.gateway.responses import NO_STORE, error_response
 from memguard.gateway.schemas import (
     FACT_ID,
@@ -98,6 +102,7 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
     403: {"description": "not permitted by policy or token scope"},
     404: {"description": "no such fact, or not visible to the caller (also `derived_from` ids)"},
     413: {"description": "request body too large"},
+    415: {"description": "the body is not JSON"},
     429: {"description": "rate limit exceeded (Retry-After)"},
     503: {"description": "store or ledger unavailable, or overloaded (Retry-After)"},
     504: {"description": "timed out; the outcome is unknown"},
@@ -170,6 +175,17 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
     async def memguard_error(request: Request, exc: MemguardError) -> Response:
         return error_response(exc, resource)
 
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> Response:
+        # FastAPI's own handler echoes the input and cannot encode a lone surrogate (a 500);
+        # this one names the fields only, ASCII-escaped
+        detail = [{"type": str(e.get("type")), "loc": [str(p) for p in e.get("loc", ())],
+                   "msg": str(e.get("msg"))} for e in exc.errors()]
+        body = {"error": {"code": "invalid_request.validation",
+                          "message": "the request does not match the schema"}, "detail": detail}
+        return Response(json.dumps(body, ensure_ascii=True), status_code=422,
+                        media_type="application/json", headers=NO_STORE)
+
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> Response:
         log.error("gateway.unexpected", error=type(exc).__name__, path=request.url.path)
@@ -194,7 +210,8 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
                          detail: dict[str, Any]) -> None:
         """A refusal the gateway decides goes to the ledger like the guard's own."""
         event = AuditEvent(action=action, decision=Decision.DENY, reason=reason,
-                           principal=identity.principal.summary(), detail=detail)
+                           principal=identity.principal.summary(),
+                           detail={**request_credentials(), **detail})
         try:
             await asyncio.to_thread(stack.guard.ledger.record, [event])
         except MemguardError:
@@ -451,5 +468,12 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
                            path="/token", max_bytes=MAX_BODY, resource=resource)
     app.add_middleware(BodyLimitMiddleware, max_bytes=limits.max_body_bytes, resource=resource)
     app.add_middleware(BearerOnlyMiddleware, resource=resource, form_paths=form_paths)
+
+    def record_refusal(events: Sequence[AuditEvent]) -> None:
+        stack.guard.ledger.record(events)
+        stack.guard.kernel._after_events()
+
+    # outermost: whatever refused the request, exactly one deny event (memguard/gateway/refusals.py)
+    app.add_middleware(RefusalAuditMiddleware, record=record_refusal, mcp_path=config.mcp.path)
     app.state.stack = stack
     return app

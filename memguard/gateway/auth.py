@@ -107,7 +107,7 @@ class BearerOnlyMiddleware:
 
     A URL ends up in access logs, proxies and browser history; a token there is refused (400), not
     used. Memory endpoints take JSON, so a form body there is refused too (RFC 6750 2.2 is not
-    supported); the token endpoint (``form_paths``) takes its RFC 6749 form as usual, but never with
+    supported), and any other non-JSON body with 415; the token endpoint (``form_paths``) takes its RFC 6749 form as usual, but never with
     an ``access_token`` parameter in the query.
     """
 
@@ -126,14 +126,25 @@ class BearerOnlyMiddleware:
             await self._send(scope, send, "access tokens are accepted in the authorization header only")
             return
         if scope["path"] not in self.form_paths:
-            ctype = Headers(scope=scope).get("content-type", "").split(";")[0].strip().lower()
+            headers = Headers(scope=scope)
+            ctype = headers.get("content-type", "").split(";")[0].strip().lower()
             if ctype in ("application/x-www-form-urlencoded", "multipart/form-data"):
                 await self._send(scope, send, "form bodies are not accepted; send json")
                 return
+            has_body = ctype or headers.get("content-length", "0") != "0" or (
+                "transfer-encoding" in headers)
+            if (scope["path"].startswith("/v1/") and scope["method"] in ("POST", "PUT", "PATCH")
+                    and has_body and ctype != "application/json" and not ctype.endswith("+json")):
+                await self._send(scope, send, "the body must be json", code="invalid_request.media_type",
+                                 status=415)
+                return
         await self.app(scope, receive, send)
 
-    async def _send(self, scope: Scope, send: Send, message: str) -> None:
-        response = error_response(_refuse(message), self.resource)
+    async def _send(
+        self, scope: Scope, send: Send, message: str, *, code: str = "bearer.invalid_request",
+        status: int = 400,
+    ) -> None:
+        response = error_response(_refuse(message, code=code, status=status), self.resource)
         await response(scope, _no_receive, send)
 
 

@@ -123,9 +123,17 @@ class StoreSection(_Section):
 
 class IdentitySection(_Section):
     """``config``: a :mod:`memguard.tokens.config` YAML file (external issuers via JWKS, trust domains,
-    delegation grants). Its ``access_tokens.audience`` must be the gateway's resource identifier."""
+    delegation grants, tenancy). Its ``access_tokens.audience`` must be the gateway's resource
+    identifier and its ``workload_credentials.audience`` the presenter audience."""
 
     config: str | None = None
+    #: The audience of the workload credentials agents present with delegated tokens
+    #: (``Workload-Identity-Token``); default ``{resource}/workload``. Never the resource itself
+    #: nor a token-endpoint audience (memguard/tokens/uses.py).
+    presenter_audience: str | None = Field(default=None, min_length=1, max_length=2048)
+    #: Record an ``alarm`` when a new subject's UTS #39 skeleton is an existing principal's
+    #: (needs the `confusables` extra; memguard/tokens/confusables.py).
+    flag_confusables: bool = False
 
 
 class StsClient(_Section):
@@ -158,6 +166,11 @@ class StsSection(_Section):
     replay: Literal["sql", "memory"] = "sql"
     #: Delegation grants of this token service, added to those of ``identity.config``.
     delegation: tuple[DelegationGrant, ...] = ()
+    #: A ledger written before memguard kept the subject's issuer in exchanged tokens owns the
+    #: facts agents wrote by (this token service, sub). With exactly one other trusted issuer they
+    #: are re-owned to it when the gateway opens the ledger; with several, this names the one
+    #: (memguard/owner_migration.py). Without it the gateway refuses to start on such a ledger.
+    legacy_subject_issuer: str | None = Field(default=None, min_length=1, max_length=1024)
 
 
 class PolicySection(_Section):
@@ -231,6 +244,20 @@ class GatewayConfig(_Section):
     @property
     def resource(self) -> str:
         return self.server.resource_url()
+
+    @property
+    def presenter_audience(self) -> str:
+        """The audience of presenter credentials (memguard/tokens/uses.py)."""
+        from memguard.tokens.uses import default_presenter_audience
+
+        return self.identity.presenter_audience or default_presenter_audience(self.resource)
+
+    @property
+    def token_endpoint(self) -> str:
+        """The token endpoint URL: the audience of client assertions and actor tokens."""
+        from memguard.tokens.uses import default_token_endpoint
+
+        return default_token_endpoint(self.resource)
 
     def path(self, value: str) -> Path:
         """A path from the file, relative to the file's folder."""

@@ -38,10 +38,12 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from memguard.aio import AsyncMemoryGuard
+from memguard.denials import adopt
 from memguard.errors import FactNotFound, IdentityError, MemguardError
 from memguard.gateway.auth import WORKLOAD_HEADER, bearer_token
 from memguard.gateway.errors import GatewayError
 from memguard.gateway.limits import RateLimiter, principal_key
+from memguard.gateway.refusals import request_audit
 from memguard.gateway.schemas import FACT_ID, FactOut, WriteOut
 from memguard.gateway.stack import GatewayStack
 from memguard.identity import Identity
@@ -163,6 +165,11 @@ def build_mcp_server(
         who = env_identity(aguard)
 
     async def caller(ctx: Context[Any, Any], needed: str | None) -> Identity:
+        # the tool runs in the MCP server's task: make the HTTP request's refusal record current,
+        # so a deny the guard records is the request's one event (memguard/gateway/refusals.py)
+        scope = getattr(getattr(ctx.request_context, "request", None), "scope", None)
+        if isinstance(scope, dict):
+            adopt(request_audit(scope))
         try:
             identity = await who(ctx)
         except MemguardError as exc:

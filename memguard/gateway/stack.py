@@ -23,19 +23,23 @@ from memguard.events import AuditEvent
 from memguard.gateway.config import GatewayConfig
 from memguard.guard import MemoryGuard
 from memguard.ledger import Ledger
+from memguard.logging import get_logger
+from memguard.owner_migration import migrate_exchanged_owners
 from memguard.policy import PolicyResolver
 from memguard.scope import Condition, ScopeResolver
 from memguard.stores.base import Hit, MemoryStore, StoredPoint
 from memguard.stores.qdrant import QdrantStore
 from memguard.tokens.config import DelegationGrant, IdentityConfig, load_identity_config
+from memguard.tokens.confusables import ConfusableWatch
 from memguard.tokens.replay_sql import SqlReplayCache
 from memguard.tokens.rfc7517 import parse_jwks
 from memguard.tokens.rfc7523 import MemoryReplayCache, RegisteredClient, ReplayCache
 from memguard.tokens.rfc9068 import TrustedIssuer
 from memguard.tokens.sts import SecurityTokenService
+from memguard.tokens.uses import check_distinct
 from memguard.tokens.verifier import IdentityVerifier
 
-__all__ = ["GatewayStack", "LazyStore", "open_stack"]
+__all__ = ["GatewayStack", "LazyStore", "gateway_identity", "open_stack"]
 
 _PROBE_ID = "00000000-0000-0000-0000-000000000000"
 
@@ -89,6 +93,11 @@ class LazyStore:
 
     def retrieve(self, fact_ids: Sequence[str]) -> list[StoredPoint]:
         return self._store().retrieve(fact_ids)
+
+    def vectors(self, fact_ids: Sequence[str]) -> dict[str, list[float]]:
+        """The backend's stored vectors, when it can return them (owner_migration.py)."""
+        fetch = getattr(self._store(), "vectors", None)
+        return dict(fetch(fact_ids)) if callable(fetch) else {}
 
     def search(
         self,
@@ -246,35 +255,54 @@ def _store_factory(config: GatewayConfig) -> Callable[[], MemoryStore]:
     return open_store
 
 
+def _base_identity(config: GatewayConfig) -> IdentityConfig | None:
+    """``identity.config``, checked against this gateway's audiences (one per token use)."""
+    if config.identity.config is None:
+        return None
+    base = load_identity_config(config.path(config.identity.config))
+    if base.access_tokens.audience != config.resource:
+        raise ConfigurationError(
+            f"identity config: `access_tokens.audience` must be the gateway resource "
+            f"`{config.resource}`"
+        )
+    wc = base.workload_credentials
+    if wc is not None and wc.audience != config.presenter_audience:
+        raise ConfigurationError(
+            "identity config: `workload_credentials.audience` must be the presenter audience "
+            f"`{config.presenter_audience}` (`identity.presenter_audience`)"
+        )
+    return base
+
+
 def _identity_config(
-    config: GatewayConfig, sts: SecurityTokenService | None, grants: Sequence[DelegationGrant]
+    config: GatewayConfig,
+    base: IdentityConfig | None,
+    sts: SecurityTokenService | None,
+    grants: Sequence[DelegationGrant],
 ) -> IdentityConfig:
     resource = config.resource
-    if config.identity.config is not None:
-        base = load_identity_config(config.path(config.identity.config))
-        if base.access_tokens.audience != resource:
-            raise ConfigurationError(
-                f"identity config: `access_tokens.audience` must be the gateway resource `{resource}`"
-            )
+    if base is not None:
         data: dict[str, Any] = base.model_dump(mode="json", exclude_none=True)
     else:
         data = {"version": 1, "access_tokens": {"audience": resource, "issuers": []}}
+    uses: dict[str, list[str]] = {"access tokens": [resource],
+                                  "presenter credentials": [config.presenter_audience]}
     if sts is not None:
+        uses["the token endpoint"] = sorted(sts.token_audiences)
         issuers = data["access_tokens"]["issuers"]
-        if not any(i["issuer"] == sts.issuer for i in issuers):
-            issuers.append({"issuer": sts.issuer, "algorithms": [config.sts.alg],
-                            "jwks": sts.jwks()})
+        own = next((i for i in issuers if i["issuer"] == sts.issuer), None)
+        if own is None:
+            own = {"issuer": sts.issuer, "algorithms": [config.sts.alg], "jwks": sts.jwks()}
+            issuers.append(own)
+        # the token service names the subjects of the issuers it exchanges for (RFC 9493 sub_id)
+        own["attests"] = sorted({*own.get("attests", ()), *sts.attests})
         wc = data.setdefault("workload_credentials",
-                             {"audience": resource, "trust_domains": []})
+                             {"audience": config.presenter_audience, "trust_domains": []})
         if not any(d["trust_domain"] == sts.trust_domain for d in wc["trust_domains"]):
             wc["trust_domains"].append({"trust_domain": sts.trust_domain,
                                         "algorithms": [config.sts.alg],
                                         "jwks": sts.workload_jwks(), "issuer": sts.issuer})
-    wc = data.get("workload_credentials")
-    if wc is not None and wc.get("audience") != resource:
-        raise ConfigurationError(
-            f"identity config: `workload_credentials.audience` must be the gateway resource `{resource}`"
-        )
+    check_distinct(uses)
     known = {(g["actor"], g["on_behalf_of"]) for g in data.get("delegation", [])}
     data["delegation"] = [*data.get("delegation", []),
                           *(g.model_dump(mode="json") for g in grants
@@ -323,6 +351,43 @@ def open_stack(
         raise
 
 
+def gateway_identity(
+    config: GatewayConfig,
+    *,
+    replay: ReplayCache | None = None,
+    sink: Callable[[AuditEvent], None] | None = None,
+    clock: Callable[[], float] = time.time,
+) -> tuple[SecurityTokenService | None, IdentityConfig]:
+    """The token service and the identity configuration a gateway with ``config`` runs with.
+
+    ``memguard token ... --gateway-config`` uses it too, so the CLI mints and verifies exactly
+    what the gateway issues and accepts.
+    """
+    sts: SecurityTokenService | None = None
+    grants = config.sts.delegation
+    base = _base_identity(config)
+    if config.sts.enabled:
+        external: dict[str, TrustedIssuer] = {}
+        if base is not None:
+            grants = (*base.delegation, *grants)
+            external = {
+                i.issuer: TrustedIssuer(i.issuer, frozenset(i.algorithms),
+                                        i.key_source(base.jwks, clock), frozenset(i.attests))
+                for i in base.access_tokens.issuers
+            }
+        key_dir = config.path(config.sts.key_dir) if config.sts.key_dir else config.state_path / "sts"
+        sts_issuer = config.sts.issuer or config.resource
+        sts = SecurityTokenService(
+            key_dir, issuer=sts_issuer, audiences=(config.resource,),
+            trust_domain=config.sts.trust_domain, clients=_clients(config), delegation=grants,
+            alg=config.sts.alg, max_ttl=config.sts.max_ttl, replay=replay, sink=sink,
+            extra_issuers={k: v for k, v in external.items() if k != sts_issuer},
+            token_endpoint=config.token_endpoint, presenter_audience=config.presenter_audience,
+            clock=clock,
+        )
+    return sts, _identity_config(config, base, sts, config.sts.delegation)
+
+
 def _open(
     config: GatewayConfig,
     ledger: Ledger,
@@ -331,37 +396,14 @@ def _open(
     clock: Callable[[], float],
 ) -> GatewayStack:
     replay: ReplayCache | None = None
-    sts: SecurityTokenService | None = None
-    grants = config.sts.delegation
     if config.sts.enabled:
         replay = (SqlReplayCache.from_url(ledger_url) if config.sts.replay == "sql"
                   else MemoryReplayCache())
-        external: dict[str, TrustedIssuer] = {}
-        if config.identity.config is not None:
-            base = load_identity_config(config.path(config.identity.config))
-            if base.access_tokens.audience != config.resource:
-                raise ConfigurationError("identity config: `access_tokens.audience` must be the "
-                                         f"gateway resource `{config.resource}`")
-            grants = (*base.delegation, *grants)
-            external = {
-                i.issuer: TrustedIssuer(i.issuer, frozenset(i.algorithms),
-                                        i.key_source(base.jwks, clock))
-                for i in base.access_tokens.issuers
-            }
-        key_dir = config.path(config.sts.key_dir) if config.sts.key_dir else config.state_path / "sts"
-        sts_issuer = config.sts.issuer or config.resource
 
-        def sink(event: AuditEvent) -> None:
-            ledger.record([event])
+    def sink(event: AuditEvent) -> None:
+        ledger.record([event])  # a deny event is noted for the request's edge (denials.py)
 
-        sts = SecurityTokenService(
-            key_dir, issuer=sts_issuer, audiences=(config.resource,),
-            trust_domain=config.sts.trust_domain, clients=_clients(config), delegation=grants,
-            alg=config.sts.alg, max_ttl=config.sts.max_ttl, replay=replay, sink=sink,
-            extra_issuers={k: v for k, v in external.items() if k != sts_issuer}, clock=clock,
-        )
-        sts.set_token_endpoint(f"{config.resource}/token")
-    identity = _identity_config(config, sts, config.sts.delegation)
+    sts, identity = gateway_identity(config, replay=replay, sink=sink, clock=clock)
     verifier = IdentityVerifier(identity, clock=clock)
     policy: PolicyResolver | None = None
     if scope is None and config.policy.path is not None:
@@ -371,5 +413,15 @@ def _open(
     store = LazyStore(_store_factory(config), config.store.dimension)
     guard = MemoryGuard(store=store, ledger=ledger, verifier=verifier, scope=scope, clock=clock,
                         recover_on_start=False)
+    if config.identity.flag_confusables:
+        guard.kernel.confusables = ConfusableWatch(ledger.owners())
+    if sts is not None:
+        report = migrate_exchanged_owners(
+            guard, token_service=sts.issuer, subject_issuers=sorted(sts.attests),
+            legacy_subject_issuer=config.sts.legacy_subject_issuer,
+        )
+        if report.ran:
+            get_logger().warning("gateway.owner_migration", token_service=report.token_service,
+                                 subject_issuer=report.subject_issuer, reowned=len(report.reowned))
     return GatewayStack(config=config, guard=guard, store=store, verifier=verifier,
                         identity=identity, sts=sts, policy=policy, replay=replay)

@@ -25,6 +25,7 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    inspect,
     select,
     tuple_,
     update,
@@ -33,14 +34,16 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import SQLModel
 
+from memguard.denials import note_deny
 from memguard.errors import ConfigurationError, LedgerError
-from memguard.events import AuditEvent
+from memguard.events import AuditEvent, Decision
 from memguard.ledger.auditlog import AuditLog
 from memguard.ledger.checkpoint import CheckpointSigner
 from memguard.ledger.lineage import Lineage
 from memguard.ledger.tables import (
     AuditEventRow,
     AuditFactRow,
+    LedgerMetaRow,
     LineageRow,
     ProvenanceRow,
     QuarantineRow,
@@ -58,7 +61,12 @@ _LINEAGE = LineageRow.__table__  # type: ignore[attr-defined]
 _REVOCATION = RevocationRow.__table__  # type: ignore[attr-defined]
 _QUARANTINE = QuarantineRow.__table__  # type: ignore[attr-defined]
 _TURN_READ = TurnReadRow.__table__  # type: ignore[attr-defined]
-_TABLES = [_PROV, _EVENT, _EVENT_FACT, _LINEAGE, _REVOCATION, _QUARANTINE, _TURN_READ]
+_META = LedgerMetaRow.__table__  # type: ignore[attr-defined]
+_TABLES = [_PROV, _EVENT, _EVENT_FACT, _LINEAGE, _REVOCATION, _QUARANTINE, _TURN_READ, _META]
+#: How the owners of facts written through exchanged tokens are keyed in a ledger this code
+#: creates: by the subject's own issuer (RFC 9493 ``sub_id``). A ledger without the mark was
+#: written before (scheme 1: by the token service's issuer); memguard/owner_migration.py re-owns.
+OWNER_SCHEME = 2
 
 
 class FactState(enum.StrEnum):
@@ -164,9 +172,13 @@ class Ledger:
         with self._tx():
             pass
         try:
+            fresh = not inspect(engine).has_table(_PROV.name)
             SQLModel.metadata.create_all(engine, tables=_TABLES, checkfirst=True)
         except SQLAlchemyError as exc:
             raise LedgerError(f"cannot create ledger tables: {type(exc).__name__}") from exc
+        if fresh:
+            with self._tx() as conn:
+                self._insert_ignore(conn, _META, [{"key": "owner_scheme", "value": str(OWNER_SCHEME)}])
         self.lineage = Lineage(self)
         #: the tamper-evident audit log over this ledger's events (memguard/ledger/auditlog.py)
         self.log = AuditLog(engine, signer=checkpoint_signer)
@@ -227,27 +239,36 @@ class Ledger:
         """Make ``records`` the current versions, in the same transaction as their audit events and
         their lineage ``edges`` (``(child_id, parent_id, kind)``)."""
         with self._tx() as conn:
-            self._set_state(conn, records, FactState.PENDING, FactState.COMMITTED)
-            if edges:
-                self._insert_ignore(
-                    conn,
-                    _LINEAGE,
-                    [{"child_id": c, "parent_id": p, "kind": k} for c, p, k in dict.fromkeys(edges)],
-                )
-            for prov in records:
-                if prov.version > 1:
-                    conn.execute(
-                        update(_PROV)
-                        .where(
-                            and_(
-                                _PROV.c.fact_id == prov.fact_id,
-                                _PROV.c.version < prov.version,
-                                _state_is(FactState.COMMITTED),
-                            )
+            self._commit(conn, records, events, edges)
+
+    def _commit(
+        self,
+        conn: Connection,
+        records: Sequence[Provenance],
+        events: Sequence[AuditEvent],
+        edges: Sequence[tuple[str, str, str]] = (),
+    ) -> None:
+        self._set_state(conn, records, FactState.PENDING, FactState.COMMITTED)
+        if edges:
+            self._insert_ignore(
+                conn,
+                _LINEAGE,
+                [{"child_id": c, "parent_id": p, "kind": k} for c, p, k in dict.fromkeys(edges)],
+            )
+        for prov in records:
+            if prov.version > 1:
+                conn.execute(
+                    update(_PROV)
+                    .where(
+                        and_(
+                            _PROV.c.fact_id == prov.fact_id,
+                            _PROV.c.version < prov.version,
+                            _state_is(FactState.COMMITTED),
                         )
-                        .values(state=FactState.SUPERSEDED.value)
                     )
-            self._insert_events(conn, events)
+                    .values(state=FactState.SUPERSEDED.value)
+                )
+        self._insert_events(conn, events)
 
     def abort(self, records: Sequence[Provenance]) -> None:
         with self._tx() as conn:
@@ -304,6 +325,9 @@ class Ledger:
                             for r in turn_reads
                         ],
                     )
+        for ev in events:  # the request's edge records no second event for it (denials.py)
+            if ev.decision is Decision.DENY:
+                note_deny(ev.event_id)
 
     def _insert_ignore(self, conn: Connection, table: Any, rows: list[dict[str, Any]]) -> None:
         """Insert rows, skipping those whose primary key is already there."""
@@ -465,6 +489,42 @@ class Ledger:
 
         with self._tx() as conn:
             return int(conn.execute(select(func.count()).select_from(_EVENT)).scalar_one())
+
+    # -- owners of exchanged tokens' facts (memguard/owner_migration.py) -------------------------
+
+    def owner_scheme(self) -> int:
+        """:data:`OWNER_SCHEME` for ledgers written by this code, 1 for older ones."""
+        with self._tx() as conn:
+            value = conn.execute(
+                select(_META.c.value).where(_META.c.key == "owner_scheme")
+            ).scalar_one_or_none()
+        return int(value) if value is not None else 1
+
+    def owners(self) -> list[tuple[str, str]]:
+        """Every ``(owner issuer, owner subject)`` the ledger holds facts of."""
+        with self._tx() as conn:
+            rows = conn.execute(select(_PROV.c.owner_iss, _PROV.c.owner_sub).distinct()).all()
+        return [(str(r[0]), str(r[1])) for r in rows]
+
+    def committed_owned_by(self, issuer: str) -> list[LedgerRecord]:
+        """The committed versions of facts whose owner's issuer is ``issuer``, in fact-id order."""
+        with self._tx() as conn:
+            rows = conn.execute(
+                select(_PROV)
+                .where(and_(_PROV.c.owner_iss == issuer, _PROV.c.state == FactState.COMMITTED.value))
+                .order_by(_PROV.c.fact_id)
+            ).all()
+        return [_record(r) for r in rows]
+
+    def reown(self, records: Sequence[Provenance], events: Sequence[AuditEvent]) -> None:
+        """Commit re-owned versions (already :meth:`begin`-staged) with their events, and mark the
+        ledger as keyed by the subject's issuer (:data:`OWNER_SCHEME`), in one transaction."""
+        with self._tx() as conn:
+            self._commit(conn, records, events)
+            self._insert_ignore(conn, _META, [{"key": "owner_scheme", "value": "0"}])
+            conn.execute(
+                update(_META).where(_META.c.key == "owner_scheme").values(value=str(OWNER_SCHEME))
+            )
 
     def close(self) -> None:
         self.engine.dispose()

@@ -10,6 +10,7 @@ from sqlmodel import Field, SQLModel
 __all__ = [
     "AuditEventRow",
     "AuditFactRow",
+    "LedgerMetaRow",
     "LineageRow",
     "ProvenanceRow",
     "QuarantineRow",
@@ -130,3 +131,13 @@ class TurnReadRow(SQLModel, table=True):
     turn_index: int = Field(primary_key=True)
     fact_id: str = Field(primary_key=True, max_length=64)
     trust: int
+
+
+class LedgerMetaRow(SQLModel, table=True):
+    """Facts about the ledger itself, e.g. ``owner_scheme``: how owners of exchanged tokens' facts
+    are keyed (1: the token service's issuer, before RFC 9493 ``sub_id``; 2: the subject's issuer)."""
+
+    __tablename__ = "mg_ledger_meta"
+
+    key: str = Field(primary_key=True, max_length=64)
+    value: str = Field(sa_column=Column(Text, nullable=False))

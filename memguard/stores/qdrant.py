@@ -251,6 +251,20 @@ class QdrantStore:
                 out.extend(StoredPoint(str(r.id), _payload(r.payload)) for r in records)
         return out
 
+    def vectors(self, fact_ids: Sequence[str]) -> dict[str, list[float]]:
+        """The stored vectors of ``fact_ids`` (for moving points, e.g. re-owning them)."""
+        groups: dict[str, list[str]] = {}
+        for fact_id in fact_ids:
+            groups.setdefault(self._home(fact_id), []).append(fact_id)
+        out: dict[str, list[float]] = {}
+        with self._errors():
+            for collection, ids in groups.items():
+                for r in self._client.retrieve(collection, ids=ids, with_payload=False,
+                                               with_vectors=True):
+                    if isinstance(r.vector, list):
+                        out[str(r.id)] = [float(x) for x in r.vector]  # type: ignore[arg-type]
+        return out
+
     def search(
         self,
         vector: Sequence[float],

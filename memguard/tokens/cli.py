@@ -1,33 +1,93 @@
 """``memguard token ...``: mint, exchange, decode and verify tokens for local development and demos.
 
+Which token service and which verifier a command uses:
+
+- by default, those of the gateway that ``memguard serve`` runs without a configuration file
+  (keys in ``.memguard/gateway/sts``, resource ``http://127.0.0.1:8700``), so a token minted here
+  is accepted by that gateway as it is;
+- ``--gateway-config gateway.yaml``: those of the gateway that file configures (its token
+  service's keys, issuer and audiences; its trusted issuers, trust domains and grants);
+- ``--state-dir DIR`` (and ``--issuer``): a standalone local token service with keys in
+  ``DIR/sts``, trusted alone;
+- ``verify --config identity.yaml``: a verifier from an identity configuration file.
+
 Exit codes: 0 ok / valid, 2 refused (the verdict says why), 3 invalid configuration, 1 other failure.
-Tokens go to stdout, diagnostics to stderr. The local STS keeps its keys in ``STATE_DIR/sts``.
+Tokens go to stdout, diagnostics to stderr.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from memguard.embedded import DEFAULT_STATE_DIR
+if TYPE_CHECKING:
+    from memguard.tokens.config import IdentityConfig
+    from memguard.tokens.sts import SecurityTokenService
 
 token_app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 
-StateDir = Annotated[Path, typer.Option("--state-dir", help="Folder of the local STS keys.")]
+GatewayConfigOpt = Annotated[Path | None, typer.Option(
+    "--gateway-config", help="Gateway YAML: use that gateway's token service and verifier.")]
+StateDir = Annotated[Path | None, typer.Option(
+    "--state-dir", help="A standalone local token service with keys in DIR/sts.")]
+Issuer = Annotated[str | None, typer.Option(
+    "--issuer", help="Issuer of the standalone token service (with --state-dir).")]
 AsJson = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")]
-Issuer = Annotated[str, typer.Option("--issuer", help="Issuer of the local STS.")]
-DEFAULT_DIR = Path(DEFAULT_STATE_DIR) / "demo"
-DEFAULT_ISSUER = "https://sts.memguard.local"
+STANDALONE_ISSUER = "https://sts.memguard.local"
 
 
-def _sts(state_dir: Path, issuer: str) -> Any:
+@dataclass
+class _Target:
+    sts: SecurityTokenService | None
+    identity: IdentityConfig
+
+
+def _target(gateway_config: Path | None, state_dir: Path | None, issuer: str | None) -> _Target:
+    """The token service and identity configuration a command works with (module docstring)."""
+    from memguard.tokens.config import IdentityConfig
+
+    if state_dir is None and issuer is None:
+        from memguard.gateway.config import load_gateway_config
+        from memguard.gateway.stack import gateway_identity
+
+        sts, identity = gateway_identity(load_gateway_config(gateway_config))
+        return _Target(sts, identity)
+    if gateway_config is not None:
+        from memguard.errors import ConfigurationError
+
+        raise ConfigurationError("give `--gateway-config` or `--state-dir`/`--issuer`, not both")
     from memguard.tokens.sts import SecurityTokenService
 
-    return SecurityTokenService(state_dir / "sts", issuer=issuer)
+    sts = SecurityTokenService((state_dir or Path(".memguard/standalone")) / "sts",
+                               issuer=issuer or STANDALONE_ISSUER)
+    identity = IdentityConfig.from_mapping({
+        "version": 1,
+        "access_tokens": {"audience": min(sts.audiences), "issuers": [
+            {"issuer": sts.issuer, "algorithms": [sts.access_keys.alg], "jwks": sts.jwks()}]},
+        "workload_credentials": {"audience": sts.presenter_audience, "trust_domains": [
+            {"trust_domain": sts.trust_domain, "algorithms": [sts.workload_keys.alg],
+             "jwks": sts.workload_jwks()}]},
+    }, where="standalone token service")
+    return _Target(sts, identity)
+
+
+def _sts(gateway_config: Path | None, state_dir: Path | None, issuer: str | None) -> Any:
+    from memguard.errors import ConfigurationError
+
+    try:
+        target = _target(gateway_config, state_dir, issuer)
+    except ConfigurationError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(3) from None
+    if target.sts is None:
+        typer.echo("error: that gateway runs no token service (`sts.enabled: false`)", err=True)
+        raise typer.Exit(3)
+    return target.sts
 
 
 def _read(value: str) -> str:
@@ -43,41 +103,101 @@ def _read(value: str) -> str:
 def mint_user(
     subject: Annotated[str, typer.Argument(help="The user's `sub`.")],
     scope: Annotated[list[str] | None, typer.Option("--scope", help="Repeat for several.")] = None,
-    audience: Annotated[str, typer.Option("--audience")] = "memguard",
+    audience: Annotated[str | None, typer.Option(
+        "--audience", help="Default: the gateway's resource.")] = None,
     ttl: Annotated[int, typer.Option("--ttl", help="Seconds.")] = 900,
-    state_dir: StateDir = DEFAULT_DIR,
-    issuer: Issuer = DEFAULT_ISSUER,
+    gateway_config: GatewayConfigOpt = None,
+    state_dir: StateDir = None,
+    issuer: Issuer = None,
 ) -> None:
-    """Mint a user access token (at+jwt) from the local STS."""
-    typer.echo(_sts(state_dir, issuer).issue_user_token(subject, scopes=scope or (),
-                                                         audience=audience, ttl=ttl))
+    """Mint a user access token (at+jwt) from the local token service (development login)."""
+    from memguard.errors import MemguardError
+
+    sts = _sts(gateway_config, state_dir, issuer)
+    try:
+        typer.echo(sts.issue_user_token(subject, scopes=scope or (), audience=audience, ttl=ttl))
+    except MemguardError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
 
 
 @token_app.command("mint-workload")
 def mint_workload(
     spiffe_id: Annotated[str, typer.Argument(help="spiffe://trust-domain/path")],
-    audience: Annotated[str, typer.Option("--audience")] = "memguard",
+    use: Annotated[str, typer.Option(
+        "--use", help="presenter (Workload-Identity-Token at the gateway), actor (an RFC 8693 "
+        "actor_token) or client (jwt-spiffe client authentication at /token).")] = "presenter",
     ttl: Annotated[int, typer.Option("--ttl")] = 300,
-    state_dir: StateDir = DEFAULT_DIR,
-    issuer: Issuer = DEFAULT_ISSUER,
+    gateway_config: GatewayConfigOpt = None,
+    state_dir: StateDir = None,
+    issuer: Issuer = None,
 ) -> None:
-    """Mint a workload credential (JWT-SVID, typ wit+jwt) from the local STS."""
+    """Mint a workload credential (JWT-SVID) for one use; each use has its own typ and audience."""
     from memguard.errors import MemguardError
 
+    sts = _sts(gateway_config, state_dir, issuer)
     try:
-        typer.echo(_sts(state_dir, issuer).issue_workload_credential(spiffe_id, audience=audience,
-                                                                      ttl=ttl))
+        typer.echo(sts.issue_workload_credential(spiffe_id, use=use, ttl=ttl))
     except MemguardError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
 
 
 @token_app.command("jwks")
-def jwks(state_dir: StateDir = DEFAULT_DIR, issuer: Issuer = DEFAULT_ISSUER,
-         workload: Annotated[bool, typer.Option("--workload")] = False) -> None:
-    """Print the local STS's public JWKS (access tokens, or ``--workload`` credentials)."""
-    sts = _sts(state_dir, issuer)
+def jwks(
+    workload: Annotated[bool, typer.Option("--workload")] = False,
+    gateway_config: GatewayConfigOpt = None,
+    state_dir: StateDir = None,
+    issuer: Issuer = None,
+) -> None:
+    """Print the local token service's public JWKS (access tokens, or ``--workload`` credentials)."""
+    sts = _sts(gateway_config, state_dir, issuer)
     typer.echo(json.dumps(sts.workload_jwks() if workload else sts.jwks(), indent=2))
+
+
+@token_app.command("keygen")
+def keygen(
+    path: Annotated[Path, typer.Argument(help="Where to write the private key (PEM, mode 0600).")],
+    alg: Annotated[str, typer.Option("--alg", help="ES256 or EdDSA.")] = "ES256",
+) -> None:
+    """Create a client key for private_key_jwt; print its public JWKS (register it at the STS)."""
+    import os
+
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from memguard.tokens.rfc7517 import public_jwk
+
+    if alg not in ("ES256", "EdDSA"):
+        typer.echo("error: --alg is ES256 or EdDSA", err=True)
+        raise typer.Exit(3)
+    key = ec.generate_private_key(ec.SECP256R1()) if alg == "ES256" else Ed25519PrivateKey.generate()
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                            serialization.NoEncryption())
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        typer.echo(f"error: `{path}` exists", err=True)
+        raise typer.Exit(1) from None
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(pem)
+    typer.echo(json.dumps({"keys": [public_jwk(key)]}, indent=2))
+
+
+def _key_id(pem: bytes) -> dict[str, str]:
+    """The public JWK of a PEM key: its ``kid`` (RFC 7638 thumbprint, what ``keygen`` printed)
+    and ``alg``."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from memguard.tokens.rfc7517 import public_jwk
+
+    key = serialization.load_pem_private_key(pem, password=None)
+    if not isinstance(key, ec.EllipticCurvePrivateKey | Ed25519PrivateKey):
+        raise ValueError("not an ES256 or EdDSA key")
+    return public_jwk(key)
 
 
 @token_app.command("exchange")
@@ -89,14 +209,22 @@ def exchange(
     audience: Annotated[str, typer.Option("--audience")],
     scope: Annotated[str, typer.Option("--scope", help="Space-separated scopes.")],
     actor_token: Annotated[str | None, typer.Option("--actor-token")] = None,
-    alg: Annotated[str, typer.Option("--alg")] = "ES256",
-    kid: Annotated[str | None, typer.Option("--kid")] = None,
+    alg: Annotated[str | None, typer.Option("--alg", help="Default: the key's (ES256 or EdDSA).")] = None,
+    kid: Annotated[str | None, typer.Option(
+        "--kid", help="Default: the key's RFC 7638 thumbprint (what `keygen` printed).")] = None,
 ) -> None:
     """RFC 8693 exchange at a token endpoint (authlib client, private_key_jwt)."""
     from memguard.tokens.client import TokenExchangeClient
     from memguard.tokens.rfc8693 import TokenExchangeError
 
-    client = TokenExchangeClient(token_endpoint, client_id, client_key.read_bytes(), alg=alg, kid=kid)
+    pem = client_key.read_bytes()
+    try:
+        jwk = _key_id(pem)
+    except ValueError as exc:
+        typer.echo(f"error: `{client_key}`: {exc}", err=True)
+        raise typer.Exit(3) from None
+    client = TokenExchangeClient(token_endpoint, client_id, pem, alg=alg or jwk["alg"],
+                                 kid=kid or jwk["kid"])
     try:
         out = client.exchange(_read(subject_token), audience=audience, scope=scope,
                               actor_token=_read(actor_token) if actor_token else None)
@@ -127,30 +255,25 @@ def decode(token: Annotated[str, typer.Argument(help="Token, @file or -.")], as_
 @token_app.command("verify")
 def verify(
     token: Annotated[str, typer.Argument(help="Token, @file or -.")],
-    config: Annotated[Path | None, typer.Option("--config", help="Identity YAML; default: trust the local STS.")] = None,
+    config: Annotated[Path | None, typer.Option(
+        "--config", help="Identity YAML (memguard.tokens.config).")] = None,
     workload_credential: Annotated[str | None, typer.Option("--workload-credential")] = None,
-    state_dir: StateDir = DEFAULT_DIR,
-    issuer: Issuer = DEFAULT_ISSUER,
+    gateway_config: GatewayConfigOpt = None,
+    state_dir: StateDir = None,
+    issuer: Issuer = None,
     as_json: AsJson = False,
 ) -> None:
-    """Verify a token (and its presenter) and print a readable verdict."""
+    """Verify a token (and its presenter) as the gateway would, and print a readable verdict."""
     from memguard.errors import ConfigurationError, IdentityError
-    from memguard.tokens.config import IdentityConfig
     from memguard.tokens.verifier import IdentityVerifier
 
     try:
         if config is not None:
+            if gateway_config is not None or state_dir is not None:
+                raise ConfigurationError("give one of `--config`, `--gateway-config`, `--state-dir`")
             verifier = IdentityVerifier.from_yaml(config)
         else:
-            sts = _sts(state_dir, issuer)
-            verifier = IdentityVerifier(IdentityConfig.from_mapping({
-                "version": 1,
-                "access_tokens": {"audience": "memguard", "issuers": [
-                    {"issuer": issuer, "algorithms": [sts.access_keys.alg], "jwks": sts.jwks()}]},
-                "workload_credentials": {"audience": "memguard", "trust_domains": [
-                    {"trust_domain": sts.trust_domain, "algorithms": [sts.workload_keys.alg],
-                     "jwks": sts.workload_jwks()}]},
-            }))
+            verifier = IdentityVerifier(_target(gateway_config, state_dir, issuer).identity)
     except ConfigurationError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(3) from None

@@ -9,8 +9,12 @@ Example::
         - issuer: https://sts.memguard.local
           algorithms: [EdDSA]
           jwks_url: http://127.0.0.1:8700/.well-known/jwks.json   # or `jwks:` inline, or `jwks_file:`
+          attests: [https://login.example.com]   # RFC 9493 `sub_id`: subjects it may name (exchange)
+        - issuer: https://login.example.com      # users' own tokens
+          algorithms: [ES256]
+          jwks_url: https://login.example.com/jwks
     workload_credentials:
-      audience: memguard
+      audience: memguard/workload    # presenter credentials: never the access-token audience
       typ: wit+jwt
       max_ttl: 600
       trust_domains:
@@ -26,6 +30,7 @@ Example::
       - actor: spiffe://memguard.local/agent/browser
         on_behalf_of: spiffe://memguard.local/agent/planner   # re-delegation by this current actor
         scopes: [memory:read, memory:write]
+    tenancy: []                      # issuers that share one tenant space (tokens/tenancy.py)
 """
 
 from __future__ import annotations
@@ -39,10 +44,13 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from memguard.errors import ConfigurationError
+from memguard.errors import ConfigurationError, IdentityError
+from memguard.identity import check_identifier
 from memguard.tokens.rfc7515 import ASYMMETRIC_ALGS
 from memguard.tokens.rfc7517 import JwksUrlSource, KeySource, StaticKeySource
 from memguard.tokens.rfc7519 import MAX_LEEWAY
+from memguard.tokens.tenancy import TenancyMap
+from memguard.tokens.uses import PRESENTER_TYP, RESERVED_TYPES, check_distinct
 
 __all__ = [
     "DelegationGrant",
@@ -50,9 +58,17 @@ __all__ = [
     "IssuerConfig",
     "JwksSettings",
     "Limits",
+    "TenancyGroup",
     "TrustDomainConfig",
     "load_identity_config",
 ]
+
+
+def _identifier(value: str, what: str) -> str:
+    try:
+        return check_identifier(value, what)
+    except IdentityError as exc:
+        raise ValueError(str(exc)) from None
 
 
 class _Model(BaseModel):
@@ -103,6 +119,22 @@ class _KeyedSource(_Model):
 
 class IssuerConfig(_KeyedSource):
     issuer: str = Field(min_length=1)
+    #: Issuers whose subjects this issuer may name in an RFC 9493 ``sub_id`` (a token service
+    #: that exchanges their users' tokens); every issuer attests its own subjects.
+    attests: tuple[str, ...] = ()
+    #: ``granted``: every ``act`` hop needs a delegation grant; ``asserted``: the issuer's own
+    #: ``act`` claims are taken as they are (the embedded development token service only).
+    act_chains: Literal["granted", "asserted"] = "granted"
+
+    @field_validator("issuer")
+    @classmethod
+    def _issuer_name(cls, value: str) -> str:
+        return _identifier(value, "issuer")
+
+    @field_validator("attests")
+    @classmethod
+    def _attested(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(_identifier(v, "attests") for v in value)
 
 
 class TrustDomainConfig(_KeyedSource):
@@ -116,10 +148,20 @@ class AccessTokens(_Model):
 
 
 class WorkloadCredentials(_Model):
+    """Presenter credentials: their own audience and ``typ``, never an access token's (uses.py)."""
+
     audience: str = Field(min_length=1)
-    typ: str = "wit+jwt"
+    typ: str = PRESENTER_TYP
     max_ttl: int = Field(default=600, gt=0, le=3600)
     trust_domains: tuple[TrustDomainConfig, ...] = Field(min_length=1)
+
+    @field_validator("typ")
+    @classmethod
+    def _own_typ(cls, value: str) -> str:
+        if not value or value.lower() in RESERVED_TYPES:
+            raise ValueError("the presenter credential `typ` must differ from access tokens', "
+                             "actor tokens' and client assertions'")
+        return value
 
 
 class Limits(_Model):
@@ -150,6 +192,13 @@ class DelegationGrant(_Model):
         return value
 
 
+class TenancyGroup(_Model):
+    """Issuers whose principals are one tenant space, recorded under ``issuer`` (tokens/tenancy.py)."""
+
+    issuer: str = Field(min_length=1)
+    aliases: tuple[str, ...] = Field(min_length=1)
+
+
 class IdentityConfig(_Model):
     """Validated identity configuration: trusted issuers, trust domains, limits, delegation grants."""
 
@@ -159,6 +208,30 @@ class IdentityConfig(_Model):
     limits: Limits = Limits()
     jwks: JwksSettings = JwksSettings()
     delegation: tuple[DelegationGrant, ...] = ()
+    tenancy: tuple[TenancyGroup, ...] = ()
+    #: ``required``: a token with an ``act`` chain is accepted only with its current actor's
+    #: presenter credential; ``optional`` (the embedded development default only): without one too.
+    presenter_binding: Literal["required", "optional"] = "required"
+
+    @model_validator(mode="after")
+    def _coherent(self) -> IdentityConfig:
+        names = [i.issuer for i in self.access_tokens.issuers]
+        if len(set(names)) != len(names):
+            raise ValueError("an issuer is listed twice in `access_tokens.issuers`")
+        wc = self.workload_credentials
+        try:
+            if wc is not None:
+                check_distinct({"access tokens": [self.access_tokens.audience],
+                                "presenter credentials": [wc.audience]})
+            self.tenancy_map()  # refuses ambiguous or unknown tenancy entries at load
+        except ConfigurationError as exc:
+            raise ValueError(str(exc)) from None
+        return self
+
+    def tenancy_map(self) -> TenancyMap:
+        known = {i.issuer for i in self.access_tokens.issuers}
+        known.update(a for i in self.access_tokens.issuers for a in i.attests)
+        return TenancyMap({g.issuer: g.aliases for g in self.tenancy}, known=known)
 
     def grant(self, actor: str, on_behalf_of: str) -> DelegationGrant | None:
         for grant in self.delegation:

@@ -15,20 +15,47 @@ lifespan (the grace period), then every token is refused.
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
 import threading
 import time
 import urllib.request
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
+from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
 from jwt import PyJWK, PyJWKClient
 from jwt.jwks_client import _NoRedirectHandler
 
 from memguard.errors import ConfigurationError, IdentityError
-from memguard.jws import _strict_json_object
+from memguard.tokens.rfc7515 import strict_json_object
 
-__all__ = ["JwksUrlSource", "KeySource", "StaticKeySource", "key_fits", "parse_jwks"]
+__all__ = ["JwksUrlSource", "KeySource", "StaticKeySource", "key_fits", "parse_jwks", "public_jwk"]
+
+SigningKey = ed25519.Ed25519PrivateKey | ec.EllipticCurvePrivateKey
+PublicKey = ed25519.Ed25519PublicKey | ec.EllipticCurvePublicKey
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def public_jwk(key: SigningKey | PublicKey) -> dict[str, str]:
+    """The public JWK of an Ed25519 or P-256 key, ``kid`` = its RFC 7638 thumbprint."""
+    pub = key.public_key() if isinstance(key, SigningKey) else key
+    if isinstance(pub, ec.EllipticCurvePublicKey):
+        nums = pub.public_numbers()
+        jwk = {"crv": "P-256", "kty": "EC", "x": _b64(nums.x.to_bytes(32, "big")),
+               "y": _b64(nums.y.to_bytes(32, "big"))}
+        alg = "ES256"
+    else:
+        raw = pub.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+        jwk = {"crv": "Ed25519", "kty": "OKP", "x": _b64(raw)}
+        alg = "EdDSA"
+    canonical = json.dumps(jwk, separators=(",", ":"), sort_keys=True).encode()
+    return {**jwk, "kid": _b64(hashlib.sha256(canonical).digest()), "alg": alg, "use": "sig"}
 
 
 class KeySource(Protocol):
@@ -103,7 +130,7 @@ class _BoundedClient(PyJWKClient):
             body = response.read(self.max_bytes + 1)
         if len(body) > self.max_bytes:
             raise OSError("jwks document too large")
-        return _strict_json_object(body)
+        return strict_json_object(body)
 
 
 class JwksUrlSource:

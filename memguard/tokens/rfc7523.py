@@ -29,10 +29,9 @@ from typing import Protocol
 
 from memguard.errors import IdentityError
 from memguard.identity import check_identifier
-from memguard.tokens.rfc7515 import check_alg, check_kid, parse_compact
+from memguard.tokens.rfc7515 import check_alg, check_kid, parse_compact, verify_jws
 from memguard.tokens.rfc7517 import StaticKeySource
 from memguard.tokens.rfc7519 import check_times, single_audience
-from memguard.tokens.rfc9068 import verify_jws
 
 __all__ = [
     "JWT_BEARER",
@@ -127,9 +126,7 @@ class ClientAssertionVerifier:
         if client_id is not None and client_id != iss:
             raise IdentityError("client_id mismatch", code="identity.bad_client")
         alg = check_alg(header, client.algorithms)
-        kid = check_kid(header)
-        assert kid is not None
-        claims = verify_jws(assertion, self._keys[iss].get(kid, alg), alg, unverified)
+        claims = verify_jws(assertion, self._keys[iss].get(check_kid(header), alg), alg, unverified)
         if claims.get("iss") != iss or claims.get("sub") != iss:
             raise IdentityError("assertion subject must be the client", code="identity.bad_client")
         single_audience(claims, self.audiences)

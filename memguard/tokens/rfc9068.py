@@ -14,25 +14,24 @@ only (``sub``, ``iss``), nesting is bounded, cycles are refused.
 
 from __future__ import annotations
 
-import base64
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
-
-import jwt
+from typing import Any, Literal
 
 from memguard.errors import IdentityError
 from memguard.identity import Actor, Principal, PrincipalId, check_identifier
-from memguard.tokens.rfc7515 import check_alg, check_kid, parse_compact
+from memguard.tokens.rfc7515 import check_alg, check_kid, parse_compact, verify_jws
 from memguard.tokens.rfc7517 import KeySource
 from memguard.tokens.rfc7519 import check_leeway, check_times, single_audience
+from memguard.tokens.rfc9493 import attested_subject
+from memguard.tokens.tenancy import TenancyMap
+from memguard.tokens.uses import ACCESS_TYPES
 
-__all__ = ["AT_JWT_TYPES", "AccessTokenVerifier", "TrustedIssuer", "VerifiedAccessToken", "verify_jws"]
+__all__ = ["AT_JWT_TYPES", "AccessTokenVerifier", "TrustedIssuer", "VerifiedAccessToken", "actor_chain"]
 
-AT_JWT_TYPES = frozenset({"at+jwt", "application/at+jwt"})
+AT_JWT_TYPES = ACCESS_TYPES
 _ACT_MEMBERS = frozenset({"sub", "iss", "act"})
-_ALGORITHMS = jwt.algorithms.get_default_algorithms()
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +39,10 @@ class TrustedIssuer:
     issuer: str
     algorithms: frozenset[str]
     keys: KeySource
+    #: issuers whose subjects this one may name in ``sub_id`` (RFC 9493; rfc9493.py)
+    attests: frozenset[str] = frozenset()
+    #: ``granted``: hops need delegation grants; ``asserted``: the issuer's ``act`` is taken as is
+    act_chains: Literal["granted", "asserted"] = "granted"
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,26 +50,8 @@ class VerifiedAccessToken:
     principal: Principal
     expires_at: int
     claims: Mapping[str, Any]
-
-
-def verify_jws(token: str, key: object, alg: str, claims: dict[str, Any]) -> dict[str, Any]:
-    """RFC 7515 5.2 signature check with PyJWT's algorithm implementation; returns ``claims``.
-
-    The header and claims were already parsed strictly (:func:`parse_compact`), so this verifies the
-    signature over exactly those bytes instead of letting ``jwt.decode`` re-parse them leniently.
-    """
-    signing_input, _, signature = token.rpartition(".")
-    algorithm = _ALGORITHMS.get(alg)
-    if algorithm is None:
-        raise IdentityError("unsupported algorithm", code="identity.bad_alg")
-    try:
-        sig = base64.urlsafe_b64decode(signature + "=" * (-len(signature) % 4))
-        ok = algorithm.verify(signing_input.encode("ascii"), algorithm.prepare_key(key), sig)
-    except (ValueError, TypeError, jwt.PyJWTError):
-        raise IdentityError("invalid token", code="identity.invalid") from None
-    if not ok:
-        raise IdentityError("bad signature", code="identity.bad_signature")
-    return claims
+    #: the issuer that signed the token (``principal.subject.issuer`` may be another, via ``sub_id``)
+    issuer: TrustedIssuer
 
 
 class AccessTokenVerifier:
@@ -81,12 +66,14 @@ class AccessTokenVerifier:
         max_age: int = 86400,
         leeway: int = 30,
         max_depth: int = 3,
+        tenancy: TenancyMap | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.issuers = dict(issuers)
         self.audiences = audiences
         self.max_ttl, self.max_age, self.max_depth = max_ttl, max_age, max_depth
         self.leeway = check_leeway(leeway)
+        self.tenancy = tenancy or TenancyMap({})
         self._clock = clock
 
     def verify(self, token: str) -> VerifiedAccessToken:
@@ -99,12 +86,8 @@ class AccessTokenVerifier:
         if trusted is None or trusted.issuer != iss:
             raise IdentityError("untrusted issuer", code="identity.bad_issuer")
         alg = check_alg(header, trusted.algorithms)
-        kid = check_kid(header)
-        assert kid is not None
-        key = trusted.keys.get(kid, alg)
+        key = trusted.keys.get(check_kid(header), alg)
         claims = verify_jws(token, key, alg, unverified)
-        if claims.get("iss") != trusted.issuer:
-            raise IdentityError("untrusted issuer", code="identity.bad_issuer")
         single_audience(claims, self.audiences)
         exp = check_times(
             claims,
@@ -116,9 +99,8 @@ class AccessTokenVerifier:
         for required in ("sub", "client_id", "jti"):
             if required not in claims:
                 raise IdentityError(f"missing `{required}`", code="identity.bad_claims")
-        subject = PrincipalId(
-            issuer=check_identifier(claims["iss"], "iss"),
-            subject=check_identifier(claims["sub"], "sub"),
+        subject = self.tenancy.principal(
+            attested_subject(claims, token_issuer=trusted.issuer, attests=trusted.attests)
         )
         scope = claims.get("scope", "")
         if not isinstance(scope, str):
@@ -131,7 +113,8 @@ class AccessTokenVerifier:
             token_jti=check_identifier(claims["jti"], "jti"),
             scopes=frozenset(s for s in scope.split(" ") if s),
         )
-        return VerifiedAccessToken(principal=principal, expires_at=exp, claims=claims)
+        return VerifiedAccessToken(principal=principal, expires_at=exp, claims=claims,
+                                   issuer=trusted)
 
 
 def actor_chain(

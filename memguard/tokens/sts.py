@@ -12,8 +12,6 @@ issued keep verifying until they expire.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
 import os
 import secrets
@@ -34,7 +32,8 @@ from memguard.identity import check_identifier
 from memguard.logging import get_logger
 from memguard.provenance import sha256_digest
 from memguard.tokens.config import DelegationGrant
-from memguard.tokens.rfc7517 import key_fits
+from memguard.tokens.presenter import check_presenter
+from memguard.tokens.rfc7517 import key_fits, public_jwk
 from memguard.tokens.rfc7523 import (
     JWT_BEARER,
     ClientAssertionVerifier,
@@ -44,40 +43,31 @@ from memguard.tokens.rfc7523 import (
 )
 from memguard.tokens.rfc8693 import (
     ACCESS_TOKEN_TYPE,
+    ExchangeRequest,
     TokenExchangeError,
     may_act_allows,
     parse_exchange_request,
 )
 from memguard.tokens.rfc9068 import AccessTokenVerifier, TrustedIssuer
+from memguard.tokens.rfc9493 import subject_identifier
 from memguard.tokens.svid import TrustDomain, WorkloadCredentialVerifier, parse_spiffe_id
+from memguard.tokens.uses import (
+    ACTOR_TYP,
+    CLIENT_ASSERTION_TYP,
+    PRESENTER_TYP,
+    check_distinct,
+    default_presenter_audience,
+    default_token_endpoint,
+)
 
-__all__ = ["JWT_SPIFFE", "KeyRing", "SecurityTokenService"]
+__all__ = ["JWT_SPIFFE", "KeyRing", "SecurityTokenService", "WorkloadUse", "public_jwk"]
 
 # Client authentication with a JWT-SVID (draft-ietf-oauth-spiffe-client-auth).
 JWT_SPIFFE = "urn:ietf:params:oauth:client-assertion-type:jwt-spiffe"
 
 Alg = Literal["EdDSA", "ES256"]
+WorkloadUse = Literal["presenter", "actor", "client"]
 PrivateKey = Ed25519PrivateKey | ec.EllipticCurvePrivateKey
-
-
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
-
-
-def public_jwk(key: PrivateKey) -> dict[str, str]:
-    """Public JWK with an RFC 7638 thumbprint ``kid``."""
-    pub = key.public_key()
-    if isinstance(pub, ec.EllipticCurvePublicKey):
-        nums = pub.public_numbers()
-        jwk = {"crv": "P-256", "kty": "EC", "x": _b64(nums.x.to_bytes(32, "big")),
-               "y": _b64(nums.y.to_bytes(32, "big"))}
-        alg = "ES256"
-    else:
-        raw = pub.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
-        jwk = {"crv": "Ed25519", "kty": "OKP", "x": _b64(raw)}
-        alg = "EdDSA"
-    canonical = json.dumps(jwk, separators=(",", ":"), sort_keys=True).encode()
-    return {**jwk, "kid": _b64(hashlib.sha256(canonical).digest()), "alg": alg, "use": "sig"}
 
 
 class KeyRing:
@@ -173,7 +163,18 @@ class KeyRing:
 
 
 class SecurityTokenService:
-    """Local STS: user tokens, workload credentials, and the RFC 8693 exchange."""
+    """Local STS: user tokens, workload credentials, and the RFC 8693 exchange.
+
+    Audiences per use (:mod:`memguard.tokens.uses`): access tokens name one of ``audiences`` (the
+    resources); client assertions and actor tokens name the token endpoint (``token_endpoint``,
+    default ``{issuer}/token``, and the issuer itself when no resource or presenter audience is
+    the issuer); presenter credentials name ``presenter_audience`` (default
+    ``{first resource}/workload``). A configuration in which two of these meet is refused.
+
+    Exchanged tokens keep ``iss`` = this service and ``sub`` = the subject's, and carry the
+    subject's issuer in ``sub_id`` (RFC 9493, :mod:`.rfc9493`), so the user and her agents name one
+    principal wherever her token came from.
+    """
 
     def __init__(
         self,
@@ -192,12 +193,18 @@ class SecurityTokenService:
         replay: ReplayCache | None = None,
         sink: Callable[[AuditEvent], None] | None = None,
         extra_issuers: Mapping[str, TrustedIssuer] | None = None,
+        token_endpoint: str | None = None,
+        presenter_audience: str | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.issuer = check_identifier(issuer, "issuer")
         self.audiences = frozenset(audiences)
+        if not self.audiences:
+            raise ConfigurationError("the token service needs at least one resource audience")
+        self.presenter_audience = presenter_audience or default_presenter_audience(min(self.audiences))
         self.trust_domain = trust_domain
         self.max_ttl, self.workload_ttl, self.max_depth = max_ttl, workload_ttl, max_depth
+        self.leeway = leeway
         self.delegation = tuple(delegation)
         self._clock = clock
         self._sink = sink
@@ -206,26 +213,50 @@ class SecurityTokenService:
         self.access_keys = KeyRing(base / "access", alg=alg, retain=max_ttl + leeway, clock=clock)
         self.workload_keys = KeyRing(base / "workload", alg=alg, retain=workload_ttl + leeway,
                                      clock=clock)
-        issuers = {issuer: TrustedIssuer(issuer, frozenset({alg}), self.access_keys),
-                   **(extra_issuers or {})}
+        external = {k: v for k, v in (extra_issuers or {}).items() if k != issuer}
+        #: the issuers whose users' tokens this service exchanges (and so names in ``sub_id``)
+        self.attests = frozenset(external)
+        issuers = {issuer: TrustedIssuer(issuer, frozenset({alg}), self.access_keys, self.attests),
+                   **external}
         # Subject tokens: any audience this STS serves, or the STS itself.
         self.subject_verifier = AccessTokenVerifier(
             issuers, audiences=self.audiences | {issuer}, max_ttl=max_ttl,
             max_depth=max_depth, leeway=leeway, clock=clock,
         )
-        domain = TrustDomain(trust_domain, frozenset({alg}), self.workload_keys, issuer)
-        # Actor tokens are workload credentials minted for this STS (audience = its issuer).
-        self.actor_verifier = WorkloadCredentialVerifier(
-            {trust_domain: domain}, audience=issuer, max_ttl=workload_ttl, leeway=leeway, clock=clock
-        )
+        self._domain = TrustDomain(trust_domain, frozenset({alg}), self.workload_keys, issuer)
         self.clients = ClientAssertionVerifier(
-            {c.client_id: c for c in clients}, audiences=frozenset({issuer}),
+            {c.client_id: c for c in clients}, audiences=frozenset(),
             replay=replay or MemoryReplayCache(), leeway=leeway, clock=clock,
         )
+        self.set_token_endpoint(token_endpoint or default_token_endpoint(issuer))
 
     def set_token_endpoint(self, url: str) -> None:
-        """Client assertions may name the token endpoint URL as audience (RFC 7523 3)."""
-        self.clients.audiences = frozenset({self.issuer, url})
+        """The token endpoint URL: the audience of client assertions and actor tokens (RFC 7523 3),
+        with the issuer when no other use claims the issuer's name."""
+        others = self.audiences | {self.presenter_audience}
+        self.token_endpoint = url
+        self.token_audiences = frozenset({url} | ({self.issuer} - others))
+        check_distinct({
+            "access tokens": self.audiences,
+            "presenter credentials": [self.presenter_audience],
+            "the token endpoint": self.token_audiences,
+        })
+        self.clients.audiences = self.token_audiences
+        domains = {self.trust_domain: self._domain}
+        # Actor tokens and workload client assertions: each its own typ, the token endpoint's audience.
+        self.actor_verifier = WorkloadCredentialVerifier(
+            domains, audiences=self.token_audiences, typ=ACTOR_TYP, max_ttl=self.workload_ttl,
+            leeway=self.leeway, clock=self._clock,
+        )
+        self.client_workloads = WorkloadCredentialVerifier(
+            domains, audiences=self.token_audiences, typ=CLIENT_ASSERTION_TYP,
+            max_ttl=self.workload_ttl, leeway=self.leeway, clock=self._clock,
+        )
+
+    @property
+    def token_audience(self) -> str:
+        """The audience this service puts in the actor tokens and client assertions it mints."""
+        return self.issuer if self.issuer in self.token_audiences else self.token_endpoint
 
     # -- minting (development) ----------------------------------------------------------------
 
@@ -250,17 +281,35 @@ class SecurityTokenService:
         return self.access_keys.sign(claims, "at+jwt")
 
     def issue_workload_credential(
-        self, spiffe_id: str, *, audience: str | None = None, ttl: int = 300
+        self,
+        spiffe_id: str,
+        *,
+        use: WorkloadUse = "presenter",
+        audience: str | None = None,
+        ttl: int = 300,
     ) -> str:
+        """A JWT-SVID for one use: ``presenter`` (sent with a delegated token to the resource),
+        ``actor`` (an RFC 8693 ``actor_token``) or ``client`` (``jwt-spiffe`` client authentication
+        at the token endpoint). ``audience`` overrides the use's audience (tests), but never with
+        another use's."""
         domain, _ = parse_spiffe_id(spiffe_id)
         if domain != self.trust_domain:
             raise ConfigurationError(f"`{spiffe_id}` is not in trust domain `{self.trust_domain}`")
+        if use == "presenter":
+            typ, own, other = PRESENTER_TYP, self.presenter_audience, self.token_audiences
+        elif use in ("actor", "client"):
+            typ = ACTOR_TYP if use == "actor" else CLIENT_ASSERTION_TYP
+            own, other = self.token_audience, frozenset({self.presenter_audience})
+        else:
+            raise ConfigurationError(f"unknown workload credential use `{use}`")
+        if audience is not None and audience in other | self.audiences:
+            raise ConfigurationError(f"`{audience}` is the audience of another token use")
         now = int(self._clock())
         claims = {
-            "iss": self.issuer, "sub": spiffe_id, "aud": audience or min(self.audiences),
+            "iss": self.issuer, "sub": spiffe_id, "aud": audience or own,
             "iat": now, "exp": now + min(ttl, self.workload_ttl), "jti": secrets.token_urlsafe(16),
         }
-        return self.workload_keys.sign(claims, "wit+jwt")
+        return self.workload_keys.sign(claims, typ)
 
     def jwks(self) -> dict[str, list[dict[str, str]]]:
         return self.access_keys.jwks()
@@ -290,7 +339,7 @@ class SecurityTokenService:
         The credential must carry a ``jti``, and each ``jti`` is accepted once (same replay cache
         as ``private_key_jwt``), so a captured credential cannot be replayed at the token endpoint.
         """
-        workload = self.actor_verifier.verify(assertion)
+        workload = self.client_workloads.verify(assertion)
         if client_id is not None and client_id != workload.spiffe_id:
             raise IdentityError("client_id mismatch", code="identity.bad_client")
         if workload.jti is None:
@@ -306,21 +355,48 @@ class SecurityTokenService:
         if self._sink is not None:
             self._sink(event)
 
-    def _exchange(self, form: Mapping[str, list[str]], detail: dict[str, Any]) -> dict[str, Any]:
-        req = parse_exchange_request(form)
+    def _authenticate_client(self, req: ExchangeRequest) -> str:
         if req.client_assertion is None:
             raise TokenExchangeError("invalid_client", "client_assertion")
         try:
             if req.client_assertion_type == JWT_BEARER:
-                client_id = self.clients.authenticate(req.client_assertion, req.client_id)
-            elif req.client_assertion_type == JWT_SPIFFE:
-                client_id = self._workload_client(req.client_assertion, req.client_id)
-            else:
-                raise TokenExchangeError("invalid_client", "client_assertion_type")
+                return self.clients.authenticate(req.client_assertion, req.client_id)
+            if req.client_assertion_type == JWT_SPIFFE:
+                return self._workload_client(req.client_assertion, req.client_id)
+            raise TokenExchangeError("invalid_client", "client_assertion_type")
         except IdentityError as exc:
             if isinstance(exc, TokenExchangeError):
                 raise
             raise TokenExchangeError("invalid_client", exc.code) from None
+
+    def _granted_scopes(
+        self, hops: Sequence[tuple[str, str]], *, may_act: bool | None, first_hop_new: bool
+    ) -> frozenset[str] | None:
+        """The scopes every hop's grant allows (``None``: no grant limits them), or a refusal.
+
+        Every hop the issued token will carry is checked against this service's grants, whoever
+        asserted it: hops copied from the subject token too (an external issuer's ``act`` is not
+        trusted). Only a new first hop may instead rest on the subject token's ``may_act``.
+        """
+        allowed: frozenset[str] | None = None
+        for index, (actor, on_behalf_of) in enumerate(hops):
+            try:
+                parse_spiffe_id(actor)
+            except IdentityError:
+                raise TokenExchangeError("invalid_grant", "an actor is not a workload") from None
+            grant = next((g for g in self.delegation
+                          if g.actor == actor and g.on_behalf_of == on_behalf_of), None)
+            if grant is None:
+                if index == 0 and first_hop_new and may_act is True:
+                    continue
+                raise TokenExchangeError("invalid_grant", f"hop {index} not granted")
+            scopes = frozenset(grant.scopes)
+            allowed = scopes if allowed is None else allowed & scopes
+        return allowed
+
+    def _exchange(self, form: Mapping[str, list[str]], detail: dict[str, Any]) -> dict[str, Any]:
+        req = parse_exchange_request(form)
+        client_id = self._authenticate_client(req)
         detail["client_id"] = client_id
         try:
             subject = self.subject_verifier.verify(req.subject_token)
@@ -329,6 +405,7 @@ class SecurityTokenService:
         principal = subject.principal
         detail["subject_token_digest"] = sha256_digest(req.subject_token.encode())
         detail["subject"] = principal.subject.subject
+        detail["subject_issuer"] = principal.subject.issuer
         exp_inputs = [subject.expires_at]
         actor_scopes: frozenset[str] | None = None
         if req.actor_token is not None:
@@ -348,9 +425,13 @@ class SecurityTokenService:
         detail["actor"] = new_actor
         chain = [a.subject for a in principal.actors]
         if chain:
-            # Re-delegation: only the token's current actor may hand it on.
-            if client_id != chain[-1]:
-                raise TokenExchangeError("invalid_grant", "client is not the current actor")
+            # Re-delegation: only the token's current actor may hand it on (presenter binding).
+            try:
+                client_domain, _ = parse_spiffe_id(client_id)
+                check_presenter(principal, client_id, token_issuer=subject.issuer.issuer,
+                                trust_domain_id=f"spiffe://{client_domain}")
+            except IdentityError:
+                raise TokenExchangeError("invalid_grant", "client is not the current actor") from None
             on_behalf_of = chain[-1]
         else:
             if new_actor != client_id:
@@ -361,15 +442,15 @@ class SecurityTokenService:
         if len(chain) + 1 > self.max_depth:
             raise TokenExchangeError("invalid_grant", "chain too deep")
         may_act = may_act_allows(subject.claims, new_actor, actor_iss) if not chain else None
-        grant = next((g for g in self.delegation
-                      if g.actor == new_actor and g.on_behalf_of == on_behalf_of), None)
-        if may_act is False or (may_act is None and grant is None):
-            raise TokenExchangeError("invalid_grant", "actor not permitted (may_act / grant)")
+        if may_act is False:
+            raise TokenExchangeError("invalid_grant", "may_act names another actor")
+        hops = list(zip(chain, ["user", *chain], strict=False))
+        granted = self._granted_scopes([*hops, (new_actor, on_behalf_of)], may_act=may_act,
+                                       first_hop_new=not chain)
         allowed = principal.scopes
-        if grant is not None:
-            allowed &= frozenset(grant.scopes)
-        if actor_scopes is not None:
-            allowed &= actor_scopes
+        for limit in (granted, actor_scopes):
+            if limit is not None:
+                allowed &= limit
         if not req.scopes <= allowed:
             raise TokenExchangeError("invalid_scope", "scope not within subject/actor/grant")
         target = req.targets[0]
@@ -379,13 +460,15 @@ class SecurityTokenService:
         exp = min([*exp_inputs, now + self.max_ttl])
         if exp <= now:
             raise TokenExchangeError("invalid_grant", "inputs expired")
-        act: dict[str, Any] = {"sub": new_actor, "iss": actor_iss}
-        if "act" in subject.claims:
-            act["act"] = subject.claims["act"]  # copied only from the verified subject token
+        act: dict[str, Any] | None = None
+        for hop in principal.actors:  # rebuilt from the verified chain, first delegate innermost
+            act = {"sub": hop.subject, "iss": hop.issuer, **({"act": act} if act else {})}
+        new_act = {"sub": new_actor, "iss": actor_iss, **({"act": act} if act else {})}
         claims = {
-            "iss": self.issuer, "sub": principal.subject.subject, "aud": target,
+            "iss": self.issuer, "sub": principal.subject.subject,
+            "sub_id": subject_identifier(principal.subject), "aud": target,
             "iat": now, "exp": exp, "jti": secrets.token_urlsafe(16), "client_id": client_id,
-            "scope": " ".join(sorted(req.scopes)), "act": act,
+            "scope": " ".join(sorted(req.scopes)), "act": new_act,
         }
         token = self.access_keys.sign(claims, "at+jwt")
         detail["issued_jti"] = claims["jti"]

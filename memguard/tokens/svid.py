@@ -5,10 +5,11 @@ case-sensitive"; memguard accepts the canonical form only: lowercase ``spiffe://
 (``[a-z0-9.-_]``), path segments of ``[A-Za-z0-9.-_]``, no empty, ``.`` or ``..`` segments, no
 trailing slash, no query, fragment, port or userinfo, at most 2048 bytes.
 JWT-SVID 3: "The sub claim MUST be set to the SPIFFE ID of the workload"; "The aud claim MUST be
-present, containing one or more values" -- memguard requires exactly one, its own;
+present, containing one or more values" -- memguard requires exactly one, one of the verifier's;
 "The exp claim MUST be set" -- and the lifetime must be short (``max_ttl``, 10 minutes by default).
-Workload credentials have their own ``typ`` (``wit+jwt`` by default) and their own key set per trust
-domain, so a workload credential is never an access token and vice versa.
+Workload credentials have their own key set per trust domain, and each use its own ``typ`` and
+audience (:mod:`memguard.tokens.uses`): a presenter credential (``wit+jwt``) is never an access
+token, an actor token or a client assertion, and none of those is a presenter credential.
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ from dataclasses import dataclass
 
 from memguard.errors import IdentityError
 from memguard.identity import check_identifier
-from memguard.tokens.rfc7515 import check_alg, check_kid, parse_compact
+from memguard.tokens.rfc7515 import check_alg, check_kid, parse_compact, verify_jws
 from memguard.tokens.rfc7517 import KeySource
 from memguard.tokens.rfc7519 import check_leeway, check_times, single_audience
-from memguard.tokens.rfc9068 import verify_jws
+from memguard.tokens.uses import PRESENTER_TYP
 
 __all__ = ["TrustDomain", "WorkloadCredentialVerifier", "WorkloadIdentity", "parse_spiffe_id"]
 
@@ -62,28 +63,22 @@ class WorkloadIdentity:
 
 
 class WorkloadCredentialVerifier:
-    """Verifies JWT-SVIDs of the configured trust domains for one audience."""
+    """Verifies JWT-SVIDs of the configured trust domains for one use (one ``typ``, its audiences)."""
 
     def __init__(
         self,
         trust_domains: Mapping[str, TrustDomain],
         *,
-        audience: str,
-        typ: str = "wit+jwt",
+        audiences: frozenset[str],
+        typ: str = PRESENTER_TYP,
         max_ttl: int = 600,
         leeway: int = 30,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.trust_domains = dict(trust_domains)
-        self.audience, self.typ, self.max_ttl = audience, typ.lower(), max_ttl
+        self.audiences, self.typ, self.max_ttl = audiences, typ.lower(), max_ttl
         self.leeway = check_leeway(leeway)
         self._clock = clock
-
-    def with_audience(self, audience: str) -> WorkloadCredentialVerifier:
-        return WorkloadCredentialVerifier(
-            self.trust_domains, audience=audience, typ=self.typ, max_ttl=self.max_ttl,
-            leeway=self.leeway, clock=self._clock,
-        )
 
     def verify(self, credential: str) -> WorkloadIdentity:
         header, unverified = parse_compact(credential)
@@ -95,9 +90,7 @@ class WorkloadCredentialVerifier:
         if domain is None:
             raise IdentityError("untrusted trust domain", code="identity.bad_issuer")
         alg = check_alg(header, domain.algorithms)
-        kid = check_kid(header)
-        assert kid is not None
-        claims = verify_jws(credential, domain.keys.get(kid, alg), alg, unverified)
+        claims = verify_jws(credential, domain.keys.get(check_kid(header), alg), alg, unverified)
         spiffe_id = check_identifier(claims.get("sub"), "sub")
         if parse_spiffe_id(spiffe_id)[0] != domain.name:
             raise IdentityError("untrusted trust domain", code="identity.bad_issuer")
@@ -105,7 +98,7 @@ class WorkloadCredentialVerifier:
             raise IdentityError("untrusted issuer", code="identity.bad_issuer")
         if "act" in claims or "may_act" in claims:
             raise IdentityError("workload credential cannot delegate", code="identity.bad_claims")
-        single_audience(claims, (self.audience,))
+        single_audience(claims, self.audiences)
         exp = check_times(
             claims, now=self._clock(), leeway=self.leeway, max_ttl=self.max_ttl,
             max_age=self.max_ttl + self.leeway,

@@ -1,12 +1,16 @@
-"""The guard's verifier for external issuers and workloads, with presenter binding.
+"""The guard's verifier: access tokens of trusted issuers, workload credentials, presenter binding.
 
 Verification order (DESIGN.md): size cap -> compact JWS -> strict header -> issuer selects keys and
-pinned alg -> signature -> typed claims -> act chain shape -> delegation grants -> presenter binding.
+pinned alg -> signature -> typed claims -> subject (``sub_id``, tenancy) -> act chain shape ->
+delegation grants -> presenter binding (:mod:`memguard.tokens.presenter`).
+
+There is one verifier: the embedded development default (:class:`~memguard.tokens.local.LocalVerifier`)
+is this class with a static key set, ``act_chains: asserted`` and ``presenter_binding: optional``.
 
 Presenter binding: a token carrying an ``act`` chain is accepted only together with the workload
 credential of its *current* actor (:meth:`IdentityVerifier.verify_presented`); a bare user token
 presented with a workload credential is impersonation and is refused. :meth:`verify` alone accepts
-bare user tokens only.
+bare user tokens only (unless the configuration makes presenter binding optional).
 """
 
 from __future__ import annotations
@@ -17,8 +21,9 @@ from collections.abc import Callable
 from typing import NoReturn
 
 from memguard.errors import ConfigurationError, IdentityError
-from memguard.identity import Identity, MintingVerifier, Principal
+from memguard.identity import Identity, MintingVerifier
 from memguard.tokens.config import IdentityConfig, load_identity_config
+from memguard.tokens.presenter import check_presenter
 from memguard.tokens.rfc9068 import AccessTokenVerifier, TrustedIssuer, VerifiedAccessToken
 from memguard.tokens.svid import (
     TrustDomain,
@@ -44,7 +49,10 @@ class IdentityVerifier(MintingVerifier):
         self.config = config
         lim = config.limits
         issuers = {
-            i.issuer: TrustedIssuer(i.issuer, frozenset(i.algorithms), i.key_source(config.jwks, clock))
+            i.issuer: TrustedIssuer(
+                i.issuer, frozenset(i.algorithms), i.key_source(config.jwks, clock),
+                frozenset(i.attests), i.act_chains,
+            )
             for i in config.access_tokens.issuers
         }
         self.access = AccessTokenVerifier(
@@ -54,6 +62,7 @@ class IdentityVerifier(MintingVerifier):
             max_age=lim.max_age,
             leeway=lim.leeway,
             max_depth=lim.max_depth,
+            tenancy=config.tenancy_map(),
             clock=clock,
         )
         self.workloads: WorkloadCredentialVerifier | None = None
@@ -66,7 +75,7 @@ class IdentityVerifier(MintingVerifier):
                 for d in wc.trust_domains
             }
             self.workloads = WorkloadCredentialVerifier(
-                domains, audience=wc.audience, typ=wc.typ, max_ttl=wc.max_ttl,
+                domains, audiences=frozenset({wc.audience}), typ=wc.typ, max_ttl=wc.max_ttl,
                 leeway=lim.leeway, clock=clock,
             )
 
@@ -82,7 +91,7 @@ class IdentityVerifier(MintingVerifier):
         """A bare user token; a token with an ``act`` chain needs :meth:`verify_presented`."""
         try:
             verified = self._access(token)
-            if verified.principal.actors:
+            if verified.principal.actors and self.config.presenter_binding == "required":
                 raise IdentityError("delegated token needs its actor's credential",
                                     code="identity.unbound")
             return self._mint(verified.principal, verified.expires_at)
@@ -94,18 +103,9 @@ class IdentityVerifier(MintingVerifier):
         try:
             workload = self.verify_workload(workload_credential)
             verified = self._access(token)
-            actors = verified.principal.actors
-            if not actors:
-                raise IdentityError("workload presented a user token", code="identity.impersonation")
-            current = actors[-1]
-            if current.subject != workload.spiffe_id or current.issuer not in (
-                workload.domain_id,
-                verified.principal.subject.issuer,
-            ):
-                raise IdentityError("presenter is not the current actor",
-                                    code="identity.presenter_mismatch")
-            principal = verified.principal
-            return self._mint(principal, min(verified.expires_at, workload.expires_at))
+            check_presenter(verified.principal, workload.spiffe_id,
+                            token_issuer=verified.issuer.issuer, trust_domain_id=workload.domain_id)
+            return self._mint(verified.principal, min(verified.expires_at, workload.expires_at))
         except Exception as exc:
             _fail_closed(exc)
 
@@ -119,11 +119,13 @@ class IdentityVerifier(MintingVerifier):
 
     def _access(self, token: str) -> VerifiedAccessToken:
         verified = self.access.verify(token)
-        self._check_grants(verified.principal)
+        if verified.issuer.act_chains == "granted":
+            self._check_grants(verified)
         return verified
 
-    def _check_grants(self, principal: Principal) -> None:
+    def _check_grants(self, verified: VerifiedAccessToken) -> None:
         """Each hop must be allowed by a delegation grant, with scopes inside the grant's."""
+        principal = verified.principal
         previous = "user"
         for actor in principal.actors:
             parse_spiffe_id(actor.subject)
