@@ -436,8 +436,8 @@ def policy_explain(
     """Why a request is allowed or denied: the decision, the determining rules, the read plan."""
     import sys
 
-    import yaml
-
+    from memguard import yamlsafe
+    from memguard.errors import ConfigurationError
     from memguard.policy.resolver import PolicyResolver
     from memguard.policy.testing import DEFAULT_NOW, CaseError, evaluate_request, parse_request
 
@@ -449,7 +449,7 @@ def policy_explain(
             inline = request == "-" or request.lstrip().startswith("{") or "\n" in request
             if not inline and Path(request).is_file():
                 text = Path(request).read_text(encoding="utf-8")
-            loaded = yaml.safe_load(text)
+            loaded = yamlsafe.load(text, "--request").data
             if not isinstance(loaded, dict):
                 raise CaseError("the request must be a mapping")
             raw = loaded
@@ -472,7 +472,7 @@ def policy_explain(
         req = parse_request(raw, now)
         resolver = PolicyResolver(policy, clock=lambda: float(now))
         result = evaluate_request(resolver, req)
-    except (CaseError, ValueError, TypeError, yaml.YAMLError, OSError) as exc:
+    except (CaseError, ValueError, TypeError, ConfigurationError, OSError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
     by_id = {r.id: r for r in policy.rules}

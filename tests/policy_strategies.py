@@ -200,3 +200,19 @@ def universe(n: int, seed: int = 4) -> dict[str, dict[str, FieldValue]]:
         fid = f"{i:08x}-0000-4000-8000-000000000000"
         out[fid] = {"fact_id": fid, **random_fact(rng, i)}
     return out
+
+
+def yaml_expr(expr: Expr) -> object:
+    """A rule condition as the YAML (JSON) a policy author would write."""
+    match expr:
+        case Cmp(op, attr, value):
+            if isinstance(value, Ref):
+                return {"attr": attr, op: {"attr": value.attr}}
+            return {"attr": attr, op: list(value) if isinstance(value, tuple) else value}
+        case AllOf(items):
+            return {"all": [yaml_expr(i) for i in items]}
+        case AnyOf(items):
+            return {"any": [yaml_expr(i) for i in items]}
+        case NotExpr(item):
+            return {"not": yaml_expr(item)}
+    raise TypeError(expr)

@@ -84,11 +84,12 @@ def test_validate_invalid_exits_3_with_file_line_rule_on_stderr(tmp_path: Path) 
     bad.write_text("apiVersion: memguard/v1\nrules:\n  - {id: r1, effect: permit, actions: [get], when: {attr: fact.nope, eq: 1}}\n")
     proc = run("validate", str(bad))
     assert proc.returncode == 3
-    assert f"{bad}:3: rule `r1`: unknown attribute `fact.nope`" in proc.stderr
+    assert f"{bad}:3:59: rule `r1`: unknown attribute `fact.nope`" in proc.stderr
     assert proc.stdout == ""
     data = json.loads(run("validate", str(bad), "--json").stdout)
     assert data == {"valid": False, "problems": [
-        {"file": str(bad), "line": 3, "rule_id": "r1", "message": "unknown attribute `fact.nope`"}]}  # fmt: skip
+        {"file": str(bad), "line": 3, "column": 59, "rule_id": "r1",
+         "message": "unknown attribute `fact.nope`"}]}  # fmt: skip
 
 
 def test_validate_missing_path_exits_1(tmp_path: Path) -> None:

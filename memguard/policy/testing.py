@@ -26,8 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
+from yaml.nodes import MappingNode, Node, SequenceNode
 
+from memguard import yamlsafe
+from memguard.errors import ConfigurationError
 from memguard.identity import Actor, Principal, PrincipalId
 from memguard.policy.loader import TEST_SUFFIXES, load_policy_files
 from memguard.policy.model import ACTIONS, PolicyError, Problem
@@ -290,11 +292,10 @@ def _load_policies(paths: list[Path], clock_now: int) -> PolicyResolver:
 def run_test_file(path: Path) -> TestFileReport:
     report = TestFileReport(str(path))
     try:
-        text = path.read_text(encoding="utf-8")
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        doc = yamlsafe.read(path)
+        root = doc.root
         data = _keys(
-            data, {"apiVersion", "kind", "description", "policies", "now", "tests"}, "a test file"
+            doc.data, {"apiVersion", "kind", "description", "policies", "now", "tests"}, "a test file"
         )
         if data.get("apiVersion") != "memguard/v1" or data.get("kind") != "PolicyTests":
             raise CaseError("a test file needs `apiVersion: memguard/v1` and `kind: PolicyTests`")
@@ -304,10 +305,10 @@ def run_test_file(path: Path) -> TestFileReport:
         cases = data.get("tests") or []
         if not isinstance(cases, list) or not cases:
             raise CaseError("`tests` must be a non-empty list")
-        nodes: list[yaml.Node] = []
-        if isinstance(root, yaml.MappingNode):
+        nodes: list[Node] = []
+        if isinstance(root, MappingNode):
             for k, v in root.value:
-                if getattr(k, "value", None) == "tests" and isinstance(v, yaml.SequenceNode):
+                if getattr(k, "value", None) == "tests" and isinstance(v, SequenceNode):
                     nodes = list(v.value)
         try:
             resolver = _load_policies(_policy_source(path, data), now)
@@ -316,7 +317,7 @@ def run_test_file(path: Path) -> TestFileReport:
             report.policy_invalid = True
             return report
         report.policy_digest = resolver.digest
-    except (OSError, yaml.YAMLError, CaseError, FileNotFoundError) as exc:
+    except (OSError, ConfigurationError, CaseError, FileNotFoundError) as exc:
         report.problems.append(Problem(str(path), 0, f"{type(exc).__name__}: {exc}"))
         return report
     for i, case in enumerate(cases):
