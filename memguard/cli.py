@@ -358,21 +358,46 @@ def _load_policy_or_exit(path: Path, as_json: bool) -> PolicySet:
 
 
 @policy_app.command("validate")
-def policy_validate(path: PolicyPath, as_json: AsJson = False) -> None:
-    """Parse and validate a policy set; print its digest."""
+def policy_validate(
+    path: PolicyPath,
+    as_json: AsJson = False,
+    backend: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--backend",
+            help="A push-down backend the set must be translatable for (qdrant, sql, mem0, "
+            "langgraph); exit 3 if it is not. Without it, every backend is reported.",
+        ),
+    ] = None,
+) -> None:
+    """Parse and validate a policy set; print its digest and what each backend can push down."""
+    from memguard.pushdown.capability import BACKENDS, report
 
     policy = _load_policy_or_exit(path, as_json)
+    unknown = [b for b in backend or () if b not in BACKENDS]
+    if unknown:
+        typer.echo(f"error: unknown backend `{unknown[0]}` (one of {', '.join(BACKENDS)})", err=True)
+        raise typer.Exit(1)
+    pushdown = report(policy, backend or list(BACKENDS))
     data = {
         "valid": True,
         "policy_digest": policy.digest,
         "files": list(policy.files),
         "rules": [r.id for r in policy.rules],
+        "pushdown": {b: [u.problem(policy).as_json() for u in us] for b, us in pushdown.items()},
     }
-    _emit(
-        data,
-        as_json,
-        f"ok: {len(policy.rules)} rules in {len(policy.files)} files, {policy.digest}",
-    )
+    lines = [f"ok: {len(policy.rules)} rules in {len(policy.files)} files, {policy.digest}"]
+    for name, unsupported in pushdown.items():
+        lines.append(f"pushdown {name}: " + ("ok" if not unsupported else "NOT translatable"))
+        lines += [f"  {u.problem(policy)}" for u in unsupported]
+    refused = [u for b in backend or () for u in pushdown[b]]
+    if refused:
+        for u in refused:
+            typer.echo(f"error: {u.problem(policy)}", err=True)
+        if as_json:
+            _emit(data, True, "")
+        raise typer.Exit(3)
+    _emit(data, as_json, "\n".join(lines))
 
 
 @policy_app.command("test")

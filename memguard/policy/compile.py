@@ -5,7 +5,8 @@ constant; only fact comparisons remain. The result is in negation normal form: `
 atoms only, and IR ``Not(atom)`` is true only if the field is present — exactly the policy rule that a
 comparison *and* its negation are false on a missing attribute. The plan selects the facts where
 ``any permit`` is definitely true and ``every forbid`` is definitely false, which is what the point
-evaluator (:mod:`memguard.policy.evaluate`) decides fact by fact.
+evaluator (:mod:`memguard.policy.evaluate`) decides fact by fact. The plan's condition is in the
+normal form of :mod:`memguard.pushdown.normal`, which every store translator starts from.
 """
 
 from __future__ import annotations
@@ -14,39 +15,12 @@ from collections.abc import Sequence
 
 from memguard.policy.evaluate import PrincipalEnv, compile_expr
 from memguard.policy.model import ATTRIBUTES, AllOf, AnyOf, Cmp, Effect, Expr, NotExpr, Ref, Rule
-from memguard.scope import And, Condition, Eq, Gte, In, Not, Or, PlanKind, ScopePlan
+from memguard.pushdown.normal import NormalForm, conj, disj, normalize
+from memguard.scope import Condition, Eq, Gte, In, Not, PlanKind, ScopePlan
 
-__all__ = ["Residual", "conj", "disj", "plan_for_rules", "residual"]
+__all__ = ["Residual", "plan_for_rules", "residual"]
 
-Residual = Condition | bool
-
-
-def conj(items: Sequence[Residual]) -> Residual:
-    out: list[Condition] = []
-    for item in items:
-        if item is False:
-            return False
-        if item is True:
-            continue
-        assert not isinstance(item, bool)
-        out.extend(item.items if isinstance(item, And) else (item,))
-    if not out:
-        return True
-    return out[0] if len(out) == 1 else And(tuple(out))
-
-
-def disj(items: Sequence[Residual]) -> Residual:
-    out: list[Condition] = []
-    for item in items:
-        if item is True:
-            return True
-        if item is False:
-            continue
-        assert not isinstance(item, bool)
-        out.extend(item.items if isinstance(item, Or) else (item,))
-    if not out:
-        return False
-    return out[0] if len(out) == 1 else Or(tuple(out))
+Residual = NormalForm
 
 
 def _atom(cmp: Cmp, positive: bool, penv: PrincipalEnv, now: int) -> Residual:
@@ -123,7 +97,8 @@ def plan_for_rules(
         return ScopePlan(
             PlanKind.DENY, digest, rule_ids=tuple(always_forbid), reason="forbid"
         ), False
-    allowed = conj([disj(permits), *guards])
+    # the normal form: typed, integers beyond a field's range folded, so no translator rounds
+    allowed = normalize(conj([disj(permits), *guards]))
     ids = tuple(permit_ids + forbid_ids)
     if allowed is False:
         return ScopePlan(

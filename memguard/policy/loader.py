@@ -37,8 +37,9 @@ from memguard.policy.model import (
     Scalar,
     attrs_of,
 )
+from memguard.policy.types import convert_literal
 from memguard.provenance import canonical_json, sha256_digest
-from memguard.trust import SourceKind, TrustLevel
+from memguard.trust import TrustLevel
 
 __all__ = [
     "compose_yaml",
@@ -128,25 +129,9 @@ class _RuleParser:
         return name
 
     def literal(self, node: Node, attr: str) -> Scalar:
-        spec = ATTRIBUTES[attr]
-        value = _scalar(node)
-        if spec.type is AttrType.TRUST:
-            if isinstance(value, bool) or not isinstance(value, str | int):
-                raise _Bad(node, f"`{attr}` takes a trust level name")
-            try:
-                return int(TrustLevel.parse(value))
-            except ValueError:
-                raise _Bad(node, f"unknown trust level `{value}`") from None
-        if spec.type is AttrType.SOURCE_KIND:
-            if not isinstance(value, str) or value not in {k.value for k in SourceKind}:
-                raise _Bad(node, f"unknown source kind `{value}`")
-            return value
-        if spec.type is AttrType.INT:
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise _Bad(node, f"`{attr}` takes an integer, not `{value!r}`")
-            return value
-        if not isinstance(value, str):
-            raise _Bad(node, f"`{attr}` takes a string, not `{value!r}`")
+        value, problem = convert_literal(attr, _scalar(node))
+        if problem is not None:
+            raise _Bad(node, problem)
         return value
 
     def value(self, node: Node, attr: str, op: str) -> Scalar | tuple[Scalar, ...] | Ref:

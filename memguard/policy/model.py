@@ -127,6 +127,12 @@ ATTRIBUTES: Mapping[str, AttrSpec] = {
             "number of input facts",
             fld="derived_from_count",
         ),
+        _spec(
+            "fact.lineage_trust",
+            AttrType.TRUST,
+            "the lowest channel in the fact's lineage: its own and every input's, transitively",
+            fld="lineage_trust",
+        ),
     )
 }
 

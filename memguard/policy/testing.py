@@ -52,7 +52,7 @@ _CASE_KEYS = {"name", "principal", "action", "context", "fact", "namespace", "ex
 _PRINCIPAL_KEYS = {"subject", "issuer", "actors", "scopes", "client_id"}
 _FACT_KEYS = {
     "id", "namespace", "owner_iss", "owner_sub", "trust", "source_kind", "writer_sub",
-    "workload_id", "tags", "age", "created_at", "derived_from_count",
+    "workload_id", "tags", "age", "created_at", "derived_from_count", "lineage_trust",
 }  # fmt: skip
 _EXPECT_KEYS = {"decision", "rules", "max_trust", "plan"}
 
@@ -147,8 +147,8 @@ def _fact(raw: object, now: int) -> dict[str, FieldValue]:
     data = _keys(raw, _FACT_KEYS, "`fact`")
     out: dict[str, FieldValue] = {}
     for key, value in data.items():
-        if key == "trust":
-            out["trust"] = None if value is None else int(TrustLevel.parse(value))
+        if key in ("trust", "lineage_trust"):
+            out[key] = None if value is None else int(TrustLevel.parse(value))
         elif key == "source_kind":
             out["source_kind"] = None if value is None else SourceKind(value).value
         elif key == "age":
