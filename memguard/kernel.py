@@ -791,7 +791,16 @@ class Kernel:
             op.finished = True
             self._refresh_revocations()
             self._after_events()
-        return RevocationReport(revocation_id, selector, tuple(roots), tuple(affected), False)
+            shown = affected
+            if op.principal is not None:  # the report shows what the revoker may see, counts the rest
+                from memguard.audit import reader_visibility
+
+                visible = reader_visibility(op, "get", "revoke")
+                records = self.ledger.latest(affected)
+                shown = [f for f in affected if f in records and visible(records[f])]
+        return RevocationReport(
+            revocation_id, selector, tuple(roots), tuple(shown), False, len(affected) - len(shown)
+        )
 
     def endorse(
         self,
