@@ -87,6 +87,7 @@ _INT16 = re.compile(r"0x[0-9a-fA-F]+")
 _FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
 _INF = re.compile(r"[-+]?\.(?:inf|Inf|INF)")
 _NAN = re.compile(r"\.(?:nan|NaN|NAN)")
+_SCHEMA_KEY = re.compile(r"[a-z_][a-z0-9_]{0,63}")
 _KEY_NAME = re.compile(r"[A-Za-z_$<][A-Za-z0-9_$<>-]{0,63}")
 _MAX_DIGITS = 24  # an int64 has at most 19 digits (plus sign, prefix, leading zeros)
 _QUOTED = re.compile(r"""\s*(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
@@ -450,12 +451,20 @@ class Document:
             reached.append(part if isinstance(part, int) else str(part))
         return node, reached
 
-    def error(self, path: Sequence[object], problem: str, *, at_key: bool = False) -> YamlError:
+    def error(
+        self,
+        path: Sequence[object],
+        problem: str,
+        *,
+        at_key: bool = False,
+        position_at_key: bool = False,
+    ) -> YamlError:
         """A :class:`YamlError` at ``path`` (the position of the deepest node the path reaches).
 
         ``at_key``: the last part is a key that should not be there; the error points at it and
-        names its parent only (a key a schema does not know may be a pasted value)."""
-        node, _ = self.node_at(path, key_node=at_key)
+        names its parent only (a key a schema does not know may be a pasted value).
+        ``position_at_key``: point at the last part's key rather than at its value."""
+        node, _ = self.node_at(path, key_node=at_key or position_at_key)
         line, column = mark_of(node) if node is not None else (0, 0)
         named = path[:-1] if at_key else path
         key = [p if isinstance(p, int) else str(p) for p in named]
@@ -507,6 +516,9 @@ def validate(doc: Document, build: Callable[[object], T]) -> T:
         first = exc.errors(include_url=False, include_input=False, include_context=False)[0]
         loc = list(first["loc"])
         if first["type"] == "extra_forbidden":
-            raise doc.error(loc, "unknown key", at_key=True) from None
+            # named if it looks like a configuration key (snake_case); anything else may be a
+            # value pasted one line too far left (a password), so it is pointed at, not printed
+            named = bool(loc) and isinstance(loc[-1], str) and _SCHEMA_KEY.fullmatch(loc[-1])
+            raise doc.error(loc, "unknown key", at_key=not named, position_at_key=True) from None
         message = str(first["msg"])
         raise doc.error(loc, _sanitize(message[:1].lower() + message[1:])) from None

@@ -422,3 +422,15 @@ def test_the_generated_yaml_is_interesting() -> None:
     if STATS["loaded"] + STATS["refused"] == 0:
         pytest.skip("runs after the property test in the same session")
     assert STATS["loaded"] >= 20 and STATS["refused"] >= 200, STATS
+
+
+def test_an_unknown_key_is_named_if_it_looks_like_a_key(tmp_path: Path) -> None:
+    path = tmp_path / "gateway.yaml"
+    path.write_text("version: 1\nlimits:\n  max_concurency: 8\n", "utf-8")
+    with pytest.raises(ConfigurationError) as info:
+        load_gateway_config(path)
+    assert str(info.value) == f"{path}:3:3: key `limits.max_concurency`: unknown key"
+    path.write_text(f"version: 1\nlimits:\n  {SECRET}: 8\n", "utf-8")
+    with pytest.raises(ConfigurationError) as info:
+        load_gateway_config(path)
+    assert str(info.value) == f"{path}:3:3: key `limits`: unknown key"  # pointed at, not printed
