@@ -10,7 +10,9 @@ query returns when the condition is translated for it:
 - ``mem0``: :func:`memguard.pushdown.mem0.scoped_filters` handed to a real mem0 ``Memory`` (Qdrant
   local mode underneath), by ``get_all`` and by ``search``: mem0's own filter handling applies them;
 - ``langgraph``: :func:`memguard.pushdown.langgraph.to_langgraph_filters`, one ``search`` per filter
-  on LangGraph's ``InMemoryStore``, the union of their results.
+  on LangGraph's ``InMemoryStore``, the union of their results; as in the adapter, each owner's
+  facts live in their own namespace (the tenant partition) and a search for an owner folds the owner
+  fields and searches only that partition.
 
 A fact a backend cannot hold (the SQL layout refuses values outside a field's domain; LangGraph's
 ``InMemoryStore`` compares through ``float()``, so a non-numeric text in an integer field would make
@@ -35,6 +37,7 @@ from sqlalchemy.engine import Engine as SqlEngine
 from sqlalchemy.pool import StaticPool
 
 from memguard.adapters.mem0 import offline_memory
+from memguard.context import principal_label
 from memguard.pushdown.langgraph import (
     ALWAYS_PRESENT,
     RESERVED_PREFIX,
@@ -69,6 +72,13 @@ def _langgraph_safe(fields: Mapping[str, Any]) -> bool:
     return fields.get("tags") in (None, []) and all(
         fields.get(name) is None or type(fields.get(name)) in (int, bool) for name in _INT
     )
+
+
+def _tenant(iss: object, sub: object) -> tuple[str, ...]:
+    """The adapter's tenant partition of an owner (facts without a plain owner: one apart)."""
+    if isinstance(iss, str) and isinstance(sub, str):
+        return ("t", principal_label(iss, sub))
+    return ("t", "no-owner")
 
 
 def langgraph_layout(fields: Mapping[str, Any]) -> bool:
@@ -160,7 +170,7 @@ class Backends:
             if not _langgraph_safe(f):
                 continue
             value = {RESERVED_PREFIX + k: encode(k, v) for k, v in f.items()}
-            self.langgraph.put(("t",), fid, value, index=False)
+            self.langgraph.put(_tenant(f.get("owner_iss"), f.get("owner_sub")), fid, value, index=False)
             ok.add(fid)
         self.held["langgraph"] = ok
 
@@ -177,16 +187,23 @@ class Backends:
                     self.mem0.vector_store.delete(fid)
                 except Exception:  # pragma: no cover - not held
                     pass
-                self.langgraph.delete(("t",), fid)
+                f = self.facts[fid]
+                self.langgraph.delete(_tenant(f.get("owner_iss"), f.get("owner_sub")), fid)
         self.facts = {}
         self.held = {name: set() for name in self.names}
 
     # -- querying ----------------------------------------------------------------------------------
 
     def select(
-        self, cond: NormalForm, *, mem0_search: bool = False, only: tuple[str, ...] | None = None
+        self,
+        cond: NormalForm,
+        *,
+        mem0_search: bool = False,
+        only: tuple[str, ...] | None = None,
+        owner: tuple[str, str] | None = None,
     ) -> dict[str, set[str]]:
-        """For each backend (or ``only`` those), the ids its store query returns for ``cond``."""
+        """For each backend (or ``only`` those), the ids its store query returns for ``cond``;
+        ``owner``: LangGraph searches that owner's partition only, with the owner folded."""
         names = self.names if only is None else only
         out: dict[str, set[str]] = {}
         limit = len(self.facts) + 10
@@ -211,8 +228,13 @@ class Backends:
             out["mem0"] = {str(m["id"]) for m in got["results"]}
         if "langgraph" in names:
             ids: set[str] = set()
-            for flt in to_langgraph_filters(cond):
-                for item in self.langgraph.search(("t",), filter=flt or None, limit=100_000):
+            prefix: tuple[str, ...] = ("t",)
+            known: dict[str, FieldValue] = {}
+            if owner is not None:
+                prefix = _tenant(*owner)
+                known = {"owner_iss": owner[0], "owner_sub": owner[1]}
+            for flt in to_langgraph_filters(cond, known):
+                for item in self.langgraph.search(prefix, filter=flt or None, limit=100_000):
                     ids.add(item.key)
             out["langgraph"] = ids
         return out

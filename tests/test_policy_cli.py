@@ -120,7 +120,7 @@ def test_explain_deny_exits_2_with_the_determining_rule() -> None:
     proc = run("explain", str(POLICIES), "--subject", "alice", "--action", "search",
                "--purpose", "tool_argument", "--fact", FACT)  # fmt: skip
     assert proc.returncode == 2, proc.stderr
-    assert "decision: deny" in proc.stdout and "purpose.no-untrusted-tool-arguments" in proc.stdout
+    assert "decision: deny" in proc.stdout and "purpose.actions-need-user-trust" in proc.stdout
     assert "purpose.yaml:" in proc.stdout
 
 
@@ -158,3 +158,36 @@ def test_explain_reads_a_request_file_and_long_inline_json(tmp_path: Path) -> No
     assert proc.returncode == 2 and json.loads(proc.stdout)["reason"].startswith("default deny")
     long_json = json.dumps({"principal": {"subject": "alice", "scopes": ["s" * 400]}, "action": "audit"})
     assert run("explain", str(POLICIES), "--request", long_json).returncode == 2
+
+
+UNTRANSLATABLE = """\
+apiVersion: memguard/v1
+rules:
+  - id: not-that-agent
+    effect: permit
+    actions: [search, get]
+    when:
+      all:
+        - {attr: fact.owner_sub, eq: {attr: principal.subject}}
+        - {attr: fact.workload_id, ne: "spiffe://memguard.local/agent/browser"}
+"""
+
+
+def test_validate_reports_push_down_per_backend(tmp_path: Path) -> None:
+    ok = run("validate", str(POLICIES))
+    assert ok.returncode == 0
+    for backend in ("qdrant", "sql", "mem0", "langgraph"):
+        assert f"pushdown {backend}: ok" in ok.stdout
+    bad = tmp_path / "p.yaml"
+    bad.write_text(UNTRANSLATABLE)
+    report = run("validate", str(bad))  # valid, but LangGraph cannot push the negation down
+    assert report.returncode == 0, report.stderr
+    assert "pushdown langgraph: NOT translatable" in report.stdout and "pushdown sql: ok" in report.stdout
+    assert "workload_id" in report.stdout and "not-that-agent" in report.stdout
+    refused = run("validate", str(bad), "--backend", "langgraph")
+    assert refused.returncode == 3 and refused.stdout == ""
+    assert refused.stderr.startswith(f"error: {bad}:") and "langgraph" in refused.stderr
+    assert run("validate", str(bad), "--backend", "sql").returncode == 0
+    data = json.loads(run("validate", str(bad), "--json").stdout)
+    assert data["pushdown"]["sql"] == [] and data["pushdown"]["langgraph"][0]["rule_id"] == "not-that-agent"
+    assert run("validate", str(bad), "--backend", "nosuch").returncode == 1

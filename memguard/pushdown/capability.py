@@ -171,8 +171,10 @@ def _candidates(rules: Sequence[Rule]) -> dict[str, list[tuple[Scalar, ...]]]:
             if attr in refs or any(isinstance(v, str) and v.startswith("\x00ref:") for v in found):
                 options.append((f"\x00ref:{attr}",))
             options += [(v,) for v in plain]
-            if spec.type is not AttrType.INT or not plain:
-                options.append((_OTHER,) if spec.type is not AttrType.INT else (-1,))
+            if spec.type is AttrType.INT:  # a value no literal names: every `eq` comes out false
+                options.append((max((v for v in plain if isinstance(v, int)), default=-2) + 1,))
+            else:
+                options.append((_OTHER,))
         out[attr] = list(dict.fromkeys(options))
     return out
 
