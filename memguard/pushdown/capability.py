@@ -59,6 +59,9 @@ MAX_ENVIRONMENTS: Final = 4096
 _NOW: Final = 1_800_000_000
 _OTHER: Final = "\x00other"
 _LIST_SIZES: Final = (0, 1, 2, 3)
+#: every principal has an issuer and a subject
+_ALWAYS_SET: Final = frozenset({"principal.issuer", "principal.subject", "principal.actor", "principal.depth"})
+_OWNER_MIRROR: Final = {"fact.owner_iss": "principal.issuer", "fact.owner_sub": "principal.subject"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +146,13 @@ def _candidates(rules: Sequence[Rule]) -> dict[str, list[tuple[Scalar, ...]]]:
                     literals.setdefault(cmp.value.attr, set())
                 continue
             if spec.scope == "fact":
+                # a store that partitions by owner (LangGraph) folds the owner fields with the
+                # principal's issuer and subject: try those equal to each literal a rule names
+                mirror = _OWNER_MIRROR.get(cmp.attr)
+                if mirror is not None and not isinstance(cmp.value, Ref):
+                    values = cmp.value if isinstance(cmp.value, tuple) else (cmp.value,)
+                    literals.setdefault(mirror, set()).update(values)
+                    refs.add(mirror)
                 continue
             found = literals.setdefault(cmp.attr, set())
             if cmp.op == "gte":
@@ -152,6 +162,7 @@ def _candidates(rules: Sequence[Rule]) -> dict[str, list[tuple[Scalar, ...]]]:
                 found.update(cmp.value if isinstance(cmp.value, tuple) else (cmp.value,))
     for attr in refs:
         literals.setdefault(attr, set()).add(f"\x00ref:{attr}")
+    linked = {a for pair in links for a in pair}
     for a, b in links:  # an attribute compared with another: let them take each other's values
         merged = literals[a] | literals[b] | {f"\x00ref:{a}"}
         literals[a] = literals[b] = merged
@@ -163,6 +174,8 @@ def _candidates(rules: Sequence[Rule]) -> dict[str, list[tuple[Scalar, ...]]]:
         options: list[tuple[Scalar, ...]] = []
         if spec.is_list:
             options += [(), *((v,) for v in plain)]
+            if attr in linked and not plain:
+                options.append((f"\x00ref:{attr}",))
             if len(plain) > 1:
                 options.append(tuple(plain))
             if attr in refs:
@@ -170,6 +183,8 @@ def _candidates(rules: Sequence[Rule]) -> dict[str, list[tuple[Scalar, ...]]]:
         else:
             if attr in refs or any(isinstance(v, str) and v.startswith("\x00ref:") for v in found):
                 options.append((f"\x00ref:{attr}",))
+            if (attr in refs or attr in linked) and attr not in _ALWAYS_SET:
+                options.append(())  # a reference to a missing value is unknown, not false
             options += [(v,) for v in plain]
             if spec.type is AttrType.INT:  # a value no literal names: every `eq` comes out false
                 options.append((max((v for v in plain if isinstance(v, int)), default=-2) + 1,))
