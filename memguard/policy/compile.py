@@ -11,9 +11,10 @@ normal form of :mod:`memguard.pushdown.normal`, which every store translator sta
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
-from memguard.policy.evaluate import PrincipalEnv, compile_expr
+from memguard.policy.evaluate import Fn, PrincipalEnv, compile_expr
 from memguard.policy.model import ATTRIBUTES, AllOf, AnyOf, Cmp, Effect, Expr, NotExpr, Ref, Rule
 from memguard.pushdown.normal import NormalForm, conj, disj, normalize
 from memguard.scope import Condition, Eq, Gte, In, Not, PlanKind, ScopePlan
@@ -23,20 +24,35 @@ __all__ = ["Residual", "plan_for_rules", "residual"]
 Residual = NormalForm
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _env_fn(cmp: Cmp) -> Fn:
+    """A principal/context comparison's closure, compiled once per comparison."""
+    return compile_expr(cmp)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _literal_atom(cmp: Cmp, positive: bool) -> Residual:
+    """A fact comparison with a literal (no reference, not ``fact.age``) in the normal form: it
+    depends on nothing but the comparison, so it is worked out once."""
+    return _atom(cmp, positive, {}, 0)
+
+
 def _atom(cmp: Cmp, positive: bool, penv: PrincipalEnv, now: int) -> Residual:
     spec = ATTRIBUTES[cmp.attr]
     if spec.scope != "fact":
-        v = compile_expr(cmp)(penv, {}, now)
+        v = _env_fn(cmp)(penv, {}, now)
         if v is None:
             return False  # unknown: neither the comparison nor its negation holds
         return v if positive else not v
+    if penv and cmp.attr != "fact.age" and not isinstance(cmp.value, Ref):
+        return _literal_atom(cmp, positive)
     name = spec.field
     assert name is not None
     if cmp.op == "gte":
         assert isinstance(cmp.value, int)
         if cmp.attr == "fact.age":
             newer = Gte(name, now - cmp.value + 1)  # created_at > now - N  <=>  age < N
-            return Not(newer) if positive else newer
+            return normalize(Not(newer) if positive else newer)
         atom: Condition = Gte(name, cmp.value)
     else:
         value = cmp.value
@@ -52,7 +68,8 @@ def _atom(cmp: Cmp, positive: bool, penv: PrincipalEnv, now: int) -> Residual:
             atom = Eq(name, wanted[0])
         else:
             atom = In(name, tuple(dict.fromkeys(wanted)))
-    return atom if positive else Not(atom)
+    # each literal in the normal form (types, integer domains); conj/disj keep it normal
+    return normalize(atom if positive else Not(atom))
 
 
 def residual(expr: Expr, penv: PrincipalEnv, now: int, positive: bool = True) -> Residual:
@@ -97,8 +114,9 @@ def plan_for_rules(
         return ScopePlan(
             PlanKind.DENY, digest, rule_ids=tuple(always_forbid), reason="forbid"
         ), False
-    # the normal form: typed, integers beyond a field's range folded, so no translator rounds
-    allowed = normalize(conj([disj(permits), *guards]))
+    # the normal form (typed, integers beyond a field's range folded: no translator rounds), as
+    # every literal is normal and conj/disj keep it so
+    allowed = conj([disj(permits), *guards])
     ids = tuple(permit_ids + forbid_ids)
     if allowed is False:
         return ScopePlan(

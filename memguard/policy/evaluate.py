@@ -28,7 +28,7 @@ from memguard.policy.model import (
     attrs_of,
 )
 from memguard.policy.types import check_rules
-from memguard.scope import FieldValue, typed_values
+from memguard.scope import DOMAINS, FieldValue, typed_values
 from memguard.trust import TrustLevel
 
 __all__ = ["Engine", "PrincipalEnv", "principal_env"]
@@ -140,13 +140,25 @@ def _compile_fact_cmp(
     """A comparison on a fact field: unknown (``None``) when the field is missing or holds a value
     of the wrong type (:func:`memguard.scope.typed_values`): a type mismatch never makes a permit
     match and always makes a forbid match."""
+    # the common case inline: one well-typed scalar (the field's type, inside its domain)
+    domain = DOMAINS[name]
+    kind, low, high, allowed = domain.kind, domain.low, domain.high, domain.values
+    scalar_field = not domain.is_list
+
+    def values(v: object) -> list[Scalar] | None:
+        if scalar_field and type(v) is kind:
+            if kind is int:
+                return [v] if low <= v <= high else None  # type: ignore[operator]
+            return [v] if allowed is None or v in allowed else None
+        return typed_values(name, v)
+
     if op == "gte":
         assert isinstance(value, int)
         bound = value
         if attr == "fact.age":
             # age >= N  <=>  no `created_at` after now - N (the compiled form is the same)
             def age_gte(p: PrincipalEnv, f: Mapping[str, FieldValue], now: int) -> Tri:
-                vals = typed_values(name, f.get(name))
+                vals = values(f.get(name))
                 if vals is None:
                     return None
                 cut = now - bound + 1
@@ -155,7 +167,7 @@ def _compile_fact_cmp(
             return age_gte
 
         def gte(p: PrincipalEnv, f: Mapping[str, FieldValue], now: int) -> Tri:
-            vals = typed_values(name, f.get(name))
+            vals = values(f.get(name))
             if vals is None:
                 return None
             return any(x >= bound for x in vals)  # type: ignore[operator]
@@ -168,7 +180,7 @@ def _compile_fact_cmp(
             wanted = p.get(ref_attr, _EMPTY)
             if not wanted:
                 return None  # comparing with a value that does not exist is unknown
-            vals = typed_values(name, f.get(name))
+            vals = values(f.get(name))
             if vals is None:
                 return None
             return any(x in wanted for x in vals)
@@ -176,8 +188,19 @@ def _compile_fact_cmp(
         return ref_cmp
     wanted_set: frozenset[Scalar] = frozenset(value if isinstance(value, tuple) else (value,))
 
+    if scalar_field and kind is str and allowed is None:  # the commonest: a plain string field
+
+        def str_member(p: PrincipalEnv, f: Mapping[str, FieldValue], now: int) -> Tri:
+            v = f.get(name)
+            if type(v) is str:
+                return v in wanted_set
+            vals = typed_values(name, v)
+            return None if vals is None else any(x in wanted_set for x in vals)
+
+        return str_member
+
     def member(p: PrincipalEnv, f: Mapping[str, FieldValue], now: int) -> Tri:
-        vals = typed_values(name, f.get(name))
+        vals = values(f.get(name))
         if vals is None:
             return None
         return any(x in wanted_set for x in vals)

@@ -222,12 +222,12 @@ class PolicyResolver:
                 plan.condition if plan.condition is not None else True
             ]
             if request.namespaces is not None:
-                narrow.append(In("namespace", tuple(request.namespaces)))
+                narrow.append(normalize(In("namespace", tuple(request.namespaces))))
             if request.min_trust is not None:
-                narrow.append(Gte("trust", int(request.min_trust)))
+                narrow.append(normalize(Gte("trust", int(request.min_trust))))
             if len(narrow) == 1:
                 return plan
-            cond = normalize(conj(narrow))
+            cond = conj(narrow)
             if cond is False:
                 return ScopePlan(
                     PlanKind.DENY, digest, rule_ids=plan.rule_ids, reason="the request admits nothing"

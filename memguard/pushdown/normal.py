@@ -15,8 +15,8 @@ On the way every comparison the store cannot decide exactly is folded to a const
 - an integer outside the field's domain (:data:`~memguard.scope.EXACT_INT`, trust ``0..6``) is
   folded: ``Gte(f, v)`` with ``v`` below the domain is ``Exists(f)``, above it ``False``; ``Eq`` with
   it is ``False``, its negation ``Exists(f)``. No translator ever sees an integer it would round;
-- a negation on a field with a closed set of values (``source_kind``) becomes the positive ``In``
-  of the other values;
+- a negation excluding several values of a field with a closed set of values (``source_kind``)
+  becomes the positive ``In`` of the other values;
 - ``Not`` around a compound becomes existence guards plus the negation pushed down to the atoms.
 
 Malformed conditions (an unknown field, an empty ``In``/``And``/``Or``, a literal that is not a
@@ -58,7 +58,9 @@ Literal = Eq | In | Gte | Exists | Not
 
 
 def conj(items: Iterable[NormalForm]) -> NormalForm:
-    """``And`` of normal forms: flattened, constants folded, duplicates and implied guards dropped."""
+    """``And`` of normal forms: flattened, constants folded, duplicates and implied literals dropped
+    (``Exists(f)`` beside another literal on ``f``; of several lower bounds on one field the
+    highest, of several upper bounds the lowest)."""
     out: dict[Condition, None] = {}
     for item in items:
         if item is False:
@@ -66,14 +68,48 @@ def conj(items: Iterable[NormalForm]) -> NormalForm:
         if item is True:
             continue
         assert not isinstance(item, bool)
-        for part in item.items if isinstance(item, And) else (item,):
-            out[part] = None
+        if type(item) is And:
+            out.update(dict.fromkeys(item.items))
+        else:
+            out[item] = None
     if not out:
         return True
-    # Exists(f) is implied by any other literal on f (each requires f present and well-typed)
-    implied = {literal_field(p) for p in out if not isinstance(p, Exists | And | Or)}
-    kept = [p for p in out if not (isinstance(p, Exists) and p.field in implied)]
+    kept = list(out)
+    if len(kept) > 1:
+        bounds, exists = 0, False
+        for p in kept:
+            t = type(p)
+            if t is Exists:
+                exists = True
+                break
+            if t is Gte or (t is Not and type(p.item) is Gte):  # type: ignore[union-attr]
+                bounds += 1
+        if exists or bounds > 1:
+            kept = _tighten(kept)
     return kept[0] if len(kept) == 1 else And(tuple(kept))
+
+
+def _tighten(parts: list[Condition]) -> list[Condition]:
+    lows: dict[str, int] = {}
+    highs: dict[str, int] = {}
+    named: set[str | None] = set()
+    for p in parts:
+        if type(p) is Gte:
+            lows[p.field] = max(lows.get(p.field, p.value), p.value)
+        elif type(p) is Not and type(p.item) is Gte:
+            highs[p.item.field] = min(highs.get(p.item.field, p.item.value), p.item.value)
+        if type(p) is not Exists:
+            named.add(literal_field(p))
+    out: list[Condition] = []
+    for p in parts:
+        if type(p) is Exists and p.field in named:
+            continue  # implied by another literal on the field
+        if type(p) is Gte and p.value != lows[p.field]:
+            continue  # a lower bound below the highest one
+        if type(p) is Not and type(p.item) is Gte and p.item.value != highs[p.item.field]:
+            continue  # an upper bound above the lowest one
+        out.append(p)
+    return out
 
 
 def disj(items: Iterable[NormalForm]) -> NormalForm:
@@ -140,11 +176,16 @@ def _positive(cond: Condition) -> NormalForm:
     match cond:
         case Eq(f, v):
             _domain(f)
+            domain = DOMAINS[f]
+            if type(v) is domain.kind and domain.accepts(v):
+                return cond  # already normal
             good, _ = _values(f, [v])
             return _members(f, good)
         case In(f, vs):
             _domain(f)
             good, _ = _values(f, vs)
+            if len(good) == len(vs) > 1:
+                return cond  # already normal
             return _members(f, good)  # a mistyped value can only be unknown: never true
         case Gte(f, v):
             _domain(f)
@@ -156,7 +197,7 @@ def _positive(cond: Condition) -> NormalForm:
                 return Exists(f)
             if v > domain.high:
                 return False
-            return Gte(f, v)
+            return cond
         case Exists(f):
             _domain(f)
             return Exists(f)
@@ -187,8 +228,9 @@ def _negative(cond: Condition) -> NormalForm:
             if mistyped:
                 return False  # "not (x or unknown)" is never definitely true
             domain = DOMAINS[f]
-            if domain.values is not None and not domain.is_list:
-                # a closed set of values: the negation is the positive rest
+            if domain.values is not None and not domain.is_list and len(good) > 1:
+                # a closed set of values excluding several: the positive rest (a store with one
+                # `!=` per field, LangGraph, can then take it)
                 return _members(f, sorted(domain.values - set(map(str, good))))
             if not good:
                 return True  # no stored value can equal a literal outside the domain
