@@ -57,24 +57,30 @@ NormalForm = Condition | bool
 Literal = Eq | In | Gte | Exists | Not
 
 
+def _flat(items: Iterable[NormalForm], kind: type[And] | type[Or], unit: bool) -> list[Condition] | bool:
+    """The parts of an ``And`` (``unit`` ``True``) or ``Or`` (``unit`` ``False``) of normal forms,
+    flattened and without duplicates; the absorbing constant if one occurs, ``unit`` if empty."""
+    out: dict[Condition, None] = {}
+    for item in items:
+        if item is (not unit):
+            return not unit
+        if item is unit:
+            continue
+        assert not isinstance(item, bool)
+        if type(item) is kind:
+            out.update(dict.fromkeys(item.items))
+        else:
+            out[item] = None
+    return list(out) if out else unit
+
+
 def conj(items: Iterable[NormalForm]) -> NormalForm:
     """``And`` of normal forms: flattened, constants folded, duplicates and implied literals dropped
     (``Exists(f)`` beside another literal on ``f``; of several lower bounds on one field the
     highest, of several upper bounds the lowest)."""
-    out: dict[Condition, None] = {}
-    for item in items:
-        if item is False:
-            return False
-        if item is True:
-            continue
-        assert not isinstance(item, bool)
-        if type(item) is And:
-            out.update(dict.fromkeys(item.items))
-        else:
-            out[item] = None
-    if not out:
-        return True
-    kept = list(out)
+    kept = _flat(items, And, True)
+    if isinstance(kept, bool):
+        return kept
     if len(kept) > 1:
         bounds, exists = 0, False
         for p in kept:
@@ -114,18 +120,9 @@ def _tighten(parts: list[Condition]) -> list[Condition]:
 
 def disj(items: Iterable[NormalForm]) -> NormalForm:
     """``Or`` of normal forms: flattened, constants folded, duplicates dropped."""
-    out: dict[Condition, None] = {}
-    for item in items:
-        if item is True:
-            return True
-        if item is False:
-            continue
-        assert not isinstance(item, bool)
-        for part in item.items if isinstance(item, Or) else (item,):
-            out[part] = None
-    if not out:
-        return False
-    kept = list(out)
+    kept = _flat(items, Or, False)
+    if isinstance(kept, bool):
+        return kept
     return kept[0] if len(kept) == 1 else Or(tuple(kept))
 
 
