@@ -11,7 +11,8 @@ into the normal form and translated for each backend (tests/pushdown_backends.py
     sqlite     SQLite (the SQL adapter's WHERE clause, list fields in the side table)
     postgres   PostgreSQL on 127.0.0.1:5432 (required in CI: MEMGUARD_REQUIRE_POSTGRES=1)
     mem0       a real mem0 ``Memory`` on Qdrant local mode, by ``get_all`` and by ``search``
-    langgraph  LangGraph's ``InMemoryStore``, one query per disjunct, the union of the results
+    langgraph  LangGraph's ``InMemoryStore``, the principal's own partition (owner folded, as in the
+               adapter), one query per disjunct, the union of the results
 
 and must agree with the point evaluator (Kleene closures over the full request, a separate
 implementation): on every fact memguard could have written (well-typed; for LangGraph also in its
