@@ -24,9 +24,11 @@ Layout in the inner store (see ``docs/adapters/langgraph.md``):
   text comparison such as PostgresStore's ``->>`` orders them as numbers), the version, the record
   digest and the full provenance record. They are stripped from every returned item.
 - **Scope push-down.** A read plan's residual condition becomes part of the inner store's own
-  ``filter`` (``$eq``/``$ne``/``$gte``/``$lt`` on the reserved keys); what the filter language cannot
-  express (``Or``, ``In`` over several values, a negation of a nullable field) raises
-  :class:`~memguard.errors.UntranslatableCondition`: the read is refused, never post-filtered.
+  ``filter`` (``$eq``/``$ne``/``$gte``/``$lt`` on the reserved keys), by
+  :mod:`memguard.pushdown.langgraph`: one inner query per disjunct (LangGraph has no ``or``), merged
+  exactly by score; what the filter language cannot express (a negation of a nullable field, two
+  excluded values of one string field) raises :class:`~memguard.errors.UntranslatableCondition`:
+  the read is refused, never post-filtered.
 """
 
 from __future__ import annotations
@@ -58,29 +60,22 @@ from memguard.errors import (
     FactNotFound,
     InvalidRequest,
     ReservedField,
-    UntranslatableCondition,
 )
 from memguard.identity import Identity
 from memguard.integrity import Candidate
 from memguard.kernel import Kernel, Operation, StampRequest, VerifiedFact
 from memguard.ledger import FactState
 from memguard.provenance import Provenance, Source, Turn, value_digest
-from memguard.scope import (
-    FIELDS,
-    And,
-    Condition,
-    Eq,
-    FieldValue,
-    Gte,
-    In,
-    Not,
-    Or,
-    PlanKind,
-    ReadRequest,
-    ScopePlan,
-    evaluate,
-    fields_of,
+from memguard.pushdown.capability import require as require_pushdown
+from memguard.pushdown.langgraph import (
+    RESERVED_PREFIX,
+    Merge,
+    decode,
+    encode,
+    to_langgraph_filters,
 )
+from memguard.pushdown.normal import NormalForm, fold
+from memguard.scope import FieldValue, PlanKind, ReadRequest, ScopePlan, fields_of
 from memguard.stores.base import reserved_block
 from memguard.trust import TrustLevel
 
@@ -90,7 +85,6 @@ __all__ = [
     "SUPPORTED_MIN",
     "GuardedStore",
     "namespace_name",
-    "scope_filter",
     "tenant_segment",
 ]
 
@@ -99,15 +93,8 @@ SUPPORTED_MIN: Final = "4.3.2"
 SUPPORTED_BELOW: Final = "5"
 _DISTRIBUTION: Final = "langgraph-checkpoint"
 
-#: Top-level value keys only memguard writes; a caller's value, filter or index path may not use them.
-RESERVED_PREFIX: Final = "__memguard_"
 _DOC: Final = "doc"  # ``__memguard_doc``: a copy of the caller's value, embedded in place of ``$``
 _DOC_KEY: Final = RESERVED_PREFIX + _DOC
-_INT_FIELDS: Final = frozenset(name for name, kind in FIELDS.items() if kind is int)
-#: Fields every guard-written item carries with a non-null value; ``$ne``/``$lt`` on them need no
-#: existence guard. An item without them is not guard-written and fails verification anyway.
-_ALWAYS_PRESENT: Final = frozenset(FIELDS) - {"workload_id", "tags"}
-_INT_OFFSET: Final = 10**14  # ints are stored as f"{v + offset:015d}": text order == number order
 _MAX_WINDOW: Final = 10_000  # offset + limit of one search
 _FILL_ROUNDS: Final = 6
 _LIST_PAGE: Final = 1000
@@ -115,7 +102,6 @@ _LIST_PAGE: Final = 1000
 _T = TypeVar("_T")
 #: A sans-I/O operation: yields batches of inner-store ops, receives their results, returns a value.
 Flow = Generator[list[Op], list[Result], _T]
-_Residual = Condition | bool
 
 
 @functools.lru_cache(maxsize=8)
@@ -137,146 +123,6 @@ def namespace_name(namespace: Sequence[str]) -> str:
     return ".".join(namespace)
 
 
-# -- scope condition -> LangGraph filter -------------------------------------------------------------
-
-
-def _present(value: FieldValue) -> bool:
-    return value is not None and value != []
-
-
-def _typed(cond: Eq | In | Gte) -> _Residual:
-    """Drop values of the wrong type (they never match, as in ``scope.evaluate``)."""
-    kind = FIELDS.get(cond.field)
-    if kind is None:
-        raise UntranslatableCondition("the scope names a field the store does not index")
-    match cond:
-        case Eq(f, v):
-            return cond if type(v) is kind else False
-        case In(f, vs):
-            kept = tuple(dict.fromkeys(v for v in vs if type(v) is kind))
-            return In(f, kept) if kept else False
-        case Gte(f, v):
-            return cond if kind is int and type(v) is int else False
-    raise UntranslatableCondition("unknown scope atom")  # pragma: no cover
-
-
-def fold(cond: Condition, known: Mapping[str, FieldValue]) -> _Residual:
-    """Partially evaluate ``cond`` with the fields in ``known`` fixed: ``True``, ``False`` or what
-    remains. Keeps ``scope.evaluate`` semantics, assuming the fields in ``_ALWAYS_PRESENT`` are
-    present on every item (true of every item the guard writes)."""
-    match cond:
-        case Eq() | In() | Gte():
-            if cond.field in known:
-                return evaluate(cond, known)
-            return _typed(cond)
-        case And(items):
-            rest: list[Condition] = []
-            for item in items:
-                r = fold(item, known)
-                if r is False:
-                    return False
-                if r is not True:
-                    rest.append(r)
-            return True if not rest else rest[0] if len(rest) == 1 else And(tuple(rest))
-        case Or(items):
-            rest = []
-            for item in items:
-                r = fold(item, known)
-                if r is True:
-                    return True
-                if r is not False:
-                    rest.append(r)
-            return False if not rest else rest[0] if len(rest) == 1 else Or(tuple(rest))
-        case Not(item):
-            mentioned = set(fields_of(item))
-            # Not(c) holds only if every field c mentions is present: known ones are decided here
-            if any(not _present(known[f]) for f in mentioned if f in known):
-                return False
-            r = fold(item, known)
-            if r is True:
-                return False
-            if r is False:
-                unknown = mentioned - set(known)
-                return True if unknown <= _ALWAYS_PRESENT else Not(item)
-            return Not(r)
-    raise UntranslatableCondition("unknown scope condition")
-
-
-def _encode(field: str, value: FieldValue) -> Any:
-    if field in _INT_FIELDS and type(value) is int:
-        return f"{value + _INT_OFFSET:015d}"
-    return value
-
-
-def _decode(field: str, value: Any) -> Any:
-    if field in _INT_FIELDS and isinstance(value, str):
-        try:
-            return int(value) - _INT_OFFSET
-        except ValueError:
-            return value  # a malformed stored value: the integrity check reports it
-    return value
-
-
-class _Unsatisfiable(Exception):
-    """The scope admits nothing (two different ``$eq`` on one field)."""
-
-
-def _conjuncts(cond: Condition) -> Iterable[Condition]:
-    match cond:
-        case And(items):
-            for item in items:
-                yield from _conjuncts(item)
-        case Or(items) if len(items) == 1:
-            yield from _conjuncts(items[0])
-        case _:
-            yield cond
-
-
-def scope_filter(cond: Condition) -> dict[str, dict[str, Any]]:
-    """Translate a folded residual condition into a LangGraph ``filter`` on the reserved keys.
-
-    Raises :class:`UntranslatableCondition` for what the filter language (one dict of
-    ``$eq $ne $gt $gte $lt $lte`` per key, all keys ANDed) cannot express exactly.
-    """
-    ops: dict[str, dict[str, Any]] = {}
-
-    def put(field: str, op: str, value: FieldValue) -> None:
-        slot = ops.setdefault(field, {})
-        if op not in slot:
-            slot[op] = value
-        elif op == "$gte":
-            slot[op] = max(slot[op], value)
-        elif op == "$lt":
-            slot[op] = min(slot[op], value)
-        elif slot[op] != value:
-            if op == "$eq":
-                raise _Unsatisfiable
-            raise UntranslatableCondition("the scope cannot be expressed as a store filter")
-
-    for atom in _conjuncts(cond):
-        match atom:
-            case Eq(f, v) | In(f, (v,)):
-                put(f, "$eq", v)
-            case Gte(f, v):
-                put(f, "$gte", v)
-            case Not(Eq(f, v) | In(f, (v,))) if f in _ALWAYS_PRESENT:
-                put(f, "$ne", v)
-            case Not(Gte(f, v)) if f in _ALWAYS_PRESENT:
-                put(f, "$lt", v)
-            case _:
-                raise UntranslatableCondition("the scope cannot be expressed as a store filter")
-    out: dict[str, dict[str, Any]] = {}
-    for f, slot in ops.items():
-        encoded: dict[str, Any] = {}
-        if ("$gte" in slot or "$lt" in slot) and "$ne" not in slot:
-            # evaluated first: a missing key fails here instead of reaching InMemoryStore's
-            # float(None) in `$gte` (an item without it is not guard-written anyway)
-            encoded["$ne"] = None
-        encoded.update((op, _encode(f, v)) for op, v in slot.items())
-        out[RESERVED_PREFIX + f] = encoded
-    return out
-
-
 # -- values ------------------------------------------------------------------------------------------
 
 
@@ -285,7 +131,7 @@ def _is_reserved(key: str) -> bool:
 
 
 def _reserved_items(prov: Provenance) -> dict[str, Any]:
-    return {RESERVED_PREFIX + k: _encode(k, v) for k, v in reserved_block(prov).items()}
+    return {RESERVED_PREFIX + k: encode(k, v) for k, v in reserved_block(prov).items()}
 
 
 def _json_copy(value: Any) -> Any:
@@ -300,7 +146,7 @@ def _split(value: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     for key, item in value.items():
         if isinstance(key, str) and key.startswith(RESERVED_PREFIX):
             name = key[len(RESERVED_PREFIX) :]
-            reserved[name] = _decode(name, item)
+            reserved[name] = decode(name, item)
         else:
             caller[key] = item
     return caller, reserved
@@ -358,6 +204,8 @@ class GuardedStore(BaseStore):
             raise InvalidRequest("`identity` must be a verified Identity")
         if not isinstance(context, CallContext):
             raise InvalidRequest("`context` must be a CallContext")
+        # a policy set whose scopes LangGraph filters cannot express does not load (now or later)
+        require_pushdown(kernel.scope, "langgraph")
         subject = identity.principal.subject
         self.__inner = inner
         self.__kernel = kernel
@@ -484,13 +332,13 @@ class GuardedStore(BaseStore):
             fact_ids=fact_ids,
         )
 
-    def _residual(self, plan: ScopePlan) -> _Residual:
+    def _residual(self, plan: ScopePlan) -> NormalForm:
         """The plan within the caller's tenant: the owner fields are fixed by the partition."""
         if plan.kind is PlanKind.ALLOW:
             return True
         if plan.condition is None:
             return False
-        return fold(plan.condition, self.__owner)
+        return fold(plan.condition, {**self.__owner, "tags": None})
 
     @staticmethod
     def _check_ops(ops: list[Op]) -> None:
@@ -600,34 +448,40 @@ class GuardedStore(BaseStore):
                     raise ReservedField(f"filter key `{key}` is reserved for provenance")
             request = ReadRequest("search", purpose=ctx.purpose)
             plan = op.read_plan(request)
-            residual = self._residual(plan)
-            if residual is False:
+            # one inner filter per disjunct of the scope (LangGraph has no `or`), merged exactly
+            filters = to_langgraph_filters(self._residual(plan))
+            if not filters:
                 op.finish(returned=[], returned_count=0, why="scope admits nothing here")
                 return []
-            try:
-                pushed = {} if residual is True else scope_filter(residual)
-            except _Unsatisfiable:
-                op.finish(returned=[], returned_count=0, why="scope admits nothing here")
-                return []
-            merged = {**caller_filter, **pushed}  # disjoint keys: the scope only narrows
             prefix = self._inner_ns(tuple(op_.namespace_prefix))
             # The caller's window [offset, offset+limit) counts visible items only, so read from
-            # the start and verify; nothing withheld -> one inner call, the same as the raw store.
+            # the start and verify; nothing withheld -> one inner call per filter, the same as the
+            # raw store for one filter.
             want = op_.offset + op_.limit
+            ranked = bool(op_.query) and bool(self.index_config)
+            merge: Merge[SearchItem] = Merge(len(filters), ranked=ranked, page=want)
             kept: list[SearchItem] = []
             ids: list[str] = []
-            position, fetch = 0, want
-            for _ in range(_FILL_ROUNDS):
-                if fetch <= 0:
-                    break
-                inner_op = SearchOp(
-                    prefix, merged or None, fetch, position, op_.query, op_.refresh_ttl
-                )
-                (hits,) = yield [inner_op]
-                found = [h for h in _listed(hits) if isinstance(h, SearchItem)]
+            rounds = 0
+            while len(kept) < want and not merge.done:
+                batch = merge.ready()
+                if not batch:
+                    pages = merge.wanted(want - len(kept))
+                    rounds += 1
+                    if not pages or (ranked and rounds > _FILL_ROUNDS):
+                        break
+                    results = yield [
+                        SearchOp(prefix, {**caller_filter, **filters[i]} or None, limit, offset,
+                                 op_.query, op_.refresh_ttl)
+                        for i, offset, limit in pages
+                    ]  # fmt: skip
+                    for (i, _, limit), hits in zip(pages, results, strict=True):
+                        found = [h for h in _listed(hits) if isinstance(h, SearchItem)]
+                        merge.feed(i, found, limit)
+                    continue
                 by_id: dict[str, SearchItem] = {}
                 candidates: list[Candidate] = []
-                for hit in found:
+                for hit in batch:
                     outer = self._outer_ns(hit.namespace)
                     if outer is None:  # the store answered outside the prefix it was given
                         op.alarm(
@@ -642,11 +496,6 @@ class GuardedStore(BaseStore):
                     hit = by_id[fact.fact_id]
                     kept.append(self._item(hit, fact.candidate.payload or {}, hit.score))
                     ids.append(fact.fact_id)
-                if len(kept) >= want or len(found) < fetch:
-                    break
-                # some hits were withheld: read on until the window is full or the store runs out
-                position += len(found)
-                fetch = max(want - len(kept), 1) * 2
             page = kept[op_.offset : want]
             returned = ids[op_.offset : want]
             op.finish(returned=returned, returned_count=len(page), limit=op_.limit)
@@ -693,8 +542,7 @@ class GuardedStore(BaseStore):
                     outer = self._outer_ns(name)
                     if outer is None:
                         continue
-                    known = {**self.__owner, "namespace": namespace_name(outer)}
-                    if fold(residual, known) is False:
+                    if fold(residual, {"namespace": namespace_name(outer)}) is False:
                         continue
                     visible.add(outer if op_.max_depth is None else outer[: op_.max_depth])
                 if len(page) < _LIST_PAGE:

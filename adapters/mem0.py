@@ -57,7 +57,6 @@ from memguard.errors import (
     InvalidRequest,
     ReservedField,
     StoreError,
-    UntranslatableCondition,
 )
 from memguard.identity import Identity
 from memguard.integrity import Candidate
@@ -70,20 +69,9 @@ from memguard.provenance import (
     check_metadata,
     value_digest,
 )
-from memguard.scope import (
-    FIELDS,
-    And,
-    Condition,
-    Eq,
-    Gte,
-    In,
-    Not,
-    Or,
-    PlanKind,
-    ReadRequest,
-    ScopePlan,
-    fields_of,
-)
+from memguard.pushdown.mem0 import LOGICAL, scoped_filters, to_mem0_filter
+from memguard.pushdown.normal import NormalForm, fold
+from memguard.scope import PlanKind, ReadRequest, ScopePlan
 from memguard.stores.base import RESERVED_PAYLOAD_KEY, reserved_block
 from memguard.trust import TrustLevel
 
@@ -115,10 +103,7 @@ _PROMOTED: Final = ("user_id", "agent_id", "run_id", "actor_id", "role", "attrib
 _MEM0_KEYS: Final = frozenset(
     {*_PROMOTED, "data", "hash", "created_at", "updated_at", "text_lemmatized", "id", "memory", "score"}
 )
-_LOGICAL: Final = frozenset({"AND", "OR", "NOT", "$and", "$or", "$not"})
-#: an existence test for a field: ``nin`` a value no indexed field can hold (identifiers, namespaces
-#: and fact ids never contain control characters; the other fields are integers or enum values)
-_ABSENT: Final = "\x00"
+_LOGICAL: Final = LOGICAL
 _MAX_TEXT: Final = 1 << 20
 _MAX_TOP_K: Final = 10_000
 _FILL_ROUNDS: Final = 4
@@ -168,105 +153,6 @@ def provenance_summary(prov: Provenance) -> dict[str, Any]:
         "source": f"{src.kind.value}:{where}" if where else src.kind.value,
         "writer": " -> ".join(chain),
     }
-
-
-# -- scope condition -> mem0 filter ----------------------------------------------------------------
-
-
-def _key(name: str) -> str:
-    if name not in FIELDS:
-        raise UntranslatableCondition(f"unknown scope field `{name}`")
-    return f"{_RESERVED}.{name}"
-
-
-def _scalar(value: object) -> str | int:
-    if isinstance(value, bool) or not isinstance(value, str | int):
-        raise UntranslatableCondition("scope values must be strings or integers")
-    return value
-
-
-def _translate(cond: Condition, negated: bool) -> dict[str, Any]:
-    match cond:
-        case Eq(name, value):
-            # always the operator form: a bare "*" would be mem0's wildcard (match anything)
-            return {_key(name): {"eq": _scalar(value)}}
-        case In(name, values):
-            if not values:
-                raise UntranslatableCondition("empty `in` list")
-            strs = [v for v in values if isinstance(_scalar(v), str)]
-            ints = [v for v in values if not isinstance(v, str)]
-            parts = [{_key(name): {"in": group}} for group in (strs, ints) if group]
-            return parts[0] if len(parts) == 1 else {"OR": parts}
-        case Gte(name, value):
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise UntranslatableCondition("`gte` needs an integer")
-            return {_key(name): {"gte": value}}
-        case And(items):
-            if not items:
-                raise UntranslatableCondition("empty `and`")
-            return _conjunction([_translate(i, negated) for i in items])
-        case Or(items):
-            if not items:
-                raise UntranslatableCondition("empty `or`")
-            return {"OR": [_translate(i, negated) for i in items]}
-        case Not(item):
-            if negated:
-                # the existence test is exact for every value memguard writes and can only be
-                # narrower on foreign payloads; under a second negation that would widen
-                raise UntranslatableCondition("a negation inside a negation")
-            # Qdrant's must_not admits points missing the field: guard every field it names
-            guards = [{_key(n): {"nin": [_ABSENT]}} for n in sorted(set(fields_of(item)))]
-            return _conjunction([*guards, {"NOT": [_translate(item, True)]}])
-    raise UntranslatableCondition(f"unsupported condition `{type(cond).__name__}`")
-
-
-def _conjunction(parts: list[dict[str, Any]]) -> dict[str, Any]:
-    """One dict for an ``AND``: field conditions on distinct keys side by side (one Qdrant ``must``,
-    much cheaper in local mode than a filter per atom), everything else under ``AND``."""
-    out: dict[str, Any] = {}
-    rest: list[dict[str, Any]] = []
-    for part in parts:
-        if all(k not in _LOGICAL and k not in out for k in part):
-            out.update(part)
-        else:
-            rest.append(part)
-    if rest:
-        out["AND"] = rest
-    return out
-
-
-def to_mem0_filter(cond: Condition) -> dict[str, Any]:
-    """mem0 filter (Qdrant backend) selecting exactly the memories ``cond`` admits."""
-    return _translate(cond, False)
-
-
-def scoped_filters(
-    user_id: str,
-    condition: Condition | None,
-    *,
-    narrow: Mapping[str, str] | None = None,
-    nested: Sequence[Mapping[str, Any]] = (),
-) -> dict[str, Any]:
-    """The ``filters`` a guarded read hands mem0: ``user_id`` (and ``narrow``: the caller's own
-    ``agent_id``/``run_id``), the condition's field conditions, then one ``AND`` of the
-    condition's logical parts and ``nested`` (the caller's own, checked filter).
-
-    mem0's search flattens a top-level ``AND`` one level and merges equal keys; ``nested`` sits one
-    level deeper, so it reaches the vector store intact and can neither merge into nor overwrite
-    a key of the condition (``memguard.*`` keys, always in operator form: never a ``"*"``).
-    """
-    top: dict[str, Any] = {"user_id": user_id, **(narrow or {})}
-    parts: list[Mapping[str, Any]] = []
-    if condition is not None:
-        pushed = to_mem0_filter(condition)
-        top.update({k: v for k, v in pushed.items() if k not in _LOGICAL})
-        logical = {k: v for k, v in pushed.items() if k in _LOGICAL}
-        if logical:
-            parts.append(logical)
-    parts.extend(nested)
-    if parts:
-        top["AND"] = [{"AND": list(parts)}]
-    return top
 
 
 # -- offline parts (tests, examples, benchmarks) ---------------------------------------------------
@@ -527,19 +413,13 @@ class _Core:
                         raise InvalidRequest(f"`{key}` takes a list of filters")
                     self._check_filter_tree(sub, depth + 1)
 
-    def _without_owner(self, cond: Condition) -> Condition | None:
-        """``cond`` minus top-level conjuncts naming the caller as owner: ``user_id`` (always in
-        the filter) is a digest of the owner, so on every memory the guard wrote it says the same,
-        for one payload condition instead of three (local mode evaluates each in Python). Dropping
-        conjuncts only widens what mem0 returns; a memory whose ``user_id`` and owner disagree was
-        edited, and verification withholds it with an alarm."""
+    def _without_owner(self, cond: NormalForm) -> NormalForm:
+        """``cond`` with the owner fields decided: ``user_id`` (always in the filter) is a digest of
+        the owner, so on every memory the guard wrote it says the same, for no payload condition
+        instead of three (local mode evaluates each in Python). A memory whose ``user_id`` and
+        owner disagree was edited, and verification withholds it with an alarm."""
         subject = self.identity.principal.subject
-        mine = (Eq("owner_iss", subject.issuer), Eq("owner_sub", subject.subject))
-        items = cond.items if isinstance(cond, And) else (cond,)
-        kept = tuple(i for i in items if i not in mine)
-        if len(kept) == len(items):
-            return cond
-        return None if not kept else kept[0] if len(kept) == 1 else And(kept)
+        return fold(cond, {"owner_iss": subject.issuer, "owner_sub": subject.subject})
 
     def filters(
         self,
@@ -550,11 +430,13 @@ class _Core:
         narrow: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
         """mem0 filters for a read under ``plan``, narrowed by the caller's checked ``filters``."""
-        condition: Condition | None = None
+        condition: NormalForm | None = None
         if plan.kind is not PlanKind.ALLOW:
             if plan.condition is None:
                 raise AccessDenied("read not permitted", code="access_denied.policy")
             condition = self._without_owner(plan.condition)
+            if condition is True:
+                condition = None
         nested = [extra] if extra else []
         keys = dict(narrow or {})
         if caller is not None:

@@ -57,24 +57,15 @@ from memguard.integrity import Candidate
 from memguard.kernel import Kernel, Operation, StampRequest, VerifiedFact
 from memguard.ledger import FactState
 from memguard.provenance import Provenance, Source, Turn, value_digest
+from memguard.pushdown.normal import fold
+from memguard.pushdown.qdrant import field_key, to_qdrant_filter
 from memguard.scope import (
     FIELDS,
-    And,
-    Condition,
-    Eq,
-    FieldValue,
-    Gte,
-    In,
-    Not,
-    Or,
     PlanKind,
     ReadRequest,
     ScopePlan,
-    evaluate,
-    fields_of,
 )
 from memguard.stores.base import RESERVED_PAYLOAD_KEY, reserved_block
-from memguard.stores.qdrant_filter import field_key, to_qdrant_filter
 from memguard.trust import TrustLevel
 
 __all__ = [
@@ -247,57 +238,6 @@ def _kw(**kwargs: Any) -> dict[str, Any]:
 
 # -- scope -> Qdrant filter -------------------------------------------------------------------------
 
-# Local mode evaluates a filter in Python point by point and stops a `must` at the first false
-# condition, so the most selective atoms go first (the owner subject rules out most points).
-_RANK = {"owner_sub": 0, "fact_id": 0, "writer_sub": 1, "workload_id": 1, "source_kind": 2}
-
-
-def _rank(cond: Condition) -> int:
-    if isinstance(cond, Eq | In | Gte):
-        return _RANK.get(cond.field, 3)
-    return 4 if isinstance(cond, And | Or) else 5
-
-
-def _ordered(cond: Condition) -> Condition:
-    match cond:
-        case And(items):
-            return And(tuple(sorted((_ordered(i) for i in items), key=_rank)))
-        case Or(items):
-            return Or(tuple(_ordered(i) for i in items))
-    return cond
-
-
-def _fold(cond: Condition, known: Mapping[str, FieldValue]) -> Condition | bool:
-    """Partially evaluate ``cond`` with fields whose value is the same for every point here.
-
-    A ``Not`` is folded only when all its fields are known: its existence guards then hold."""
-    match cond:
-        case Eq(f, _) | In(f, _) | Gte(f, _):
-            return evaluate(cond, known) if f in known else cond
-        case Not(item):
-            if all(f in known for f in fields_of(item)):
-                return evaluate(cond, known)
-            return cond
-        case And(items):
-            kept: list[Condition] = []
-            for item in items:
-                folded = _fold(item, known)
-                if folded is False:
-                    return False
-                if folded is not True:
-                    kept.append(folded)
-            return True if not kept else kept[0] if len(kept) == 1 else And(tuple(kept))
-        case Or(items):
-            alts: list[Condition] = []
-            for item in items:
-                folded = _fold(item, known)
-                if folded is True:
-                    return True
-                if folded is not False:
-                    alts.append(folded)
-            return False if not alts else alts[0] if len(alts) == 1 else Or(tuple(alts))
-    raise InvalidRequest("unknown scope condition")
-
 
 def _scope_filter(plan: ScopePlan, collection_name: str) -> _Scope:
     """The Qdrant filter of ``plan`` in one collection: ``None`` (everything), ``False`` (nothing).
@@ -308,12 +248,12 @@ def _scope_filter(plan: ScopePlan, collection_name: str) -> _Scope:
         return None
     if plan.condition is None:
         return False
-    folded = _fold(plan.condition, {"namespace": collection_name})
+    folded = fold(plan.condition, {"namespace": collection_name})
     if folded is True:
         return None
     if folded is False:
         return False
-    return to_qdrant_filter(_ordered(folded))
+    return to_qdrant_filter(folded)
 
 
 def _filter(value: object, what: str) -> models.Filter | None:

@@ -2,8 +2,8 @@
 (SQLite or PostgreSQL through SQLAlchemy, the engine SQLModel builds on) and a small guarded row facade.
 
 ``SqlStore`` keeps one row per fact in ``<prefix>_facts`` and list-valued scope fields (``tags``) in
-``<prefix>_fact_values``, the layout of :func:`memguard.policy.sql.fact_tables`; the read scope is
-translated by :func:`memguard.policy.sql.to_sql_where` (the one SQL translator) and runs as the WHERE
+``<prefix>_fact_values``, the layout of :func:`memguard.pushdown.sql.fact_tables`; the read scope is
+translated by :func:`memguard.pushdown.sql.to_sql_where` (the one SQL translator) and runs as the WHERE
 clause of every query, so the database returns only rows the caller may read. Columns of the facts
 table::
 
@@ -73,8 +73,8 @@ from memguard.errors import (
 from memguard.guard import MemoryGuard, RecalledFact
 from memguard.identity import Identity
 from memguard.integrity import payload_candidate
-from memguard.policy.sql import SqlFactTables, fact_rows, fact_tables, to_sql_where
 from memguard.provenance import Provenance, Source, Turn
+from memguard.pushdown.sql import SqlFactTables, fact_rows, fact_tables, to_sql_where
 from memguard.scope import FIELDS, LIST_FIELDS, Condition, FieldValue, PlanKind, ReadRequest
 from memguard.stores.base import RESERVED_PAYLOAD_KEY, Hit, StoredPoint
 from memguard.trust import TrustLevel
@@ -84,7 +84,7 @@ __all__ = ["SUPPORTED", "GuardedSqlMemory", "MemoryRow", "SqlStore"]
 #: SQLAlchemy versions this adapter supports (SQLModel >= 0.0.22 runs on SQLAlchemy 2).
 SUPPORTED = (">=", "2.0", "<", "3")
 
-_LAYOUT = "memguard.sql-store/v1"
+_LAYOUT = "memguard.sql-store/v2"  # v2: the `lineage_trust` column
 _PREFIX = re.compile(r"[a-z][a-z0-9_]{0,31}")
 _CHUNK = 500  # ids per IN (...) list: well below SQLite's bound-parameter limit
 _SCALARS = tuple(name for name in FIELDS if name not in LIST_FIELDS)

@@ -42,7 +42,7 @@ from memguard import (
     SourceKind,
     Turn,
 )
-from memguard.stores.qdrant_filter import to_qdrant_filter
+from memguard.pushdown.qdrant import to_qdrant_filter
 
 DIM = 384
 OWNERS = 10  # the caller's scope keeps ~10% of the facts

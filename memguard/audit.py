@@ -7,20 +7,33 @@ down to every descendant, every event that names it (reads with who, when, decis
 its quarantine state, and the verification of its record digest, its store copy, its events' digests
 and each event's inclusion in the audit log's Merkle tree (against the latest signed checkpoint).
 :func:`audit_selector` lists what a source, a turn or a principal touched.
+
+Under sharing a fact's lineage reaches other owners' facts. A report made for a reader
+(``visible``, see :func:`reader_visibility`) shows a related fact (an ancestor, a descendant, an
+edge to it) only if the reader may read or audit it; every other one appears only in counts
+(``hidden_*``), never by id, source or writer. The operator's command (no reader) sees everything.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from memguard.errors import FactNotFound, MemguardError
 from memguard.integrity import payload_problem
 from memguard.ledger import FactState, Ledger, LedgerRecord
+from memguard.ledger.lineage import is_read_set
 from memguard.ledger.rfc6962 import leaf_hash
 from memguard.provenance import canonical_json, sha256_digest
 from memguard.revocation import RevocationSelector
+from memguard.scope import PlanKind, ReadRequest
 from memguard.stores.base import MemoryStore
+
+if TYPE_CHECKING:
+    from memguard.kernel import Operation
+
+#: May the report's reader see this fact (by id, source, writer)? ``None``: every fact.
+Visible = Callable[[LedgerRecord], bool]
 
 __all__ = [
     "AUDIT_LIST_SCHEMA",
@@ -28,6 +41,7 @@ __all__ = [
     "audit_fact",
     "audit_selector",
     "lineage_report",
+    "reader_visibility",
     "render_selector_text",
     "render_text",
 ]
@@ -62,16 +76,58 @@ def _node(fact_id: str, records: dict[str, LedgerRecord]) -> dict[str, Any]:
     }
 
 
-def lineage_report(ledger: Ledger, fact_id: str) -> dict[str, Any]:
-    """The fact's lineage: the tree up to its roots, and every descendant (capped, with a count)."""
+def reader_visibility(op: Operation, *actions: str) -> Visible:
+    """Facts the operation's principal may see in a report: those one of ``actions``' scopes (the
+    plan and the point evaluator) admits. A resolver error admits nothing (fail closed)."""
+    checks = []
+    for action in actions:
+        request = ReadRequest(action)
+        try:
+            plan = op.kernel.scope.read_plan(op.who, request)
+        except Exception:
+            continue
+        if plan.kind is not PlanKind.DENY:
+            checks.append((plan, request))
+
+    def visible(record: LedgerRecord) -> bool:
+        return any(op.admits(plan, request, record) for plan, request in checks)
+
+    return visible
+
+
+def _shown(
+    ids: Sequence[str], records: dict[str, LedgerRecord], visible: Visible | None
+) -> tuple[list[str], int]:
+    """The ids a reader may see (read sets are not facts: shown) and how many are hidden."""
+    if visible is None:
+        return list(ids), 0
+    shown = [
+        i for i in ids if is_read_set(i) or (i in records and visible(records[i]))
+    ]
+    return shown, len(ids) - len(shown)
+
+
+def lineage_report(ledger: Ledger, fact_id: str, *, visible: Visible | None = None) -> dict[str, Any]:
+    """The fact's lineage: the tree up to its roots, and every descendant (capped, with a count).
+
+    With ``visible``, facts the reader may not see are left out and counted (``hidden_*``)."""
     edges = ledger.lineage.ancestry(fact_id)
-    parents: dict[str, list[tuple[str, str]]] = {}
-    for e in edges:
-        parents.setdefault(e.child_id, []).append((e.parent_id, e.kind))
     descendants = ledger.lineage.descendants([fact_id])
-    shown = descendants[:_MAX_DESCENDANTS]
-    ids = {fact_id, *(e.parent_id for e in edges), *shown}
+    shown_desc = descendants[:_MAX_DESCENDANTS]
+    ids = {fact_id, *(e.parent_id for e in edges), *(e.child_id for e in edges), *shown_desc}
     records = ledger.latest(sorted(ids))
+    allowed, _ = _shown(sorted(ids - {fact_id}), records, visible)
+    seen = {fact_id, *allowed}
+    kept_edges = [e for e in edges if e.child_id in seen and e.parent_id in seen]
+    parents: dict[str, list[tuple[str, str]]] = {}
+    hidden_parents: dict[str, int] = {}
+    for e in edges:
+        if e.child_id not in seen:
+            continue
+        if e.parent_id in seen:
+            parents.setdefault(e.child_id, []).append((e.parent_id, e.kind))
+        else:
+            hidden_parents[e.child_id] = hidden_parents.get(e.child_id, 0) + 1
     budget = [_MAX_TREE_NODES]
 
     def up(node_id: str, path: frozenset[str]) -> dict[str, Any]:
@@ -86,18 +142,27 @@ def lineage_report(ledger: Ledger, fact_id: str) -> dict[str, Any]:
             child["edge"] = kind
             kids.append(child)
         node["parents"] = kids
+        if hidden_parents.get(node_id):
+            node["hidden_parents"] = hidden_parents[node_id]
         return node
 
-    roots = sorted(
-        {e.parent_id for e in edges} - {e.child_id for e in edges}
-    )
-    return {
+    all_roots = sorted({e.parent_id for e in edges} - {e.child_id for e in edges})
+    roots, hidden_roots = _shown(all_roots, records, visible)
+    desc, hidden_desc = _shown(shown_desc, records, visible)
+    report: dict[str, Any] = {
         "up": up(fact_id, frozenset({fact_id})),
         "roots": [_node(r, records) for r in roots],
-        "edges": [{"child": e.child_id, "parent": e.parent_id, "kind": e.kind} for e in edges],
-        "descendants": [_node(d, records) for d in shown],
+        "edges": [{"child": e.child_id, "parent": e.parent_id, "kind": e.kind} for e in kept_edges],
+        "descendants": [_node(d, records) for d in desc],
         "descendant_count": len(descendants),
     }
+    if visible is not None:
+        report["hidden"] = {
+            "roots": hidden_roots,
+            "edges": len(edges) - len(kept_edges),
+            "descendants": hidden_desc,
+        }
+    return report
 
 
 def _inclusion(ledger: Ledger, events: Sequence[tuple[int, Any, str]]) -> tuple[list[dict[str, Any]], str]:
@@ -165,12 +230,19 @@ def _inclusion(ledger: Ledger, events: Sequence[tuple[int, Any, str]]) -> tuple[
 
 
 def audit_fact(
-    ledger: Ledger, store: MemoryStore | None, fact_id: str, *, proofs: bool = True
+    ledger: Ledger,
+    store: MemoryStore | None,
+    fact_id: str,
+    *,
+    proofs: bool = True,
+    visible: Visible | None = None,
 ) -> dict[str, Any]:
     """Build the audit report of one fact; raises :class:`FactNotFound` if the ledger has no such id.
 
     ``store``: the store whose copy of the fact is checked (``None``: not checked, e.g. a fact an
     adapter keeps in its own backend). ``proofs``: verify each event's inclusion in the audit log.
+    ``visible``: the reader's view (:func:`reader_visibility`); related facts it may not see are
+    counted, not shown.
     """
     versions = ledger.versions(fact_id)
     if not versions:
@@ -258,7 +330,7 @@ def audit_fact(
             {"version": v.version, "state": v.state.value, "record_digest": v.record_digest}
             for v in versions
         ],
-        "lineage": lineage_report(ledger, fact_id),
+        "lineage": lineage_report(ledger, fact_id, visible=visible),
         "revocation": revocation,
         "reads": reads,
         "events": event_rows,
@@ -275,19 +347,27 @@ def audit_fact(
     }
 
 
-def audit_selector(ledger: Ledger, selector: RevocationSelector) -> dict[str, Any]:
+def audit_selector(
+    ledger: Ledger, selector: RevocationSelector, *, visible: Visible | None = None
+) -> dict[str, Any]:
     """What a source, turn, session, principal or fact touched: the facts it matches (any version)
-    and every descendant of those, with their state and quarantine."""
+    and every descendant of those, with their state and quarantine. With ``visible``, facts the
+    reader may not see are counted, not shown."""
     matched = ledger.lineage.match(selector)
     descendants = [d for d in ledger.lineage.descendants(matched) if d not in set(matched)]
     records = ledger.latest([*matched, *descendants[:_MAX_DESCENDANTS]])
-    return {
+    shown_matched, hidden_matched = _shown(matched, records, visible)
+    shown_desc, hidden_desc = _shown(descendants[:_MAX_DESCENDANTS], records, visible)
+    report: dict[str, Any] = {
         "schema": AUDIT_LIST_SCHEMA,
         "selector": selector.model_dump(mode="json", exclude_none=True),
-        "matched": [_node(f, records) for f in matched],
-        "descendants": [_node(d, records) for d in descendants[:_MAX_DESCENDANTS]],
+        "matched": [_node(f, records) for f in shown_matched],
+        "descendants": [_node(d, records) for d in shown_desc],
         "descendant_count": len(descendants),
     }
+    if visible is not None:
+        report["hidden"] = {"matched": hidden_matched, "descendants": hidden_desc}
+    return report
 
 
 def _tree_lines(node: dict[str, Any], depth: int, out: list[str]) -> None:
@@ -340,6 +420,12 @@ def render_text(report: dict[str, Any]) -> str:
         lines.append("  lineage (up to the roots)")
         _tree_lines(lineage["up"], 0, lines)
         lines.append(f"  descendants   {lineage['descendant_count']}")
+        hidden = lineage.get("hidden") or {}
+        if any(hidden.values()):
+            lines.append(
+                f"  not shown     {hidden.get('roots', 0)} roots, {hidden.get('edges', 0)} edges,"
+                f" {hidden.get('descendants', 0)} descendants outside your scope"
+            )
         for d in lineage["descendants"][:20]:
             flag = " QUARANTINED" if d.get("quarantined") else ""
             lines.append(f"    {d['fact_id']} {d.get('trust', '?')} {d.get('state', '?')}{flag}")
@@ -373,6 +459,10 @@ def render_selector_text(report: dict[str, Any]) -> str:
     sel = report["selector"]
     lines = [f"{sel['kind']} {sel['value']}: {len(report['matched'])} facts matched,"
              f" {report['descendant_count']} descendants"]  # fmt: skip
+    hidden = report.get("hidden") or {}
+    if any(hidden.values()):
+        lines.append(f"  not shown: {hidden.get('matched', 0)} matched and"
+                     f" {hidden.get('descendants', 0)} descendants outside your scope")  # fmt: skip
     for title, nodes in (("matched", report["matched"]), ("descendants", report["descendants"])):
         if nodes:
             lines.append(f"  {title}")

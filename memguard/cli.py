@@ -485,18 +485,45 @@ def _load_policy(path: Path, as_json: bool) -> PolicySet:
 
 
 @policy_app.command("validate")
-def policy_validate(path: PolicyPath, as_json: AsJson = False) -> None:
-    """Parse and validate a policy set; print its digest.
+def policy_validate(
+    path: PolicyPath,
+    as_json: AsJson = False,
+    backend: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--backend",
+            help="A push-down backend the set must be translatable for (qdrant, sql, mem0, "
+            "langgraph); exit 3 if it is not. Without it, every backend is reported.",
+        ),
+    ] = None,
+) -> None:
+    """Parse and validate a policy set; print its digest and what each backend can push down."""
+    from memguard.pushdown.capability import BACKENDS, report
 
-    Exit 3 if it is invalid."""
     policy = _load_policy(path, as_json)
+    unknown = [b for b in backend or () if b not in BACKENDS]
+    if unknown:
+        raise _usage(f"unknown backend `{unknown[0]}` (one of {', '.join(BACKENDS)})")
+    pushdown = report(policy, backend or list(BACKENDS))
     data = {
         "valid": True,
         "policy_digest": policy.digest,
         "files": list(policy.files),
         "rules": [r.id for r in policy.rules],
+        "pushdown": {b: [u.problem(policy).as_json() for u in us] for b, us in pushdown.items()},
     }
-    emit(data, as_json, f"ok: {len(policy.rules)} rules in {len(policy.files)} files, {policy.digest}")
+    lines = [f"ok: {len(policy.rules)} rules in {len(policy.files)} files, {policy.digest}"]
+    for name, unsupported in pushdown.items():
+        lines.append(f"pushdown {name}: " + ("ok" if not unsupported else "NOT translatable"))
+        lines += [f"  {u.problem(policy)}" for u in unsupported]
+    refused = [u for b in backend or () for u in pushdown[b]]
+    if refused:
+        for u in refused:
+            typer.echo(f"error: {u.problem(policy)}", err=True)
+        if as_json:
+            emit(data, True, "")
+        raise typer.Exit(ExitCode.INVALID)
+    emit(data, as_json, "\n".join(lines))
 
 
 @policy_app.command("test")
@@ -564,8 +591,8 @@ def policy_explain(
     import json
     import sys
 
-    import yaml
-
+    from memguard import yamlsafe
+    from memguard.errors import ConfigurationError
     from memguard.policy.resolver import PolicyResolver
     from memguard.policy.testing import DEFAULT_NOW, CaseError, evaluate_request, parse_request
 
@@ -577,7 +604,7 @@ def policy_explain(
             inline = request == "-" or request.lstrip().startswith("{") or "\n" in request
             if not inline and Path(request).is_file():
                 text = Path(request).read_text(encoding="utf-8")
-            loaded = yaml.safe_load(text)
+            loaded = yamlsafe.load(text, "--request").data
             if not isinstance(loaded, dict):
                 raise CaseError("the request must be a mapping")
             raw = loaded
@@ -600,7 +627,7 @@ def policy_explain(
         req = parse_request(raw, now)
         resolver = PolicyResolver(policy, clock=lambda: float(now))
         result = evaluate_request(resolver, req)
-    except (CaseError, ValueError, TypeError, yaml.YAMLError) as exc:
+    except (CaseError, ValueError, TypeError, ConfigurationError, OSError) as exc:
         raise CliError(ExitCode.INVALID, "invalid_request", str(exc)) from None
     by_id = {r.id: r for r in policy.rules}
     ids = result.get("rules")

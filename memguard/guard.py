@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -440,9 +440,7 @@ class MemoryGuard:
             identity, selector, reason=reason, follow_context=follow_context, operator=operator
         )
         synced = self._sync_quarantine() is not None
-        return RevocationReport(
-            report.revocation_id, report.selector, report.roots, report.quarantined, synced
-        )
+        return replace(report, store_synced=synced)
 
     def endorse(
         self,
@@ -481,7 +479,7 @@ class MemoryGuard:
         """The audit report of one fact (``memguard.audit/v1``) if the caller's ``audit`` scope
         admits it. Quarantined facts can be audited; unknown and out-of-scope ids raise
         :class:`FactNotFound`."""
-        from memguard.audit import audit_fact
+        from memguard.audit import audit_fact, reader_visibility
 
         with self.kernel.operation("audit", identity, fact_ids=[fact_id]) as op:
             request = ReadRequest("audit")
@@ -493,7 +491,9 @@ class MemoryGuard:
             if not op.admits(plan, request, record):
                 op.detail["why"] = "out of scope"
                 raise FactNotFound("fact not found")
-            report = audit_fact(self.ledger, self.store, fact_id)
+            # related facts the caller may neither read nor audit appear only as counts
+            visible = reader_visibility(op, "get", "audit")
+            report = audit_fact(self.ledger, self.store, fact_id, visible=visible)
             op.finish()
             return report
 

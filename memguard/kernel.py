@@ -47,6 +47,7 @@ from memguard.integrity import Candidate, candidate_problem
 from memguard.ledger import FactState, Ledger, LedgerRecord
 from memguard.ledger.ledger import TurnRead
 from memguard.ledger.lineage import Revocation, is_read_set, read_set_id
+from memguard.lineage_trust import channel_class, lineage_trust_of
 from memguard.logging import get_logger
 from memguard.provenance import Provenance, Source, Turn, WriterChain, now_utc, sha256_digest
 from memguard.revocation import (
@@ -205,7 +206,8 @@ class Operation:
             level, reason = kernel.assign_trust(principal, req, decision.max_trust)
             fact_id = req.fact_id or str(uuid.uuid4())
             edges: list[tuple[str, str, str]] = []
-            inputs = tuple(dict.fromkeys(req.derived_from))
+            requested = tuple(dict.fromkeys(req.derived_from))
+            inherited: tuple[str, ...] = ()
             version, owner = 1, principal.subject
             if fact_id in next_versions:  # an existing id: this is an update of that fact
                 head = heads.get(fact_id)
@@ -221,18 +223,28 @@ class Operation:
                     if head.state is FactState.COMMITTED:
                         # the lineage stays with the fact: a new version is still capped by the
                         # inputs of the one it replaces (an overwrite cannot launder its trust)
-                        inputs = tuple(dict.fromkeys((*head.provenance.derived_from, *inputs)))
+                        inherited = tuple(dict.fromkeys(head.provenance.derived_from))
                 version = next_versions[fact_id]
+            new_inputs = tuple(i for i in requested if i not in inherited)
+            inputs = (*inherited, *new_inputs)
+            lineage = channel_class(req.source.kind)
             if inputs:
                 if fact_id in inputs:
                     raise InvalidRequest("a fact cannot be derived from itself")
-                if "get" not in plans:
-                    plans["get"] = self.read_plan(_GET)
-                records = self.visible_records(plans["get"], _GET, list(inputs))
-                weakest = min(r.provenance.trust for r in records)
+                upstream: list[Provenance] = []
+                if new_inputs:  # named now: the writer must be able to read each of them
+                    if "get" not in plans:
+                        plans["get"] = self.read_plan(_GET)
+                    records = self.visible_records(plans["get"], _GET, list(new_inputs))
+                    upstream.extend(r.provenance for r in records)
+                # the fact's own inputs may since be deleted, quarantined or out of its owner's
+                # scope: the edge stays (to the tombstone) and every version they had still caps
+                upstream.extend(self._recorded_inputs(inherited))
+                weakest = min(p.trust for p in upstream)
                 if weakest < level:  # model output (agent_inference) is already capped at derived
                     level = weakest
                     reason += f"; min of inputs = {weakest.label}"
+                lineage = min(lineage, *(lineage_trust_of(p) for p in upstream))
                 edges.extend((fact_id, parent, "derived") for parent in inputs)
             key = (req.turn.session_id, req.turn.turn_index)
             if key not in taint:
@@ -245,6 +257,13 @@ class Operation:
                 if lowest < level:
                     level = lowest
                     reason += f"; turn tainted: it read {lowest.label} facts"
+                # what the turn read: its trust when read, and its lineage (never above either)
+                seen = ledger.latest([fid for fid, _ in read])
+                lineage = min(
+                    lineage,
+                    *(min(TrustLevel(t), lineage_trust_of(seen[fid].provenance))
+                      if fid in seen else TrustLevel(t) for fid, t in read),
+                )  # fmt: skip
                 node = read_set_id(
                     principal.subject.issuer, principal.subject.subject, *key,
                     [fid for fid, _ in read],
@@ -273,6 +292,7 @@ class Operation:
                 created_at=now,
                 content_digest=req.content_digest,
                 policy_digest=decision.policy_digest,
+                lineage_trust=lineage,
             )
             for revocation in bars:
                 if revocation.reaches(owner.issuer, owner.subject) and revocation.selector.matches(
@@ -284,6 +304,17 @@ class Operation:
                     )
             self._edges[fact_id] = edges
             out.append(prov)
+        return out
+
+    def _recorded_inputs(self, fact_ids: Sequence[str]) -> list[Provenance]:
+        """Every recorded version of each input, whatever its state now (deleted, quarantined, out
+        of scope): a new version of a fact stays capped by the inputs it was derived from."""
+        out: list[Provenance] = []
+        for fact_id in fact_ids:
+            versions = self.kernel.ledger.versions(fact_id)
+            if not versions:  # pragma: no cover - an input id the ledger never held
+                raise FactNotFound("fact not found")
+            out.extend(v.provenance for v in versions)
         return out
 
     # -- store protocol ---------------------------------------------------------------------------
@@ -830,7 +861,16 @@ class Kernel:
             op.finished = True
             self._refresh_revocations()
             self._after_events()
-        return RevocationReport(revocation_id, selector, tuple(roots), tuple(affected), False)
+            shown = affected
+            if op.principal is not None:  # the report shows what the revoker may see, counts the rest
+                from memguard.audit import reader_visibility
+
+                visible = reader_visibility(op, "get", "revoke")
+                records = self.ledger.latest(affected)
+                shown = [f for f in affected if f in records and visible(records[f])]
+        return RevocationReport(
+            revocation_id, selector, tuple(roots), tuple(shown), False, len(affected) - len(shown)
+        )
 
     def endorse(
         self,

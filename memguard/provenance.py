@@ -14,7 +14,15 @@ from datetime import UTC, datetime
 from functools import cached_property
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+)
 
 from memguard.errors import ReservedField
 from memguard.identity import Actor, Principal, PrincipalId
@@ -192,13 +200,26 @@ class Provenance(BaseModel):
     created_at: datetime
     content_digest: str
     policy_digest: str
+    #: the lowest channel in the fact's lineage (memguard.lineage_trust); ``None`` on records
+    #: written before the field existed, and then left out of the canonical form (their digests
+    #: stay what they were)
+    lineage_trust: TrustField | None = None
 
-    @field_validator("trust", mode="before")
+    @field_validator("trust", "lineage_trust", mode="before")
     @classmethod
-    def _parse_trust(cls, value: object) -> TrustLevel:
+    def _parse_trust(cls, value: object) -> TrustLevel | None:
+        if value is None:
+            return None
         if isinstance(value, str | int | TrustLevel):
             return TrustLevel.parse(value)
         raise ValueError("trust must be a level name")
+
+    @model_serializer(mode="wrap")
+    def _without_absent_lineage(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("lineage_trust", 0) is None:
+            del data["lineage_trust"]
+        return data
 
     @field_validator("created_at")
     @classmethod

@@ -176,17 +176,21 @@ class RevocationSelector(BaseModel):
 
 @dataclass(frozen=True, slots=True)
 class RevocationReport:
-    """What a revocation did. ``quarantined`` lists every fact it quarantined (roots first)."""
+    """What a revocation did. ``quarantined`` lists the facts it quarantined (roots first) that the
+    revoker may see; ``hidden`` counts the others (another owner's descendants under sharing:
+    containment does not stop at the revoker's scope, their ids are not shown)."""
 
     revocation_id: str
     selector: RevocationSelector
     roots: tuple[str, ...]
     quarantined: tuple[str, ...]
     store_synced: bool
+    hidden: int = 0
 
     @property
     def count(self) -> int:
-        return len(self.quarantined)
+        """Every fact the revocation quarantined, shown or not."""
+        return len(self.quarantined) + self.hidden
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,10 +7,13 @@ same plan evaluates a single fact (:meth:`ScopePlan.allows`), which re-checks ev
 
 Semantics that translators must keep (DESIGN.md, push-down pitfalls):
 
-- an atom on a missing (absent, null or empty-list) field is false;
+- an atom on a missing (absent, null or empty-list) or mistyped field (:class:`FieldDomain`) is false;
 - a list-valued field matches an atom if any element matches;
 - ``Not(c)`` is true only if every field ``c`` mentions is present and ``c`` is false, so a translator
-  adds an existence guard for each of those fields next to its negation.
+  adds an existence guard for each of those fields next to its negation;
+- a comparison with a literal of the wrong type is unknown: neither it nor its negation holds.
+
+:mod:`memguard.pushdown` brings a condition into one normal form and translates it for each store.
 """
 
 from __future__ import annotations
@@ -25,15 +28,19 @@ from pydantic import BaseModel, ConfigDict
 
 from memguard.identity import Principal
 from memguard.provenance import Provenance, canonical_json, sha256_digest
-from memguard.trust import TrustLevel
+from memguard.trust import SourceKind, TrustLevel
 
 __all__ = [
+    "DOMAINS",
+    "EXACT_INT",
     "FIELDS",
     "LIST_FIELDS",
     "And",
     "Condition",
     "DefaultScopeResolver",
     "Eq",
+    "Exists",
+    "FieldDomain",
     "Gte",
     "In",
     "Not",
@@ -45,30 +52,69 @@ __all__ = [
     "ScopeResolver",
     "WriteDecision",
     "evaluate",
+    "fields_of",
     "index_fields",
+    "typed_values",
 ]
 
 Scalar = str | int
 FieldValue = Scalar | list[Scalar] | None
 
-#: Indexed fact fields a condition may name, and their value types.
-FIELDS: Mapping[str, type] = {
-    "fact_id": str,
-    "namespace": str,
-    "owner_iss": str,
-    "owner_sub": str,
-    "trust": int,
-    "source_kind": str,
-    "writer_sub": str,
-    "workload_id": str,
-    "created_at": int,
-    "derived_from_count": int,
-    "tags": str,
+#: Integers an indexed field may hold are within +-EXACT_INT: exact as float64 (Qdrant's range
+#: bounds, mem0's) and in the LangGraph adapter's fixed-width text encoding. A comparison with a
+#: literal beyond a field's range is folded to a constant before any translator sees it.
+EXACT_INT = 10**14
+
+
+@dataclass(frozen=True, slots=True)
+class FieldDomain:
+    """What an indexed field may hold: its type, list or not, and its range or its values.
+
+    A stored value outside its domain (wrong type, out of range, not one of the values, a list in
+    a scalar field) is *mistyped*: every atom on it is unknown, so neither an atom nor its
+    negation holds (a type mismatch never makes a permit match, always makes a forbid match)."""
+
+    kind: type[str] | type[int]
+    is_list: bool = False
+    low: int = -EXACT_INT
+    high: int = EXACT_INT
+    values: frozenset[str] | None = None
+
+    def accepts(self, value: object) -> bool:
+        """Is ``value`` one element this field can hold?"""
+        if self.kind is int:
+            return type(value) is int and self.low <= value <= self.high
+        return type(value) is str and (self.values is None or value in self.values)
+
+    def literal_ok(self, value: object) -> bool:
+        """Is ``value`` a literal of this field's type (a comparison with it can be decided)?"""
+        return type(value) is self.kind
+
+
+_TRUST = FieldDomain(int, low=int(TrustLevel.QUARANTINED), high=int(TrustLevel.SYSTEM))
+
+#: The indexed fact fields a condition may name.
+DOMAINS: Mapping[str, FieldDomain] = {
+    "fact_id": FieldDomain(str),
+    "namespace": FieldDomain(str),
+    "owner_iss": FieldDomain(str),
+    "owner_sub": FieldDomain(str),
+    "trust": _TRUST,
+    "source_kind": FieldDomain(str, values=frozenset(k.value for k in SourceKind)),
+    "writer_sub": FieldDomain(str),
+    "workload_id": FieldDomain(str),
+    "created_at": FieldDomain(int),
+    "derived_from_count": FieldDomain(int, low=0),
+    "lineage_trust": _TRUST,
+    "tags": FieldDomain(str, is_list=True),
 }
+
+#: Indexed fact fields and their value types.
+FIELDS: Mapping[str, type] = {name: d.kind for name, d in DOMAINS.items()}
 
 #: Fields that hold a list of values (any element matching an atom makes it match). Stores that cannot
 #: keep a list in a column (SQL) keep these in a side table.
-LIST_FIELDS: frozenset[str] = frozenset({"tags"})
+LIST_FIELDS: frozenset[str] = frozenset(name for name, d in DOMAINS.items() if d.is_list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +136,13 @@ class Gte:
 
 
 @dataclass(frozen=True, slots=True)
+class Exists:
+    """The field is present (not absent, null or an empty list) and holds a well-typed value."""
+
+    field: str
+
+
+@dataclass(frozen=True, slots=True)
 class And:
     items: tuple[Condition, ...]
 
@@ -104,13 +157,14 @@ class Not:
     item: Condition
 
 
-Condition = Eq | In | Gte | And | Or | Not
+Condition = Eq | In | Gte | Exists | And | Or | Not
+Atom = Eq | In | Gte
 
 
 def fields_of(cond: Condition) -> Iterator[str]:
     """Every field name a condition mentions."""
     match cond:
-        case Eq(f, _) | In(f, _) | Gte(f, _):
+        case Eq(f, _) | In(f, _) | Gte(f, _) | Exists(f):
             yield f
         case And(items) | Or(items):
             for item in items:
@@ -119,38 +173,96 @@ def fields_of(cond: Condition) -> Iterator[str]:
             yield from fields_of(item)
 
 
-def _present(value: FieldValue) -> bool:
-    return value is not None and value != []
+def typed_values(name: str, value: FieldValue | object) -> list[Scalar] | None:
+    """The elements of a stored field value, or ``None`` if it is missing (absent, null, an empty
+    list) or mistyped (see :class:`FieldDomain`; an unknown field is missing)."""
+    if value is None or value == []:
+        return None
+    domain = DOMAINS.get(name)
+    if domain is None:
+        return None
+    if isinstance(value, list):
+        if not domain.is_list:
+            return None
+        items: list[Scalar] = value
+    else:
+        items = [value]  # type: ignore[list-item]
+    accepts = domain.accepts
+    for item in items:
+        if not accepts(item):
+            return None
+    return items
 
 
-def _values(value: FieldValue) -> list[Scalar]:
-    if value is None:
-        return []
-    return list(value) if isinstance(value, list) else [value]
+def _eval(cond: Condition, fields: Mapping[str, FieldValue]) -> bool | None:
+    """Kleene evaluation: ``None`` is unknown (a comparison with a literal of the wrong type)."""
+    match cond:
+        case Eq(f, v):
+            vals = typed_values(f, fields.get(f))
+            if vals is None:
+                return False
+            if f not in DOMAINS or not DOMAINS[f].literal_ok(v):
+                return None
+            return v in vals
+        case In(f, vs):
+            vals = typed_values(f, fields.get(f))
+            if vals is None:
+                return False
+            ok = DOMAINS[f].literal_ok
+            good = [v for v in vs if ok(v)]
+            if any(x in good for x in vals):
+                return True
+            return None if len(good) < len(vs) else False
+        case Gte(f, v):
+            vals = typed_values(f, fields.get(f))
+            if vals is None:
+                return False
+            if type(v) is not int or DOMAINS[f].kind is not int:
+                return None
+            return any(x >= v for x in vals)  # type: ignore[operator]
+        case Exists(f):
+            return typed_values(f, fields.get(f)) is not None
+        case And(items):
+            result: bool | None = True
+            for item in items:
+                got = _eval(item, fields)
+                if got is False:
+                    return False
+                if got is None:
+                    result = None
+            return result
+        case Or(items):
+            result = False
+            for item in items:
+                got = _eval(item, fields)
+                if got is True:
+                    return True
+                if got is None:
+                    result = None
+            return result
+        case Not(item):
+            for name in fields_of(item):
+                if typed_values(name, fields.get(name)) is None:
+                    return False
+            got = _eval(item, fields)
+            return None if got is None else not got
+    raise TypeError(f"unknown condition `{cond!r}`")
 
 
 def evaluate(cond: Condition, fields: Mapping[str, FieldValue]) -> bool:
-    """Decide one fact; the reference semantics every store translation must equal."""
-    match cond:
-        case Eq(f, v):
-            return any(type(x) is type(v) and x == v for x in _values(fields.get(f)))
-        case In(f, vs):
-            return any(type(x) is type(v) and x == v for x in _values(fields.get(f)) for v in vs)
-        case Gte(f, v):
-            return any(type(x) is int and x >= v for x in _values(fields.get(f)))
-        case And(items):
-            return all(evaluate(i, fields) for i in items)
-        case Or(items):
-            return any(evaluate(i, fields) for i in items)
-        case Not(item):
-            guarded = all(_present(fields.get(f)) for f in fields_of(item))
-            return guarded and not evaluate(item, fields)
-    raise TypeError(f"unknown condition `{cond!r}`")
+    """Decide one fact; the reference semantics every store translation must equal.
+
+    An atom on a missing or mistyped field is false; a list field matches if any element does;
+    ``Not(c)`` holds only if every field ``c`` mentions is present and well-typed and ``c`` is
+    definitely false; a comparison with a literal of the wrong type is unknown (neither it nor its
+    negation holds); ``Exists(f)``: ``f`` is present and well-typed.
+    """
+    return _eval(cond, fields) is True
 
 
 def index_fields(prov: Provenance) -> dict[str, FieldValue]:
     """The indexed fields of a fact, as stores keep them next to the vector."""
-    return {
+    fields: dict[str, FieldValue] = {
         "fact_id": prov.fact_id,
         "namespace": prov.namespace,
         "owner_iss": prov.owner.issuer,
@@ -165,6 +277,9 @@ def index_fields(prov: Provenance) -> dict[str, FieldValue]:
         "derived_from_count": len(prov.derived_from),
         # `tags` is an indexable list field; the provenance record carries no tags yet, so it is absent.
     }
+    if prov.lineage_trust is not None:  # records written before the field existed have none
+        fields["lineage_trust"] = int(prov.lineage_trust)
+    return fields
 
 
 class PlanKind(enum.StrEnum):

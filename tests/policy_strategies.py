@@ -27,7 +27,8 @@ from memguard.policy.model import (
     Ref,
     Rule,
 )
-from memguard.scope import FieldValue
+from memguard.scope import FIELDS, And, Condition, Eq, Exists, FieldValue, Gte, In, Not, Or
+from memguard.trust import TrustLevel
 
 NOW = 1_800_000_000
 ISSUERS = ["i1", "i2"]
@@ -53,6 +54,7 @@ FACT_DOMAIN: Mapping[str, list[Any]] = {
     "workload_id": ["spiffe://d/agent/a", "spiffe://d/agent/b"],
     "created_at": [NOW - a for a in AGES],
     "derived_from_count": [0, 1, 2, 3],
+    "lineage_trust": list(range(7)),
     "tags": TAGS,
 }
 
@@ -67,12 +69,18 @@ STR_DOMAIN: Mapping[str, list[str]] = {
     "principal.scopes": SCOPES,
     "context.purpose": PURPOSES,
 }
+#: integers at the edges of what a backend represents exactly: float64 (2^53), the stored domain
+#: (10^14), int64 (2^63)
+EDGE_INTS = [2**53, 2**53 + 1, 2**63 - 1, 10**14, 10**14 + 1, 2**62]
+EDGE_INTS += [-v for v in EDGE_INTS] + [-(2**63)]
+
 INT_DOMAIN: Mapping[str, list[int]] = {
     "principal.depth": [0, 1, 2, 3],
-    "fact.trust": list(range(8)),
-    "fact.age": [*AGES, 1, 7, 3000],
-    "fact.created_at": [*(NOW - a for a in AGES), NOW + 1],
-    "fact.derived_from_count": [0, 1, 2, 3, 4],
+    "fact.trust": list(range(7)),
+    "fact.lineage_trust": list(range(7)),
+    "fact.age": [*AGES, 1, 7, 3000, *(v for v in EDGE_INTS if -(2**63) < v < 2**62)],
+    "fact.created_at": [*(NOW - a for a in AGES), NOW + 1, *EDGE_INTS],
+    "fact.derived_from_count": [0, 1, 2, 3, 4, *EDGE_INTS],
 }
 REF_TARGETS = [a for a, s in ATTRIBUTES.items() if s.scope != "fact" and s.type is AttrType.STR]
 
@@ -200,3 +208,88 @@ def universe(n: int, seed: int = 4) -> dict[str, dict[str, FieldValue]]:
         fid = f"{i:08x}-0000-4000-8000-000000000000"
         out[fid] = {"fact_id": fid, **random_fact(rng, i)}
     return out
+
+
+def yaml_expr(expr: Expr) -> object:
+    """A rule condition as the YAML (JSON) a policy author would write."""
+    match expr:
+        case Cmp(op, attr, value):
+            if isinstance(value, Ref):
+                return {"attr": attr, op: {"attr": value.attr}}
+            if ATTRIBUTES[attr].type is AttrType.TRUST:  # levels by name, as an author writes them
+                named = [TrustLevel(v).label if v in range(7) else v for v in
+                         (value if isinstance(value, tuple) else (value,))]  # fmt: skip
+                return {"attr": attr, op: named if isinstance(value, tuple) else named[0]}
+            return {"attr": attr, op: list(value) if isinstance(value, tuple) else value}
+        case AllOf(items):
+            return {"all": [yaml_expr(i) for i in items]}
+        case AnyOf(items):
+            return {"any": [yaml_expr(i) for i in items]}
+        case NotExpr(item):
+            return {"not": yaml_expr(item)}
+    raise TypeError(expr)
+
+
+# -- scope conditions (the IR every translator takes) -----------------------------------------------
+
+IR_INTS = [-1, 0, 1, 2, 3, 4, 6, 7, NOW, NOW + 1, 10**14, 10**14 + 1, -(10**14), *EDGE_INTS]
+IR_STRS = ["a", "b", "", "web", "tool_output", "user_message", *SUBJECTS, *ISSUERS]
+
+
+def _ir_literal(name: str) -> st.SearchStrategy[Any]:
+    """A literal for a field: usually of its type, sometimes of the other one (a type mismatch)."""
+    right = st.sampled_from(IR_INTS) if FIELDS[name] is int else st.sampled_from(IR_STRS)
+    wrong = st.sampled_from(IR_STRS) if FIELDS[name] is int else st.sampled_from(IR_INTS)
+    return st.one_of(right, right, right, right, wrong)
+
+
+@st.composite
+def ir_atoms(draw: st.DrawFn) -> Condition:
+    name = draw(st.sampled_from(sorted(FIELDS)))
+    kind = draw(st.sampled_from(["eq", "in", "gte", "exists"]))
+    if kind == "eq":
+        return Eq(name, draw(_ir_literal(name)))
+    if kind == "in":
+        return In(name, tuple(draw(st.lists(_ir_literal(name), min_size=1, max_size=3))))
+    if kind == "gte":
+        return Gte(name, draw(st.one_of(st.sampled_from(IR_INTS), _ir_literal(name))))
+    return Exists(name)
+
+
+IR_CONDITIONS: st.SearchStrategy[Condition] = st.recursive(
+    ir_atoms(),
+    lambda inner: st.one_of(
+        st.builds(Not, inner),
+        st.lists(inner, min_size=1, max_size=3).map(lambda xs: And(tuple(xs))),
+        st.lists(inner, min_size=1, max_size=3).map(lambda xs: Or(tuple(xs))),
+    ),
+    max_leaves=8,
+)
+
+#: stored values: in the domain (with its edges), and mistyped (out of range, other type, bool,
+#: a list in a scalar field, a float), which memguard never writes but a tampered payload may hold
+TYPED_VALUES: Mapping[str, list[Any]] = {
+    **{k: list(v) for k, v in FACT_DOMAIN.items()},
+    "created_at": [*FACT_DOMAIN["created_at"], 10**14, -(10**14), 0, 10**14 - 1],
+    "derived_from_count": [*FACT_DOMAIN["derived_from_count"], 10**14],
+}
+MISTYPED_VALUES: list[Any] = [2**53, 2**53 + 1, 2**63 - 1, -(2**63), 10**14 + 1, True, "7", 1.5, ["a"]]
+
+
+def ir_fact(rng: random.Random, *, mistyped: float = 0.0) -> dict[str, FieldValue]:
+    """Random indexed fields: each absent, null, empty, typed (edges included) or, with
+    probability ``mistyped``, a value outside its domain."""
+    fields: dict[str, Any] = {}
+    for name, domain in TYPED_VALUES.items():
+        roll = rng.random()
+        if roll < 0.1:
+            continue
+        if roll < 0.15:
+            fields[name] = None
+        elif rng.random() < mistyped:
+            fields[name] = rng.choice(MISTYPED_VALUES)
+        elif name == "tags":
+            fields[name] = rng.sample(domain, rng.randint(0, len(domain)))
+        else:
+            fields[name] = rng.choice(domain)
+    return fields

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
+from helpers import BROWSER, PLANNER
 from langgraph.store.base import (
     BaseStore,
     GetOp,
@@ -32,13 +33,14 @@ from memguard import (
     HashEmbedder,
     Ledger,
     LocalTokenService,
+    PolicyError,
     PolicyResolver,
     Source,
     SourceKind,
     TrustLevel,
     Turn,
 )
-from memguard.adapters.langgraph import GuardedStore, scope_filter, tenant_segment
+from memguard.adapters.langgraph import GuardedStore, tenant_segment
 from memguard.context import CallContext
 from memguard.errors import (
     ConfigurationError,
@@ -55,6 +57,7 @@ from memguard.scope import And, Eq, Gte, In, Not, Or, ScopeResolver
 NS = ("memories", "prefs")
 CHAT = Source(kind=SourceKind.USER_MESSAGE, name="chat")
 WEB = Source(kind=SourceKind.WEB, uri="https://example.com/page")
+TOOL = Source(kind=SourceKind.TOOL_OUTPUT, name="search")
 
 ALLOW_ALL = """\
 apiVersion: memguard/v1
@@ -484,16 +487,87 @@ def test_the_scope_is_pushed_into_the_store_query_not_post_filtered(world: World
     assert not world.alarms()  # nothing the plan excludes came back from the store
 
 
-def test_an_untranslatable_scope_refuses_the_read(world: World) -> None:
-    world.use(PolicyResolver.from_text(EITHER))
+def test_an_or_scope_is_one_query_per_disjunct_merged_exactly_by_score(world: World) -> None:
+    """`own and (web or trust >= user)`: two inner queries, merged by score, paged right."""
+
+    class Counting(InMemoryStore):
+        calls: ClassVar[list[int]] = []
+
+        def batch(self, ops: Iterable[Op]) -> list[Result]:
+            ops = list(ops)
+            self.calls.append(len(ops))
+            return super().batch(ops)
+
+        async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+            ops = list(ops)
+            self.calls.append(len(ops))
+            return await super().abatch(ops)
+
+    world.use(
+        PolicyResolver.from_text(EITHER),
+        inner=Counting(index={"dims": 64, "embed": HashEmbedder(64).embed}),
+    )
+    calls = Counting.calls
     alice = world.store("alice")
-    alice.put(NS, "k", {"text": "x"})
-    with pytest.raises(UntranslatableCondition):
-        alice.search(NS, query="x")
-    with pytest.raises(UntranslatableCondition):
-        alice.search(())
-    assert "access_denied.untranslatable" in world.denies()
-    assert alice.get(NS, "k") is not None  # id-based: checked point by point, nothing to push
+    admissible = set()
+    for i in range(18):
+        kind = ("chat", "web", "tool")[i % 3]
+        source = {"chat": CHAT, "web": WEB, "tool": TOOL}[kind]
+        # i+1 times "rate" and one other word: every item has its own score for the query "rate"
+        text = " ".join(["rate"] * (i + 1) + [f"w{i}"])
+        alice.with_context(source=source).put(NS, f"{kind}{i}", {"text": text})
+        if kind != "tool":
+            admissible.add(f"{kind}{i}")
+    raw = [i.key for i in world.inner.search(world.tenant_ns("alice", NS), query="rate", limit=100)]
+    exact = [k for k in raw if k in admissible]
+    calls.clear()
+    got = alice.search(NS, query="rate", limit=5)
+    assert [i.key for i in got] == exact[:5]
+    assert calls == [2]  # one round, one inner query per disjunct
+    scores = [i.score for i in got]
+    assert scores == sorted(scores, reverse=True)
+    pages = [i.key for off in range(0, 12, 4) for i in alice.search(NS, query="rate", limit=4, offset=off)]
+    assert pages == exact[:12]
+    assert {i.key for i in alice.search(NS, limit=100)} == admissible  # no query: all of them
+    assert not world.alarms()
+
+
+def test_a_sub_agent_reads_under_the_reference_policies(world: World) -> None:
+    """Depth-2 reads under policies/ need an `or` (writer = the user or one of the chain's agents):
+    they used to be refused; now they fan out and return exactly what the policy admits."""
+    world.use(PolicyResolver.from_path(Path(__file__).resolve().parent.parent / "policies"))
+    world.store("alice").put(NS, "by-user", {"text": "user note"})
+    world.store("alice", (PLANNER,)).put(NS, "by-planner", {"text": "planner note"})
+    world.store("alice", ("spiffe://memguard.local/agent/other",)).put(NS, "by-other", {"text": "x"})
+    browser = world.store("alice", (PLANNER, BROWSER))
+    browser.with_context(source=WEB).put(NS, "by-browser", {"text": "web page"})
+    assert {i.key for i in browser.search(NS)} == {"by-user", "by-planner"}
+    assert {i.key for i in browser.search(NS, query="note")} == {"by-user", "by-planner"}
+    assert "access_denied.untranslatable" not in world.denies()
+
+
+def test_a_scope_langgraph_cannot_express_does_not_load(world: World, tmp_path: Path) -> None:
+    """A negation on the nullable `workload_id` has no LangGraph filter: the resolver refuses the
+    set when the adapter registers, and refuses to reload into it later."""
+    untranslatable = EITHER.replace(
+        "        - any:\n            - {attr: fact.source_kind, eq: web}\n            - {attr: fact.trust, gte: user}\n",
+        "        - {attr: fact.workload_id, ne: spiffe://x/agent}\n",
+    )
+    assert "workload_id" in untranslatable
+    world.use(PolicyResolver.from_text(untranslatable))
+    with pytest.raises(PolicyError, match="not translatable for `langgraph`"):
+        world.store("alice")
+    folder = tmp_path / "policy"
+    folder.mkdir()
+    (folder / "p.yaml").write_text(EITHER)
+    resolver = PolicyResolver.from_path(folder, reload_interval=0)
+    world.use(resolver)
+    alice = world.store("alice")  # registers langgraph with the resolver
+    assert resolver.backends == ("langgraph",)
+    (folder / "p.yaml").write_text(untranslatable)
+    alice.search(NS)  # the reload is refused; the last good set stays in force
+    assert resolver.last_error is not None and "langgraph" in str(resolver.last_error)
+    assert "workload_id" not in str(resolver.policy.rules)
 
 
 def test_list_namespaces_shows_only_namespaces_the_policy_admits(world: World) -> None:
@@ -581,25 +655,43 @@ def _args(name: str) -> tuple[Any, ...]:
 
 
 def test_scope_filter_translation() -> None:
+    """memguard.pushdown.langgraph: one filter per disjunct; what LangGraph cannot say is refused."""
+    from memguard.pushdown.langgraph import to_langgraph_filters as lg
+
     enc = lambda v: f"{v + 10**14:015d}"  # noqa: E731
-    assert scope_filter(And((Gte("trust", 2), Eq("source_kind", "web")))) == {
+    assert lg(And((Gte("trust", 2), Eq("source_kind", "web")))) == [{
         "__memguard_trust": {"$ne": None, "$gte": enc(2)},  # `$ne: None` first: existence
         "__memguard_source_kind": {"$eq": "web"},
-    }
-    assert scope_filter(And((Gte("trust", 2), Gte("trust", 4), Not(Gte("trust", 6))))) == {
-        "__memguard_trust": {"$ne": None, "$gte": enc(4), "$lt": enc(6)}
-    }
-    assert scope_filter(Not(Eq("source_kind", "web"))) == {"__memguard_source_kind": {"$ne": "web"}}
-    assert scope_filter(In("namespace", ("a",))) == {"__memguard_namespace": {"$eq": "a"}}
+    }]  # fmt: skip
+    assert lg(And((Gte("trust", 2), Gte("trust", 4), Not(Gte("trust", 6))))) == [
+        {"__memguard_trust": {"$ne": None, "$gte": enc(4), "$lt": enc(6)}}
+    ]
+    assert lg(In("namespace", ("a",))) == [{"__memguard_namespace": {"$eq": "a"}}]
+    assert lg(Not(Eq("namespace", "a"))) == [{"__memguard_namespace": {"$ne": "a"}}]
+    # no `or` in LangGraph: one query per disjunct, `in` per value, a negated integer as ranges
+    assert lg(Or((Eq("source_kind", "web"), Gte("trust", 4)))) == [
+        {"__memguard_source_kind": {"$eq": "web"}},
+        {"__memguard_trust": {"$ne": None, "$gte": enc(4)}},
+    ]
+    assert lg(In("namespace", ("a", "b"))) == [
+        {"__memguard_namespace": {"$eq": "a"}}, {"__memguard_namespace": {"$eq": "b"}}]  # fmt: skip
+    assert lg(Not(Eq("trust", 3))) == [
+        {"__memguard_trust": {"$ne": None, "$lt": enc(3)}},
+        {"__memguard_trust": {"$ne": None, "$gte": enc(4)}},
+    ]
+    # one excluded value is a `$ne`; several excluded values of a closed set are the positive rest
+    assert lg(Not(Eq("source_kind", "web"))) == [{"__memguard_source_kind": {"$ne": "web"}}]
+    assert len(lg(Not(In("source_kind", ("web", "tool_output"))))) == 5
+    assert lg(Eq("tags", "x")) == []  # the adapter never stores tags
+    assert lg(And((Eq("namespace", "a"), Eq("namespace", "b")))) == []
     for cond in [
-        Or((Eq("source_kind", "web"), Gte("trust", 4))),
-        In("namespace", ("a", "b")),
-        Not(Eq("workload_id", "spiffe://x")),  # nullable: $ne would admit a missing value
-        Not(And((Eq("source_kind", "web"), Gte("trust", 2)))),
-        And((Not(Eq("namespace", "a")), Not(Eq("namespace", "b")))),
+        Not(Eq("workload_id", "spiffe://x")),  # nullable: `$ne` would admit a missing value
+        And((Not(Eq("namespace", "a")), Not(Eq("namespace", "b")))),  # one `$ne` per key
+        Not(In("owner_sub", ("a", "b"))),
+        And(tuple(In("namespace", (f"a{i}", f"b{i}")) for i in range(6))),  # 64 queries
     ]:
         with pytest.raises(UntranslatableCondition):
-            scope_filter(cond)
+            lg(cond)
 
 
 def test_integers_are_stored_in_text_order() -> None:

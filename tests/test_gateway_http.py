@@ -346,7 +346,7 @@ def test_policy_gates_audit_and_reads(tmp_path: Path) -> None:
 def test_config_errors_are_clear(tmp_path: Path) -> None:
     bad = tmp_path / "gw.yaml"
     bad.write_text("version: 1\nlimits:\n  max_body: 10\n", "utf-8")
-    with pytest.raises(ConfigurationError, match=r"`limits.max_body`: unknown key"):
+    with pytest.raises(ConfigurationError, match=r"gw.yaml:3:3: key `limits.max_body`: unknown key"):
         load_gateway_config(bad)
     bad.write_text("version: 1\nserver: {port: 0}\n", "utf-8")
     with pytest.raises(ConfigurationError, match=r"server\.port"):

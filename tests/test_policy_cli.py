@@ -84,11 +84,12 @@ def test_validate_invalid_exits_3_with_file_line_rule_on_stderr(tmp_path: Path) 
     bad.write_text("apiVersion: memguard/v1\nrules:\n  - {id: r1, effect: permit, actions: [get], when: {attr: fact.nope, eq: 1}}\n")
     proc = run("validate", str(bad))
     assert proc.returncode == 3
-    assert f"{bad}:3: rule `r1`: unknown attribute `fact.nope`" in proc.stderr
+    assert f"{bad}:3:59: rule `r1`: unknown attribute `fact.nope`" in proc.stderr
     assert proc.stdout == ""
     data = json.loads(run("validate", str(bad), "--json").stdout)
     assert data == {"valid": False, "problems": [
-        {"file": str(bad), "line": 3, "rule_id": "r1", "message": "unknown attribute `fact.nope`"}]}  # fmt: skip
+        {"file": str(bad), "line": 3, "column": 59, "rule_id": "r1",
+         "message": "unknown attribute `fact.nope`"}]}  # fmt: skip
 
 
 def test_validate_missing_path_exits_1(tmp_path: Path) -> None:
@@ -119,7 +120,7 @@ def test_explain_deny_exits_5_with_the_determining_rule() -> None:
     proc = run("explain", str(POLICIES), "--subject", "alice", "--action", "search",
                "--purpose", "tool_argument", "--fact", FACT)  # fmt: skip
     assert proc.returncode == 5, proc.stderr
-    assert "decision: deny" in proc.stdout and "purpose.no-untrusted-tool-arguments" in proc.stdout
+    assert "decision: deny" in proc.stdout and "purpose.actions-need-user-trust" in proc.stdout
     assert "purpose.yaml:" in proc.stdout
 
 
@@ -157,3 +158,36 @@ def test_explain_reads_a_request_file_and_long_inline_json(tmp_path: Path) -> No
     assert proc.returncode == 5 and json.loads(proc.stdout)["reason"].startswith("default deny")
     long_json = json.dumps({"principal": {"subject": "alice", "scopes": ["s" * 400]}, "action": "audit"})
     assert run("explain", str(POLICIES), "--request", long_json).returncode == 5
+
+
+UNTRANSLATABLE = """\
+apiVersion: memguard/v1
+rules:
+  - id: not-that-agent
+    effect: permit
+    actions: [search, get]
+    when:
+      all:
+        - {attr: fact.owner_sub, eq: {attr: principal.subject}}
+        - {attr: fact.workload_id, ne: "spiffe://memguard.local/agent/browser"}
+"""
+
+
+def test_validate_reports_push_down_per_backend(tmp_path: Path) -> None:
+    ok = run("validate", str(POLICIES))
+    assert ok.returncode == 0
+    for backend in ("qdrant", "sql", "mem0", "langgraph"):
+        assert f"pushdown {backend}: ok" in ok.stdout
+    bad = tmp_path / "p.yaml"
+    bad.write_text(UNTRANSLATABLE)
+    report = run("validate", str(bad))  # valid, but LangGraph cannot push the negation down
+    assert report.returncode == 0, report.stderr
+    assert "pushdown langgraph: NOT translatable" in report.stdout and "pushdown sql: ok" in report.stdout
+    assert "workload_id" in report.stdout and "not-that-agent" in report.stdout
+    refused = run("validate", str(bad), "--backend", "langgraph")
+    assert refused.returncode == 3 and refused.stdout == ""
+    assert refused.stderr.startswith(f"error: {bad}:") and "langgraph" in refused.stderr
+    assert run("validate", str(bad), "--backend", "sql").returncode == 0
+    data = json.loads(run("validate", str(bad), "--json").stdout)
+    assert data["pushdown"]["sql"] == [] and data["pushdown"]["langgraph"][0]["rule_id"] == "not-that-agent"
+    assert run("validate", str(bad), "--backend", "nosuch").returncode == 2

@@ -83,12 +83,16 @@ def test_per_user_isolation(world: World) -> None:
     assert world.guard.get(world.bob, world.bobs.fact_id).text == "bob's PIN is 4321"
 
 
-def test_untrusted_facts_never_serve_tool_arguments(world: World) -> None:
-    assert world.web.fact_id in world.ids(world.alice, purpose="answer")
-    tool = world.ids(world.alice, purpose="tool_argument")
-    assert tool == {world.said.fact_id, world.derived.fact_id}
-    with pytest.raises(FactNotFound):
-        world.guard.get(world.alice, world.web.fact_id, purpose="tool_argument")
+def test_only_the_users_own_words_serve_actions(world: World) -> None:
+    """tool_argument and planning take trust >= user with a user lineage: not the web page, not
+    the model's inference (derived), both of which still serve an answer."""
+    answer = world.ids(world.alice, purpose="answer")
+    assert {world.web.fact_id, world.derived.fact_id} <= answer
+    for purpose in ("tool_argument", "planning"):
+        assert world.ids(world.alice, purpose=purpose) == {world.said.fact_id}
+        for fact in (world.web, world.derived):
+            with pytest.raises(FactNotFound):
+                world.guard.get(world.alice, fact.fact_id, purpose=purpose)
 
 
 def test_sub_agents_read_only_user_trust_facts_of_their_chain(world: World) -> None:

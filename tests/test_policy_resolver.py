@@ -64,7 +64,7 @@ def test_plans_are_tri_state() -> None:
     assert r.read_plan(ALICE, ReadRequest("delete")).kind is PlanKind.DENY  # default deny
     narrowed = r.read_plan(ALICE, ReadRequest("search", namespaces=("a",), min_trust=TrustLevel.USER))
     assert narrowed.kind is PlanKind.RESIDUAL
-    assert narrowed.condition == And((In("namespace", ("a",)), Gte("trust", 4)))
+    assert narrowed.condition == And((Eq("namespace", "a"), Gte("trust", 4)))  # normal form
 
 
 def test_negations_carry_existence_semantics() -> None:
@@ -168,19 +168,25 @@ def test_no_valid_policy_denies_everything(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "cond",
-    [Eq("colour", "red"), In("namespace", ()), And(()), Gte("trust", "high"), Eq("trust", True)],  # type: ignore[arg-type]
+    [Eq("colour", "red"), In("namespace", ()), And(()), Gte("trust", 1.5), Eq("trust", True)],  # type: ignore[arg-type]
 )
-def test_untranslatable_conditions_are_refused_by_both_translators(cond: object) -> None:
+def test_malformed_conditions_are_refused_by_every_translator(cond: object) -> None:
     from sqlalchemy import MetaData
 
     from memguard import UntranslatableCondition
-    from memguard.policy.sql import fact_tables, to_sql_where
-    from memguard.stores.qdrant_filter import to_qdrant_filter
+    from memguard.pushdown.langgraph import to_langgraph_filters
+    from memguard.pushdown.mem0 import to_mem0_filter
+    from memguard.pushdown.qdrant import to_qdrant_filter
+    from memguard.pushdown.sql import fact_tables, to_sql_where
 
     with pytest.raises(UntranslatableCondition):
         to_sql_where(cond, fact_tables(MetaData()))  # type: ignore[arg-type]
     with pytest.raises(UntranslatableCondition):
         to_qdrant_filter(cond)  # type: ignore[arg-type]
+    with pytest.raises(UntranslatableCondition):
+        to_mem0_filter(cond)  # type: ignore[arg-type]
+    with pytest.raises(UntranslatableCondition):
+        to_langgraph_filters(cond)  # type: ignore[arg-type]
 
 
 def test_a_rule_keyed_on_several_values_is_decided_once() -> None:

@@ -1,4 +1,4 @@
-"""The gateway's configuration: one YAML file, loaded with ``yaml.safe_load`` into frozen models.
+"""The gateway's configuration: one YAML file, loaded with :mod:`memguard.yamlsafe` into frozen models.
 
 Unknown keys, wrong types and out-of-range values are :class:`~memguard.errors.ConfigurationError`\\ s
 naming the field. Every section is optional; with no file at all the gateway runs the embedded stack
@@ -40,9 +40,9 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
+from memguard import yamlsafe
 from memguard.errors import ConfigurationError
 from memguard.tokens.config import DelegationGrant
 
@@ -295,18 +295,15 @@ def _tupled(value: Any, key: str = "") -> Any:
 
 
 def load_gateway_config(path: str | os.PathLike[str] | None) -> GatewayConfig:
-    """Load and validate the YAML file (``None``: all defaults)."""
+    """Load and validate the YAML file (``None``: all defaults). Bounded, safe YAML
+    (:mod:`memguard.yamlsafe`); every error names file, line, column and key, never a value."""
     if path is None:
         return GatewayConfig()
     p = Path(path)
-    try:
-        text = p.read_text("utf-8")
-    except OSError as exc:
-        raise ConfigurationError(f"gateway config `{p}` cannot be read: {exc.strerror}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigurationError(f"gateway config `{p}` is not valid YAML: {exc}") from None
-    config = GatewayConfig.from_mapping(data, where=f"gateway config `{p}`")
+    doc = yamlsafe.read(p)
+    if doc.data is None:
+        config = GatewayConfig()
+    else:
+        config = yamlsafe.validate(doc, lambda data: GatewayConfig.model_validate(_tupled(data)))
     config._base_dir = p.resolve().parent
     return config

@@ -8,8 +8,8 @@ Public entry points are re-exported from :mod:`memguard`: :class:`PolicyResolver
 from memguard.policy.loader import load_policy_path, load_policy_text
 from memguard.policy.model import PolicyDecision, PolicyError, PolicySet, Problem
 from memguard.policy.resolver import PolicyResolver
-from memguard.policy.sql import fact_tables, to_sql_where
 from memguard.policy.testing import run_policy_tests
+from memguard.pushdown.sql import fact_tables, to_sql_where
 
 __all__ = [
     "PolicyDecision",

@@ -5,64 +5,54 @@ constant; only fact comparisons remain. The result is in negation normal form: `
 atoms only, and IR ``Not(atom)`` is true only if the field is present — exactly the policy rule that a
 comparison *and* its negation are false on a missing attribute. The plan selects the facts where
 ``any permit`` is definitely true and ``every forbid`` is definitely false, which is what the point
-evaluator (:mod:`memguard.policy.evaluate`) decides fact by fact.
+evaluator (:mod:`memguard.policy.evaluate`) decides fact by fact. The plan's condition is in the
+normal form of :mod:`memguard.pushdown.normal`, which every store translator starts from.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
-from memguard.policy.evaluate import PrincipalEnv, compile_expr
+from memguard.policy.evaluate import Fn, PrincipalEnv, compile_expr
 from memguard.policy.model import ATTRIBUTES, AllOf, AnyOf, Cmp, Effect, Expr, NotExpr, Ref, Rule
-from memguard.scope import And, Condition, Eq, Gte, In, Not, Or, PlanKind, ScopePlan
+from memguard.pushdown.normal import NormalForm, conj, disj, normalize
+from memguard.scope import Condition, Eq, Gte, In, Not, PlanKind, ScopePlan
 
-__all__ = ["Residual", "conj", "disj", "plan_for_rules", "residual"]
+__all__ = ["Residual", "plan_for_rules", "residual"]
 
-Residual = Condition | bool
-
-
-def conj(items: Sequence[Residual]) -> Residual:
-    out: list[Condition] = []
-    for item in items:
-        if item is False:
-            return False
-        if item is True:
-            continue
-        assert not isinstance(item, bool)
-        out.extend(item.items if isinstance(item, And) else (item,))
-    if not out:
-        return True
-    return out[0] if len(out) == 1 else And(tuple(out))
+Residual = NormalForm
 
 
-def disj(items: Sequence[Residual]) -> Residual:
-    out: list[Condition] = []
-    for item in items:
-        if item is True:
-            return True
-        if item is False:
-            continue
-        assert not isinstance(item, bool)
-        out.extend(item.items if isinstance(item, Or) else (item,))
-    if not out:
-        return False
-    return out[0] if len(out) == 1 else Or(tuple(out))
+@functools.lru_cache(maxsize=1 << 16)
+def _env_fn(cmp: Cmp) -> Fn:
+    """A principal/context comparison's closure, compiled once per comparison."""
+    return compile_expr(cmp)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _literal_atom(cmp: Cmp, positive: bool) -> Residual:
+    """A fact comparison with a literal (no reference, not ``fact.age``) in the normal form: it
+    depends on nothing but the comparison, so it is worked out once."""
+    return _atom(cmp, positive, {}, 0)
 
 
 def _atom(cmp: Cmp, positive: bool, penv: PrincipalEnv, now: int) -> Residual:
     spec = ATTRIBUTES[cmp.attr]
     if spec.scope != "fact":
-        v = compile_expr(cmp)(penv, {}, now)
+        v = _env_fn(cmp)(penv, {}, now)
         if v is None:
             return False  # unknown: neither the comparison nor its negation holds
         return v if positive else not v
+    if penv and cmp.attr != "fact.age" and not isinstance(cmp.value, Ref):
+        return _literal_atom(cmp, positive)
     name = spec.field
     assert name is not None
     if cmp.op == "gte":
         assert isinstance(cmp.value, int)
         if cmp.attr == "fact.age":
             newer = Gte(name, now - cmp.value + 1)  # created_at > now - N  <=>  age < N
-            return Not(newer) if positive else newer
+            return normalize(Not(newer) if positive else newer)
         atom: Condition = Gte(name, cmp.value)
     else:
         value = cmp.value
@@ -78,7 +68,8 @@ def _atom(cmp: Cmp, positive: bool, penv: PrincipalEnv, now: int) -> Residual:
             atom = Eq(name, wanted[0])
         else:
             atom = In(name, tuple(dict.fromkeys(wanted)))
-    return atom if positive else Not(atom)
+    # each literal in the normal form (types, integer domains); conj/disj keep it normal
+    return normalize(atom if positive else Not(atom))
 
 
 def residual(expr: Expr, penv: PrincipalEnv, now: int, positive: bool = True) -> Residual:
@@ -123,6 +114,8 @@ def plan_for_rules(
         return ScopePlan(
             PlanKind.DENY, digest, rule_ids=tuple(always_forbid), reason="forbid"
         ), False
+    # the normal form (typed, integers beyond a field's range folded: no translator rounds), as
+    # every literal is normal and conj/disj keep it so
     allowed = conj([disj(permits), *guards])
     ids = tuple(permit_ids + forbid_ids)
     if allowed is False:

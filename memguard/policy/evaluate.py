@@ -25,8 +25,10 @@ from memguard.policy.model import (
     Ref,
     Rule,
     Scalar,
+    attrs_of,
 )
-from memguard.scope import FieldValue
+from memguard.policy.types import check_rules
+from memguard.scope import DOMAINS, FieldValue, typed_values
 from memguard.trust import TrustLevel
 
 __all__ = ["Engine", "PrincipalEnv", "principal_env"]
@@ -135,29 +137,40 @@ def _compile_cmp(op: str, attr: str, value: Scalar | tuple[Scalar, ...] | Ref) -
 def _compile_fact_cmp(
     op: str, attr: str, name: str, vt: type, value: Scalar | tuple[Scalar, ...] | Ref
 ) -> Fn:
-    """A comparison on a fact field: unknown (``None``) when the field is missing."""
+    """A comparison on a fact field: unknown (``None``) when the field is missing or holds a value
+    of the wrong type (:func:`memguard.scope.typed_values`): a type mismatch never makes a permit
+    match and always makes a forbid match."""
+    # the common case inline: one well-typed scalar (the field's type, inside its domain)
+    domain = DOMAINS[name]
+    kind, low, high, allowed = domain.kind, domain.low, domain.high, domain.values
+    scalar_field = not domain.is_list
+
+    def values(v: object) -> list[Scalar] | None:
+        if scalar_field and type(v) is kind:
+            if kind is int:
+                return [v] if low <= v <= high else None  # type: ignore[operator]
+            return [v] if allowed is None or v in allowed else None
+        return typed_values(name, v)
+
     if op == "gte":
         assert isinstance(value, int)
         bound = value
         if attr == "fact.age":
             # age >= N  <=>  no `created_at` after now - N (the compiled form is the same)
             def age_gte(p: PrincipalEnv, f: Mapping[str, FieldValue], now: int) -> Tri:
-                v = f.get(name)
-                if v is None or v == []:
+                vals = values(f.get(name))
+                if vals is None:
                     return None
                 cut = now - bound + 1
-                vals = v if isinstance(v, list) else (v,)
-                return not any(type(x) is int and x >= cut for x in vals)
+                return not any(x >= cut for x in vals)  # type: ignore[operator]
 
             return age_gte
 
         def gte(p: PrincipalEnv, f: Mapping[str, FieldValue], now: int) -> Tri:
-            v = f.get(name)
-            if v is None:
+            vals = values(f.get(name))
+            if vals is None:
                 return None
-            if type(v) is list:
-                return any(type(x) is int and x >= bound for x in v) if v else None
-            return type(v) is int and v >= bound
+            return any(x >= bound for x in vals)  # type: ignore[operator]
 
         return gte
     if isinstance(value, Ref):
@@ -167,23 +180,30 @@ def _compile_fact_cmp(
             wanted = p.get(ref_attr, _EMPTY)
             if not wanted:
                 return None  # comparing with a value that does not exist is unknown
-            v = f.get(name)
-            if v is None:
+            vals = values(f.get(name))
+            if vals is None:
                 return None
-            if type(v) is list:
-                return any(type(x) is vt and x in wanted for x in v) if v else None
-            return type(v) is vt and v in wanted
+            return any(x in wanted for x in vals)
 
         return ref_cmp
     wanted_set: frozenset[Scalar] = frozenset(value if isinstance(value, tuple) else (value,))
 
+    if scalar_field and kind is str and allowed is None:  # the commonest: a plain string field
+
+        def str_member(p: PrincipalEnv, f: Mapping[str, FieldValue], now: int) -> Tri:
+            v = f.get(name)
+            if type(v) is str:
+                return v in wanted_set
+            vals = typed_values(name, v)
+            return None if vals is None else any(x in wanted_set for x in vals)
+
+        return str_member
+
     def member(p: PrincipalEnv, f: Mapping[str, FieldValue], now: int) -> Tri:
-        v = f.get(name)
-        if v is None:
+        vals = values(f.get(name))
+        if vals is None:
             return None
-        if type(v) is list:
-            return any(type(x) is vt and x in wanted_set for x in v) if v else None
-        return type(v) is vt and v in wanted_set
+        return any(x in wanted_set for x in vals)
 
     return member
 
@@ -255,10 +275,16 @@ class Engine:
     """Decides point requests against one validated :class:`PolicySet`."""
 
     def __init__(self, policy: PolicySet) -> None:
+        check_rules(policy.rules)  # a set built in code obeys the loader's type rules too
         self.policy = policy
         self.rules: tuple[Rule, ...] = policy.rules
         self._compiled: tuple[tuple[Fn, bool, str, TrustLevel | None], ...] = tuple(
             (compile_expr(r.when), r.effect is Effect.FORBID, r.id, r.max_trust) for r in self.rules
+        )
+        #: the fact fields each rule reads (to say why a rule could not be decided)
+        self._fields: tuple[tuple[str, ...], ...] = tuple(
+            tuple(sorted({f for a in attrs_of(r.when) if (f := ATTRIBUTES[a].field) is not None}))
+            for r in self.rules
         )
         self._pos = {r.id: i for i, r in enumerate(self.rules)}
         self._index: dict[str, _ActionIndex] = {}
@@ -277,6 +303,14 @@ class Engine:
     @property
     def digest(self) -> str:
         return self.policy.digest
+
+    def _undecided(self, pos: int, fact: Mapping[str, FieldValue], what: str) -> str:
+        """Why rule ``pos`` came out unknown on ``fact``: a type mismatch or a missing attribute."""
+        rule_id = self.rules[pos].id
+        bad = mistyped(self._fields[pos], fact)
+        if bad:
+            return f"rule `{rule_id}`: {what} reads `{bad[0]}`, which holds a value of the wrong type"
+        return f"rule `{rule_id}`: {what} depends on a missing attribute"
 
     def candidates(self, action: str, penv: PrincipalEnv) -> list[Rule]:
         """The rules that can apply to ``action`` for this principal (index lookup)."""
@@ -299,6 +333,7 @@ class Engine:
         permits: list[str] = []
         forbids: list[str] = []
         errors: list[str] = []
+        notes: list[str] = []  # permits a type mismatch kept from applying: reported on a deny
         caps: list[TrustLevel] = []
         compiled = self._compiled
         for pos in idx.candidates(penv):
@@ -312,22 +347,28 @@ class Engine:
                 if v is not False:
                     forbids.append(rule_id)
                     if v is None:
-                        errors.append(f"rule `{rule_id}`: a forbid depends on a missing attribute")
+                        errors.append(self._undecided(pos, fact, "a forbid"))
             elif v is True:
                 permits.append(rule_id)
                 if cap is not None:
                     caps.append(cap)
+            elif v is None and mistyped(self._fields[pos], fact):
+                notes.append(self._undecided(pos, fact, "a permit"))
         digest = self.policy.digest
         if len(forbids) > 1:
             forbids.sort(key=self._pos.__getitem__)
         if len(permits) > 1:
             permits.sort(key=self._pos.__getitem__)
         if forbids:
-            return PolicyDecision(False, digest, tuple(forbids), tuple(errors), reason="forbid")
+            return PolicyDecision(
+                False, digest, tuple(forbids), tuple(errors + notes), reason="forbid"
+            )
         if errors:
             return PolicyDecision(False, digest, (), tuple(errors), reason="evaluation error")
         if not permits:
-            return PolicyDecision(False, digest, reason="default deny: no permit applies")
+            return PolicyDecision(
+                False, digest, errors=tuple(notes), reason="default deny: no permit applies"
+            )
         cap = min(caps) if caps else None
         return PolicyDecision(True, digest, tuple(permits), reason="permit", max_trust=cap)
 
@@ -348,6 +389,16 @@ class Engine:
             return PolicyDecision(
                 False, self.policy.digest, errors=(type(exc).__name__,), reason="evaluation error"
             )
+
+
+def mistyped(fields: Sequence[str], fact: Mapping[str, FieldValue]) -> list[str]:
+    """The ``fields`` that ``fact`` holds with a value of the wrong type (present, not well-typed)."""
+    out = []
+    for name in fields:
+        value = fact.get(name)
+        if value is not None and value != [] and typed_values(name, value) is None:
+            out.append(name)
+    return out
 
 
 def deny_all_engine(digest: str) -> Engine:

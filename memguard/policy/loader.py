@@ -1,9 +1,9 @@
 """Parse and validate policy YAML: safe YAML only, every problem named by file, line and rule id.
 
-Parse stage: :func:`yaml.compose` with the safe loader gives nodes with line marks (no object
-construction, no custom tags). Validate stage: known keys, known attributes, value types, attributes
-a write rule cannot know, unreachable rules. Both stages collect problems; any problem is a
-:class:`~memguard.policy.model.PolicyError` and nothing is loaded.
+Parse stage: :func:`memguard.yamlsafe.compose` gives nodes with line marks (bounded size and depth,
+no aliases, core tags only, no duplicate keys, int64 integers). Validate stage: known keys, known
+attributes, value types, attributes a write rule cannot know, unreachable rules. Both stages
+collect problems; any problem is a :class:`~memguard.policy.model.PolicyError` and nothing is loaded.
 """
 
 from __future__ import annotations
@@ -12,8 +12,10 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from memguard import yamlsafe
+from memguard.errors import ConfigurationError
 from memguard.policy.model import (
     ACTIONS,
     API_VERSION,
@@ -35,8 +37,9 @@ from memguard.policy.model import (
     Scalar,
     attrs_of,
 )
+from memguard.policy.types import convert_literal
 from memguard.provenance import canonical_json, sha256_digest
-from memguard.trust import SourceKind, TrustLevel
+from memguard.trust import TrustLevel
 
 __all__ = [
     "compose_yaml",
@@ -47,7 +50,7 @@ __all__ = [
     "policy_files",
 ]
 
-_RULE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
+_RULE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}")  # fullmatch: no `$` newline hole
 _TOP_KEYS = {"apiVersion", "kind", "description", "rules"}
 _RULE_KEYS = {"id", "description", "effect", "actions", "when", "max_trust"}
 _CMP_OPS = {"eq", "ne", "in", "not_in", "gte", "gt", "lte", "lt", "contains"}
@@ -56,51 +59,43 @@ TEST_SUFFIXES = (".tests.yaml", ".tests.yml")
 
 
 class _Bad(Exception):
-    def __init__(self, node: yaml.Node | None, message: str) -> None:
+    def __init__(self, node: Node | None, message: str) -> None:
         super().__init__(message)
-        self.line = node.start_mark.line + 1 if node is not None else 0
+        self.line, self.column = yamlsafe.mark_of(node) if node is not None else (0, 0)
         self.message = message
         self.rule_id: str | None = None
 
 
-def compose_yaml(text: str) -> yaml.Node | None:
-    """Parse YAML into nodes with the safe loader (no Python object construction)."""
-    return yaml.compose(text, Loader=yaml.SafeLoader)
+def compose_yaml(text: str | bytes, file: str = "<string>", max_bytes: int | None = None) -> Node | None:
+    """Parse bounded, safe YAML into nodes (see :mod:`memguard.yamlsafe`)."""
+    return yamlsafe.compose(text, file, max_bytes=max_bytes)
 
 
-def _scalar(node: yaml.Node) -> object:
-    if not isinstance(node, yaml.ScalarNode):
+def _scalar(node: Node) -> object:
+    if not isinstance(node, ScalarNode):
         raise _Bad(node, "expected a scalar")
-    loader = yaml.SafeLoader("")
-    try:
-        return loader.construct_object(node)
-    except yaml.YAMLError as exc:
-        raise _Bad(node, f"unsupported YAML value: {exc}") from None
-    finally:
-        loader.dispose()
+    return yamlsafe.scalar_value(node)
 
 
-def _mapping(node: yaml.Node, what: str) -> dict[str, tuple[yaml.Node, yaml.Node]]:
-    if not isinstance(node, yaml.MappingNode):
+def _mapping(node: Node, what: str) -> dict[str, tuple[Node, Node]]:
+    if not isinstance(node, MappingNode):
         raise _Bad(node, f"{what} must be a mapping")
-    out: dict[str, tuple[yaml.Node, yaml.Node]] = {}
+    out: dict[str, tuple[Node, Node]] = {}
     for key_node, value_node in node.value:
         key = _scalar(key_node)
-        if not isinstance(key, str):
+        if not isinstance(key, str):  # pragma: no cover - yamlsafe refuses non-string keys
             raise _Bad(key_node, f"keys of {what} must be strings")
-        if key in out:
-            raise _Bad(key_node, f"duplicate key `{key}` in {what}")
         out[key] = (key_node, value_node)
     return out
 
 
-def _sequence(node: yaml.Node, what: str) -> list[yaml.Node]:
-    if not isinstance(node, yaml.SequenceNode):
+def _sequence(node: Node, what: str) -> list[Node]:
+    if not isinstance(node, SequenceNode):
         raise _Bad(node, f"{what} must be a list")
     return list(node.value)
 
 
-def _string(node: yaml.Node, what: str) -> str:
+def _string(node: Node, what: str) -> str:
     value = _scalar(node)
     if not isinstance(value, str) or not value:
         raise _Bad(node, f"{what} must be a non-empty string")
@@ -108,7 +103,7 @@ def _string(node: yaml.Node, what: str) -> str:
 
 
 def _unknown_keys(
-    keys: Iterable[str], allowed: set[str], items: dict[str, tuple[yaml.Node, yaml.Node]], what: str
+    keys: Iterable[str], allowed: set[str], items: dict[str, tuple[Node, Node]], what: str
 ) -> None:
     for key in keys:
         if key not in allowed:
@@ -119,7 +114,7 @@ class _RuleParser:
     def __init__(self, actions: frozenset[str]) -> None:
         self.actions = actions
 
-    def attr(self, node: yaml.Node) -> str:
+    def attr(self, node: Node) -> str:
         name = _string(node, "`attr`")
         if name not in ATTRIBUTES:
             raise _Bad(node, f"unknown attribute `{name}`")
@@ -133,31 +128,15 @@ class _RuleParser:
             )
         return name
 
-    def literal(self, node: yaml.Node, attr: str) -> Scalar:
-        spec = ATTRIBUTES[attr]
-        value = _scalar(node)
-        if spec.type is AttrType.TRUST:
-            if isinstance(value, bool) or not isinstance(value, str | int):
-                raise _Bad(node, f"`{attr}` takes a trust level name")
-            try:
-                return int(TrustLevel.parse(value))
-            except ValueError:
-                raise _Bad(node, f"unknown trust level `{value}`") from None
-        if spec.type is AttrType.SOURCE_KIND:
-            if not isinstance(value, str) or value not in {k.value for k in SourceKind}:
-                raise _Bad(node, f"unknown source kind `{value}`")
-            return value
-        if spec.type is AttrType.INT:
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise _Bad(node, f"`{attr}` takes an integer, not `{value!r}`")
-            return value
-        if not isinstance(value, str):
-            raise _Bad(node, f"`{attr}` takes a string, not `{value!r}`")
+    def literal(self, node: Node, attr: str) -> Scalar:
+        value, problem = convert_literal(attr, _scalar(node))
+        if problem is not None:
+            raise _Bad(node, problem)
         return value
 
-    def value(self, node: yaml.Node, attr: str, op: str) -> Scalar | tuple[Scalar, ...] | Ref:
+    def value(self, node: Node, attr: str, op: str) -> Scalar | tuple[Scalar, ...] | Ref:
         spec = ATTRIBUTES[attr]
-        if isinstance(node, yaml.MappingNode):
+        if isinstance(node, MappingNode):
             items = _mapping(node, "a reference")
             _unknown_keys(items, {"attr"}, items, "a reference")
             if "attr" not in items:
@@ -182,8 +161,8 @@ class _RuleParser:
             return values
         return self.literal(node, attr)
 
-    def expr(self, node: yaml.Node) -> Expr:
-        if isinstance(node, yaml.SequenceNode):
+    def expr(self, node: Node) -> Expr:
+        if isinstance(node, SequenceNode):
             return AllOf(tuple(self.expr(n) for n in node.value))
         items = _mapping(node, "a condition")
         if "attr" in items:
@@ -207,7 +186,7 @@ class _RuleParser:
             return NotExpr(self.expr(value))
         raise _Bad(key_node, f"unknown key `{key}` in a condition")
 
-    def comparison(self, node: yaml.Node, attr: str, op: str, value_node: yaml.Node) -> Expr:
+    def comparison(self, node: Node, attr: str, op: str, value_node: Node) -> Expr:
         spec = ATTRIBUTES[attr]
         line = node.start_mark.line + 1
         if op in _ORDER_OPS and spec.type not in (AttrType.INT, AttrType.TRUST):
@@ -269,13 +248,13 @@ def _static_false(expr: Expr) -> bool:
     return False
 
 
-def _parse_rule(node: yaml.Node, file: str, seen: dict[str, Problem]) -> Rule:
+def _parse_rule(node: Node, file: str, seen: dict[str, Problem]) -> Rule:
     items = _mapping(node, "a rule")
     rule_id: str | None = None
     if "id" in items:
         rule_id = _string(items["id"][1], "`id`")
-        if not _RULE_ID.match(rule_id):
-            raise _Bad(items["id"][1], f"rule id `{rule_id}` must match {_RULE_ID.pattern}")
+        if not _RULE_ID.fullmatch(rule_id):
+            raise _Bad(items["id"][1], f"a rule id must match `{_RULE_ID.pattern}`")
     try:
         _unknown_keys(items, _RULE_KEYS, items, "a rule")
         for required in ("id", "effect", "actions"):
@@ -340,15 +319,16 @@ def _parse_rule(node: yaml.Node, file: str, seen: dict[str, Problem]) -> Rule:
     return Rule(rule_id, effect, frozenset(actions), when, max_trust, description, file, line)
 
 
-def _parse_file(text: str, file: str, seen: dict[str, Problem]) -> tuple[list[Rule], list[Problem]]:
+def _parse_file(
+    text: str | bytes, file: str, seen: dict[str, Problem], max_bytes: int | None = None
+) -> tuple[list[Rule], list[Problem]]:
     problems: list[Problem] = []
     rules: list[Rule] = []
     try:
-        root = compose_yaml(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else 0
-        return [], [Problem(file, line, f"not valid YAML: {getattr(exc, 'problem', exc)}")]
+        root = compose_yaml(text, file, max_bytes)
+    except yamlsafe.YamlError as exc:
+        message = f"key `{yamlsafe.key_path(exc.key)}`: {exc.problem}" if exc.key else exc.problem
+        return [], [Problem(file, exc.line, message, column=exc.column)]
     try:
         if root is None:
             raise _Bad(None, "empty policy file")
@@ -358,22 +338,19 @@ def _parse_file(text: str, file: str, seen: dict[str, Problem]) -> tuple[list[Ru
             raise _Bad(root, f"a policy file needs `apiVersion: {API_VERSION}`")
         version = _scalar(items["apiVersion"][1])
         if version != API_VERSION:
-            raise _Bad(
-                items["apiVersion"][1],
-                f"unsupported apiVersion `{version}` (expected `{API_VERSION}`)",
-            )
+            raise _Bad(items["apiVersion"][1], f"unsupported apiVersion (expected `{API_VERSION}`)")
         if "kind" in items and _scalar(items["kind"][1]) != "PolicySet":
             raise _Bad(items["kind"][1], "`kind` must be `PolicySet`")
         if "description" in items and not isinstance(_scalar(items["description"][1]), str):
             raise _Bad(items["description"][1], "`description` must be a string")
         rule_nodes = _sequence(items["rules"][1], "`rules`") if "rules" in items else []
     except _Bad as bad:
-        return [], [Problem(file, bad.line, bad.message)]
+        return [], [Problem(file, bad.line, bad.message, column=bad.column)]
     for rule_node in rule_nodes:
         try:
             rules.append(_parse_rule(rule_node, file, seen))
         except _Bad as bad:
-            problems.append(Problem(file, bad.line, bad.message, bad.rule_id))
+            problems.append(Problem(file, bad.line, bad.message, bad.rule_id, bad.column))
     return rules, problems
 
 
@@ -404,12 +381,12 @@ def digest_rules(rules: Sequence[Rule]) -> str:
     return sha256_digest(canonical_json(body))
 
 
-def _build(sources: Sequence[tuple[str, str]]) -> PolicySet:
+def _build(sources: Sequence[tuple[str, str | bytes]], max_bytes: int | None = None) -> PolicySet:
     seen: dict[str, Problem] = {}
     rules: list[Rule] = []
     problems: list[Problem] = []
     for file, text in sources:
-        got, bad = _parse_file(text, file, seen)
+        got, bad = _parse_file(text, file, seen, max_bytes)
         rules.extend(got)
         problems.extend(bad)
     problems.extend(_shadowed(rules))
@@ -418,9 +395,11 @@ def _build(sources: Sequence[tuple[str, str]]) -> PolicySet:
     return PolicySet(tuple(rules), digest_rules(rules), tuple(f for f, _ in sources))
 
 
-def load_policy_text(text: str, file: str = "<string>") -> PolicySet:
+def load_policy_text(
+    text: str | bytes, file: str = "<string>", *, max_bytes: int | None = None
+) -> PolicySet:
     """Parse and validate one policy document."""
-    return _build([(file, text)])
+    return _build([(file, text)], max_bytes)
 
 
 def policy_files(path: Path) -> list[Path]:
@@ -436,20 +415,28 @@ def policy_files(path: Path) -> list[Path]:
     )
 
 
-def load_policy_path(path: Path | str) -> PolicySet:
-    """Load every policy file of a file or a folder as one set; any problem refuses the whole set."""
-    return load_policy_files([Path(path)])
+def load_policy_path(path: Path | str, *, max_bytes: int | None = None) -> PolicySet:
+    """Load every policy file of a file or a folder as one set; any problem refuses the whole set.
+
+    ``max_bytes`` caps each file (default :data:`memguard.yamlsafe.MAX_BYTES`, 1 MiB, or
+    ``MEMGUARD_YAML_MAX_BYTES``)."""
+    return load_policy_files([Path(path)], max_bytes=max_bytes)
 
 
-def load_policy_files(paths: Sequence[Path]) -> PolicySet:
+def load_policy_files(paths: Sequence[Path], *, max_bytes: int | None = None) -> PolicySet:
     """Load the policy files of several files or folders as one set."""
     files = [f for p in paths for f in policy_files(p)]
     if not files:
         raise PolicyError([Problem(", ".join(map(str, paths)), 0, "no policy files found")])
-    sources: list[tuple[str, str]] = []
+    sources: list[tuple[str, str | bytes]] = []
+    problems: list[Problem] = []
     for f in files:
         try:
-            sources.append((str(f), f.read_text(encoding="utf-8")))
-        except (OSError, UnicodeDecodeError) as exc:
-            raise PolicyError([Problem(str(f), 0, f"cannot read: {type(exc).__name__}")]) from None
-    return _build(sources)
+            sources.append((str(f), yamlsafe.read_bytes(f, max_bytes)))
+        except yamlsafe.YamlError as exc:
+            problems.append(Problem(str(f), exc.line, exc.problem, column=exc.column))
+        except ConfigurationError as exc:
+            problems.append(Problem(str(f), 0, str(exc)))
+    if problems:
+        raise PolicyError(problems)
+    return _build(sources, max_bytes)

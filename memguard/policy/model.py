@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import builtins
 import enum
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -125,6 +126,12 @@ ATTRIBUTES: Mapping[str, AttrSpec] = {
             AttrType.INT,
             "number of input facts",
             fld="derived_from_count",
+        ),
+        _spec(
+            "fact.lineage_trust",
+            AttrType.TRUST,
+            "the lowest channel in the fact's lineage: its own and every input's, transitively",
+            fld="lineage_trust",
         ),
     )
 }
@@ -246,18 +253,29 @@ class Problem:
     line: int
     message: str
     rule_id: str | None = None
+    column: int = 0
 
     def __str__(self) -> str:
         rule = f" rule `{self.rule_id}`:" if self.rule_id else ""
-        return f"{self.file}:{self.line}:{rule} {self.message}"
+        where = f"{self.file}:{self.line}:{self.column}:" if self.column else f"{self.file}:{self.line}:"
+        return _one_line(f"{where}{rule} {self.message}")
 
     def as_json(self) -> dict[str, object]:
         return {
             "file": self.file,
             "line": self.line,
+            "column": self.column,
             "rule_id": self.rule_id,
             "message": self.message,
         }
+
+
+def _one_line(text: str) -> str:
+    """Control characters (a newline in a quoted YAML key, say) escaped: one problem, one line."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 class PolicyError(ConfigurationError):

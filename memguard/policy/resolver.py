@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from memguard.identity import Principal
 from memguard.logging import get_logger
-from memguard.policy.compile import conj, plan_for_rules
+from memguard.policy.compile import plan_for_rules
 from memguard.policy.evaluate import Engine, principal_env
 from memguard.policy.loader import load_policy_path, load_policy_text, policy_files
 from memguard.policy.model import PolicyDecision, PolicyError, PolicySet, Problem
 from memguard.provenance import canonical_json, sha256_digest
+from memguard.pushdown.capability import refuse
+from memguard.pushdown.normal import conj, normalize
 from memguard.scope import (
     Condition,
     FieldValue,
@@ -56,7 +58,11 @@ class PolicyResolver:
         source: Path | None = None,
         clock: Callable[[], float] = time.time,
         reload_interval: float = 1.0,
+        backends: Iterable[str] = (),
     ) -> None:
+        self._backends: tuple[str, ...] = tuple(dict.fromkeys(backends))
+        if policy is not None and self._backends:
+            refuse(policy, self._backends)
         self._engine = Engine(policy if policy is not None else PolicySet((), NO_POLICY_DIGEST))
         self._valid = policy is not None
         self._source = source
@@ -75,18 +81,42 @@ class PolicyResolver:
         clock: Callable[[], float] = time.time,
         reload_interval: float = 1.0,
         strict: bool = True,
+        backends: Iterable[str] = (),
     ) -> PolicyResolver:
-        """Load a policy file or folder. ``strict=False`` starts deny-all on a bad set and keeps watching."""
+        """Load a policy file or folder. ``strict=False`` starts deny-all on a bad set and keeps watching.
+
+        ``backends``: push-down backends the set must be translatable for
+        (:mod:`memguard.pushdown.capability`); a set one of them cannot express does not load.
+        Adapters add theirs with :meth:`require_backend`."""
         source = Path(path)
-        resolver = cls(None, source=source, clock=clock, reload_interval=reload_interval)
+        resolver = cls(
+            None, source=source, clock=clock, reload_interval=reload_interval, backends=backends
+        )
         error = resolver.reload()
         if error is not None and strict:
             raise error
         return resolver
 
     @classmethod
-    def from_text(cls, text: str, *, clock: Callable[[], float] = time.time) -> PolicyResolver:
-        return cls(load_policy_text(text), clock=clock)
+    def from_text(
+        cls, text: str, *, clock: Callable[[], float] = time.time, backends: Iterable[str] = ()
+    ) -> PolicyResolver:
+        return cls(load_policy_text(text), clock=clock, backends=backends)
+
+    @property
+    def backends(self) -> tuple[str, ...]:
+        """The push-down backends every loaded set must be translatable for."""
+        return self._backends
+
+    def require_backend(self, backend: str) -> None:
+        """From now on every loaded set must be translatable for ``backend``; the current one is
+        checked at once (:class:`PolicyError` if it is not, and the backend is not added)."""
+        if backend in self._backends:
+            return
+        with self._lock:
+            if self._valid:
+                refuse(self._engine.policy, [backend])
+            self._backends = (*self._backends, backend)
 
     # -- loading ----------------------------------------------------------------------------------
 
@@ -112,6 +142,7 @@ class PolicyResolver:
             try:
                 fingerprint = _fingerprint(self._source)
                 policy = load_policy_path(self._source)
+                refuse(policy, self._backends)
             except PolicyError as exc:
                 return self._failed(exc)
             except (OSError, ValueError) as exc:
@@ -191,13 +222,18 @@ class PolicyResolver:
                 plan.condition if plan.condition is not None else True
             ]
             if request.namespaces is not None:
-                narrow.append(In("namespace", tuple(request.namespaces)))
+                narrow.append(normalize(In("namespace", tuple(request.namespaces))))
             if request.min_trust is not None:
-                narrow.append(Gte("trust", int(request.min_trust)))
+                narrow.append(normalize(Gte("trust", int(request.min_trust))))
             if len(narrow) == 1:
                 return plan
             cond = conj(narrow)
-            assert not isinstance(cond, bool)
+            if cond is False:
+                return ScopePlan(
+                    PlanKind.DENY, digest, rule_ids=plan.rule_ids, reason="the request admits nothing"
+                )
+            if cond is True:
+                return plan
             return ScopePlan(
                 PlanKind.RESIDUAL,
                 digest,

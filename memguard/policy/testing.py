@@ -26,8 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
+from yaml.nodes import MappingNode, Node, SequenceNode
 
+from memguard import yamlsafe
+from memguard.errors import ConfigurationError
 from memguard.identity import Actor, Principal, PrincipalId
 from memguard.policy.loader import TEST_SUFFIXES, load_policy_files
 from memguard.policy.model import ACTIONS, PolicyError, Problem
@@ -50,7 +52,7 @@ _CASE_KEYS = {"name", "principal", "action", "context", "fact", "namespace", "ex
 _PRINCIPAL_KEYS = {"subject", "issuer", "actors", "scopes", "client_id"}
 _FACT_KEYS = {
     "id", "namespace", "owner_iss", "owner_sub", "trust", "source_kind", "writer_sub",
-    "workload_id", "tags", "age", "created_at", "derived_from_count",
+    "workload_id", "tags", "age", "created_at", "derived_from_count", "lineage_trust",
 }  # fmt: skip
 _EXPECT_KEYS = {"decision", "rules", "max_trust", "plan"}
 
@@ -145,8 +147,8 @@ def _fact(raw: object, now: int) -> dict[str, FieldValue]:
     data = _keys(raw, _FACT_KEYS, "`fact`")
     out: dict[str, FieldValue] = {}
     for key, value in data.items():
-        if key == "trust":
-            out["trust"] = None if value is None else int(TrustLevel.parse(value))
+        if key in ("trust", "lineage_trust"):
+            out[key] = None if value is None else int(TrustLevel.parse(value))
         elif key == "source_kind":
             out["source_kind"] = None if value is None else SourceKind(value).value
         elif key == "age":
@@ -290,11 +292,10 @@ def _load_policies(paths: list[Path], clock_now: int) -> PolicyResolver:
 def run_test_file(path: Path) -> TestFileReport:
     report = TestFileReport(str(path))
     try:
-        text = path.read_text(encoding="utf-8")
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        doc = yamlsafe.read(path)
+        root = doc.root
         data = _keys(
-            data, {"apiVersion", "kind", "description", "policies", "now", "tests"}, "a test file"
+            doc.data, {"apiVersion", "kind", "description", "policies", "now", "tests"}, "a test file"
         )
         if data.get("apiVersion") != "memguard/v1" or data.get("kind") != "PolicyTests":
             raise CaseError("a test file needs `apiVersion: memguard/v1` and `kind: PolicyTests`")
@@ -304,10 +305,10 @@ def run_test_file(path: Path) -> TestFileReport:
         cases = data.get("tests") or []
         if not isinstance(cases, list) or not cases:
             raise CaseError("`tests` must be a non-empty list")
-        nodes: list[yaml.Node] = []
-        if isinstance(root, yaml.MappingNode):
+        nodes: list[Node] = []
+        if isinstance(root, MappingNode):
             for k, v in root.value:
-                if getattr(k, "value", None) == "tests" and isinstance(v, yaml.SequenceNode):
+                if getattr(k, "value", None) == "tests" and isinstance(v, SequenceNode):
                     nodes = list(v.value)
         try:
             resolver = _load_policies(_policy_source(path, data), now)
@@ -316,7 +317,7 @@ def run_test_file(path: Path) -> TestFileReport:
             report.policy_invalid = True
             return report
         report.policy_digest = resolver.digest
-    except (OSError, yaml.YAMLError, CaseError, FileNotFoundError) as exc:
+    except (OSError, ConfigurationError, CaseError, FileNotFoundError) as exc:
         report.problems.append(Problem(str(path), 0, f"{type(exc).__name__}: {exc}"))
         return report
     for i, case in enumerate(cases):

@@ -38,9 +38,10 @@ from qdrant_client import QdrantClient, models
 
 from memguard.compat import require_version
 from memguard.errors import InvalidRequest, MemguardError, StoreError
+from memguard.pushdown.normal import normalize
+from memguard.pushdown.qdrant import field_key, to_qdrant_filter
 from memguard.scope import FIELDS, And, Condition, Eq
 from memguard.stores.base import RESERVED_PAYLOAD_KEY, Hit, StoredPoint
-from memguard.stores.qdrant_filter import field_key, to_qdrant_filter
 
 __all__ = ["QdrantStore"]
 
@@ -274,6 +275,10 @@ class QdrantStore:
         offset: int = 0,
     ) -> list[Hit]:
         # translate the full condition first: an untranslatable one is refused whatever the route
+        normal = _normal(condition)
+        if normal is False:
+            return []
+        condition = None if normal is True else normal
         query_filter = None if condition is None else to_qdrant_filter(condition)
         with self._errors():
             if not self._partitioned:
@@ -321,6 +326,10 @@ class QdrantStore:
     def scroll(
         self, *, condition: Condition | None, limit: int, cursor: str | None = None
     ) -> tuple[list[StoredPoint], str | None]:
+        normal = _normal(condition)
+        if normal is False:
+            return [], None
+        condition = None if normal is True else normal
         query_filter = None if condition is None else to_qdrant_filter(condition)
         if cursor is not None:
             try:  # a point id: memguard writes UUIDs; anything else is the caller's error
@@ -399,6 +408,11 @@ class QdrantStore:
 
 def _payload(payload: dict[str, Any] | None) -> dict[str, Any]:
     return dict(payload or {})
+
+
+def _normal(condition: Condition | None) -> Condition | bool:
+    """The normal form (:mod:`memguard.pushdown.normal`); ``True``: everything, ``False``: nothing."""
+    return True if condition is None else normalize(condition)
 
 
 def _owner_split(condition: Condition | None) -> tuple[tuple[str, str], Condition | None] | None:

@@ -41,9 +41,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from memguard import yamlsafe
 from memguard.errors import ConfigurationError, IdentityError
 from memguard.identity import check_identifier
 from memguard.tokens.rfc7515 import ASYMMETRIC_ALGS
@@ -262,16 +262,9 @@ def _tupled(value: Any) -> Any:
 
 
 def load_identity_config(path: str | os.PathLike[str] | None) -> IdentityConfig:
-    """Load and validate the YAML file; any problem raises ``ConfigurationError`` saying why."""
+    """Load and validate the YAML file; any problem raises ``ConfigurationError`` saying why.
+    Bounded, safe YAML (:mod:`memguard.yamlsafe`): errors name file, line, column and key only."""
     if path is None:
         raise ConfigurationError("no identity configuration; refusing every credential")
-    p = Path(path)
-    try:
-        text = p.read_text("utf-8")
-    except OSError as exc:
-        raise ConfigurationError(f"identity config `{p}` cannot be read: {exc.strerror}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigurationError(f"identity config `{p}` is not valid YAML: {exc}") from None
-    return IdentityConfig.from_mapping(data, where=f"identity config `{p}`")
+    doc = yamlsafe.read(Path(path))
+    return yamlsafe.validate(doc, lambda data: IdentityConfig.model_validate(_tupled(data)))

@@ -1,4 +1,4 @@
-"""Translate a scope :data:`~memguard.scope.Condition` into a SQLAlchemy WHERE clause.
+"""Scope condition -> a SQLAlchemy WHERE clause (SQLite and PostgreSQL).
 
 Layout (see :func:`fact_tables`): one row per fact in ``<prefix>_facts`` with a nullable column per
 scalar field, and list-valued fields (:data:`~memguard.scope.LIST_FIELDS`, e.g. ``tags``) as rows of a
@@ -6,10 +6,12 @@ side table ``<prefix>_fact_values(fact_id, field, value_str, value_int)``: an at
 ``EXISTS`` over its rows (any element matches), and a missing list is one with no rows. A side table,
 not a JSON column, because it is portable (SQLite and PostgreSQL) and indexable.
 
-SQL's NULL logic would let ``NOT (col = 'x')`` drop or keep rows differently from the reference
-semantics, so every ``Not`` carries an existence guard (``IS NOT NULL`` / ``EXISTS``) for each field it
-mentions; inside a guard every comparison is two-valued. Anything without an exact translation raises
-:class:`~memguard.errors.UntranslatableCondition`.
+Over the normal form (:mod:`memguard.pushdown.normal`). SQL's NULL logic would let
+``NOT (col = 'x')`` drop or keep rows differently from the reference semantics, so every ``Not``
+carries an existence guard (``IS NOT NULL`` / ``EXISTS``) for its field and ``Exists`` is that guard;
+inside a guard every comparison is two-valued. Columns are typed (``BIGINT``, ``VARCHAR``) and
+:func:`fact_rows` refuses a value outside its field's domain, so no stored value is mistyped and
+the translation is exact on every row; integers are compared as ``BIGINT``, exactly.
 """
 
 from __future__ import annotations
@@ -31,21 +33,24 @@ from sqlalchemy import (
     not_,
     or_,
     select,
+    true,
 )
 
 from memguard.errors import UntranslatableCondition
+from memguard.pushdown.normal import NormalForm, normalize
 from memguard.scope import (
     FIELDS,
     LIST_FIELDS,
     And,
     Condition,
     Eq,
+    Exists,
     FieldValue,
     Gte,
     In,
     Not,
     Or,
-    fields_of,
+    typed_values,
 )
 
 __all__ = ["SqlFactTables", "fact_rows", "fact_tables", "to_sql_where"]
@@ -80,18 +85,6 @@ def fact_tables(metadata: MetaData, prefix: str = "memguard") -> SqlFactTables:
     return SqlFactTables(facts, values)
 
 
-def _scalar(value: object) -> str | int:
-    if isinstance(value, bool) or not isinstance(value, str | int):
-        raise UntranslatableCondition("scope values must be strings or integers")
-    return value
-
-
-def _field(name: str) -> str:
-    if name not in FIELDS:
-        raise UntranslatableCondition(f"unknown scope field `{name}`")
-    return name
-
-
 class _Translator:
     def __init__(self, tables: SqlFactTables) -> None:
         self.t = tables
@@ -108,53 +101,51 @@ class _Translator:
         return self.t.facts.c[name].is_not(None)
 
     def match(self, name: str, values: list[str | int]) -> ColumnElement[bool]:
-        """Any element of field ``name`` equals one of ``values`` (compared with the field's type)."""
-        kind = FIELDS[name]
-        typed = [v for v in values if type(v) is kind]
-        if not typed:
-            return false()
+        """Any element of field ``name`` equals one of ``values`` (normalized: of the field's type)."""
         if name in LIST_FIELDS:
-            col = self.t.values.c.value_int if kind is int else self.t.values.c.value_str
-            return self._rows(name, col == typed[0] if len(typed) == 1 else col.in_(typed))
+            col = self.t.values.c.value_int if FIELDS[name] is int else self.t.values.c.value_str
+            return self._rows(name, col == values[0] if len(values) == 1 else col.in_(values))
         c = self.t.facts.c[name]
-        return c == typed[0] if len(typed) == 1 else c.in_(typed)
+        return c == values[0] if len(values) == 1 else c.in_(values)
 
     def gte(self, name: str, value: int) -> ColumnElement[bool]:
-        if FIELDS[name] is not int:
-            return false()
         if name in LIST_FIELDS:
             return self._rows(name, self.t.values.c.value_int >= value)
         return self.t.facts.c[name] >= value
 
-    def __call__(self, cond: Condition) -> ColumnElement[bool]:
+    def atom(self, cond: Condition) -> ColumnElement[bool]:
         match cond:
             case Eq(name, value):
-                return self.match(_field(name), [_scalar(value)])
+                return self.match(name, [value])
             case In(name, values):
-                if not values:
-                    raise UntranslatableCondition("empty `in` list")
-                return self.match(_field(name), [_scalar(v) for v in values])
+                return self.match(name, list(values))
             case Gte(name, value):
-                if isinstance(value, bool) or not isinstance(value, int):
-                    raise UntranslatableCondition("`gte` needs an integer")
-                return self.gte(_field(name), value)
+                return self.gte(name, value)
+        raise UntranslatableCondition("not a normalized atom")  # pragma: no cover
+
+    def __call__(self, cond: Condition) -> ColumnElement[bool]:
+        match cond:
+            case Eq() | In() | Gte():
+                return self.atom(cond)
+            case Exists(name):
+                return self.present(name)
+            case Not(item):
+                return and_(self.present(item.field), not_(self.atom(item)))  # type: ignore[union-attr]
             case And(items):
-                if not items:
-                    raise UntranslatableCondition("empty `and`")
                 return and_(*(self(i) for i in items))
             case Or(items):
-                if not items:
-                    raise UntranslatableCondition("empty `or`")
                 return or_(*(self(i) for i in items))
-            case Not(item):
-                guards = [self.present(_field(n)) for n in sorted(set(fields_of(item)))]
-                return and_(*guards, not_(self(item)))
-        raise UntranslatableCondition(f"unsupported condition `{type(cond).__name__}`")
+        raise UntranslatableCondition("not a normalized condition")  # pragma: no cover
 
 
-def to_sql_where(cond: Condition, tables: SqlFactTables) -> ColumnElement[bool]:
+def to_sql_where(cond: NormalForm, tables: SqlFactTables) -> ColumnElement[bool]:
     """The WHERE clause over ``tables.facts`` that selects exactly the facts ``cond`` admits."""
-    return _Translator(tables)(cond)
+    normal = normalize(cond)
+    if normal is True:
+        return true()
+    if normal is False:
+        return false()
+    return _Translator(tables)(normal)
 
 
 def fact_rows(
@@ -167,15 +158,14 @@ def fact_rows(
         if name == "fact_id":
             continue
         value = fields.get(name)
+        items = typed_values(name, value)
+        if items is None and value is not None and value != []:
+            # stored values stay in their domain (a type, a range, a set of values): a
+            # comparison in the WHERE clause then means exactly what the reference says
+            raise ValueError(f"field `{name}` holds a value outside its domain")
         if name in LIST_FIELDS:
-            items = value if isinstance(value, list) else ([] if value is None else [value])
-            for item in items:
-                if type(item) is not kind:
-                    raise ValueError(f"field `{name}` holds a {type(item).__name__}")
-                col = "value_int" if kind is int else "value_str"
-                values.append({"fact_id": fact_id, "field": name, col: item})
+            col = "value_int" if kind is int else "value_str"
+            values.extend({"fact_id": fact_id, "field": name, col: item} for item in items or ())
             continue
-        if value is not None and (isinstance(value, list) or type(value) is not kind):
-            raise ValueError(f"field `{name}` must be a single {kind.__name__}")
-        row[name] = value
+        row[name] = items[0] if items else None
     return row, values
