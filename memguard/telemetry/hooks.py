@@ -32,12 +32,14 @@ if TYPE_CHECKING:
     from memguard.kernel import Operation, VerifiedFact
     from memguard.provenance import Provenance, Turn
 
-__all__ = ["RequestObserver", "Watch", "decided", "observe", "observing", "returned", "stamp_turn",
+__all__ = ["RequestObserver", "Watch", "current_observer", "decided", "observe", "observing", "returned", "stamp_turn",
            "stamped"]
 
 
 class RequestObserver(Protocol):
     """Told about the operations of one request (a gateway request's access log, idempotency)."""
+
+    def on_start(self, op: Operation) -> None: ...
 
     def on_decision(self, event: AuditEvent) -> None: ...
 
@@ -46,6 +48,10 @@ class RequestObserver(Protocol):
 
 _watch: ContextVar[Watch | None] = ContextVar("memguard_watch", default=None)
 _observer: ContextVar[RequestObserver | None] = ContextVar("memguard_observer", default=None)
+
+
+def current_observer() -> RequestObserver | None:
+    return _observer.get()
 
 
 @contextmanager
@@ -191,9 +197,16 @@ class Watch:
 def observe(op: Operation) -> Watch | _NullWatch:
     """Start watching ``op`` (its span becomes current until :meth:`Watch.close`)."""
     try:
-        return Watch(op)
+        watch: Watch | _NullWatch = Watch(op)
     except Exception:  # telemetry never stops an operation
-        return _NULL
+        watch = _NULL
+    observer = _observer.get()
+    if observer is not None:
+        try:
+            observer.on_start(op)
+        except Exception:
+            pass
+    return watch
 
 
 class _NullWatch:

@@ -35,10 +35,12 @@ __all__ = [
     "client_span",
     "configure",
     "current_ids",
+    "error_status",
     "extract",
     "fact_link",
     "inject",
     "restore",
+    "server_span",
     "settings",
     "tracer",
     "tracing_active",
@@ -233,3 +235,21 @@ def client_span(
             span.set_attribute(sc.ERROR_TYPE, error)
             span.set_status(Status(StatusCode.ERROR, error))
             raise
+
+
+def error_status(description: str) -> Status:
+    return Status(StatusCode.ERROR, description)
+
+
+@contextmanager
+def server_span(name: str, attributes: Mapping[str, Any]) -> Iterator[Span | None]:
+    """A ``SERVER`` span for one gateway request, child of the current (extracted) context;
+    ``None`` when tracing is not configured. Exceptions are left to the caller to describe."""
+    if not tracing_active():
+        yield None
+        return
+    with tracer().start_as_current_span(
+        name, kind=SpanKind.SERVER, attributes=dict(attributes),
+        record_exception=False, set_status_on_exception=False,
+    ) as span:
+        yield span
