@@ -16,7 +16,7 @@ from gateway_helpers import Gateway, fact, running_gateway
 from helpers import BROWSER, PLANNER
 
 from memguard import AccessDenied, FactNotFound, IdentityError, Source, SourceKind, Turn
-from memguard.client import MemguardClient, RateLimited
+from memguard.client import MemguardClient, RateLimited, RetryPolicy
 from memguard.errors import ConfigurationError
 from memguard.gateway.config import GatewayConfig, load_gateway_config
 from memguard.ledger import FactState
@@ -223,7 +223,8 @@ def test_memory_rate_limit_is_429_with_retry_after(tmp_path: Path) -> None:
         r = gw.post("/v1/search", alice, {"query": "x"})
         assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1
         assert gw.post("/v1/search", bob, {"query": "x"}).status_code == 200  # per principal
-        with MemguardClient(gw.base, alice) as client, pytest.raises(RateLimited) as info:
+        with MemguardClient(gw.base, alice, retry=RetryPolicy.none()) as client, pytest.raises(
+                RateLimited) as info:
             client.search("x")
         assert info.value.retry_after >= 1
 

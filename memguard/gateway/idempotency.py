@@ -221,17 +221,17 @@ class Idempotency:
             if outcome == "failed":
                 self._forget(write.principal, write.key, row.created_at)
                 break
-            if self.clock() - row.created_at < self.lease:
+            if self.clock() - row.created_at < self.lease or (outcome == "pending" and _attempt):
                 metrics.record("memguard.idempotency", 1.0, "in_progress")
                 raise _in_progress()
+            if outcome == "unstaged":  # its worker died before staging anything
+                self._forget(write.principal, write.key, row.created_at)
+                break
             # a worker died with the write pending: reconcile the ledger with the store, look again
             try:
                 self.stack.guard.recover(older_than=self.lease)
             except Exception:
                 pass  # another process may be recovering the same rows; look again below
-        else:
-            metrics.record("memguard.idempotency", 1.0, "in_progress")
-            raise _in_progress()
         if write.method == "DELETE":  # no stamp: the reservation names the fact now
             if not self.reserve(write, [[path.rsplit("/", 1)[-1], None]]):
                 raise _in_progress()
@@ -239,7 +239,8 @@ class Idempotency:
         self._purge()
 
     def _outcome(self, method: str, refs: list[list[Any]]) -> str:
-        """``done`` (every named version committed), ``pending`` or ``failed`` (not stored)."""
+        """``done`` (every named version stored), ``failed`` (aborted), ``pending`` (staged, not
+        committed) or ``unstaged`` (reserved, nothing staged)."""
         states: list[FactState | None] = []
         for fact_id, version in refs:
             versions = {r.version: r for r in self.ledger.versions(str(fact_id))}
@@ -254,9 +255,11 @@ class Idempotency:
         stored = (FactState.COMMITTED, FactState.SUPERSEDED, FactState.DELETED)
         if states and all(s in stored for s in states):
             return "done"
+        if any(s is FactState.ABORTED for s in states):
+            return "failed"  # aborted: it was not stored
         if any(s is FactState.PENDING for s in states):
             return "pending"
-        return "failed"
+        return "unstaged"  # reserved, not staged yet: in progress (a dead worker's, once stale)
 
     def _replay(self, method: str, path: str, refs: list[list[Any]]) -> IdempotentReplay:
         from memguard.gateway.schemas import BatchWriteOut, WriteOut
