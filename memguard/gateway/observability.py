@@ -8,7 +8,7 @@ For each HTTP request it
 * gives the request an id (a well-formed ``X-Request-Id`` it carried, else a new one), returned
   in ``X-Request-Id``;
 * writes one JSON access line (``gateway.request``): request id, principal digest, route, status,
-  action, decision, reason, latency, trace id. Allowed requests are sampled when
+  action, decision, reason, latency, trace id, worker (process id). Allowed requests are sampled when
   ``logging.sample_allows`` < 1; refusals and server errors never are. The kernel's own decision
   line of the request is folded into it (:func:`fold_decisions`), so a request is one line;
 * counts it: ``memguard_http_requests_total{route,method,status}``, the request-duration
@@ -20,6 +20,7 @@ is ``unmatched``.
 
 from __future__ import annotations
 
+import os
 import random
 import re
 import time
@@ -262,6 +263,7 @@ class ObservabilityMiddleware:
             "action": action, "decision": decision or "none", "reason": reason,
             "principal": principal_digest(audit.principal if audit is not None else None),
             "latency_ms": round(seconds * 1000.0, 3), "trace_id": trace_id,
+            "worker": os.getpid(),
         }
         if record.alarms:
             fields["alarms"] = record.alarms
