@@ -177,14 +177,14 @@ def rate_item(rate: RateLimit, namespace: str) -> Any:
     """A ``limits`` moving window for a (``per_minute``, ``burst``) rate.
 
     ``burst`` requests per ``60 * burst / per_minute`` seconds: at most ``burst`` at once, and
-    ``per_minute`` a minute sustained (the window is whole seconds, so the sustained rate is
-    rounded to it).
+    ``per_minute`` a minute sustained (the window is whole seconds, rounded up: never more than
+    the configured rate).
     """
     from limits import RateLimitItemPerSecond
 
     window = 60.0 * rate.burst / rate.per_minute
     if window >= 1.0:
-        return RateLimitItemPerSecond(rate.burst, max(1, round(window)), namespace=namespace)
+        return RateLimitItemPerSecond(rate.burst, math.ceil(window - 1e-9), namespace=namespace)
     return RateLimitItemPerSecond(max(rate.burst, math.ceil(rate.per_minute / 60.0)), 1,
                                   namespace=namespace)
 
