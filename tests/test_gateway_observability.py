@@ -216,3 +216,51 @@ def test_verify_gauge_fails_closed(gw: Gateway) -> None:
     gauges = LedgerGauges(gw.stack.guard.ledger, verify_interval=0, verify=broken)
     assert gauges.run_verify() is False
     assert dict((n, v) for n, _h, v in gauges.samples())["memguard_ledger_verify_ok"] == 0.0
+
+
+async def test_mcp_meta_traceparent_reaches_provenance(tmp_path: Path) -> None:
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    with running_gateway(tmp_path, mcp=True) as gw:
+        headers = gw.headers(gw.user_token())
+        async with create_mcp_http_client(headers=headers) as http, streamable_http_client(
+            f"{gw.base}/mcp", http_client=http
+        ) as streams, ClientSession(streams[0], streams[1]) as session:
+            await session.initialize()
+            result = await session.call_tool(
+                "remember", {"text": "via MCP", "namespace": "n", "session_id": "m",
+                             "source_kind": "user_message"},
+                meta={"traceparent": TRACEPARENT})
+        assert not result.is_error, result.content
+        data = result.structured_content or json.loads(result.content[0].text)
+        turn = dict(data.get("result", data))["provenance"]["turn"]
+        assert (turn["trace_id"], turn["span_id"]) == (TRACE_ID, "b7ad6b7169203331")
+
+
+def test_the_client_spans_carry_the_trace_into_the_gateway(gw: Gateway) -> None:
+    from opentelemetry.trace import SpanKind
+
+    from memguard import Source, SourceKind, Turn
+    from memguard.client import MemguardClient
+
+    with in_memory_telemetry() as otel, MemguardClient(gw.base, gw.user_token()) as client:
+        out = client.write("client traced", namespace="n", turn=Turn(session_id="s", turn_index=0),
+                           source=Source(kind=SourceKind.USER_MESSAGE))
+        client.search("client traced")
+        calls = [s for s in otel.spans() if s.kind is SpanKind.CLIENT
+                 and s.name != "create_memory_store"]  # the store opened on the first write
+        assert [s.name for s in calls] == ["create_memory", "search_memory"]
+        server = otel.one("POST /v1/facts")
+        assert server.parent is not None and server.parent.span_id == calls[0].context.span_id
+        (write,) = [s for s in otel.spans("create_memory") if s.kind is SpanKind.INTERNAL]
+        assert out.provenance.turn.trace_id == f"{calls[0].context.trace_id:032x}"
+        assert out.provenance.turn.span_id == f"{write.context.span_id:016x}"
+        assert "gen_ai.memory.query.text" not in (calls[1].attributes or {})
+    with in_memory_telemetry(capture_content=True) as otel, MemguardClient(
+            gw.base, gw.user_token()) as client:
+        client.search("what was traced")
+        (call,) = [s for s in otel.spans() if s.kind is SpanKind.CLIENT
+                   and s.name == "search_memory"]
+        assert call.attributes["gen_ai.memory.query.text"] == "what was traced"  # type: ignore[index]

@@ -207,3 +207,14 @@ def test_telemetry_failures_never_change_a_decision(
     bob = g.authenticate(tokens.issue("bob"))
     with pytest.raises(FactNotFound):  # and a refusal stays a refusal
         g.get(bob, prov.fact_id)
+
+
+def test_creating_a_store_is_a_create_memory_store_span() -> None:
+    from memguard import QdrantStore
+
+    with in_memory_telemetry() as t:
+        store = QdrantStore(location=":memory:", collection="prefs")
+        store.close()
+        span = t.one("create_memory_store")
+        assert span.attributes["gen_ai.memory.store.id"] == "prefs"  # type: ignore[index]
+        assert span.attributes["gen_ai.operation.name"] == "create_memory_store"  # type: ignore[index]

@@ -42,6 +42,7 @@ __all__ = [
     "restore",
     "server_span",
     "settings",
+    "store_span",
     "tracer",
     "tracing_active",
     "use_context",
@@ -253,3 +254,22 @@ def server_span(name: str, attributes: Mapping[str, Any]) -> Iterator[Span | Non
         record_exception=False, set_status_on_exception=False,
     ) as span:
         yield span
+
+
+@contextmanager
+def store_span(operation: str, store_id: str) -> Iterator[None]:
+    """A span for a memory-store lifecycle operation (``create_memory_store``,
+    ``delete_memory_store``) on the store named ``store_id``; nothing when not configured."""
+    if not tracing_active():
+        yield
+        return
+    attrs = {sc.GEN_AI_OPERATION_NAME: operation, sc.GEN_AI_MEMORY_STORE_ID: store_id}
+    with tracer().start_as_current_span(operation, kind=SpanKind.CLIENT, attributes=attrs,
+                                        record_exception=False,
+                                        set_status_on_exception=False) as span:
+        try:
+            yield
+        except Exception as exc:
+            span.set_attribute(sc.ERROR_TYPE, type(exc).__qualname__)
+            span.set_status(Status(StatusCode.ERROR, type(exc).__qualname__))
+            raise
