@@ -38,7 +38,6 @@ if TYPE_CHECKING:
     from memguard.ledger import FactState, Ledger
     from memguard.ledger.auditlog import AuditLog, InclusionProof, VerifyReport
     from memguard.ledger.checkpoint import CheckpointSigner, CheckpointVerifier
-    from memguard.tokens.local import LocalTokenService, LocalVerifier
     from memguard.logging import configure_json_logging
     from memguard.policy import (
         PolicyDecision,
@@ -79,6 +78,7 @@ if TYPE_CHECKING:
         TokenExchangeError,
         load_identity_config,
     )
+    from memguard.tokens.local import LocalTokenService, LocalVerifier
     from memguard.trust import SourceKind, TrustLevel, TrustPolicy
 
 __version__ = "0.1.0"

@@ -264,3 +264,18 @@ def test_the_client_spans_carry_the_trace_into_the_gateway(gw: Gateway) -> None:
         (call,) = [s for s in otel.spans() if s.kind is SpanKind.CLIENT
                    and s.name == "search_memory"]
         assert call.attributes["gen_ai.memory.query.text"] == "what was traced"  # type: ignore[index]
+
+
+def test_the_example_dashboard_names_only_series_memguard_exports() -> None:
+    import re
+
+    from memguard.telemetry.metrics import GAUGES, SPECS
+
+    dashboard = json.loads((Path(__file__).parent.parent / "docs" / "grafana-dashboard.json")
+                           .read_text("utf-8"))
+    exprs = [t["expr"] for p in dashboard["panels"] for t in p["targets"]]
+    used = {m for e in exprs for m in re.findall(r"\bmemguard_[a-z_]+", e)}
+    exported = {f"{s.prom}_total" if s.kind == "counter" else f"{s.prom}_bucket"
+                for s in SPECS.values()}
+    exported |= {name for name, _help in GAUGES}
+    assert used and used <= exported, used - exported

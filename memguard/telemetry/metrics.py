@@ -23,11 +23,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from opentelemetry import metrics as otel_metrics
+from opentelemetry.metrics import _internal as _metrics_internal
+
+from memguard.telemetry import tracing
 
 if TYPE_CHECKING:
     from memguard.ledger import Ledger
 
 __all__ = [
+    "GAUGES",
     "SPECS",
     "LedgerGauges",
     "LedgerSnapshot",
@@ -39,6 +43,8 @@ __all__ = [
     "record_scanner_verdict",
 ]
 
+_UNKNOWN = object()
+_PROVIDER_FROM_ENV = "OTEL_PYTHON_METER_PROVIDER" in os.environ
 _LATENCY = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
 
@@ -108,10 +114,9 @@ class _Otel:
 
     def __init__(self) -> None:
         from memguard import __version__
-        from memguard.telemetry.tracing import settings
 
         meter = otel_metrics.get_meter("memguard", __version__,
-                                       meter_provider=settings().meter_provider)
+                                       meter_provider=tracing.settings().meter_provider)
         self.instruments: dict[str, Any] = {}
         for spec in SPECS.values():
             if spec.kind == "counter":
@@ -198,12 +203,28 @@ def prometheus_enabled() -> bool:
     return _prometheus is not None
 
 
+def _otel_active() -> bool:
+    """Is a meter provider installed? (One attribute read, as for tracing: the API's own check
+    looks up an environment variable on every call.)"""
+    if tracing.settings().meter_provider is not None:
+        return True
+    provider = getattr(_metrics_internal, "_METER_PROVIDER", _UNKNOWN)
+    if provider is None and not _PROVIDER_FROM_ENV:
+        return False
+    return type(otel_metrics.get_meter_provider()).__name__ != "_ProxyMeterProvider"
+
+
 def record(name: str, value: float = 1.0, *labels: object) -> None:
-    """Record ``value`` on instrument ``name`` (an OpenTelemetry name from :data:`SPECS`)."""
+    """Record ``value`` on instrument ``name`` (an OpenTelemetry name from :data:`SPECS`);
+    nothing at all while neither a meter provider nor Prometheus is set up."""
+    otel = _otel_active()
+    if not otel and _prometheus is None:
+        return
     spec = SPECS[name]
     values = [_label(v) for v in labels]
     try:
-        _otel_sink().record(spec, value, values)
+        if otel:
+            _otel_sink().record(spec, value, values)
         if _prometheus is not None:
             _prometheus.record(spec, value, values)
     except Exception:  # telemetry never flips a decision or fails an operation
@@ -319,22 +340,24 @@ class LedgerGauges:
     def samples(self) -> Iterable[tuple[str, str, float]]:
         """(Prometheus name, help, value) of each gauge that has a value now."""
         s = self.snapshot()
-        values: list[tuple[str, str, float | int | bool | None]] = [
-            ("memguard_ledger_queue_depth",
-             "Audit events appended but not yet integrated into the Merkle log.", s.queue_depth),
-            ("memguard_checkpoint_age_seconds",
-             "Seconds since the latest signed checkpoint of the audit log.", s.checkpoint_age),
-            ("memguard_quarantined_facts_current",
-             "Facts in quarantine now (an active revocation holds them).", s.quarantined),
-            ("memguard_revocations_active", "Active revocations.", s.revocations_active),
-            ("memguard_ledger_verify_ok",
-             "1 if the last full audit-log verification passed, else 0.", s.verify_ok),
-            ("memguard_ledger_verify_timestamp_seconds",
-             "When the last full audit-log verification finished (Unix time).", s.verify_at),
-            ("memguard_ledger_verify_duration_seconds",
-             "How long the last full audit-log verification took.", s.verify_seconds),
-        ]
-        return [(n, h, float(v)) for n, h, v in values if v is not None]
+        values = (s.queue_depth, s.checkpoint_age, s.quarantined, s.revocations_active,
+                  s.verify_ok, s.verify_at, s.verify_seconds)
+        return [(n, h, float(v)) for (n, h), v in zip(GAUGES, values, strict=True)
+                if v is not None]
+
+
+#: The ledger-wide gauges (Prometheus name, help), in :class:`LedgerSnapshot` order.
+GAUGES: tuple[tuple[str, str], ...] = (
+    ("memguard_ledger_queue_depth",
+     "Audit events appended but not yet integrated into the Merkle log."),
+    ("memguard_checkpoint_age_seconds", "Seconds since the latest signed checkpoint of the audit log."),
+    ("memguard_quarantined_facts_current", "Facts in quarantine now (an active revocation holds them)."),
+    ("memguard_revocations_active", "Active revocations."),
+    ("memguard_ledger_verify_ok", "1 if the last full audit-log verification passed, else 0."),
+    ("memguard_ledger_verify_timestamp_seconds",
+     "When the last full audit-log verification finished (Unix time)."),
+    ("memguard_ledger_verify_duration_seconds", "How long the last full audit-log verification took."),
+)
 
 
 def observe_ledger(gauges: LedgerGauges) -> None:
@@ -342,9 +365,9 @@ def observe_ledger(gauges: LedgerGauges) -> None:
     from opentelemetry.metrics import CallbackOptions, Observation
 
     from memguard import __version__
-    from memguard.telemetry.tracing import settings
 
-    meter = otel_metrics.get_meter("memguard", __version__, meter_provider=settings().meter_provider)
+    meter = otel_metrics.get_meter("memguard", __version__,
+                                   meter_provider=tracing.settings().meter_provider)
 
     def callback(name: str) -> Callable[[CallbackOptions], Iterable[Observation]]:
         def observe(options: CallbackOptions) -> Iterable[Observation]:
