@@ -138,9 +138,20 @@ _PROVIDER_FROM_ENV = _PROVIDER_ENV in os.environ
 
 
 def tracer() -> trace.Tracer:
+    """memguard's tracer (made once per provider: the global one is a proxy that follows it)."""
+    global _tracer
+    provider = _settings.tracer_provider
+    cached = _tracer
+    if cached is not None and cached[0] is provider:
+        return cached[1]
     from memguard import __version__
 
-    return trace.get_tracer("memguard", __version__, tracer_provider=_settings.tracer_provider)
+    made = trace.get_tracer("memguard", __version__, tracer_provider=provider)
+    _tracer = (provider, made)
+    return made
+
+
+_tracer: tuple[trace.TracerProvider | None, trace.Tracer] | None = None
 
 
 def current_ids() -> tuple[str, str] | None:
