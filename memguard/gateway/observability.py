@@ -33,7 +33,7 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.routing import Match, Mount
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from memguard.gateway.refusals import refusal_reason, request_audit
+from memguard.gateway.refusals import refusal_reason, request_audit, route_action
 from memguard.logging import get_logger
 from memguard.provenance import canonical_json, sha256_digest
 from memguard.telemetry import hooks, metrics, tracing
@@ -54,31 +54,6 @@ __all__ = ["ObservabilityMiddleware", "RequestRecord", "configure_logging", "fol
 REQUEST_ID_HEADER = "x-request-id"
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 _MAX_BODY = 64 * 1024
-_ACTIONS: tuple[tuple[str, re.Pattern[str], str], ...] = (
-    ("POST", re.compile(r"^/v1/facts/batch$"), "write"),
-    ("POST", re.compile(r"^/v1/facts$"), "write"),
-    ("GET", re.compile(r"^/v1/facts$"), "list"),
-    ("POST", re.compile(r"^/v1/search$"), "search"),
-    ("POST", re.compile(r"^/v1/revocations$"), "revoke"),
-    ("GET", re.compile(r"^/v1/facts/[^/]+/audit$"), "audit"),
-    ("POST", re.compile(r"^/v1/facts/[^/]+/endorse$"), "endorse"),
-    ("GET", re.compile(r"^/v1/facts/[^/]+$"), "get"),
-    ("PUT", re.compile(r"^/v1/facts/[^/]+$"), "update"),
-    ("DELETE", re.compile(r"^/v1/facts/[^/]+$"), "delete"),
-    ("POST", re.compile(r"^/token$"), "token_exchange"),
-)
-
-
-def route_action(method: str, path: str, mcp_path: str = "/mcp") -> str:
-    """The memguard action a request names (``write``, ``search``, ..., ``mcp``, ``http``)."""
-    if path == mcp_path or path.startswith(mcp_path + "/"):
-        return "mcp"
-    for verb, pattern, action in _ACTIONS:
-        if method == verb and pattern.match(path):
-            return action
-    return "http"
-
-
 def principal_digest(principal: dict[str, Any] | None) -> str | None:
     """A stable pseudonym of a principal for logs: SHA-256 of its issuer, subject and actors."""
     if not principal:
