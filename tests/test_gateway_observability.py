@@ -279,3 +279,13 @@ def test_the_example_dashboard_names_only_series_memguard_exports() -> None:
                 for s in SPECS.values()}
     exported |= {name for name, _help in GAUGES}
     assert used and used <= exported, used - exported
+
+
+def test_routes_are_templates_for_mounted_apps_and_plain_routes(gw: Gateway) -> None:
+    with structlog.testing.capture_logs() as logs:
+        for path in ("/console/signin", "/docs", "/.well-known/jwks.json", "/nothing/here"):
+            httpx.get(f"{gw.base}{path}", timeout=10)
+    routes = [e["route"] for e in logs if e["event"] == "gateway.request"]
+    assert routes[0] == "/console/{path}"
+    assert routes[1] == "/docs" and routes[2] == "/.well-known/jwks.json"
+    assert routes[3] == "unmatched"

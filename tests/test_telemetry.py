@@ -200,6 +200,10 @@ def test_telemetry_failures_never_change_a_decision(
         raise RuntimeError("exporter down")
 
     monkeypatch.setattr(metrics._Otel, "record", broken)
+    monkeypatch.setattr(otel.tracer_provider, "get_tracer", broken)  # and no tracer at all
+    from memguard.telemetry import tracing
+
+    monkeypatch.setattr(tracing, "_tracer", None)
     alice = g.authenticate(tokens.issue("alice"))
     prov = g.write(alice, "x", namespace="n", source=Source(kind=SourceKind.USER_MESSAGE),
                    turn=_turn())

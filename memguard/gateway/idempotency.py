@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
     Column,
+    Engine,
     Float,
     MetaData,
     String,
@@ -43,6 +44,7 @@ from sqlalchemy import (
     and_,
     delete,
     insert,
+    inspect,
     select,
 )
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
@@ -65,7 +67,7 @@ if TYPE_CHECKING:
     from memguard.ledger import Ledger
     from memguard.provenance import Provenance
 
-__all__ = ["HEADER", "Idempotency", "IdempotentReplay", "KeyedWrite"]
+__all__ = ["HEADER", "Idempotency", "IdempotentReplay", "KeyedWrite", "create_table"]
 
 HEADER = "Idempotency-Key"
 _KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
@@ -85,6 +87,20 @@ TABLE = Table(
     Column("refs", Text, nullable=False),
     Column("created_at", Float, nullable=False, index=True),
 )
+
+
+def create_table(engine: Engine) -> None:
+    """Create ``mg_idempotency`` if it is missing (workers starting together may race: the one
+    that loses finds the table there)."""
+    try:
+        _METADATA.create_all(engine, tables=[TABLE], checkfirst=True)
+    except SQLAlchemyError as exc:
+        try:
+            if inspect(engine).has_table(TABLE.name):
+                return
+        except SQLAlchemyError:
+            pass
+        raise LedgerError(f"cannot create the idempotency table: {type(exc).__name__}") from exc
 
 
 class IdempotentReplay(Exception):
@@ -140,10 +156,7 @@ class Idempotency:
         self.lease = lease
         self.retention = retention
         self.clock = clock
-        try:
-            _METADATA.create_all(self.ledger.engine, tables=[TABLE], checkfirst=True)
-        except SQLAlchemyError as exc:
-            raise LedgerError(f"cannot create the idempotency table: {type(exc).__name__}") from exc
+        create_table(self.ledger.engine)
 
     @property
     def ledger(self) -> Ledger:
@@ -228,6 +241,8 @@ class Idempotency:
                 self._forget(write.principal, write.key, row.created_at)
                 break
             # a worker died with the write pending: reconcile the ledger with the store, look again
+            # (with `store.per_worker_local`, against this worker's store only: a point only the
+            # dead worker's store held is then aborted and written again, never served twice)
             try:
                 self.stack.guard.recover(older_than=self.lease)
             except Exception:

@@ -102,16 +102,17 @@ def fold_decisions(_logger: Any, _method: str, event: MutableMapping[str, Any]) 
     return event
 
 
-def _route(scope: Scope) -> str:
-    """The route template that served ``scope`` (``unmatched`` if none did)."""
+def _route(scope: Scope, app: object, method: str, path: str) -> str:
+    """The route template of ``app`` that served the request (``unmatched`` if none did)."""
     route = scope.get("route")
-    path = getattr(route, "path_format", None)
-    if isinstance(path, str) and path:
-        return path
-    app = scope.get("app")
-    for candidate in getattr(app, "routes", ()):  # routes FastAPI's router does not name
+    found = getattr(route, "path_format", None)
+    if isinstance(found, str) and found and scope.get("app") is app:
+        return found
+    # routes FastAPI's router does not name, and mounted apps (which rewrite the scope)
+    probe = {"type": "http", "path": path, "method": method, "root_path": ""}
+    for candidate in getattr(app, "routes", ()):
         try:
-            match, _ = candidate.matches(scope)
+            match, _ = candidate.matches(probe)
         except Exception:
             continue
         if match is Match.FULL:
@@ -160,6 +161,7 @@ class ObservabilityMiddleware:
             await self.app(scope, receive, send)
             return
         started = time.perf_counter()
+        app = scope.get("app")  # the gateway app (a mounted app sets its own as the request runs)
         headers = Headers(scope=scope)
         given = headers.get(REQUEST_ID_HEADER, "")
         request_id = given if _REQUEST_ID.match(given) else uuid.uuid4().hex
@@ -196,7 +198,7 @@ class ObservabilityMiddleware:
                 try:
                     await self.app(scope, receive, send_wrapper)
                 finally:
-                    route = _route(scope)
+                    route = _route(scope, app, method, path)
                     if span is not None:
                         span.update_name(f"{method} {route}")
                         span.set_attribute(sc.HTTP_ROUTE, route)

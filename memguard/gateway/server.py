@@ -51,6 +51,10 @@ def prepare(config: GatewayConfig) -> None:
     """One-time start-up work before workers exist: keys, tables, and recovery of pending writes."""
     stack = open_stack(config)
     try:
+        if config.idempotency.enabled:  # before workers race to create it
+            from memguard.gateway.idempotency import create_table
+
+            create_table(stack.guard.ledger.engine)
         if config.recover_on_start and not config.store.per_worker_local:
             report = stack.guard.recover(older_than=config.recover_older_than)
             get_logger().info("gateway.recovered", committed=len(report.committed),
