@@ -222,3 +222,18 @@ def test_creating_a_store_is_a_create_memory_store_span() -> None:
         span = t.one("create_memory_store")
         assert span.attributes["gen_ai.memory.store.id"] == "prefs"  # type: ignore[index]
         assert span.attributes["gen_ai.operation.name"] == "create_memory_store"  # type: ignore[index]
+
+
+def test_ledger_gauges_through_opentelemetry(g: MemoryGuard, tokens: LocalTokenService) -> None:
+    from memguard.telemetry.metrics import LedgerGauges, observe_ledger
+
+    alice = g.authenticate(tokens.issue("alice"))
+    fact = g.write(alice, "x", namespace="n", source=Source(kind=SourceKind.USER_MESSAGE),
+                   turn=_turn())
+    g.revoke(alice, RevocationSelector(kind="fact", value=fact.fact_id), reason="test")
+    with in_memory_telemetry() as t:
+        observe_ledger(LedgerGauges(g.ledger, verify_interval=0))
+        (quarantined,) = t.points("memguard.quarantined.current")
+        (active,) = t.points("memguard.revocations.active")
+        assert quarantined[1].value == 1 and active[1].value == 1
+        assert t.points("memguard.ledger.queue_depth")
