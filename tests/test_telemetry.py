@@ -237,3 +237,20 @@ def test_ledger_gauges_through_opentelemetry(g: MemoryGuard, tokens: LocalTokenS
         (active,) = t.points("memguard.revocations.active")
         assert quarantined[1].value == 1 and active[1].value == 1
         assert t.points("memguard.ledger.queue_depth")
+
+
+def test_a_span_that_cannot_end_never_turns_an_allow_into_an_error(
+    g: MemoryGuard, tokens: LocalTokenService, otel: Telemetry, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from opentelemetry.sdk.trace import Span
+
+    def broken_end(self: Span, end_time: int | None = None) -> None:
+        raise RuntimeError("exporter crashed")
+
+    monkeypatch.setattr(Span, "end", broken_end)
+    alice = g.authenticate(tokens.issue("alice"))
+    prov = g.write(alice, "kept", namespace="n", source=Source(kind=SourceKind.USER_MESSAGE),
+                   turn=_turn())
+    assert g.get(alice, prov.fact_id).text == "kept"
+    assert [e.decision.value for e in g.ledger.events() if e.action in ("write", "get")] == [
+        "allow", "allow"]

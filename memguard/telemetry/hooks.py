@@ -162,21 +162,23 @@ class Watch:
             span.set_attribute(sc.GEN_AI_MEMORY_RECORDS, tracing.records_attribute(records))
 
     def close(self) -> None:
-        """The operation ended: its duration and its decision are counted, its span ends."""
+        """The operation ended: its duration and its decision are counted, its span ends.
+        Never raises: it runs in the kernel's ``finally``, after the decision was recorded."""
         try:
             _watch.reset(self._watch_token)
-        except ValueError:  # closed in another context than it was opened in
+        except Exception:  # closed in another context than it was opened in
             _watch.set(None)
         try:
             self._count()
-        finally:
-            if self._span is not None:
+        except Exception:
+            pass
+        if self._span is not None:
+            try:
                 if self._token is not None:
-                    try:
-                        otel_context.detach(self._token)  # type: ignore[arg-type]
-                    except Exception:
-                        pass
+                    otel_context.detach(self._token)  # type: ignore[arg-type]
                 self._span.end()
+            except Exception:
+                pass
 
     def _count(self) -> None:
         decision = self.decision or "allow"  # an operation that ends quietly (authenticate)
