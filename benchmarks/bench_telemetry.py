@@ -72,27 +72,37 @@ def telemetry_off() -> Iterator[None]:
         kernel_module.telemetry = saved
 
 
+_PROVIDERS: list[Any] = []
+
+
+def _providers() -> tuple[Any, Any, Any]:
+    """One SDK tracer and meter provider for the whole run (as a host would have)."""
+    if not _PROVIDERS:
+        from opentelemetry.sdk.metrics import MeterProvider
+        from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+        exporter = InMemorySpanExporter()
+        tracer_provider = TracerProvider()
+        tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
+        meter_provider = MeterProvider(metric_readers=[InMemoryMetricReader()])
+        _PROVIDERS.extend([tracer_provider, meter_provider, exporter])
+    return _PROVIDERS[0], _PROVIDERS[1], _PROVIDERS[2]
+
+
 @contextmanager
 def sdk() -> Iterator[None]:
-    from opentelemetry.sdk.metrics import MeterProvider
-    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
     from memguard import telemetry
 
-    exporter = InMemorySpanExporter()
-    tracer_provider = TracerProvider()
-    tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
-    meter_provider = MeterProvider(metric_readers=[InMemoryMetricReader()])
+    tracer_provider, meter_provider, exporter = _providers()
     previous = telemetry.configure(tracer_provider=tracer_provider, meter_provider=meter_provider)
     try:
         yield
     finally:
         telemetry.restore(previous)
-        tracer_provider.shutdown()
-        meter_provider.shutdown()
+        exporter.clear()  # the exporter keeps every span it got
 
 
 def run(repeats: int, facts: int, modes: dict[str, Callable[[], Any]]) -> dict[str, dict[str, float]]:

@@ -164,24 +164,23 @@ class _Prometheus:
 
 
 _lock = threading.Lock()
-_otel: _Otel | None = None
+#: instruments per meter provider (``None``: the global one, whose proxies follow it)
+_otel: dict[int | None, tuple[object, _Otel]] = {}
 _prometheus: _Prometheus | None = None
 
 
 def _otel_sink() -> _Otel:
-    global _otel
-    if _otel is None:
-        with _lock:
-            if _otel is None:
-                _otel = _Otel()
-    return _otel
-
-
-def reset_instruments() -> None:
-    """Build the OpenTelemetry instruments again (after the meter provider changed)."""
-    global _otel
+    provider = tracing.settings().meter_provider
+    key = None if provider is None else id(provider)
+    found = _otel.get(key)
+    if found is not None and found[0] is provider:
+        return found[1]
     with _lock:
-        _otel = None
+        made = _Otel()
+        _otel[key] = (provider, made)
+        while len(_otel) > 8:  # a few providers over a process's life (tests make many)
+            del _otel[next(k for k in _otel if k is not None and k != key)]
+        return made
 
 
 def enable_prometheus(registry: Any = None) -> None:

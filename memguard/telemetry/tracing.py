@@ -102,10 +102,6 @@ def configure(
                          else tracer_provider),
         meter_provider=previous.meter_provider if meter_provider is KEEP else meter_provider,
     )
-    if _settings.meter_provider is not previous.meter_provider:
-        from memguard.telemetry import metrics
-
-        metrics.reset_instruments()
     return previous
 
 
