@@ -211,9 +211,10 @@ def main() -> None:
         tokens = [sts.issue_user_token(f"user{u}", scopes=("memory:read", "memory:write"),
                                        ttl=3600) for u in range(USERS)]
         env = {**os.environ, "PYTHONWARNINGS": "ignore"}
-        proc = subprocess.Popen([sys.executable, "-m", "memguard.gateway", "--config",
+        errlog = (root / "gateway.stderr").open("w+b")  # one access line per request: a file,
+        proc = subprocess.Popen([sys.executable, "-m", "memguard.gateway", "--config",  # not a pipe
                                  str(cfg_path)], env=env, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE)
+                                stderr=errlog)
         try:
             wait_ready(resource, proc)
 
@@ -237,10 +238,13 @@ def main() -> None:
         finally:
             proc.terminate()
             try:
-                _, err = proc.communicate(timeout=30)
+                proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 proc.kill()
-                _, err = proc.communicate()
+                proc.wait()
+            errlog.seek(0)
+            err = errlog.read()
+            errlog.close()
         if err and b"Traceback" in err:
             print(err.decode(errors="replace")[-2000:], file=sys.stderr)
         check = Ledger.from_url(gw_url)

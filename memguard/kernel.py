@@ -66,6 +66,7 @@ from memguard.scope import (
     ScopeResolver,
     index_fields,
 )
+from memguard.telemetry import hooks as telemetry
 from memguard.tokens.confusables import ConfusableWatch
 from memguard.trust import TrustLevel, TrustPolicy
 
@@ -284,7 +285,7 @@ class Operation:
                 namespace=req.namespace,
                 owner=owner,
                 source=req.source,
-                turn=req.turn,
+                turn=telemetry.stamp_turn(req.turn),
                 trust=level,
                 trust_reason=reason,
                 writer=WriterChain.from_principal(principal),
@@ -304,7 +305,7 @@ class Operation:
                     )
             self._edges[fact_id] = edges
             out.append(prov)
-        return out
+        return telemetry.stamped(self, out)
 
     def _recorded_inputs(self, fact_ids: Sequence[str]) -> list[Provenance]:
         """Every recorded version of each input, whatever its state now (deleted, quarantined, out
@@ -419,6 +420,7 @@ class Operation:
             if prov is not None:
                 out.append(VerifiedFact(cand.fact_id, prov, cand))
                 self._read_trust[cand.fact_id] = int(prov.trust)
+        telemetry.returned(out)
         return out
 
     def _check(
@@ -632,6 +634,7 @@ class Kernel:
         """Open an audited operation; every failure inside becomes a typed error plus a deny event."""
         op = Operation(self, action, purpose=purpose, trace_id=trace_id, turn=turn)
         op.fact_ids = list(fact_ids)
+        watch = telemetry.observe(op)
         try:
             if turn is not None and not isinstance(turn, Turn):
                 raise InvalidRequest("`turn` must be a Turn")
@@ -653,6 +656,8 @@ class Kernel:
             op.detail["error"] = type(exc).__name__
             self._deny(op, internal)
             raise internal from exc
+        finally:
+            watch.close()
 
     def _event(self, op: Operation, decision: Decision, reason: str, **detail: Any) -> AuditEvent:
         return AuditEvent(
@@ -686,6 +691,7 @@ class Kernel:
             )
 
     def _emit(self, event: AuditEvent) -> None:
+        telemetry.decided(event)
         try:
             principal = event.principal or {}
             self._log.info(

@@ -16,7 +16,7 @@ from gateway_helpers import Gateway, fact, running_gateway
 from helpers import BROWSER, PLANNER
 
 from memguard import AccessDenied, FactNotFound, IdentityError, Source, SourceKind, Turn
-from memguard.client import MemguardClient, RateLimited
+from memguard.client import MemguardClient, RateLimited, RetryPolicy
 from memguard.errors import ConfigurationError
 from memguard.gateway.config import GatewayConfig, load_gateway_config
 from memguard.ledger import FactState
@@ -223,23 +223,30 @@ def test_memory_rate_limit_is_429_with_retry_after(tmp_path: Path) -> None:
         r = gw.post("/v1/search", alice, {"query": "x"})
         assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1
         assert gw.post("/v1/search", bob, {"query": "x"}).status_code == 200  # per principal
-        with MemguardClient(gw.base, alice) as client, pytest.raises(RateLimited) as info:
+        with MemguardClient(gw.base, alice, retry=RetryPolicy.none()) as client, pytest.raises(
+                RateLimited) as info:
             client.search("x")
         assert info.value.retry_after >= 1
 
 
-def test_token_endpoint_rate_limit_per_client(tmp_path: Path) -> None:
+def test_token_endpoint_rate_limit_per_authenticated_client(tmp_path: Path) -> None:
     with running_gateway(tmp_path, mcp=False,
                          limits={"token_rate": {"per_minute": 2, "burst": 2}}) as gw:
+        # requests that only claim the planner's id are not the planner's: they spend nothing
+        for _ in range(3):
+            r = httpx.post(f"{gw.base}/token", data={"client_id": PLANNER, "grant_type": "x"},
+                           timeout=10)
+            assert r.status_code == 400 and r.json()["error"] == "unsupported_grant_type"
         planner = gw.exchange_client(gw.planner)
         for _ in range(2):
             planner.exchange(gw.user_token(), audience=gw.resource, scope="memory:read")
-        with pytest.raises(TokenExchangeError):
+        with pytest.raises(TokenExchangeError) as limited:
             planner.exchange(gw.user_token(), audience=gw.resource, scope="memory:read")
+        assert limited.value.error == "temporarily_unavailable"
         planner.close()
-        r = httpx.post(f"{gw.base}/token", data={"client_id": PLANNER, "grant_type": "x"},
-                       timeout=10)
-        assert r.status_code == 429 and "retry-after" in r.headers
+        events = [e for e in gw.stack.guard.ledger.events(decision="deny")
+                  if e.action == "token_exchange"]
+        assert [e.reason for e in events][-1] == "temporarily_unavailable:limits.rate_limited"
         # another client is not affected
         browser = gw.exchange_client(gw.browser)
         with pytest.raises(TokenExchangeError) as info:  # refused by the STS, not the limiter

@@ -193,3 +193,58 @@ def test_stored_audit_events_hold_no_token_or_text(
     assert writes and writes[0].principal is not None
     assert writes[0].principal["jti"] == who.principal.token_jti
     assert writes[0].fact_ids == (prov.fact_id,)
+
+
+_LIBRARY_CALLS = """
+import sys, tempfile, pathlib
+{setup}
+from memguard import (FactNotFound, InMemoryStore, Ledger, LocalTokenService, MemoryGuard, Source,
+                      SourceKind, Turn)
+tmp = pathlib.Path(tempfile.mkdtemp())
+tokens = LocalTokenService(tmp / "keys")
+guard = MemoryGuard(store=InMemoryStore(dimension=384), ledger=Ledger.sqlite(tmp / "l.db"),
+                    verifier=tokens.verifier())
+alice = guard.authenticate(tokens.issue("alice"))
+bob = guard.authenticate(tokens.issue("bob"))
+fact = guard.write(alice, "x", namespace="n", source=Source(kind=SourceKind.USER_MESSAGE),
+                   turn=Turn(session_id="s", turn_index=0))
+guard.search(alice, "x")
+try:
+    guard.get(bob, fact.fact_id)
+except FactNotFound:
+    pass
+try:
+    guard.authenticate("not-a-token")
+except Exception:
+    pass
+guard.close()
+"""
+
+
+def _run_library(setup: str = "") -> tuple[str, str]:
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", _LIBRARY_CALLS.format(setup=setup)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout, proc.stderr
+
+
+@pytest.mark.slow
+def test_the_library_prints_nothing_unless_the_host_configures_logging() -> None:
+    out, err = _run_library()
+    assert out == "" and err == ""  # allows, denies and a refused token: not one character
+    # a host that configures the standard library's logging gets the records, on its handler
+    out, err = _run_library(
+        "import logging; logging.basicConfig(level=logging.INFO, stream=sys.stderr, "
+        "format='%(name)s %(levelname)s %(message)s')")
+    assert out == ""
+    lines = [line for line in err.splitlines() if line.startswith("memguard INFO memguard.decision")]
+    assert len(lines) == 4 and 'decision="deny"' in lines[2] and 'decision="allow"' in lines[0]
+    assert all('"x"' not in line for line in lines)  # never the text
+    # a host that configures structlog gets them through its pipeline
+    out, err = _run_library(
+        "import structlog; structlog.configure(processors=[structlog.processors.JSONRenderer()], "
+        "logger_factory=structlog.PrintLoggerFactory(sys.stderr))")
+    assert out == "" and err.count('"event": "memguard.decision"') == 4

@@ -44,14 +44,16 @@ from memguard.errors import AccessDenied, InvalidRequest, MemguardError
 from memguard.events import AuditEvent, Decision
 from memguard.gateway.auth import WORKLOAD_HEADER, BearerOnlyMiddleware, bearer_token
 from memguard.gateway.errors import GatewayError
+from memguard.gateway.idempotency import Idempotency
 from memguard.gateway.limits import (
     BodyLimitMiddleware,
     ConcurrencyLimitMiddleware,
-    RateLimiter,
-    TokenRateMiddleware,
-    principal_key,
+    PeerRateMiddleware,
+    RateLimits,
 )
 from memguard.gateway.lineage import in_revoke_scope, selector_reach_ok
+from memguard.gateway.observability import install as install_observability
+from memguard.gateway.observability import native_telemetry_off, route_action
 from memguard.gateway.refusals import RefusalAuditMiddleware
 from memguard.gateway.responses import NO_STORE, error_response
 from memguard.gateway.schemas import (
@@ -133,7 +135,6 @@ def _query_turn(session_id: str | None, turn_index: int | None) -> Turn | None:
 def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
     """The gateway app over ``stack``. ``mcp`` (default: the config's) mounts the MCP endpoint."""
     from memguard import __version__
-    from memguard.tokens.server import MAX_BODY
     from memguard.tokens.server import create_app as create_sts_app
 
     config = stack.config
@@ -142,13 +143,16 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
     scopes = config.scopes
     aguard = AsyncMemoryGuard(stack.guard)
     log = get_logger()
-    memory_rate = (RateLimiter(limits.memory_rate.per_minute, limits.memory_rate.burst)
-                   if limits.memory_rate else None)
+    rates = RateLimits.from_config(limits)  # per process, or shared through Redis
+    if stack.sts is not None:
+        stack.sts.admit_client = rates.admit_client  # the token rate, per authenticated client
+    keys = Idempotency(stack, lease=config.idempotency.lease,
+                       retention=config.idempotency.retention) if config.idempotency.enabled else None
     mcp_server = None
     if config.mcp.enabled if mcp is None else mcp:
         from memguard.gateway.mcp_server import PresentedCredential, build_mcp_server
 
-        mcp_server = build_mcp_server(stack, rate=memory_rate)
+        mcp_server = build_mcp_server(stack, rate=rates.memory)
         mcp_app = mcp_server.streamable_http_app(
             streamable_http_path=config.mcp.path, max_request_body_size=limits.max_body_bytes,
             host=config.server.host, stateless_http=True, json_response=True,
@@ -165,6 +169,7 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
     app = FastAPI(
         title="memguard gateway", version=__version__, lifespan=lifespan,
         docs_url=None, redoc_url=None, openapi_url="/openapi.json",  # /docs: gateway.apidocs
+        **native_telemetry_off(),  # memguard/gateway/observability.py traces every request
         description="Governed agent memory: provenance-stamped facts, scoped fail-closed reads, "
         "verified identity. Tokens only in `Authorization: Bearer`.",
     )
@@ -200,8 +205,9 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
     ) -> Identity:
         token, credential = bearer_token(request.headers)
         identity = await aguard.authenticate(token, workload_credential=credential)
-        if memory_rate is not None:
-            memory_rate.check(principal_key(identity))
+        await rates.admit(identity, route_action(request.method, request.url.path))
+        if keys is not None:  # Idempotency-Key on writes (memguard/gateway/idempotency.py)
+            await keys.admit_request(request, identity)
         return identity
 
     Caller = Annotated[Identity, Depends(caller)]
@@ -462,10 +468,9 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
     app.add_middleware(ConcurrencyLimitMiddleware, max_concurrency=limits.max_concurrency,
                        queue_timeout=limits.queue_timeout, request_timeout=limits.request_timeout,
                        resource=resource, guarded=guarded)
-    if stack.sts is not None and limits.token_rate is not None:
-        app.add_middleware(TokenRateMiddleware,
-                           limiter=RateLimiter(limits.token_rate.per_minute, limits.token_rate.burst),
-                           path="/token", max_bytes=MAX_BODY, resource=resource)
+    if stack.sts is not None and rates.token_peer is not None:
+        app.add_middleware(PeerRateMiddleware, limiter=rates.token_peer, path="/token",
+                           resource=resource)
     app.add_middleware(BodyLimitMiddleware, max_bytes=limits.max_body_bytes, resource=resource)
     app.add_middleware(BearerOnlyMiddleware, resource=resource, form_paths=form_paths)
 
@@ -475,5 +480,9 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
 
     # outermost: whatever refused the request, exactly one deny event (memguard/gateway/refusals.py)
     app.add_middleware(RefusalAuditMiddleware, record=record_refusal, mcp_path=config.mcp.path)
+    # outermost of all: each request's access line, metrics and trace context
+    install_observability(app, config)
+    if keys is not None:
+        keys.install(app)
     app.state.stack = stack
     return app

@@ -32,6 +32,15 @@ naming the field. Every section is optional; with no file at all the gateway run
       max_concurrency: 64
       token_rate: {per_minute: 60, burst: 20}
       memory_rate: {per_minute: 600, burst: 100}
+      storage: redis://redis:6379/0            # shared by every worker; default: per process
+    metrics:
+      listen: 127.0.0.1:9464                   # Prometheus /metrics on its own listener
+    logging:
+      sample_allows: 0.1                       # one access line in ten for allowed requests
+    tracing:
+      capture_content: false                   # query text and records on spans: opt-in
+    idempotency:
+      retention: 86400
 """
 
 from __future__ import annotations
@@ -48,10 +57,13 @@ from memguard.tokens.config import DelegationGrant
 
 __all__ = [
     "GatewayConfig",
+    "IdempotencySection",
     "IdentitySection",
     "LedgerSection",
     "LimitsSection",
+    "LoggingSection",
     "McpSection",
+    "MetricsSection",
     "PolicySection",
     "RateLimit",
     "ScopesSection",
@@ -59,6 +71,8 @@ __all__ = [
     "StoreSection",
     "StsClient",
     "StsSection",
+    "TlsSection",
+    "TracingSection",
     "load_gateway_config",
 ]
 
@@ -67,12 +81,25 @@ class _Section(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+class TlsSection(_Section):
+    """TLS on the gateway's listener (PEM files). ``client_ca``: verify client certificates
+    against these CAs (mutual TLS); ``client_cert``: ``required`` refuses a handshake without
+    one, ``optional`` asks for one."""
+
+    cert: str
+    key: str
+    key_password_env: str | None = Field(default=None, pattern=r"^[A-Z_][A-Z0-9_]*$")
+    client_ca: str | None = None
+    client_cert: Literal["required", "optional"] = "required"
+
+
 class ServerSection(_Section):
     """Where the gateway listens and what it calls itself."""
 
     host: str = "127.0.0.1"
     port: int = Field(default=8700, ge=1, le=65535)
     workers: int = Field(default=1, ge=1, le=64)
+    tls: TlsSection | None = None
     #: The resource identifier (RFC 8707 / RFC 9728): access tokens must carry exactly this
     #: audience. Default: ``http://{host}:{port}``.
     resource: str | None = Field(default=None, min_length=1, max_length=2048)
@@ -86,7 +113,8 @@ class ServerSection(_Section):
         return self
 
     def resource_url(self) -> str:
-        return (self.resource or f"http://{self.host}:{self.port}").rstrip("/")
+        scheme = "https" if self.tls is not None else "http"
+        return (self.resource or f"{scheme}://{self.host}:{self.port}").rstrip("/")
 
 
 class LedgerSection(_Section):
@@ -193,8 +221,38 @@ class LimitsSection(_Section):
     max_concurrency: int = Field(default=64, ge=1, le=10_000)
     #: How long a request waits for a free slot before 503.
     queue_timeout: float = Field(default=1.0, ge=0, le=60)
+    #: Token endpoint, per *authenticated* client.
     token_rate: RateLimit | None = RateLimit(per_minute=60, burst=20)
+    #: Token endpoint, per peer address, before the client is authenticated (only where the
+    #: gateway sees real client addresses: behind a load balancer every peer is the balancer).
+    token_peer_rate: RateLimit | None = None
+    #: Every memory route and MCP together, per principal and OAuth client.
     memory_rate: RateLimit | None = RateLimit(per_minute=1200, burst=200)
+    #: Per route as well (``write``, ``search``, ``get``, ``list``, ``update``, ``delete``,
+    #: ``audit``, ``revoke``, ``endorse``), per principal and OAuth client.
+    route_rates: dict[str, RateLimit] = Field(default_factory=dict)
+    #: Where the counters live: ``memory`` (this process) or ``redis://host:port/db`` (shared
+    #: by every worker and host; ``rediss://`` for TLS).
+    storage: str = Field(default="memory", pattern=r"^(memory|rediss?://\S+)$")
+    #: Keys in the shared storage start with this (several gateways can share one Redis).
+    key_prefix: str = Field(default="memguard", pattern=r"^[A-Za-z0-9_.:-]{1,64}$")
+    #: When the storage fails: ``deny`` (503, audited: fail closed) or ``allow`` (unlimited
+    #: while it is down, audited as an alarm in the operational log).
+    on_storage_error: Literal["deny", "allow"] = "deny"
+    #: Seconds to wait for the storage before treating it as down.
+    storage_timeout: float = Field(default=0.25, gt=0, le=10)
+
+    @model_validator(mode="after")
+    def _known_routes(self) -> LimitsSection:
+        unknown = set(self.route_rates) - ROUTE_ACTIONS
+        if unknown:
+            raise ValueError(f"unknown route `{sorted(unknown)[0]}` in `route_rates`")
+        return self
+
+
+#: Route names for ``limits.route_rates`` (the actions of the memory routes).
+ROUTE_ACTIONS = frozenset({"write", "search", "get", "list", "update", "delete", "audit",
+                           "revoke", "endorse"})
 
 
 class ScopesSection(_Section):
@@ -215,6 +273,54 @@ class McpSection(_Section):
     path: str = Field(default="/mcp", pattern=r"^/[a-z0-9_/-]{1,64}$")
 
 
+class MetricsSection(_Section):
+    """Prometheus metrics. Recorded in every worker (multi-process files under
+    ``PROMETHEUS_MULTIPROC_DIR``, by default ``{state_dir}/prometheus``); served on a listener of
+    their own, never on the API port: ``listen`` (``host:port``; ``null``: not served)."""
+
+    enabled: bool = True
+    listen: str | None = Field(default=None, pattern=r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):[0-9]{1,5}$")
+    #: An environment variable holding a bearer token the scraper must send (``Authorization:
+    #: Bearer ...``); without it the listener's bind address is the only control.
+    token_env: str | None = Field(default=None, pattern=r"^[A-Z_][A-Z0-9_]*$")
+    #: Seconds between full audit-log verifications behind ``memguard_ledger_verify_ok``
+    #: (0: never; the verification reads the whole log).
+    verify_interval: float = Field(default=300.0, ge=0, le=86400)
+
+
+class LoggingSection(_Section):
+    """One JSON access line per request on stderr (request id, principal digest, route, status,
+    decision, reason, latency)."""
+
+    level: Literal["debug", "info", "warning", "error"] = "info"
+    access: bool = True
+    #: The share of *allowed* requests that get their access line; refusals and server errors
+    #: always do.
+    sample_allows: float = Field(default=1.0, ge=0, le=1)
+
+
+class TracingSection(_Section):
+    """OpenTelemetry: spans are exported when an SDK tracer provider is installed (e.g. by
+    ``opentelemetry-instrument`` and the ``OTEL_*`` variables); W3C ``traceparent`` is always
+    read, so provenance keeps the caller's trace."""
+
+    #: Query text and record content on spans (``gen_ai.memory.query.text``,
+    #: ``gen_ai.memory.records``): sensitive, off by default.
+    capture_content: bool = False
+
+
+class IdempotencySection(_Section):
+    """``Idempotency-Key`` on writes: a retried write returns the first result (kept in the
+    ledger database, so every worker and a restarted one see it)."""
+
+    enabled: bool = True
+    #: How long a key is remembered (seconds).
+    retention: float = Field(default=86400.0, ge=60, le=30 * 86400)
+    #: A reservation older than this with no outcome is taken for a dead worker's: the write it
+    #: named is reconciled from the ledger (committed: replayed; else: written again).
+    lease: float = Field(default=60.0, ge=1, le=3600)
+
+
 class GatewayConfig(_Section):
     """The whole gateway configuration."""
 
@@ -229,6 +335,10 @@ class GatewayConfig(_Section):
     limits: LimitsSection = LimitsSection()
     scopes: ScopesSection = ScopesSection()
     mcp: McpSection = McpSection()
+    metrics: MetricsSection = MetricsSection()
+    logging: LoggingSection = LoggingSection()
+    tracing: TracingSection = TracingSection()
+    idempotency: IdempotencySection = IdempotencySection()
     #: Recover pending writes at start (one process). With several processes on one ledger, run it
     #: from one place; ``recover_older_than`` keeps it off other processes' writes in flight.
     recover_on_start: bool = True

@@ -1,4 +1,4 @@
-"""Limits that keep the gateway standing: body size, time, concurrency and rate per principal.
+"""Limits that keep the gateway standing: body size, time, concurrency and rate.
 
 - body size: ``Content-Length`` above the cap, or a streamed body that grows past it -> 413;
 - concurrency: at most ``max_concurrency`` requests in the guarded paths at once; a request that
@@ -6,20 +6,27 @@
 - time: a request that has not started its response after ``request_timeout`` seconds -> 504. The
   guard call it was waiting for runs on in its worker thread and may still commit: a 504 means
   "outcome unknown", never "not written" (a write is acknowledged only by a 2xx);
-- rate: a token bucket per principal (token endpoint: per claimed client id; memory endpoints: per
-  verified subject and current actor) -> 429 with ``Retry-After``.
+- rate -> 429 with ``Retry-After``, counted with the ``limits`` library: memory routes and MCP per
+  verified principal (issuer, subject, current actor) and OAuth client, optionally per route as
+  well; the token endpoint per *authenticated* client (the token service asks once it has
+  verified the client's assertion, so nobody can spend another client's budget by naming it) and,
+  optionally, per peer address before that.
 
-Buckets and slots are per process: N gateway processes admit up to N times the configured rate.
+Slots are per process. Rate counters are per process with ``limits.storage: memory``, and shared
+by every worker and host with ``limits.storage: redis://...`` (moving windows, atomic in Redis).
+When the shared storage fails, ``limits.on_storage_error: deny`` (the default) refuses with 503
+``limits.unavailable`` (audited at the edge): fail closed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import math
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -27,14 +34,22 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from memguard.gateway.errors import GatewayError
 from memguard.gateway.responses import error_response
 from memguard.identity import Identity
+from memguard.logging import get_logger
+from memguard.telemetry import metrics
+from memguard.tokens.rfc8693 import TokenExchangeError
+
+if TYPE_CHECKING:
+    from memguard.gateway.config import LimitsSection, RateLimit
 
 __all__ = [
     "BodyLimitMiddleware",
     "ConcurrencyLimitMiddleware",
+    "PeerRateMiddleware",
     "RateLimiter",
-    "TokenRateMiddleware",
-    "claimed_client",
+    "RateLimits",
+    "TokenRateLimited",
     "principal_key",
+    "rate_item",
 ]
 
 
@@ -152,131 +167,168 @@ class ConcurrencyLimitMiddleware:
 
 
 def principal_key(identity: Identity) -> str:
-    """The rate-limit key of a verified caller: (issuer, subject, current actor)."""
+    """The rate-limit key of a verified caller: (issuer, subject, current actor, OAuth client)."""
     p = identity.principal
-    return f"{p.subject.issuer}\x00{p.subject.subject}\x00{p.current_actor.subject}"
+    return (f"{p.subject.issuer}\x00{p.subject.subject}\x00{p.current_actor.subject}"
+            f"\x00{p.client_id or ''}")
+
+
+def rate_item(rate: RateLimit, namespace: str) -> Any:
+    """A ``limits`` moving window for a (``per_minute``, ``burst``) rate.
+
+    ``burst`` requests per ``60 * burst / per_minute`` seconds: at most ``burst`` at once, and
+    ``per_minute`` a minute sustained (the window is whole seconds, rounded up: never more than
+    the configured rate).
+    """
+    from limits import RateLimitItemPerSecond
+
+    window = 60.0 * rate.burst / rate.per_minute
+    if window >= 1.0:
+        return RateLimitItemPerSecond(rate.burst, math.ceil(window - 1e-9), namespace=namespace)
+    return RateLimitItemPerSecond(max(rate.burst, math.ceil(rate.per_minute / 60.0)), 1,
+                                  namespace=namespace)
 
 
 class RateLimiter:
-    """Token buckets keyed by principal; bounded in memory (least recently used keys are dropped)."""
+    """One rate (a ``limits`` moving window) over a storage shared by its :class:`RateLimits`."""
 
-    def __init__(
-        self,
-        per_minute: float,
-        burst: int,
-        *,
-        max_keys: int = 100_000,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.rate = per_minute / 60.0
-        self.burst = float(burst)
-        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
-        self._max_keys = max_keys
-        self._clock = clock
-        self._lock = threading.Lock()
+    def __init__(self, limits: RateLimits, item: Any, name: str) -> None:
+        self.limits = limits
+        self.item = item
+        self.name = name
 
     def check(self, key: str) -> None:
-        """Take one token for ``key`` or raise a 429 :class:`GatewayError` with ``Retry-After``."""
+        """Count one request for ``key`` or raise a 429 :class:`GatewayError` with ``Retry-After``
+        (or the storage's failure: see :meth:`RateLimits.storage_failed`)."""
         retry = self.take(key)
         if retry is not None:
             raise GatewayError("rate limit exceeded", code="limits.rate_limited", status=429,
                                headers={"Retry-After": str(retry)})
 
+    async def acheck(self, key: str) -> None:
+        """:meth:`check` without blocking the event loop on a network storage."""
+        if self.limits.in_process:
+            self.check(key)
+        else:
+            await asyncio.to_thread(self.check, key)
+
     def take(self, key: str) -> int | None:
-        """None if allowed, else the whole seconds until a token is available."""
-        with self._lock:
-            now = self._clock()
-            tokens, last = self._buckets.pop(key, (self.burst, now))
-            tokens = min(self.burst, tokens + (now - last) * self.rate)
-            if tokens >= 1.0:
-                self._buckets[key] = (tokens - 1.0, now)
-                allowed = True
-            else:
-                self._buckets[key] = (tokens, now)
-                allowed = False
-            while len(self._buckets) > self._max_keys:
-                self._buckets.popitem(last=False)
-        if allowed:
+        """``None`` if allowed, else the whole seconds until the window frees a request."""
+        hashed = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        strategy = self.limits.strategy
+        try:
+            if strategy.hit(self.item, hashed):
+                return None
+            reset = strategy.get_window_stats(self.item, hashed).reset_time
+        except Exception as exc:
+            self.limits.storage_failed(exc, self.name)
             return None
-        return max(1, math.ceil((1.0 - tokens) / self.rate))
+        return max(1, math.ceil(float(reset) - time.time()))
 
 
-def claimed_client(body: bytes) -> str | None:
-    """The client id a token request claims (``client_id``, else the assertion's ``iss``), unverified.
+@dataclass
+class RateLimits:
+    """Every rate of one gateway, over one storage (this process's memory, or Redis)."""
 
-    Only a rate-limit key: the token service authenticates the client afterwards.
-    """
-    import base64
-    import json
-    from urllib.parse import parse_qsl
+    strategy: Any
+    in_process: bool
+    on_storage_error: str = "deny"
+    memory: RateLimiter | None = None
+    routes: dict[str, RateLimiter] = field(default_factory=dict)
+    token: RateLimiter | None = None
+    token_peer: RateLimiter | None = None
 
-    try:
-        form = dict(parse_qsl(body.decode("utf-8"), keep_blank_values=True, max_num_fields=32))
-    except (UnicodeDecodeError, ValueError):
-        return None
-    client_id = form.get("client_id")
-    if client_id:
-        return client_id[:512]
-    parts = form.get("client_assertion", "").split(".")
-    if len(parts) != 3 or len(parts[1]) > 8192:
-        return None
-    try:
-        payload = json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
-    except (ValueError, TypeError):
-        return None
-    iss = payload.get("iss") if isinstance(payload, dict) else None
-    return iss[:512] if isinstance(iss, str) and iss else None
+    @classmethod
+    def from_config(cls, section: LimitsSection) -> RateLimits:
+        from limits.storage import MemoryStorage, RedisStorage
+        from limits.strategies import MovingWindowRateLimiter
+
+        if section.storage == "memory":
+            storage: Any = MemoryStorage()
+        else:
+            storage = RedisStorage(
+                section.storage, key_prefix=section.key_prefix, wrap_exceptions=True,
+                socket_timeout=section.storage_timeout,
+                socket_connect_timeout=section.storage_timeout,
+            )
+        out = cls(MovingWindowRateLimiter(storage), section.storage == "memory",
+                  section.on_storage_error)
+        if section.memory_rate is not None:
+            out.memory = RateLimiter(out, rate_item(section.memory_rate, "memory"), "memory")
+        for route, rate in section.route_rates.items():
+            out.routes[route] = RateLimiter(out, rate_item(rate, f"route-{route}"), route)
+        if section.token_rate is not None:
+            out.token = RateLimiter(out, rate_item(section.token_rate, "token"), "token")
+        if section.token_peer_rate is not None:
+            out.token_peer = RateLimiter(out, rate_item(section.token_peer_rate, "token-peer"),
+                                         "token_peer")
+        return out
+
+    def storage_failed(self, exc: BaseException, limit: str) -> None:
+        """The shared counters cannot be read: refuse (``deny``, 503) or let the request through
+        (``allow``); either way the operational log and a metric say so."""
+        metrics.record("memguard.rate_limit.storage_errors", 1.0, self.on_storage_error)
+        get_logger().error("limits.storage_unavailable", limit=limit, error=type(exc).__name__,
+                           failure_mode=self.on_storage_error)
+        if self.on_storage_error == "deny":
+            raise GatewayError("rate limits unavailable; retry later", code="limits.unavailable",
+                               status=503, headers={"Retry-After": "1"}) from exc
+
+    async def admit(self, identity: Identity, action: str | None) -> None:
+        """A memory request of ``identity``: the shared memory rate, then ``action``'s own."""
+        key = principal_key(identity)
+        if self.memory is not None:
+            await self.memory.acheck(key)
+        route = self.routes.get(action) if action is not None else None
+        if route is not None:
+            await route.acheck(key)
+
+    def admit_client(self, client_id: str) -> None:
+        """The token service authenticated ``client_id``: count its request (RFC 6749 has no
+        rate-limit error; 429 ``temporarily_unavailable`` with ``Retry-After``)."""
+        if self.token is None:
+            return
+        try:
+            retry = self.token.take(f"client\x00{client_id}")
+        except GatewayError as exc:
+            raise TokenRateLimited("limits.unavailable", exc.status, exc.headers) from exc
+        if retry is not None:
+            raise TokenRateLimited("limits.rate_limited", 429, {"Retry-After": str(retry)})
 
 
-class TokenRateMiddleware:
-    """429 when a client (as claimed in the request) exceeds its token-endpoint rate."""
+class TokenRateLimited(TokenExchangeError):
+    """A token request refused by a rate limit (or by its unavailable storage)."""
+
+    def __init__(self, reason: str, status: int, headers: dict[str, str]) -> None:
+        super().__init__("temporarily_unavailable", reason)
+        self._status = status
+        self.headers = dict(headers)
+
+    @property
+    def status(self) -> int:
+        return self._status
+
+
+class PeerRateMiddleware:
+    """429 when one peer address sends the token endpoint more than its rate, before the client
+    is authenticated (only meaningful where peers are the real clients)."""
 
     def __init__(
-        self, app: ASGIApp, *, limiter: RateLimiter, path: str, max_bytes: int, resource: str
+        self, app: ASGIApp, *, limiter: RateLimiter, path: str, resource: str
     ) -> None:
         self.app = app
         self.limiter = limiter
         self.path = path
-        self.max_bytes = max_bytes
         self.resource = resource
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] != self.path or scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
-        chunks: list[bytes] = []
-        size = 0
-        more = True
-        while more:
-            message = await receive()
-            if message["type"] != "http.request":
-                return  # the client went away
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_bytes:
-                await self.app(scope, _replay([*chunks, chunk], False, receive), send)
-                return  # the token service refuses an oversize body itself
-            chunks.append(chunk)
-            more = bool(message.get("more_body", False))
-        client = claimed_client(b"".join(chunks))
         peer = scope.get("client")
-        key = f"client:{client}" if client else f"peer:{peer[0] if peer else '-'}"
         try:
-            self.limiter.check(key)
+            await self.limiter.acheck(f"peer\x00{peer[0] if peer else '-'}")
         except GatewayError as exc:
             await error_response(exc, self.resource)(scope, _disconnect, send)
             return
-        await self.app(scope, _replay(chunks, True, receive), send)
-
-
-def _replay(chunks: list[bytes], complete: bool, receive: Receive) -> Receive:
-    sent = False
-
-    async def replay() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": b"".join(chunks), "more_body": not complete}
-        return await receive()
-
-    return replay
+        await self.app(scope, receive, send)

@@ -29,7 +29,7 @@ from memguard.events import AuditEvent, Decision
 from memguard.logging import get_logger
 from memguard.provenance import sha256_digest
 
-__all__ = ["SCOPE_KEY", "RefusalAuditMiddleware", "refusal_reason", "request_audit"]
+__all__ = ["SCOPE_KEY", "RefusalAuditMiddleware", "refusal_reason", "request_audit", "route_action"]
 
 SCOPE_KEY = "memguard.request_audit"
 _MAX_BODY = 256 * 1024
@@ -56,7 +56,8 @@ def request_audit(scope: Scope) -> RequestAudit | None:
     return audit if isinstance(audit, RequestAudit) else None
 
 
-def _action(method: str, path: str, mcp_path: str) -> str:
+def route_action(method: str, path: str, mcp_path: str = "/mcp") -> str:
+    """The memguard action a request names (``write``, ``search``, ..., ``mcp``, ``http``)."""
     if path == mcp_path or path.startswith(mcp_path + "/"):
         return "mcp"
     for verb, pattern, action in _ACTIONS:
@@ -156,7 +157,7 @@ class RefusalAuditMiddleware:
             return
         audit = RequestAudit(credentials=_credentials(scope))
         scope[SCOPE_KEY] = audit
-        mcp = _action(scope.get("method", ""), str(scope.get("path", "")), self.mcp_path) == "mcp"
+        mcp = route_action(scope.get("method", ""), str(scope.get("path", "")), self.mcp_path) == "mcp"
         status = 500
         held: list[Message] = []  # a refusal (or an MCP answer) is sent after its event is recorded
         body = bytearray()
@@ -200,7 +201,7 @@ class RefusalAuditMiddleware:
         method, path = str(scope.get("method", "")), str(scope.get("path", ""))
         detail: dict[str, Any] = {"status": status, "method": method,
                                   "path_digest": _digest(path), "edge": True, **audit.credentials}
-        event = AuditEvent(action=_action(method, path, self.mcp_path), decision=Decision.DENY,
+        event = AuditEvent(action=route_action(method, path, self.mcp_path), decision=Decision.DENY,
                            reason=reason, principal=audit.principal, detail=detail)
         audit.denied.append(event.event_id)
         try:

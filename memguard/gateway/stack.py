@@ -39,7 +39,7 @@ from memguard.tokens.sts import SecurityTokenService
 from memguard.tokens.uses import check_distinct
 from memguard.tokens.verifier import IdentityVerifier
 
-__all__ = ["GatewayStack", "LazyStore", "gateway_identity", "open_stack"]
+__all__ = ["GatewayStack", "LazyStore", "gateway_identity", "open_ledger", "open_stack"]
 
 _PROBE_ID = "00000000-0000-0000-0000-000000000000"
 
@@ -335,6 +335,16 @@ def open_stack(
     clock: Callable[[], float] = time.time,
 ) -> GatewayStack:
     """Open every part; configuration problems raise :class:`ConfigurationError` saying which."""
+    ledger_url, ledger = open_ledger(config)
+    try:
+        return _open(config, ledger, ledger_url, scope, clock)
+    except BaseException:
+        ledger.close()
+        raise
+
+
+def open_ledger(config: GatewayConfig) -> tuple[str, Ledger]:
+    """The ledger ``config`` names (default: SQLite under ``state_dir``), with its URL."""
     state = config.state_path
     state.mkdir(parents=True, exist_ok=True)
     ledger_url = config.ledger.url or f"sqlite:///{(state / 'ledger.db').resolve()}"
@@ -343,12 +353,7 @@ def open_stack(
         from memguard.ledger.checkpoint import CheckpointSigner
 
         signer = CheckpointSigner.load_or_create(config.path(config.ledger.checkpoint_key))
-    ledger = Ledger.from_url(ledger_url, checkpoint_signer=signer)
-    try:
-        return _open(config, ledger, ledger_url, scope, clock)
-    except BaseException:
-        ledger.close()
-        raise
+    return ledger_url, Ledger.from_url(ledger_url, checkpoint_signer=signer)
 
 
 def gateway_identity(

@@ -42,6 +42,7 @@ from memguard.pushdown.normal import normalize
 from memguard.pushdown.qdrant import field_key, to_qdrant_filter
 from memguard.scope import FIELDS, And, Condition, Eq
 from memguard.stores.base import RESERVED_PAYLOAD_KEY, Hit, StoredPoint
+from memguard.telemetry.tracing import store_span
 
 __all__ = ["QdrantStore"]
 
@@ -118,14 +119,15 @@ class QdrantStore:
 
     def _ensure_collection(self) -> None:
         if not self._client.collection_exists(self.collection):
-            self._client.create_collection(
-                self.collection,
-                vectors_config=models.VectorParams(
-                    size=self.dimension, distance=models.Distance.COSINE
-                ),
-            )
-            if not self._local:
-                self._create_indexes()
+            with store_span("create_memory_store", self.collection):  # memguard/telemetry
+                self._client.create_collection(
+                    self.collection,
+                    vectors_config=models.VectorParams(
+                        size=self.dimension, distance=models.Distance.COSINE
+                    ),
+                )
+                if not self._local:
+                    self._create_indexes()
         info = self._client.get_collection(self.collection)
         vectors = info.config.params.vectors
         size = vectors.size if isinstance(vectors, models.VectorParams) else None

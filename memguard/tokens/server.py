@@ -33,7 +33,8 @@ _NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 
 
 def _error(exc: TokenExchangeError) -> JSONResponse:
-    return JSONResponse(exc.body(), status_code=exc.status, headers=_NO_STORE)
+    headers = {**_NO_STORE, **getattr(exc, "headers", {})}  # Retry-After of a rate limit
+    return JSONResponse(exc.body(), status_code=exc.status, headers=headers)
 
 
 def create_app(sts: SecurityTokenService) -> Starlette:

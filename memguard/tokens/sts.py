@@ -228,6 +228,9 @@ class SecurityTokenService:
             {c.client_id: c for c in clients}, audiences=frozenset(),
             replay=replay or MemoryReplayCache(), leeway=leeway, clock=clock,
         )
+        #: called with each authenticated client id before its request is served; may refuse
+        #: with a TokenExchangeError (the gateway's per-client rate limit)
+        self.admit_client: Callable[[str], None] | None = None
         self.set_token_endpoint(token_endpoint or default_token_endpoint(issuer))
 
     def set_token_endpoint(self, url: str) -> None:
@@ -398,6 +401,8 @@ class SecurityTokenService:
         req = parse_exchange_request(form)
         client_id = self._authenticate_client(req)
         detail["client_id"] = client_id
+        if self.admit_client is not None:
+            self.admit_client(client_id)
         try:
             subject = self.subject_verifier.verify(req.subject_token)
         except IdentityError as exc:
