@@ -65,8 +65,8 @@ from memguard.identity import Identity
 from memguard.integrity import Candidate
 from memguard.kernel import Kernel, Operation, StampRequest, VerifiedFact
 from memguard.ledger import FactState
+from memguard.policy.capability import require as require_pushdown
 from memguard.provenance import Provenance, Source, Turn, value_digest
-from memguard.pushdown.capability import require as require_pushdown
 from memguard.pushdown.langgraph import (
     RESERVED_PREFIX,
     Merge,

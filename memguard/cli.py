@@ -498,7 +498,7 @@ def policy_validate(
     ] = None,
 ) -> None:
     """Parse and validate a policy set; print its digest and what each backend can push down."""
-    from memguard.pushdown.capability import BACKENDS, report
+    from memguard.policy.capability import BACKENDS, report
 
     policy = _load_policy(path, as_json)
     unknown = [b for b in backend or () if b not in BACKENDS]

@@ -44,10 +44,10 @@ from pushdown_backends import Backends, langgraph_layout, well_typed
 
 from memguard import Principal, ReadRequest, TrustLevel
 from memguard.errors import UntranslatableCondition
+from memguard.policy import capability
 from memguard.policy.evaluate import principal_env
 from memguard.policy.model import PolicySet
 from memguard.policy.resolver import PolicyResolver
-from memguard.pushdown import capability
 from memguard.scope import FieldValue, PlanKind, ScopePlan
 
 LONG = os.environ.get("HYPOTHESIS_PROFILE") == "long"

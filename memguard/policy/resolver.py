@@ -15,12 +15,12 @@ from pathlib import Path
 
 from memguard.identity import Principal
 from memguard.logging import get_logger
+from memguard.policy.capability import refuse
 from memguard.policy.compile import plan_for_rules
 from memguard.policy.evaluate import Engine, principal_env
 from memguard.policy.loader import load_policy_path, load_policy_text, policy_files
 from memguard.policy.model import PolicyDecision, PolicyError, PolicySet, Problem
 from memguard.provenance import canonical_json, sha256_digest
-from memguard.pushdown.capability import refuse
 from memguard.pushdown.normal import conj, normalize
 from memguard.scope import (
     Condition,
@@ -86,7 +86,7 @@ class PolicyResolver:
         """Load a policy file or folder. ``strict=False`` starts deny-all on a bad set and keeps watching.
 
         ``backends``: push-down backends the set must be translatable for
-        (:mod:`memguard.pushdown.capability`); a set one of them cannot express does not load.
+        (:mod:`memguard.policy.capability`); a set one of them cannot express does not load.
         Adapters add theirs with :meth:`require_backend`."""
         source = Path(path)
         resolver = cls(

@@ -7,7 +7,7 @@
 filters) and :mod:`~memguard.pushdown.langgraph` (LangGraph filters, one query per disjunct, merged
 exactly) translate it. Each covers the whole language; what a backend truly cannot express raises
 :class:`~memguard.errors.UntranslatableCondition` (the read is refused, never post-filtered), and
-:mod:`~memguard.pushdown.capability` reports it for a policy set before it loads. All of them are
+:mod:`~memguard.policy.capability` reports it for a policy set before it loads. All of them are
 checked against the point evaluator by one differential test (``tests/test_policy_differential.py``).
 """
 

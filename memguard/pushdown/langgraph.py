@@ -17,7 +17,7 @@ operators through ``float()``. So:
   string field that may be missing (``workload_id``) or that excludes two values in one conjunction
   (``$ne`` is one value per key), a string range, more than :data:`MAX_QUERIES` queries.
   ``memguard policy validate`` reports it, and a policy set that needs it does not load for a
-  LangGraph store (see :mod:`memguard.pushdown.capability`).
+  LangGraph store (see :mod:`memguard.policy.capability`).
 """
 
 from __future__ import annotations
