@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import jwt
 import pytest
 from gateway_helpers import gateway_config
 from helpers import PLANNER
@@ -91,8 +92,12 @@ def http(s: Surfaces, token: str, credential: str | None) -> Decision:
     r = httpx.get(f"{s.base}/v1/facts", headers=_headers(token, credential), timeout=10)
     if r.status_code == 200:
         return "accept", None
+    code: str = r.json()["error"]["code"]
+    if r.status_code == 403:  # identity accepted, then the edge's scope check refused
+        assert code == SCOPE_REFUSAL, r.text
+        return "refuse", code
     assert r.status_code in (400, 401), r.text
-    return "refuse", r.json()["error"]["code"]
+    return "refuse", code
 
 
 def mcp(s: Surfaces, token: str, credential: str | None) -> Decision:
@@ -108,7 +113,29 @@ def mcp(s: Surfaces, token: str, credential: str | None) -> Decision:
     return "refuse", new[0].reason
 
 
-def same_decision(decisions: dict[str, Decision]) -> None:
+SCOPE_REFUSAL = "bearer.insufficient_scope"  # the HTTP error code
+SCOPE_DENIAL = "access_denied.scope"  # the reason of the MCP tool's deny event
+EDGE_SCOPE = {"http": ("refuse", SCOPE_REFUSAL), "mcp": ("refuse", SCOPE_DENIAL)}
+
+
+def _lacks_read_scope(token: str) -> bool:
+    try:
+        scope = jwt.decode(token, options={"verify_signature": False}).get("scope")
+    except jwt.PyJWTError:
+        return False
+    return not (isinstance(scope, str) and "memory:read" in scope.split(" "))
+
+
+def same_decision(decisions: dict[str, Decision], token: str) -> None:
+    """The verifier's decision is the same everywhere. Where it accepted, the HTTP and MCP edges
+    then authorize by scope: a token whose (junk) ``scope`` claim lacks ``memory:read`` is refused
+    there as ``bearer.insufficient_scope``, and only such a token."""
+    edges_by_scope = [e for e, refusal in EDGE_SCOPE.items() if decisions[e] == refusal]
+    if edges_by_scope:
+        assert sorted(edges_by_scope) == ["http", "mcp"], decisions
+        assert decisions["api"] == decisions["cli"] == ("accept", None), decisions
+        assert _lacks_read_scope(token), decisions
+        return
     kinds = {d for d, _ in decisions.values()}
     assert len(kinds) == 1, decisions
     codes = {name: code for name, (_, code) in decisions.items()}
@@ -133,7 +160,7 @@ def test_one_generator_same_decision_on_api_cli_http_and_mcp(
     credential = s.sts.issue_workload_credential(PLANNER) if presented else None
     decisions = {f.__name__.replace("command_line", "cli"): f(s, token, credential)
                  for f in (api, command_line, http, mcp)}
-    same_decision(decisions)
+    same_decision(decisions, token)
 
 
 def test_the_generator_reaches_both_outcomes(surfaces: Surfaces) -> None:
@@ -150,3 +177,16 @@ def test_the_generator_reaches_both_outcomes(surfaces: Surfaces) -> None:
         assert f(s, bad, None) == ("refuse", "identity.bad_audience"), f.__name__
         assert f(s, good, s.sts.issue_workload_credential(PLANNER)) == (
             "refuse", "identity.impersonation"), f.__name__
+
+
+def test_scope_refusal_is_authorization_not_identity(surfaces: Surfaces) -> None:
+    """Regression (a CI draw of junk ``{'scope': ''}``): identity accepts, HTTP and MCP refuse."""
+    s = surfaces
+    ring = s.sts.access_keys
+    token = build(ring.active_kid, ring._keys[ring.active_kid], {}, {"scope": ""},
+                  issuer=s.sts.issuer, audience=s.stack.resource, now=int(time.time()))
+    decisions = {f.__name__.replace("command_line", "cli"): f(s, token, None)
+                 for f in (api, command_line, http, mcp)}
+    assert decisions == {"api": ("accept", None), "cli": ("accept", None),
+                         **EDGE_SCOPE}
+    same_decision(decisions, token)

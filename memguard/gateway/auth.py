@@ -37,7 +37,7 @@ __all__ = [
 WORKLOAD_HEADER = "Workload-Identity-Token"
 REALM = "memguard"
 MAX_CREDENTIAL = 8192  # the verifiers cap a token at 8 KiB too; refuse earlier, cheaper
-_B64TOKEN = re.compile(r"^[A-Za-z0-9\-._~+/]+=*$")  # RFC 6750 2.1 b64token
+_B64TOKEN = re.compile(r"[A-Za-z0-9\-._~+/]+=*")  # RFC 6750 2.1 b64token
 _TOKEN_PARAMS = frozenset({"access_token"})
 
 
@@ -88,15 +88,15 @@ def bearer_token(headers: Headers) -> tuple[str, str | None]:
     scheme, _, token = values[0].partition(" ")
     if scheme.lower() != "bearer":
         raise _refuse("authentication required", code="bearer.missing", status=401)
-    token = token.strip(" ")
-    if not token or len(token) > MAX_CREDENTIAL or not _B64TOKEN.match(token):
+    token = token.strip(" \t")  # optional whitespace (RFC 9110 5.6.3), nothing else
+    if not token or len(token) > MAX_CREDENTIAL or not _B64TOKEN.fullmatch(token):
         raise _refuse("malformed bearer token", code="bearer.invalid_token", status=401)
     creds = headers.getlist(WORKLOAD_HEADER.lower())
     if len(creds) > 1:
         raise _refuse("more than one workload credential")
-    credential = creds[0].strip() if creds else None
+    credential = creds[0].strip(" \t") if creds else None
     if credential is not None and (
-        not credential or len(credential) > MAX_CREDENTIAL or not _B64TOKEN.match(credential)
+        not credential or len(credential) > MAX_CREDENTIAL or not _B64TOKEN.fullmatch(credential)
     ):
         raise _refuse("malformed workload credential", code="bearer.invalid_token", status=401)
     return token, credential
