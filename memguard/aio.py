@@ -9,6 +9,7 @@ from typing import Any
 from memguard.guard import FactInput, MemoryGuard, RecalledFact, RecoveryReport
 from memguard.identity import Identity
 from memguard.provenance import Provenance, Source, Turn
+from memguard.revocation import RevocationReport, RevocationSelector
 from memguard.trust import TrustLevel
 
 __all__ = ["AsyncMemoryGuard"]
@@ -58,9 +59,11 @@ class AsyncMemoryGuard:
         return await asyncio.to_thread(self.guard.write_many, identity, facts)
 
     async def get(
-        self, identity: Identity, fact_id: str, *, purpose: str = "answer"
+        self, identity: Identity, fact_id: str, *, purpose: str = "answer", turn: Turn | None = None
     ) -> RecalledFact:
-        return await asyncio.to_thread(lambda: self.guard.get(identity, fact_id, purpose=purpose))
+        return await asyncio.to_thread(
+            lambda: self.guard.get(identity, fact_id, purpose=purpose, turn=turn)
+        )
 
     async def search(
         self,
@@ -73,6 +76,7 @@ class AsyncMemoryGuard:
         min_trust: TrustLevel | None = None,
         purpose: str = "answer",
         trace_id: str | None = None,
+        turn: Turn | None = None,
     ) -> list[RecalledFact]:
         return await asyncio.to_thread(
             lambda: self.guard.search(
@@ -84,6 +88,30 @@ class AsyncMemoryGuard:
                 min_trust=min_trust,
                 purpose=purpose,
                 trace_id=trace_id,
+                turn=turn,
+            )
+        )
+
+    async def list_facts(
+        self,
+        identity: Identity,
+        *,
+        namespaces: Sequence[str] | None = None,
+        min_trust: TrustLevel | None = None,
+        limit: int = 100,
+        cursor: str | None = None,
+        purpose: str = "answer",
+        turn: Turn | None = None,
+    ) -> tuple[list[RecalledFact], str | None]:
+        return await asyncio.to_thread(
+            lambda: self.guard.list_facts(
+                identity,
+                namespaces=namespaces,
+                min_trust=min_trust,
+                limit=limit,
+                cursor=cursor,
+                purpose=purpose,
+                turn=turn,
             )
         )
 
@@ -114,6 +142,36 @@ class AsyncMemoryGuard:
 
     async def delete(self, identity: Identity, fact_id: str) -> None:
         await asyncio.to_thread(self.guard.delete, identity, fact_id)
+
+    async def revoke(
+        self,
+        identity: Identity | None,
+        selector: RevocationSelector,
+        *,
+        reason: str,
+        follow_context: bool = True,
+        operator: str | None = None,
+    ) -> RevocationReport:
+        return await asyncio.to_thread(
+            lambda: self.guard.revoke(
+                identity, selector, reason=reason, follow_context=follow_context, operator=operator
+            )
+        )
+
+    async def endorse(
+        self,
+        identity: Identity | None,
+        fact_ids: Sequence[str],
+        *,
+        reason: str,
+        operator: str | None = None,
+    ) -> list[str]:
+        return await asyncio.to_thread(
+            lambda: self.guard.endorse(identity, fact_ids, reason=reason, operator=operator)
+        )
+
+    async def audit(self, identity: Identity, fact_id: str) -> dict[str, Any]:
+        return await asyncio.to_thread(self.guard.audit, identity, fact_id)
 
     async def recover(self, *, older_than: float = 0.0) -> RecoveryReport:
         return await asyncio.to_thread(lambda: self.guard.recover(older_than=older_than))

@@ -272,11 +272,11 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
         query and every hit re-checked against the ledger. Quarantined facts never come back."""
         await need(identity, scopes.read, "search")
         turn = body.turn.to_turn() if body.turn is not None else None
-        hits = await asyncio.to_thread(lambda: stack.guard.search(
+        hits = await aguard.search(
             identity, body.query, k=body.k, namespaces=body.namespaces,
             min_trust=TrustLevel.parse(body.min_trust) if body.min_trust else None,
             purpose=body.purpose, trace_id=body.trace_id, turn=turn,
-        ))
+        )
         return SearchOut(facts=[FactOut.of(h) for h in hits])
 
     @app.get("/v1/facts", response_model=FactListOut, responses=_ERRORS, tags=["memory"],
@@ -301,11 +301,11 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
         `cursor` for the next page."""
         await need(identity, scopes.read, "list")
         turn = _query_turn(session_id, turn_index)
-        facts, next_cursor = await asyncio.to_thread(lambda: stack.guard.list_facts(
+        facts, next_cursor = await aguard.list_facts(
             identity, namespaces=namespace,
             min_trust=TrustLevel.parse(min_trust) if min_trust else None,
             limit=limit, cursor=cursor, purpose=purpose, turn=turn,
-        ))
+        )
         return FactListOut(facts=[FactOut.of(f) for f in facts], next_cursor=next_cursor)
 
     @app.get("/v1/facts/{fact_id}", response_model=FactOut, responses=_NOT_FOUND,
@@ -321,8 +321,7 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
         scope are the same 404, so ids cannot be probed."""
         await need(identity, scopes.read, "get")
         turn = _query_turn(session_id, turn_index)
-        return FactOut.of(await asyncio.to_thread(
-            lambda: stack.guard.get(identity, fact_id, purpose=purpose, turn=turn)))
+        return FactOut.of(await aguard.get(identity, fact_id, purpose=purpose, turn=turn))
 
     @app.put("/v1/facts/{fact_id}", response_model=WriteOut, responses=_NOT_FOUND,
              tags=["memory"], summary="Write a new version of a fact")
@@ -352,7 +351,7 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
         whether its digests, store copy and audit-log inclusion proofs verify. Quarantined
         facts can be audited."""
         await need(identity, scopes.audit, "audit")
-        report = await asyncio.to_thread(stack.guard.audit, identity, fact_id)
+        report = await aguard.audit(identity, fact_id)
         return JSONResponse(report, headers=NO_STORE)
 
     # -- lineage: revocation and endorsement ----------------------------------------------------
@@ -395,8 +394,7 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
         """Lift a fact's quarantine: an explicit, policy-gated, audited endorsement. Its
         descendants stay quarantined until endorsed themselves."""
         await need(identity, scopes.endorse, "endorse")
-        lifted = await asyncio.to_thread(
-            lambda: stack.guard.endorse(identity, [fact_id], reason=body.reason))
+        lifted = await aguard.endorse(identity, [fact_id], reason=body.reason)
         return EndorseOut(fact_id=fact_id, lifted=fact_id in lifted)
 
     # -- metadata and health ----------------------------------------------------------------------
