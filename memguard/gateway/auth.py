@@ -23,6 +23,7 @@ from urllib.parse import parse_qsl
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from memguard.gateway.challenge import bearer_challenge, metadata_url
 from memguard.gateway.errors import GatewayError
 from memguard.gateway.responses import error_response
 
@@ -35,40 +36,9 @@ __all__ = [
 ]
 
 WORKLOAD_HEADER = "Workload-Identity-Token"
-REALM = "memguard"
 MAX_CREDENTIAL = 8192  # the verifiers cap a token at 8 KiB too; refuse earlier, cheaper
 _B64TOKEN = re.compile(r"[A-Za-z0-9\-._~+/]+=*")  # RFC 6750 2.1 b64token
 _TOKEN_PARAMS = frozenset({"access_token"})
-
-
-def metadata_url(resource: str) -> str:
-    """RFC 9728 3.1: ``/.well-known/oauth-protected-resource`` inserted before the resource's path."""
-    scheme, rest = resource.split("://", 1)
-    host, _, path = rest.partition("/")
-    suffix = f"/{path}".rstrip("/") if path else ""
-    return f"{scheme}://{host}/.well-known/oauth-protected-resource{suffix}"
-
-
-def _quote(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"')
-
-
-def bearer_challenge(
-    resource: str,
-    error: str | None = None,
-    description: str | None = None,
-    scope: str | None = None,
-) -> str:
-    """The ``WWW-Authenticate`` value for a refusal (RFC 6750 3, RFC 9728 5.1)."""
-    parts = [f'realm="{REALM}"']
-    if error is not None:
-        parts.append(f'error="{error}"')
-        if description:
-            parts.append(f'error_description="{_quote(description)}"')
-        if scope:
-            parts.append(f'scope="{_quote(scope)}"')
-    parts.append(f'resource_metadata="{metadata_url(resource)}"')
-    return "Bearer " + ", ".join(parts)
 
 
 def _refuse(message: str, code: str = "bearer.invalid_request", status: int = 400) -> GatewayError:

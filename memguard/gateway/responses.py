@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from starlette.responses import JSONResponse
 
+from memguard.gateway.challenge import bearer_challenge
 from memguard.gateway.errors import http_error
 
 __all__ = ["NO_STORE", "error_response"]
@@ -13,8 +14,6 @@ NO_STORE = {"Cache-Control": "no-store"}
 
 def error_response(exc: BaseException, resource: str) -> JSONResponse:
     """The HTTP response for ``exc``; 401/403 carry a Bearer challenge (RFC 6750 3, RFC 9728 5.1)."""
-    from memguard.gateway.auth import bearer_challenge
-
     err = http_error(exc)
     headers = {**NO_STORE, **err.headers}
     if err.status in (401, 403) or err.challenge:
