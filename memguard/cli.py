@@ -54,8 +54,6 @@ class _Memguard(ConventionGroup):
         ),
     }
     creates_state = frozenset({"demo"})
-    # memguard/tokens/cli.py documents `2 refused`; in the table a refusal is `5 denied`
-    legacy_exit_codes = {"token": {2: ExitCode.DENIED}}  # noqa: RUF012
 
 
 app = typer.Typer(

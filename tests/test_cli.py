@@ -319,9 +319,21 @@ def test_a_state_dir_that_does_not_exist_needs_init(tmp_path: Path) -> None:
     assert cli("audit", "--domain", "x.example", "--state-dir", tmp_path / "file").code == 2
 
 
-def test_legacy_token_refusal_is_denied_in_the_table() -> None:
-    res = cli("token", "decode", "not-a-token")
-    assert res.code == ExitCode.DENIED
+def test_token_commands_follow_the_table_and_report_errors_as_json(tmp_path: Path) -> None:
+    res = cli("token", "decode", "not-a-token", "--json")
+    assert res.code == ExitCode.INVALID
+    assert res.json()["error"]["code"] == "identity.malformed"  # type: ignore[index]
+    refused = cli("token", "verify", "x.y.z", "--state-dir", tmp_path, "--json")
+    assert refused.code == ExitCode.DENIED and refused.json()["valid"] is False  # type: ignore[index]
+    cfg = tmp_path / "identity.yaml"
+    cfg.write_text("version: 1\n", "utf-8")
+    bad = cli("token", "verify", "x.y.z", "--config", cfg, "--json")
+    assert bad.code == ExitCode.INVALID and "error" in bad.json()  # type: ignore[operator]
+    key = tmp_path / "k.pem"
+    assert cli("token", "keygen", key).code == ExitCode.OK
+    again = cli("token", "keygen", key)
+    assert again.code == ExitCode.FAILURE and "(file_exists)" in again.stderr
+    assert cli("token", "keygen", tmp_path / "k2.pem", "--alg", "RS256").code == ExitCode.USAGE
 
 
 def test_operational_failure_exits_1_as_json(tmp_path: Path) -> None:

@@ -9,8 +9,6 @@
   commands listed in ``creates_state`` (the demo) create their folder themselves;
 - lazy subcommands: a sub-app is imported only when it runs, so ``memguard --help`` imports
   only the command line itself (the help shows each lazy entry's one-line summary);
-- ``legacy_exit_codes``: a sub-app written against older codes has them translated here (the
-  token commands' ``2 refused`` is ``5`` in the table).
 
 It is built on Typer's own group class, so Typer's help, completion and parsing stay as they are.
 Typer 0.29 vendors click as ``typer._click``; the few names it does not re-export are imported
@@ -102,10 +100,6 @@ def _conventions(command: Any, path: str, root: type[ConventionGroup]) -> Any:
         return command
     setattr(command, _MARK, True)
     if isinstance(command, TyperGroup):
-        legacy_map = root.legacy_exit_codes.get(path)
-        if legacy_map:
-            note = ", ".join(f"{old} exits {int(new)}" for old, new in legacy_map.items())
-            command.epilog = f"Exit codes follow `memguard --help`: {note}."
         inner_get: Callable[[Any, str], Any] = command.get_command
 
         def get_command(ctx: Any, name: str) -> Any:
@@ -113,9 +107,6 @@ def _conventions(command: Any, path: str, root: type[ConventionGroup]) -> Any:
 
         command.get_command = get_command  # type: ignore[method-assign,assignment]
         return command
-    legacy = next(
-        (m for prefix, m in root.legacy_exit_codes.items() if path.split(" ")[0] == prefix), None
-    )
     state = next((p for p in command.params if "--state-dir" in p.opts), None)
     creates = path in root.creates_state
     may_init = state is not None and not creates
@@ -131,12 +122,7 @@ def _conventions(command: Any, path: str, root: type[ConventionGroup]) -> Any:
             if may_init:
                 ctx.params.pop("init", None)
             return inner_invoke(ctx)
-        except typer.Exit as exc:
-            mapped = legacy.get(exc.exit_code) if legacy else None
-            if mapped is not None:
-                raise typer.Exit(mapped) from None
-            raise
-        except (typer.Abort, typer.TyperException):
+        except (typer.Exit, typer.Abort, typer.TyperException):
             raise  # click's own (usage errors, aborts): printed by the group's main
         except Exception as exc:
             if os.environ.get("MEMGUARD_DEBUG"):
@@ -156,8 +142,6 @@ class ConventionGroup(TyperGroup):
     lazy_subcommands: ClassVar[dict[str, LazySubcommand]] = {}
     #: command paths (``"demo"``) that create their ``--state-dir`` themselves
     creates_state: ClassVar[frozenset[str]] = frozenset()
-    #: sub-app name -> {its old exit code: the code in the table}
-    legacy_exit_codes: ClassVar[dict[str, dict[int, ExitCode]]] = {}
 
     def list_commands(self, ctx: Any) -> list[str]:
         eager = super().list_commands(ctx)

@@ -11,8 +11,9 @@ Which token service and which verifier a command uses:
   ``DIR/sts``, trusted alone;
 - ``verify --config identity.yaml``: a verifier from an identity configuration file.
 
-Exit codes: 0 ok / valid, 2 refused (the verdict says why), 3 invalid configuration, 1 other failure.
-Tokens go to stdout, diagnostics to stderr.
+Exit codes are ``memguard --help``'s: 0 ok / valid, 5 refused (the verdict says why), 3 invalid input
+or configuration, 1 other failure. Tokens go to stdout, diagnostics to stderr; under ``--json`` an
+error is ``{"error": {"code", "message"}}`` on stdout.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+
+from memguard.clikit.exits import CliError, ExitCode
 
 if TYPE_CHECKING:
     from memguard.tokens.config import IdentityConfig
@@ -79,14 +82,9 @@ def _target(gateway_config: Path | None, state_dir: Path | None, issuer: str | N
 def _sts(gateway_config: Path | None, state_dir: Path | None, issuer: str | None) -> Any:
     from memguard.errors import ConfigurationError
 
-    try:
-        target = _target(gateway_config, state_dir, issuer)
-    except ConfigurationError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(3) from None
+    target = _target(gateway_config, state_dir, issuer)
     if target.sts is None:
-        typer.echo("error: that gateway runs no token service (`sts.enabled: false`)", err=True)
-        raise typer.Exit(3)
+        raise ConfigurationError("that gateway runs no token service (`sts.enabled: false`)")
     return target.sts
 
 
@@ -111,14 +109,8 @@ def mint_user(
     issuer: Issuer = None,
 ) -> None:
     """Mint a user access token (at+jwt) from the local token service (development login)."""
-    from memguard.errors import MemguardError
-
     sts = _sts(gateway_config, state_dir, issuer)
-    try:
-        typer.echo(sts.issue_user_token(subject, scopes=scope or (), audience=audience, ttl=ttl))
-    except MemguardError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+    typer.echo(sts.issue_user_token(subject, scopes=scope or (), audience=audience, ttl=ttl))
 
 
 @token_app.command("mint-workload")
@@ -133,14 +125,8 @@ def mint_workload(
     issuer: Issuer = None,
 ) -> None:
     """Mint a workload credential (JWT-SVID) for one use; each use has its own typ and audience."""
-    from memguard.errors import MemguardError
-
     sts = _sts(gateway_config, state_dir, issuer)
-    try:
-        typer.echo(sts.issue_workload_credential(spiffe_id, use=use, ttl=ttl))
-    except MemguardError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+    typer.echo(sts.issue_workload_credential(spiffe_id, use=use, ttl=ttl))
 
 
 @token_app.command("jwks")
@@ -170,16 +156,14 @@ def keygen(
     from memguard.tokens.rfc7517 import public_jwk
 
     if alg not in ("ES256", "EdDSA"):
-        typer.echo("error: --alg is ES256 or EdDSA", err=True)
-        raise typer.Exit(3)
+        raise CliError(ExitCode.USAGE, "usage", "--alg is ES256 or EdDSA")
     key = ec.generate_private_key(ec.SECP256R1()) if alg == "ES256" else Ed25519PrivateKey.generate()
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                             serialization.NoEncryption())
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
-        typer.echo(f"error: `{path}` exists", err=True)
-        raise typer.Exit(1) from None
+        raise CliError(ExitCode.FAILURE, "file_exists", f"`{path}` exists; a key is never overwritten") from None
     with os.fdopen(fd, "wb") as fh:
         fh.write(pem)
     typer.echo(json.dumps({"keys": [public_jwk(key)]}, indent=2))
@@ -221,16 +205,14 @@ def exchange(
     try:
         jwk = _key_id(pem)
     except ValueError as exc:
-        typer.echo(f"error: `{client_key}`: {exc}", err=True)
-        raise typer.Exit(3) from None
+        raise CliError(ExitCode.INVALID, "invalid_key", f"`{client_key}`: {exc}") from None
     client = TokenExchangeClient(token_endpoint, client_id, pem, alg=alg or jwk["alg"],
                                  kid=kid or jwk["kid"])
     try:
         out = client.exchange(_read(subject_token), audience=audience, scope=scope,
                               actor_token=_read(actor_token) if actor_token else None)
     except TokenExchangeError as exc:
-        typer.echo(f"refused: {exc.error} ({exc})", err=True)
-        raise typer.Exit(2) from None
+        raise CliError(ExitCode.DENIED, f"token_exchange.{exc.error}", f"refused: {exc.error} ({exc})") from None
     finally:
         client.close()
     typer.echo(out.access_token)
@@ -245,8 +227,7 @@ def decode(token: Annotated[str, typer.Argument(help="Token, @file or -.")], as_
     try:
         header, claims = parse_compact(_read(token))
     except IdentityError as exc:
-        typer.echo(f"malformed: {exc.code} ({exc})", err=True)
-        raise typer.Exit(2) from None
+        raise CliError(ExitCode.INVALID, exc.code, str(exc)) from None  # nothing to decode
     data = {"verified": False, "header": header, "claims": claims}
     text = "UNVERIFIED\nheader: " + json.dumps(header, indent=2) + "\nclaims: " + json.dumps(claims, indent=2)
     typer.echo(json.dumps(data, indent=2, sort_keys=True) if as_json else text)
@@ -267,16 +248,12 @@ def verify(
     from memguard.errors import ConfigurationError, IdentityError
     from memguard.tokens.verifier import IdentityVerifier
 
-    try:
-        if config is not None:
-            if gateway_config is not None or state_dir is not None:
-                raise ConfigurationError("give one of `--config`, `--gateway-config`, `--state-dir`")
-            verifier = IdentityVerifier.from_yaml(config)
-        else:
-            verifier = IdentityVerifier(_target(gateway_config, state_dir, issuer).identity)
-    except ConfigurationError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(3) from None
+    if config is not None:
+        if gateway_config is not None or state_dir is not None:
+            raise ConfigurationError("give one of `--config`, `--gateway-config`, `--state-dir`")
+        verifier = IdentityVerifier.from_yaml(config)
+    else:
+        verifier = IdentityVerifier(_target(gateway_config, state_dir, issuer).identity)
     try:
         presented = _read(token)
         if workload_credential:
@@ -286,7 +263,7 @@ def verify(
     except IdentityError as exc:
         data: dict[str, Any] = {"valid": False, "code": exc.code, "reason": str(exc)}
         typer.echo(json.dumps(data, sort_keys=True) if as_json else f"refused: {exc.code} ({exc})")
-        raise typer.Exit(2) from None
+        raise typer.Exit(ExitCode.DENIED) from None  # the verdict is the output
     p = identity.principal
     data = {"valid": True, "expires_at": identity.expires_at, "scopes": sorted(p.scopes), **p.summary()}
     chain = " -> ".join([f"{p.subject.subject} @ {p.subject.issuer}", *(a.subject for a in p.actors)])
