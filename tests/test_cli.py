@@ -387,8 +387,11 @@ def test_shell_completion(tmp_path: Path) -> None:
     env = {"_MEMGUARD_COMPLETE": "complete_bash", "COMP_WORDS": "memguard audit --format m",
            "COMP_CWORD": "3"}  # fmt: skip
     assert run(cwd=tmp_path, env=env).stdout.split() == ["mermaid"]
-    shown = run("--show-completion", "bash", cwd=tmp_path)
-    assert shown.returncode == 0 and "_MEMGUARD_COMPLETE" in shown.stdout
+    # `--show-completion` detects the shell from the parent processes (shellingham): run it under
+    # bash (`; exit` keeps bash from exec'ing the command, so bash stays its parent)
+    shown = subprocess.run(["bash", "-c", f'"{sys.executable}" -m memguard --show-completion; exit $?'],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=180, check=False)
+    assert shown.returncode == 0 and "_MEMGUARD_COMPLETE" in shown.stdout, shown.stderr
 
 
 def _on_a_terminal(args: list[str], cwd: Path) -> tuple[int, str, str]:
