@@ -392,6 +392,7 @@ def _decisions(raw: object) -> list[_Decision]:
     if not isinstance(entries, list) or len(entries) > _MAX_DECISIONS:
         raise StoreError("mem0's LLM answer has no valid `memory` list")
     out = []
+    targets: set[str] = set()
     for entry in entries:
         if not isinstance(entry, Mapping):
             raise StoreError("mem0's LLM answer has a malformed memory")
@@ -408,6 +409,10 @@ def _decisions(raw: object) -> list[_Decision]:
             raise StoreError("mem0's LLM answer has a memory without text")
         if event in ("UPDATE", "DELETE") and not isinstance(ref, str | int):
             raise StoreError("mem0's LLM answer updates or deletes without an id")
+        if event in ("UPDATE", "DELETE"):
+            if str(ref) in targets:
+                raise StoreError("mem0's LLM answer changes one memory twice")
+            targets.add(str(ref))
         if who is not None and not (isinstance(who, str) and _clean(who) and len(who) <= 64):
             who = None
         out.append(

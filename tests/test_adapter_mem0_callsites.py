@@ -218,7 +218,8 @@ def test_a_decision_naming_a_memory_the_caller_cannot_see_is_refused(world: Worl
 @pytest.mark.parametrize(
     "answer",
     ["not json at all", json.dumps({"memory": "x"}), json.dumps({"memory": [{"text": 3}]}),
-     json.dumps({"memory": [{"text": "x", "event": "MERGE"}]})],
+     json.dumps({"memory": [{"text": "x", "event": "MERGE"}]}),
+     json.dumps({"memory": [{"id": "0", "event": "DELETE"}, {"id": "0", "text": "y", "event": "UPDATE"}]})],
 )
 def test_malformed_llm_output_writes_nothing(world: World, answer: str) -> None:
     llm(world, lambda _p: answer)
