@@ -33,6 +33,8 @@ Layout in the inner store (see ``docs/adapters/langgraph.md``):
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import functools
 import json
 from collections.abc import Generator, Iterable, Mapping, Sequence
@@ -55,9 +57,16 @@ from langgraph.store.base import (
 )
 
 from memguard.compat import require_version
-from memguard.context import CallContext, external_fact_id, principal_label
+from memguard.context import (
+    Binding,
+    CallContext,
+    current_binding,
+    external_fact_id,
+    principal_label,
+)
 from memguard.errors import (
     FactNotFound,
+    IdentityError,
     InvalidRequest,
     ReservedField,
 )
@@ -74,12 +83,13 @@ from memguard.pushdown.langgraph import (
     encode,
     to_langgraph_filters,
 )
-from memguard.pushdown.normal import NormalForm, fold
-from memguard.scope import FieldValue, PlanKind, ReadRequest, ScopePlan, fields_of
+from memguard.pushdown.normal import NormalForm, conj, fold
+from memguard.scope import FieldValue, Gte, PlanKind, ReadRequest, ScopePlan, fields_of
 from memguard.stores.base import reserved_block
 from memguard.trust import TrustLevel
 
 __all__ = [
+    "BINDING_KEY",
     "RESERVED_PREFIX",
     "SUPPORTED_BELOW",
     "SUPPORTED_MIN",
@@ -92,6 +102,13 @@ __all__ = [
 SUPPORTED_MIN: Final = "4.3.2"
 SUPPORTED_BELOW: Final = "5"
 _DISTRIBUTION: Final = "langgraph-checkpoint"
+
+#: where a run carries its caller: ``graph.invoke(..., context={"memguard": ...})`` (the runtime
+#: context, a dict or an object with this attribute) or ``config={"configurable": {"memguard": ...}}``;
+#: the value is a :class:`memguard.context.Binding` or an access token the store verifies
+BINDING_KEY: Final = "memguard"
+#: ``configurable`` key of the turn index a token-bound run stamps (its session is the thread id)
+TURN_KEY: Final = "memguard_turn"
 
 _DOC: Final = "doc"  # ``__memguard_doc``: a copy of the caller's value, embedded in place of ``$``
 _DOC_KEY: Final = RESERVED_PREFIX + _DOC
@@ -174,6 +191,76 @@ def _candidate(fact_id: str, value: Any, score: float | None = None) -> Candidat
 # -- the store ---------------------------------------------------------------------------------------
 
 
+def _run_values() -> tuple[object, Mapping[str, Any]]:
+    """The caller a LangGraph run carries (runtime context first, then ``configurable``) and the
+    run's ``configurable``; ``(None, {})`` outside a run."""
+    try:
+        from langgraph.config import get_config
+
+        config = get_config()
+    except (ImportError, RuntimeError):
+        return None, {}
+    configurable = config.get("configurable") or {}
+    if not isinstance(configurable, Mapping):
+        return None, {}
+    value: object = None
+    runtime = configurable.get("__pregel_runtime")
+    ctx = getattr(runtime, "context", None)
+    if isinstance(ctx, Mapping):
+        value = ctx.get(BINDING_KEY)
+    elif ctx is not None:
+        value = getattr(ctx, BINDING_KEY, None)
+    if value is None:
+        value = configurable.get(BINDING_KEY)
+    return value, configurable
+
+
+def _run_binding(kernel: Kernel, default: CallContext | None) -> Binding | None:
+    """The caller of the current LangGraph run, if the run names one. A token is verified here,
+    on every call, and stamps the store's default channel with the run's thread as its session."""
+    value, configurable = _run_values()
+    if value is None:
+        return None
+    if isinstance(value, Binding):
+        return value
+    if isinstance(value, str):
+        if default is None:
+            raise IdentityError(
+                "a token in the run needs a store built with a default `context` (its channel)",
+                code="identity.missing",
+            )
+        identity = kernel.authenticate(value)
+        thread = configurable.get("thread_id")
+        index = configurable.get(TURN_KEY, default.turn.turn_index)
+        if not isinstance(index, int) or isinstance(index, bool) or index < 0:
+            raise InvalidRequest(f"`{TURN_KEY}` must be a non-negative integer")
+        session = str(thread) if thread is not None else default.turn.session_id
+        turn = Turn(session_id=session, turn_index=index)
+        return Binding(identity, default.replace(turn=turn))
+    raise IdentityError(
+        f"the run's `{BINDING_KEY}` must be a memguard Binding or an access token",
+        code="identity.missing",
+    )
+
+
+def _step(flow: Flow[_T], send: Any, error: BaseException | None) -> tuple[bool, Any]:
+    """One step of a flow: ``(False, next request)`` or ``(True, its result)`` (StopIteration
+    cannot cross a worker thread's future)."""
+    try:
+        return False, (flow.throw(error) if error is not None else flow.send(send))
+    except StopIteration as stop:
+        return True, stop.value
+
+
+def _action_of(ops: Sequence[Op]) -> str:
+    first = ops[0] if ops else None
+    if isinstance(first, PutOp):
+        return "write"
+    if isinstance(first, ListNamespacesOp):
+        return "list"
+    return "search" if isinstance(first, SearchOp) else "get"
+
+
 class GuardedStore(BaseStore):
     """A LangGraph ``BaseStore`` whose every operation is stamped, scoped, verified and audited.
 
@@ -182,7 +269,16 @@ class GuardedStore(BaseStore):
     turn stamped on writes, the purpose of reads). The inner store is not reachable through it.
     """
 
-    __slots__ = ("__context", "__identity", "__inner", "__kernel", "__owner", "__tenant")
+    __slots__ = (
+        "__context",
+        "__identity",
+        "__inner",
+        "__kernel",
+        "__min_trust",
+        "__owner",
+        "__pinned",
+        "__tenant",
+    )
 
     supports_ttl: bool = False
     ttl_config = None
@@ -192,42 +288,93 @@ class GuardedStore(BaseStore):
         inner: BaseStore,
         *,
         kernel: Kernel,
-        identity: Identity,
-        context: CallContext,
+        identity: Identity | None = None,
+        context: CallContext | None = None,
     ) -> None:
+        """``identity`` and ``context`` are the defaults; a call made inside
+        :func:`memguard.context.acting_as`, or in a LangGraph run that carries a caller
+        (:data:`BINDING_KEY`), acts for that caller instead. Without a default, every call must
+        carry one (one compiled graph, many users)."""
         _require_supported(SUPPORTED_MIN, SUPPORTED_BELOW)
         if not isinstance(inner, BaseStore):
             raise InvalidRequest("`inner` must be a langgraph BaseStore")
         if not isinstance(kernel, Kernel):
             raise InvalidRequest("`kernel` must be a memguard Kernel")
-        if not isinstance(identity, Identity):
+        if identity is not None and not isinstance(identity, Identity):
             raise InvalidRequest("`identity` must be a verified Identity")
-        if not isinstance(context, CallContext):
+        if context is not None and not isinstance(context, CallContext):
             raise InvalidRequest("`context` must be a CallContext")
+        if identity is not None and context is None:
+            raise InvalidRequest("a default `identity` needs a default `context`")
         # a policy set whose scopes LangGraph filters cannot express does not load (now or later)
         require_pushdown(kernel.scope, "langgraph")
-        subject = identity.principal.subject
         self.__inner = inner
         self.__kernel = kernel
+        self.__pinned = False
+        self.__min_trust: TrustLevel | None = None
+        self.__bind(identity, context)
+
+    def __bind(self, identity: Identity | None, context: CallContext | None) -> None:
         self.__identity = identity
         self.__context = context
+        if identity is None:
+            self.__tenant = ""
+            self.__owner: dict[str, FieldValue] = {}
+            return
+        subject = identity.principal.subject
         self.__tenant = tenant_segment(subject.issuer, subject.subject)
-        self.__owner: dict[str, FieldValue] = {
-            "owner_iss": subject.issuer,
-            "owner_sub": subject.subject,
-        }
+        self.__owner = {"owner_iss": subject.issuer, "owner_sub": subject.subject}
+
+    def _for_call(self, action: str) -> GuardedStore:
+        """This store bound to the caller of the current call: an :func:`acting_as` block, else
+        the LangGraph run's caller, else the defaults; none of them: a refusal (audited)."""
+        if self.__pinned:
+            return self
+        binding = current_binding()
+        if binding is None:
+            binding = _run_binding(self.__kernel, self.__context)
+        if binding is None:
+            if self.__identity is None:
+                with self.__kernel.operation(action, None):
+                    pass  # raises identity.missing and records the deny
+            return self
+        if binding.identity is self.__identity and binding.context is self.__context:
+            return self
+        return self.__pin(binding.identity, binding.context)
+
+    def __pin(
+        self, identity: Identity, context: CallContext, min_trust: TrustLevel | None = None
+    ) -> GuardedStore:
+        """A copy acting for exactly ``identity`` and ``context`` (no per-call resolution)."""
+        clone: GuardedStore = object.__new__(type(self))
+        clone.__inner = self.__inner
+        clone.__kernel = self.__kernel
+        clone.__pinned = True
+        clone.__min_trust = min_trust
+        clone.__bind(identity, context)
+        return clone
+
+    @property
+    def _ctx(self) -> CallContext:
+        context = self.__context
+        if context is None:  # only a store bound to a caller runs flows
+            raise IdentityError("a verified identity is required", code="identity.missing")
+        return context
 
     def __getattr__(self, name: str) -> Any:
         raise AttributeError(f"`{name}` is not available on a guarded store")
 
     def __repr__(self) -> str:
-        return f"GuardedStore(tenant={self.__tenant!r})"
+        return f"GuardedStore(tenant={self.__tenant or None!r})"
 
     # -- public extras ----------------------------------------------------------------------------
 
     @property
     def context(self) -> CallContext:
-        return self.__context
+        """The context of a call made now (see :meth:`__init__`)."""
+        context = self._for_call("get").__context
+        assert context is not None  # a bound store always has one
+        return context
 
     @property
     def index_config(self) -> Any:
@@ -243,39 +390,122 @@ class GuardedStore(BaseStore):
         trust: TrustLevel | None = None,
         derived_from: Sequence[str] | None = None,
     ) -> GuardedStore:
-        """The same store for another turn, channel, purpose or lineage."""
-        context = self.__context.replace(
+        """The same store for another turn, channel, purpose or lineage, acting for the current
+        caller (pinned: later bindings do not change it)."""
+        bound = self._for_call("get")
+        assert bound.__identity is not None
+        context = bound._ctx.replace(
             source=source,
             turn=turn,
             purpose=purpose,
             trust=trust,
             derived_from=tuple(derived_from) if derived_from is not None else None,
         )
-        return GuardedStore(
-            self.__inner, kernel=self.__kernel, identity=self.__identity, context=context
-        )
+        return bound.__pin(bound.__identity, context, bound.__min_trust)
+
+    def search(
+        self,
+        namespace_prefix: tuple[str, ...],
+        /,
+        *,
+        query: str | None = None,
+        filter: dict[str, Any] | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        refresh_ttl: bool | None = None,
+        min_trust: TrustLevel | None = None,
+        purpose: str | None = None,
+    ) -> list[SearchItem]:
+        """``BaseStore.search``, plus ``min_trust`` (only items at that trust or above, pushed
+        into the inner store's filter) and ``purpose`` (the read purpose the policy sees)."""
+        if min_trust is None and purpose is None:
+            return super().search(
+                namespace_prefix,
+                query=query,
+                filter=filter,
+                limit=limit,
+                offset=offset,
+                refresh_ttl=refresh_ttl,
+            )
+        validate_op_namespace(SearchOp(tuple(namespace_prefix)))
+        store = self._searcher(min_trust, purpose)
+        op = SearchOp(tuple(namespace_prefix), filter, limit, offset, query, bool(refresh_ttl))
+        (result,) = store.batch([op])  # through `batch`, like every BaseStore method
+        return [r for r in _listed(result) if isinstance(r, SearchItem)]
+
+    async def asearch(
+        self,
+        namespace_prefix: tuple[str, ...],
+        /,
+        *,
+        query: str | None = None,
+        filter: dict[str, Any] | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        refresh_ttl: bool | None = None,
+        min_trust: TrustLevel | None = None,
+        purpose: str | None = None,
+    ) -> list[SearchItem]:
+        """Async twin of :meth:`search`."""
+        if min_trust is None and purpose is None:
+            return await super().asearch(
+                namespace_prefix,
+                query=query,
+                filter=filter,
+                limit=limit,
+                offset=offset,
+                refresh_ttl=refresh_ttl,
+            )
+        validate_op_namespace(SearchOp(tuple(namespace_prefix)))
+        resolve = contextvars.copy_context().run
+        store = await asyncio.to_thread(resolve, self._searcher, min_trust, purpose)
+        op = SearchOp(tuple(namespace_prefix), filter, limit, offset, query, bool(refresh_ttl))
+        (result,) = await store.abatch([op])
+        return [r for r in _listed(result) if isinstance(r, SearchItem)]
+
+    def _searcher(self, min_trust: TrustLevel | None, purpose: str | None) -> GuardedStore:
+        if min_trust is not None and not isinstance(min_trust, TrustLevel):
+            raise InvalidRequest("`min_trust` must be a TrustLevel")
+        if purpose is not None and (not isinstance(purpose, str) or not purpose):
+            raise InvalidRequest("`purpose` must be a non-empty string")
+        if min_trust is None and purpose is None:
+            return self  # resolved in `batch`, per call
+        store = self._for_call("search")
+        assert store.__identity is not None
+        context = store._ctx.replace(purpose=purpose) if purpose is not None else store._ctx
+        floor = min_trust if min_trust is not None else store.__min_trust
+        return store.__pin(store.__identity, context, floor)
 
     def fact_id(self, namespace: tuple[str, ...], key: str) -> str:
         """The memguard fact id of ``key`` in the caller's ``namespace`` (for audit and revoke)."""
-        return external_fact_id("langgraph", self.__tenant, namespace_name(namespace), key)
+        tenant = self.__tenant if self.__identity is not None else self._for_call("get").__tenant
+        return external_fact_id("langgraph", tenant, namespace_name(namespace), key)
 
     def provenance(self, namespace: tuple[str, ...], key: str) -> Provenance:
         """The provenance of a visible item; :class:`FactNotFound` otherwise. A ``get`` read."""
-        return self._drive(self._provenance_flow(GetOp(tuple(namespace), str(key))))
+        store = self._for_call("get")
+        return store._drive(store._provenance_flow(GetOp(tuple(namespace), str(key))))
 
     async def aprovenance(self, namespace: tuple[str, ...], key: str) -> Provenance:
         """Async twin of :meth:`provenance`."""
-        return await self._adrive(self._provenance_flow(GetOp(tuple(namespace), str(key))))
+        store = await asyncio.to_thread(contextvars.copy_context().run, self._for_call, "get")
+        return await store._adrive(store._provenance_flow(GetOp(tuple(namespace), str(key))))
 
     # -- BaseStore --------------------------------------------------------------------------------
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         """Run ``ops`` like the inner store would (reads first, then the puts, last one per key
         wins), each read and each group of writes as one audited operation."""
-        return self._drive(self._batch_flow(list(ops)))
+        ops = list(ops)
+        store = self._for_call(_action_of(ops))
+        return store._drive(store._batch_flow(ops))
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        return await self._adrive(self._batch_flow(list(ops)))
+        ops = list(ops)
+        # resolving may verify a token (ledger I/O): in a worker thread, with this task's context
+        resolve = contextvars.copy_context().run
+        store = await asyncio.to_thread(resolve, self._for_call, _action_of(ops))
+        return await store._adrive(store._batch_flow(ops))
 
     # -- drivers: the same flows over the inner store's sync or async batch ------------------------
 
@@ -295,19 +525,19 @@ class GuardedStore(BaseStore):
             return result
 
     async def _adrive(self, flow: Flow[_T]) -> _T:
+        """The flow's own steps (policy, ledger I/O) run in a worker thread, so the event loop
+        never waits on the ledger; the inner store's ``abatch`` is awaited on the loop."""
         inner = self.__inner
-        try:
-            request = next(flow)
-            while True:
-                try:
-                    response = await inner.abatch(request)
-                except BaseException as exc:
-                    request = flow.throw(exc)
-                else:
-                    request = flow.send(response)
-        except StopIteration as stop:
-            result: _T = stop.value
-            return result
+        done, value = await asyncio.to_thread(_step, flow, None, None)
+        while not done:
+            try:
+                response = await inner.abatch(value)
+            except BaseException as exc:  # a cancellation too: the flow aborts what it staged
+                done, value = await asyncio.to_thread(_step, flow, None, exc)
+            else:
+                done, value = await asyncio.to_thread(_step, flow, response, None)
+        result: _T = value
+        return result
 
     # -- flows ------------------------------------------------------------------------------------
 
@@ -322,7 +552,7 @@ class GuardedStore(BaseStore):
     def _read_op(
         self, action: str, fact_ids: Sequence[str] = ()
     ) -> AbstractContextManager[Operation]:
-        ctx = self.__context
+        ctx = self._ctx
         return self.__kernel.operation(
             action,
             self.__identity,
@@ -412,7 +642,7 @@ class GuardedStore(BaseStore):
         namespace = tuple(op_.namespace)
         fact_id = self.fact_id(namespace, op_.key)
         with self._read_op("get", [fact_id]) as op:
-            request = ReadRequest("get", purpose=self.__context.purpose)
+            request = ReadRequest("get", purpose=self._ctx.purpose)
             plan = op.read_plan(request)
             (found,) = yield [GetOp(self._inner_ns(namespace), op_.key, op_.refresh_ttl)]
             if not isinstance(found, Item):
@@ -440,7 +670,7 @@ class GuardedStore(BaseStore):
         return fact[0].provenance
 
     def _search_flow(self, op_: SearchOp) -> Flow[list[SearchItem]]:
-        ctx = self.__context
+        ctx = self._ctx
         with self._read_op("search") as op:
             caller_filter = dict(op_.filter or {})
             for key in caller_filter:
@@ -449,7 +679,10 @@ class GuardedStore(BaseStore):
             request = ReadRequest("search", purpose=ctx.purpose)
             plan = op.read_plan(request)
             # one inner filter per disjunct of the scope (LangGraph has no `or`), merged exactly
-            filters = to_langgraph_filters(self._residual(plan))
+            residual = self._residual(plan)
+            if self.__min_trust is not None:
+                residual = conj([residual, Gte("trust", int(self.__min_trust))])
+            filters = to_langgraph_filters(residual)
             if not filters:
                 op.finish(returned=[], returned_count=0, why="scope admits nothing here")
                 return []
@@ -493,6 +726,9 @@ class GuardedStore(BaseStore):
                     by_id[fid] = hit
                     candidates.append(_candidate(fid, hit.value, hit.score))
                 for fact in op.verify(plan, request, candidates, pushed_down=True):
+                    if self.__min_trust is not None and fact.provenance.trust < self.__min_trust:
+                        op.alarm(fact.fact_id, "scope.pushdown_mismatch")
+                        continue
                     hit = by_id[fact.fact_id]
                     kept.append(self._item(hit, fact.candidate.payload or {}, hit.score))
                     ids.append(fact.fact_id)
@@ -502,7 +738,7 @@ class GuardedStore(BaseStore):
             return page
 
     def _list_flow(self, op_: ListNamespacesOp) -> Flow[list[tuple[str, ...]]]:
-        ctx = self.__context
+        ctx = self._ctx
         with self._read_op("list") as op:
             request = ReadRequest("search", purpose=ctx.purpose)
             plan = op.read_plan(request)
@@ -569,7 +805,7 @@ class GuardedStore(BaseStore):
         return [_DOC_KEY if p in ("$", "") else p for p in paths], True
 
     def _write_flow(self, puts: list[PutOp]) -> Flow[None]:
-        ctx = self.__context
+        ctx = self._ctx
         with self.__kernel.operation("write", self.__identity, trace_id=ctx.turn.trace_id) as op:
             prepared: list[tuple[PutOp, dict[str, Any], str]] = []
             requests: list[StampRequest] = []
@@ -623,7 +859,7 @@ class GuardedStore(BaseStore):
         kernel = self.__kernel
         ids = [self.fact_id(tuple(d.namespace), d.key) for d in deletes]
         with self._read_op("delete", ids) as op:
-            request = ReadRequest("delete", purpose=self.__context.purpose)
+            request = ReadRequest("delete", purpose=self._ctx.purpose)
             plan = op.read_plan(request)
             records = kernel.ledger.latest(ids)
             doomed: list[str] = []

@@ -32,19 +32,32 @@ times stay), then mark the row purged. See ``docs/adapters/mem0.md``.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
+import json
+import os
 from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Final, Literal, NoReturn, TypeVar
 
+# mem0 reads this once, when it is first imported, and uploads usage events from construction
+# on: off unless the application turned it on itself (the shells refuse mem0 with it on)
+os.environ.setdefault("MEM0_TELEMETRY", "False")
+
+import mem0.memory.main as _mem0_main  # type: ignore[import-untyped]
 import mem0.memory.telemetry as _mem0_telemetry  # type: ignore[import-untyped]
 from mem0 import AsyncMemory, Memory
 from mem0.configs.base import MemoryConfig  # type: ignore[import-untyped]
 from mem0.configs.embeddings.base import BaseEmbedderConfig  # type: ignore[import-untyped]
 from mem0.configs.llms.base import BaseLlmConfig  # type: ignore[import-untyped]
+from mem0.configs.prompts import (  # type: ignore[import-untyped]
+    ADDITIVE_EXTRACTION_PROMPT,
+    generate_additive_extraction_prompt,
+)
 from mem0.embeddings.base import EmbeddingBase  # type: ignore[import-untyped]
 from mem0.llms.base import LLMBase  # type: ignore[import-untyped]
+from mem0.memory.utils import extract_json, remove_code_blocks  # type: ignore[import-untyped]
 
 from memguard.compat import require_version
 from memguard.context import CallContext, external_fact_id, principal_label
@@ -81,6 +94,8 @@ __all__ = [
     "GuardedMemory",
     "HashEmbedding",
     "OfflineLLM",
+    "ScopeAliases",
+    "ScriptedLLM",
     "check_mem0_version",
     "memory_fact_id",
     "offline_async_memory",
@@ -107,6 +122,11 @@ _LOGICAL: Final = LOGICAL
 _MAX_TEXT: Final = 1 << 20
 _MAX_TOP_K: Final = 10_000
 _FILL_ROUNDS: Final = 4
+#: how many of the caller's memories mem0's extraction is shown (mem0 itself shows 10)
+_INFER_CONTEXT: Final = 10
+#: at most this many decisions are taken from one extraction
+_MAX_DECISIONS: Final = 100
+_EVENTS: Final = frozenset({"ADD", "UPDATE", "DELETE", "NONE"})
 _DELETE_BATCH: Final = 1000
 _UNSET: Final = object()
 
@@ -182,6 +202,30 @@ class OfflineLLM(LLMBase):  # type: ignore[misc]
         raise RuntimeError("the offline LLM cannot run; add memories with `infer=False`")
 
 
+class ScriptedLLM(LLMBase):  # type: ignore[misc]
+    """A deterministic mem0 LLM for tests and examples: ``respond(prompt)`` gives the answer to
+    mem0's extraction prompt; by default each ``user:`` line of the new messages becomes one
+    memory. Every prompt it was given is kept in :attr:`prompts`."""
+
+    def __init__(self, respond: Callable[[str], object] | None = None) -> None:
+        super().__init__(BaseLlmConfig(model="memguard-scripted"))
+        self._respond = respond or _one_memory_per_user_line
+        self.prompts: list[str] = []
+
+    def generate_response(self, messages: Any, *args: Any, **kwargs: Any) -> str:
+        prompt = str(messages[-1]["content"]) if messages else ""
+        self.prompts.append(prompt)
+        answer = self._respond(prompt)
+        return answer if isinstance(answer, str) else json.dumps(answer)
+
+
+def _one_memory_per_user_line(prompt: str) -> dict[str, Any]:
+    section = prompt.split("## New Messages", 1)[-1].split("\n## ", 1)[0]
+    lines = [ln.strip() for ln in section.splitlines()]
+    facts = [ln.removeprefix("user:").strip() for ln in lines if ln.startswith("user:")]
+    return {"memory": [{"id": str(i), "text": t} for i, t in enumerate(facts) if t]}
+
+
 def _offline_config(
     path: str | None, dimension: int, collection: str, history_db_path: str
 ) -> Any:
@@ -239,7 +283,7 @@ def offline_async_memory(
 class _Call:
     """One backend call the core needs; a shell performs it (sync, or awaited for AsyncMemory)."""
 
-    target: Literal["memory", "store", "history"]
+    target: Literal["memory", "store", "history", "llm"]
     method: str
     args: tuple[Any, ...] = ()
     kwargs: Mapping[str, Any] = field(default_factory=dict)
@@ -298,6 +342,95 @@ class _Message:
     name: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    """One memory to create: its text and the fields mem0 stores next to it."""
+
+    text: str
+    role: str
+    name: str | None
+    attributed_to: str | None = None
+
+
+def _groups(entries: Sequence[_Entry]) -> list[list[_Entry]]:
+    """Consecutive entries sharing ``attributed_to`` (one mem0 ``add`` each: it is metadata)."""
+    out: list[list[_Entry]] = []
+    for entry in entries:
+        if out and out[-1][0].attributed_to == entry.attributed_to:
+            out[-1].append(entry)
+        else:
+            out.append([entry])
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Decision:
+    """One entry of mem0's extraction output: ``ADD`` (mem0 2.x's only event) or, in mem0's
+    update-prompt shape, ``UPDATE`` / ``DELETE`` / ``NONE`` of the shown memory ``ref``."""
+
+    event: str
+    text: str
+    ref: str | None
+    attributed_to: str | None
+
+
+def _decisions(raw: object) -> list[_Decision]:
+    """mem0's LLM answer parsed and checked; anything malformed refuses the whole extraction."""
+    if not isinstance(raw, str):
+        raise StoreError("mem0's LLM returned no text")
+    body = remove_code_blocks(raw)
+    if not body or not body.strip():
+        return []
+    try:
+        try:
+            parsed = json.loads(body, strict=False)
+        except json.JSONDecodeError:
+            parsed = json.loads(extract_json(body), strict=False)
+    except (json.JSONDecodeError, TypeError, ValueError):
+        raise StoreError("mem0's LLM answer is not JSON") from None
+    entries = parsed.get("memory", []) if isinstance(parsed, Mapping) else None
+    if not isinstance(entries, list) or len(entries) > _MAX_DECISIONS:
+        raise StoreError("mem0's LLM answer has no valid `memory` list")
+    out = []
+    targets: set[str] = set()
+    for entry in entries:
+        if not isinstance(entry, Mapping):
+            raise StoreError("mem0's LLM answer has a malformed memory")
+        event = entry.get("event", "ADD")
+        text = entry.get("text")
+        ref = entry.get("id")
+        who = entry.get("attributed_to")
+        if not isinstance(event, str) or event.upper() not in _EVENTS:
+            raise StoreError("mem0's LLM answer has an unknown event")
+        event = event.upper()
+        if event == "NONE":
+            continue
+        if event != "DELETE" and (not isinstance(text, str) or not text or len(text) > _MAX_TEXT):
+            raise StoreError("mem0's LLM answer has a memory without text")
+        if event in ("UPDATE", "DELETE") and not isinstance(ref, str | int):
+            raise StoreError("mem0's LLM answer updates or deletes without an id")
+        if event in ("UPDATE", "DELETE"):
+            if str(ref) in targets:
+                raise StoreError("mem0's LLM answer changes one memory twice")
+            targets.add(str(ref))
+        if who is not None and not (isinstance(who, str) and _clean(who) and len(who) <= 64):
+            who = None
+        out.append(
+            _Decision(
+                event,
+                text if isinstance(text, str) else "",
+                None if event == "ADD" else str(ref),
+                who,
+            )
+        )
+    return out
+
+
+def _inferred_cap(cap: TrustLevel | None) -> TrustLevel:
+    """An LLM-derived fact never exceeds ``derived``."""
+    return TrustLevel.DERIVED if cap is None else min(cap, TrustLevel.DERIVED)
+
+
 def _messages(messages: object) -> list[_Message]:
     """The messages mem0 turns into memories with ``infer=False`` (system messages are skipped)."""
     if isinstance(messages, str):
@@ -345,13 +478,77 @@ def _target(op: Operation, memory_id: object) -> tuple[str, str]:
     return memory_id, fact_id
 
 
+@dataclass(frozen=True, slots=True)
+class ScopeAliases:
+    """What existing call sites may pass as mem0 scope keys for the caller, besides memguard's own.
+
+    ``users`` maps an application's ``user_id`` to the principal ``(issuer, subject)`` it names;
+    ``agents`` maps an application's ``agent_id`` to a workload id. With ``subject_is_user_id``
+    (the default) the caller's own subject (``"alice"``) is accepted as its ``user_id`` too. What a
+    memory stores stays memguard's issuer-qualified key; results show the id the call site used.
+    """
+
+    users: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    agents: Mapping[str, str] = field(default_factory=dict)
+    subject_is_user_id: bool = True
+
+    def __post_init__(self) -> None:
+        for name, table in (("users", self.users), ("agents", self.agents)):
+            if not isinstance(table, Mapping):
+                raise ConfigurationError(f"`{name}` must be a mapping")
+            for key in table:
+                if not isinstance(key, str) or not _clean(key):
+                    raise ConfigurationError(f"`{name}` keys must be non-empty ids without spaces")
+        for value in self.users.values():
+            if not (
+                isinstance(value, tuple)
+                and len(value) == 2
+                and all(isinstance(v, str) and v for v in value)
+            ):
+                raise ConfigurationError("`users` values must be (issuer, subject) pairs")
+        if not all(isinstance(v, str) and v for v in self.agents.values()):
+            raise ConfigurationError("`agents` values must be workload ids")
+
+
+def _clean(value: str) -> bool:
+    return bool(value) and len(value) <= 256 and not any(c.isspace() for c in value)
+
+
+_NO_ALIASES: Final = ScopeAliases()
+
+
+def _scope_refusal(key: str) -> AccessDenied:
+    return AccessDenied(
+        f"`{key}` does not name the caller: it must be the verified identity's own id "
+        "(or an alias configured in `ScopeAliases`)",
+        code="access_denied.scope_key",
+    )
+
+
 class _Core:
     """Everything but I/O to mem0: each public operation is a generator yielding :class:`_Call`."""
 
-    __slots__ = ("agent_id", "context", "identity", "kernel", "namespace", "run_id", "user_id")
+    __slots__ = (
+        "accepted",
+        "agent_id",
+        "aliases",
+        "cap",
+        "context",
+        "identity",
+        "kernel",
+        "namespace",
+        "run_id",
+        "user_id",
+    )
 
     def __init__(
-        self, kernel: Kernel, identity: Identity, context: CallContext, namespace: str
+        self,
+        kernel: Kernel,
+        identity: Identity,
+        context: CallContext,
+        namespace: str,
+        aliases: ScopeAliases = _NO_ALIASES,
+        cap: TrustLevel | None = None,
     ) -> None:
         if not isinstance(kernel, Kernel):
             raise ConfigurationError("`kernel` must be a memguard Kernel")
@@ -361,57 +558,91 @@ class _Core:
             raise ConfigurationError("`context` must be a CallContext")
         if not isinstance(namespace, str) or not namespace:
             raise ConfigurationError("`namespace` must be a non-empty string")
+        if not isinstance(aliases, ScopeAliases):
+            raise ConfigurationError("`aliases` must be a ScopeAliases")
         principal = identity.principal
+        subject = principal.subject
         self.kernel = kernel
         self.identity = identity
         self.context = context
         self.namespace = namespace
-        self.user_id = user_scope_id(principal.subject.issuer, principal.subject.subject)
+        self.aliases = aliases
+        #: an upper bound on the trust of every write (mem0's LLM output: ``derived``)
+        self.cap = cap
+        self.user_id = user_scope_id(subject.issuer, subject.subject)
         workload = principal.workload_id
         self.agent_id = _token(workload, "mga_") if workload else None
         self.run_id = _token(context.turn.session_id, "mgr_")
+        users = {self.user_id}
+        if aliases.subject_is_user_id and _clean(subject.subject):
+            users.add(subject.subject)
+        users.update(
+            k for k, v in aliases.users.items() if v == (subject.issuer, subject.subject)
+        )
+        agents: set[str] = set()
+        if workload and self.agent_id is not None:
+            agents = {self.agent_id, workload}
+            agents.update(k for k, v in aliases.agents.items() if v == workload)
+        self.accepted: dict[str, frozenset[str]] = {
+            "user_id": frozenset(users),
+            "agent_id": frozenset(agents),
+            "run_id": frozenset({self.run_id, context.turn.session_id}),
+        }
 
-    def replace(self, context: CallContext) -> _Core:
-        return _Core(self.kernel, self.identity, context, self.namespace)
+    def replace(self, context: CallContext, cap: TrustLevel | None = None) -> _Core:
+        return _Core(self.kernel, self.identity, context, self.namespace, self.aliases, cap)
 
     # -- scope keys and filters ------------------------------------------------------------------
 
     def _expected(self, key: str) -> str | None:
         return {"user_id": self.user_id, "agent_id": self.agent_id, "run_id": self.run_id}[key]
 
-    def check_scope_args(self, **given: object) -> dict[str, str]:
-        """Scope keys a caller passed: each must equal the identity's own; returns the given ones."""
-        out = {}
-        for key, value in given.items():
-            if value is None:
-                continue
-            if value != self._expected(key):
-                raise AccessDenied(
-                    f"`{key}` comes from the verified identity", code="access_denied.scope_key"
-                )
-            out[key] = str(value)
-        return out
+    def canonical(self, key: str, value: object, shown: dict[str, str] | None = None) -> str:
+        """The stored scope key a caller's ``value`` names, or a refusal if it names anyone else."""
+        if not isinstance(value, str) or value not in self.accepted[key]:
+            raise _scope_refusal(key)
+        expected = self._expected(key)
+        assert expected is not None  # an accepted agent id implies a workload
+        if shown is not None:
+            shown[key] = value
+        return expected
 
-    def _check_filter_tree(self, node: Mapping[str, Any], depth: int = 0) -> None:
+    def check_scope_args(
+        self, shown: dict[str, str] | None = None, **given: object
+    ) -> dict[str, str]:
+        """Scope keys a caller passed: each must name the identity's own; returns them stored-shaped."""
+        return {
+            key: self.canonical(key, value, shown)
+            for key, value in given.items()
+            if value is not None
+        }
+
+    def _rewrite_filter_tree(
+        self, node: Mapping[str, Any], shown: dict[str, str], depth: int = 0
+    ) -> dict[str, Any]:
+        """The caller's filter checked, with each scope key replaced by its stored value."""
         if depth > 16:
             raise InvalidRequest("filters are nested too deeply")
+        out: dict[str, Any] = {}
         for key, value in node.items():
             if not isinstance(key, str):
                 raise InvalidRequest("filter keys must be strings")
             if _RESERVED in key.lower():  # also quoted paths such as '"memguard".trust'
                 raise ReservedField(f"filter key `{key}` is reserved for provenance")
             if key in _SCOPE_KEYS:
-                if value is None or value != self._expected(key):
-                    raise AccessDenied(
-                        f"`{key}` comes from the verified identity", code="access_denied.scope_key"
-                    )
+                out[key] = self.canonical(key, value, shown)
             elif key in _LOGICAL:
                 if not isinstance(value, list):
                     raise InvalidRequest(f"`{key}` takes a list of filters")
+                subs = []
                 for sub in value:
                     if not isinstance(sub, Mapping):
                         raise InvalidRequest(f"`{key}` takes a list of filters")
-                    self._check_filter_tree(sub, depth + 1)
+                    subs.append(self._rewrite_filter_tree(sub, shown, depth + 1))
+                out[key] = subs
+            else:
+                out[key] = value
+        return out
 
     def _without_owner(self, cond: NormalForm) -> NormalForm:
         """``cond`` with the owner fields decided: ``user_id`` (always in the filter) is a digest of
@@ -428,8 +659,10 @@ class _Core:
         *,
         extra: dict[str, Any] | None = None,
         narrow: Mapping[str, str] | None = None,
+        shown: dict[str, str] | None = None,
     ) -> dict[str, Any]:
-        """mem0 filters for a read under ``plan``, narrowed by the caller's checked ``filters``."""
+        """mem0 filters for a read under ``plan``, narrowed by the caller's checked ``filters``
+        (its scope keys rewritten to the stored ones; ``shown`` collects what the caller used)."""
         condition: NormalForm | None = None
         if plan.kind is not PlanKind.ALLOW:
             if plan.condition is None:
@@ -442,7 +675,7 @@ class _Core:
         if caller is not None:
             if not isinstance(caller, Mapping):
                 raise InvalidRequest("`filters` must be a dict")
-            self._check_filter_tree(caller)
+            caller = self._rewrite_filter_tree(caller, {} if shown is None else shown)
             keys.update({k: v for k, v in caller.items() if k in _SCOPE_KEYS and k != "user_id"})
             rest = {k: v for k, v in caller.items() if k not in _SCOPE_KEYS}
             if rest:
@@ -451,13 +684,17 @@ class _Core:
 
     # -- candidates and results --------------------------------------------------------------------
 
-    def promoted(self, role: str, name: str | None, expiration: object) -> dict[str, Any]:
+    def promoted(
+        self, role: str, name: str | None, expiration: object, attributed_to: str | None = None
+    ) -> dict[str, Any]:
         """The fields mem0 stores next to a new memory's text, as it returns them."""
         out: dict[str, Any] = {"user_id": self.user_id, "run_id": self.run_id, "role": role}
         if self.agent_id is not None:
             out["agent_id"] = self.agent_id
         if name is not None:
             out["actor_id"] = name
+        if attributed_to is not None:
+            out["attributed_to"] = attributed_to
         if expiration is not None:
             out["expiration_date"] = expiration
         return out
@@ -486,14 +723,20 @@ class _Core:
             item,
         )
 
-    @staticmethod
-    def present(fact: VerifiedFact) -> dict[str, Any]:
+    def show(self, item: dict[str, Any], shown: Mapping[str, str] | None) -> dict[str, Any]:
+        """``item`` with the scope keys the call site used in place of the stored ones."""
+        for key, alias in (shown or {}).items():
+            if item.get(key) == self._expected(key):
+                item[key] = alias
+        return item
+
+    def present(self, fact: VerifiedFact, shown: Mapping[str, str] | None = None) -> dict[str, Any]:
         """The result mem0 gave, minus the reserved block, plus a provenance summary."""
         item = dict(fact.candidate.payload or {})
         caller, _ = _split_metadata(item)
         item["metadata"] = caller or None
         item["provenance"] = provenance_summary(fact.provenance)
-        return item
+        return self.show(item, shown)
 
     def _verified_page(
         self,
@@ -554,8 +797,23 @@ class _Core:
             turn=ctx.turn,
             content_digest=digest,
             trust=ctx.trust,
-            derived_from=ctx.derived_from,
+            derived_from=tuple(i for i in ctx.derived_from if i != fact_id),
             fact_id=fact_id,
+        )
+
+    def stamp(self, op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
+        """``op.stamp``, each level capped at :attr:`cap` when set: the first pass finds what the
+        channel, the inputs and the turn allow, the second asks for the lower of that and the cap
+        (the kernel lets a writer lower its trust, never raise it)."""
+        first = op.stamp(requests)
+        cap = self.cap
+        if cap is None or all(p.trust <= cap for p in first):
+            return first
+        return op.stamp(
+            [
+                dataclasses.replace(r, trust=min(p.trust, cap))
+                for r, p in zip(requests, first, strict=True)
+            ]
         )
 
     # -- writes ----------------------------------------------------------------------------------
@@ -574,15 +832,26 @@ class _Core:
         memory_type: object,
         prompt: object,
         llm: object = None,
+        instructions: object = None,
     ) -> _Flow[dict[str, Any]]:
+        if infer is not False:
+            return (
+                yield from self._infer(
+                    messages,
+                    scope={"user_id": user_id, "agent_id": agent_id, "run_id": run_id},
+                    metadata=metadata,
+                    timestamp=timestamp,
+                    expiration_date=expiration_date,
+                    memory_type=memory_type,
+                    prompt=prompt,
+                    llm=llm,
+                    instructions=instructions,
+                )
+            )
         ctx = self.context
         with self.kernel.operation("write", self.identity, trace_id=ctx.turn.trace_id) as op:
-            self.check_scope_args(user_id=user_id, agent_id=agent_id, run_id=run_id)
-            if infer is not False:
-                raise InvalidRequest(
-                    "pass `infer=False`: mem0's inference reads memories unverified and writes "
-                    "LLM output without lineage, so the guard does not run it"
-                )
+            shown: dict[str, str] = {}
+            self.check_scope_args(shown, user_id=user_id, agent_id=agent_id, run_id=run_id)
             if memory_type is not None or prompt is not None or llm is not None:
                 raise InvalidRequest("`memory_type`, `prompt` and `llm` need inference")
             if timestamp is not None:
@@ -593,54 +862,211 @@ class _Core:
             if not msgs:
                 op.finish("empty")
                 return {"results": []}
-            digests = [
-                _digest(m.content, meta, self.promoted(m.role, m.name, expiration)) for m in msgs
-            ]
-            # decide (policy, trust, revocations) before mem0 sees anything; these ids are dropped
-            op.stamp([self._write_request(d) for d in digests])
-            backend = [
-                {"role": m.role, "content": m.content, **({"name": m.name} if m.name else {})}
-                for m in msgs
-            ]
-            kwargs: dict[str, Any] = {
-                "user_id": self.user_id,
-                "agent_id": self.agent_id,
-                "run_id": self.run_id,
-                "metadata": {**meta, _RESERVED: dict(_PENDING)},
-                "infer": False,
-                "expiration_date": expiration,
-            }
-            items = _results((yield _Call("memory", "add", (backend,), kwargs)))
-            created = [str(i.get("id")) for i in items if isinstance(i.get("id"), str)]
-            staged: list[Provenance] = []
-            try:
-                if len(created) != len(msgs) or any(
-                    i.get("memory") != m.content for i, m in zip(items, msgs, strict=False)
-                ):
-                    raise StoreError("mem0 stored something other than the messages given")
-                records = op.stamp(
-                    [
-                        self._write_request(d, memory_fact_id(mid))
-                        for d, mid in zip(digests, created, strict=True)
-                    ]
-                )
-                op.stage(records)
-                staged = records
-                for mid, prov in zip(created, records, strict=True):
-                    payload = {_RESERVED: reserved_block(prov)}
-                    yield _Call("store", "update", (), {"vector_id": mid, "payload": payload})
-            except Exception:
-                if staged:
-                    op.abort(staged)
-                yield from self._discard(created)
-                raise
-            op.commit(records, memory_ids=created)
+            entries = [_Entry(m.content, m.role, m.name) for m in msgs]
+            items, records = yield from self._insert(op, entries, meta, expiration)
             return {
                 "results": [
-                    {**item, "provenance": provenance_summary(prov)}
+                    self.show({**item, "provenance": provenance_summary(prov)}, shown)
                     for item, prov in zip(items, records, strict=True)
                 ]
             }
+
+    def _insert(
+        self,
+        op: Operation,
+        entries: Sequence[_Entry],
+        meta: Mapping[str, Any],
+        expiration: str | None,
+    ) -> _Flow[tuple[list[dict[str, Any]], list[Provenance]]]:
+        """New memories through mem0's verbatim path: decide -> mem0 ``add`` with a ``pending``
+        block -> stamp with the real ids -> ledger ``pending`` -> reserved blocks -> ``committed``."""
+        digests = [
+            _digest(e.text, meta, self.promoted(e.role, e.name, expiration, e.attributed_to))
+            for e in entries
+        ]
+        # decide (policy, trust, revocations) before mem0 sees anything; these ids are dropped
+        self.stamp(op, [self._write_request(d) for d in digests])
+        items: list[dict[str, Any]] = []
+        created: list[str] = []
+        staged: list[Provenance] = []
+        try:
+            for group in _groups(entries):
+                backend = [
+                    {"role": e.role, "content": e.text, **({"name": e.name} if e.name else {})}
+                    for e in group
+                ]
+                extra = {"attributed_to": group[0].attributed_to} if group[0].attributed_to else {}
+                kwargs: dict[str, Any] = {
+                    "user_id": self.user_id,
+                    "agent_id": self.agent_id,
+                    "run_id": self.run_id,
+                    "metadata": {**meta, **extra, _RESERVED: dict(_PENDING)},
+                    "infer": False,
+                    "expiration_date": expiration,
+                }
+                got = _results((yield _Call("memory", "add", (backend,), kwargs)))
+                ids = [str(i.get("id")) for i in got if isinstance(i.get("id"), str)]
+                created.extend(ids)
+                items.extend(got)
+                if len(ids) != len(group) or any(
+                    i.get("memory") != e.text for i, e in zip(got, group, strict=False)
+                ):
+                    raise StoreError("mem0 stored something other than the messages given")
+            records = self.stamp(
+                op,
+                [
+                    self._write_request(d, memory_fact_id(mid))
+                    for d, mid in zip(digests, created, strict=True)
+                ],
+            )
+            op.stage(records)
+            staged = records
+            for mid, prov in zip(created, records, strict=True):
+                payload = {_RESERVED: reserved_block(prov)}
+                yield _Call("store", "update", (), {"vector_id": mid, "payload": payload})
+        except Exception:
+            if staged:
+                op.abort(staged)
+            yield from self._discard(created)
+            raise
+        op.commit(records, memory_ids=created)
+        return items, records
+
+    # -- inference (mem0's default ``infer=True``) ----------------------------------------------
+
+    def _infer(
+        self,
+        messages: object,
+        *,
+        scope: Mapping[str, object],
+        metadata: Mapping[str, Any] | None,
+        timestamp: object,
+        expiration_date: object,
+        memory_type: object,
+        prompt: object,
+        llm: object,
+        instructions: object,
+    ) -> _Flow[dict[str, Any]]:
+        """mem0's extraction with the guard in each step: the LLM sees only the caller's verified
+        memories; what it extracts is stamped as derived from them and this turn (trust at most
+        ``derived`` and at most the messages'); its UPDATE and DELETE decisions may only name
+        memories it was shown, and each runs as the guarded ``update`` / ``delete``."""
+        ctx = self.context
+        shown: dict[str, str] = {}
+        # 1. the context mem0 gives its LLM, read through the guard (the turn records the read)
+        with self.kernel.operation(
+            "search", self.identity, purpose=ctx.purpose, trace_id=ctx.turn.trace_id, turn=ctx.turn
+        ) as op:
+            narrow = self.check_scope_args(shown, **scope)
+            narrow.pop("user_id", None)
+            if memory_type is not None:
+                raise InvalidRequest("procedural memories (`memory_type`) are not supported by the guard")
+            if llm is not None:
+                raise InvalidRequest("`llm` is not supported by the guard: configure mem0's LLM")
+            if timestamp is not None:
+                raise InvalidRequest("`timestamp` is not supported by mem0 open source")
+            if prompt is not None and not isinstance(prompt, str):
+                raise InvalidRequest("`prompt` must be a string")
+            msgs = _messages(messages)
+            meta = _caller_metadata(metadata)
+            expiration = _expiration(expiration_date)
+            if not msgs:
+                op.finish("empty")
+                return {"results": []}
+            parsed = "".join(f"{m.role}: {m.content}\n" for m in msgs)
+            request = self._read("search")
+            plan = op.read_plan(request)
+            filters = self.filters(plan, narrow=narrow)
+            seen = yield from self._verified_page(
+                op,
+                plan,
+                request,
+                _INFER_CONTEXT,
+                lambda limit: _Call(
+                    "memory", "search", (parsed,), {"top_k": limit, "filters": filters, "threshold": 0.0}
+                ),
+            )
+            op.finish(returned=[f.fact_id for f in seen], returned_count=len(seen), inference=True)
+        existing = {str(i): f for i, f in enumerate(seen)}
+        custom = prompt if prompt is not None else instructions
+        user_prompt = generate_additive_extraction_prompt(
+            existing_memories=[
+                {"id": key, "text": str((f.candidate.payload or {}).get("memory", ""))}
+                for key, f in existing.items()
+            ],
+            new_messages=parsed,
+            last_k_messages=[],  # mem0's raw message log is not provenance-checked: not shown
+            custom_instructions=custom if isinstance(custom, str) and custom else None,
+        )
+        inputs = tuple(dict.fromkeys((*ctx.derived_from, *(f.fact_id for f in seen))))
+        derived = self.replace(ctx.replace(derived_from=inputs), cap=_inferred_cap(self.cap))
+        # 2. extraction, checked, and the ADDs, in one audited write
+        with self.kernel.operation("write", self.identity, trace_id=ctx.turn.trace_id) as op:
+            try:
+                raw = yield _Call(
+                    "llm",
+                    "generate_response",
+                    (),
+                    {
+                        "messages": [
+                            {"role": "system", "content": ADDITIVE_EXTRACTION_PROMPT},
+                            {"role": "user", "content": user_prompt},
+                        ],
+                        "response_format": {"type": "json_object"},
+                    },
+                )
+            except Exception as exc:
+                op.detail["error"] = type(exc).__name__
+                raise StoreError("mem0's LLM failed; nothing was written") from exc
+            decisions = _decisions(raw)
+            op.detail["decisions"] = [d.event for d in decisions]
+            for d in decisions:  # before anything is written: a decision naming an unseen memory
+                if d.event in ("UPDATE", "DELETE") and d.ref not in existing:
+                    op.detail["why"] = "the LLM named a memory it was not shown"
+                    raise AccessDenied(
+                        "mem0's LLM named a memory outside the caller's verified context",
+                        code="access_denied.out_of_scope",
+                    )
+            texts = {str((f.candidate.payload or {}).get("memory")) for f in seen}
+            adds: list[_Entry] = []
+            for d in decisions:
+                if d.event == "ADD" and d.text not in texts:
+                    texts.add(d.text)  # mem0 drops exact duplicates of what it already has
+                    adds.append(_Entry(d.text, "user", None, d.attributed_to))
+            results: list[dict[str, Any]] = []
+            if adds:
+                items, records = yield from derived._insert(op, adds, meta, expiration)
+                for item, entry, prov in zip(items, adds, records, strict=True):
+                    out = {"id": item.get("id"), "memory": entry.text, "event": "ADD"}
+                    if entry.attributed_to:
+                        out["attributed_to"] = entry.attributed_to
+                    results.append({**out, "provenance": provenance_summary(prov)})
+            else:
+                op.finish("nothing extracted")
+        # 3. UPDATE / DELETE, each the guarded operation (an invisible target is refused there too)
+        for d in decisions:
+            if d.event not in ("UPDATE", "DELETE"):
+                continue
+            target = existing[str(d.ref)]
+            mid = _id_of(target)
+            old = (target.candidate.payload or {}).get("memory")
+            if d.event == "UPDATE":
+                if d.text == old:
+                    continue
+                updated = yield from derived.update(mid, d.text, None, _UNSET, None)
+                results.append(
+                    {
+                        "id": mid,
+                        "memory": d.text,
+                        "event": "UPDATE",
+                        "previous_memory": old,
+                        "provenance": updated["provenance"],
+                    }
+                )
+            else:
+                yield from self.delete(mid)
+                results.append({"id": mid, "memory": old, "event": "DELETE"})
+        return {"results": results}
 
     def _discard(self, memory_ids: Sequence[str]) -> _Flow[None]:
         """Best-effort removal of memories mem0 created for a write that then failed; what stays
@@ -682,7 +1108,8 @@ class _Core:
                 )
             final_text = new_text if new_text is not None else str(item.get("memory"))
             req = self._write_request(_digest(final_text, meta, promoted), fact_id)
-            records = op.stamp(
+            records = self.stamp(
+                op,
                 [
                     StampRequest(
                         namespace=current.provenance.namespace,
@@ -690,10 +1117,12 @@ class _Core:
                         turn=req.turn,
                         content_digest=req.content_digest,
                         trust=req.trust,
-                        derived_from=current.provenance.derived_from,
+                        derived_from=tuple(
+                            dict.fromkeys((*current.provenance.derived_from, *req.derived_from))
+                        ),
                         fact_id=fact_id,
                     )
-                ]
+                ],
             )
             op.stage(records)
             try:
@@ -788,11 +1217,12 @@ class _Core:
         with self.kernel.operation(
             "search", self.identity, purpose=ctx.purpose, trace_id=ctx.turn.trace_id, turn=ctx.turn
         ) as op:
-            self._refuse_extra(extra)
+            filters = self._merge_extra(filters, extra)
             k = _top_k(top_k)
             request = self._read("search")
             plan = op.read_plan(request)
-            mem0_filters = self.filters(plan, filters)
+            shown: dict[str, str] = {}
+            mem0_filters = self.filters(plan, filters, shown=shown)
             facts = yield from self._verified_page(
                 op,
                 plan,
@@ -803,7 +1233,7 @@ class _Core:
                 ),
             )
             op.finish(returned=[f.fact_id for f in facts], top_k=k, returned_count=len(facts))
-            return {"results": [self.present(f) for f in facts]}
+            return {"results": [self.present(f, shown) for f in facts]}
 
     def get_all(
         self,
@@ -817,11 +1247,12 @@ class _Core:
         with self.kernel.operation(
             "list", self.identity, purpose=ctx.purpose, trace_id=ctx.turn.trace_id, turn=ctx.turn
         ) as op:
-            self._refuse_extra(extra)
+            filters = self._merge_extra(filters, extra)
             k = _top_k(top_k)
             request = self._read("search")  # a listing is a search without a query
             plan = op.read_plan(request)
-            mem0_filters = self.filters(plan, filters)
+            shown: dict[str, str] = {}
+            mem0_filters = self.filters(plan, filters, shown=shown)
             facts = yield from self._verified_page(
                 op,
                 plan,
@@ -835,7 +1266,7 @@ class _Core:
                 ),
             )
             op.finish(returned=[f.fact_id for f in facts], returned_count=len(facts))
-            return {"results": [self.present(f) for f in facts]}
+            return {"results": [self.present(f, shown) for f in facts]}
 
     def get(self, memory_id: object) -> _Flow[dict[str, Any] | None]:
         ctx = self.context
@@ -893,13 +1324,23 @@ class _Core:
             return _id_of(verified[0])
 
     @staticmethod
-    def _refuse_extra(extra: Mapping[str, Any]) -> None:
+    def _merge_extra(
+        filters: Mapping[str, Any] | None, extra: Mapping[str, Any]
+    ) -> Mapping[str, Any] | None:
+        """Scope keys given as arguments (mem0 1.x call sites) join ``filters``; nothing else may."""
+        if not extra:
+            return filters
         for key in extra:
-            if key in _SCOPE_KEYS:
-                raise AccessDenied(
-                    f"`{key}` comes from the verified identity", code="access_denied.scope_key"
-                )
-            raise InvalidRequest(f"unexpected argument `{key}`")
+            if key not in _SCOPE_KEYS:
+                raise InvalidRequest(f"unexpected argument `{key}`")
+        if filters is not None and not isinstance(filters, Mapping):
+            raise InvalidRequest("`filters` must be a dict")
+        merged = dict(filters or {})
+        for key, value in extra.items():
+            if key in merged and merged[key] != value:
+                raise InvalidRequest(f"`{key}` is given twice with different values")
+            merged[key] = value
+        return merged
 
 
 # -- performing the calls --------------------------------------------------------------------------
@@ -930,6 +1371,8 @@ def _perform(memory: Any, call: _Call) -> Any:
         return getattr(memory, call.method)(*call.args, **call.kwargs)
     if call.target == "store":
         return getattr(memory.vector_store, call.method)(*call.args, **call.kwargs)
+    if call.target == "llm":
+        return getattr(memory.llm, call.method)(*call.args, **call.kwargs)
     return _redact_history(memory.db, *call.args)
 
 
@@ -992,7 +1435,7 @@ def _check_backend(memory: Any, allow_telemetry: bool) -> None:
         raise ConfigurationError(
             f"the mem0 adapter supports the `qdrant` vector store, not `{provider}`"
         )
-    if _mem0_telemetry.MEM0_TELEMETRY and not allow_telemetry:
+    if (_mem0_telemetry.MEM0_TELEMETRY or _mem0_main.MEM0_TELEMETRY) and not allow_telemetry:
         raise ConfigurationError(
             "mem0 telemetry is on: set MEM0_TELEMETRY=False before importing mem0 "
             "(or pass `allow_telemetry=True`)"
@@ -1020,6 +1463,7 @@ class _Shell:
         identity: Identity,
         context: CallContext,
         namespace: str = "mem0",
+        aliases: ScopeAliases | None = None,
         allow_telemetry: bool = False,
     ) -> None:
         check_mem0_version()
@@ -1027,7 +1471,7 @@ class _Shell:
             raise ConfigurationError(f"`memory` must be a mem0 `{self._expects.__name__}`")
         _check_backend(memory, allow_telemetry)
         self.__memory = memory
-        self.__core = _Core(kernel, identity, context, namespace)
+        self.__core = _Core(kernel, identity, context, namespace, aliases or _NO_ALIASES)
 
     @classmethod
     def _bound(cls: type[_S], memory: Any, core: _Core) -> _S:
@@ -1130,7 +1574,8 @@ class GuardedMemory(_Shell):
         memory_type: str | None = None,
         prompt: str | None = None,
     ) -> dict[str, Any]:
-        """Store messages verbatim (``infer=False`` is required), stamped with provenance."""
+        """mem0's ``add``: messages verbatim with ``infer=False``; with ``infer=True`` mem0's LLM
+        extracts memories from them, stamped as derived (see :meth:`_Core._infer`)."""
         memory, core = _unwrap(self)
         flow = core.add(
             messages,
@@ -1143,6 +1588,7 @@ class GuardedMemory(_Shell):
             infer=infer,
             memory_type=memory_type,
             prompt=prompt,
+            instructions=getattr(memory, "custom_instructions", None),
         )
         return _drive(memory, flow)
 
@@ -1252,6 +1698,7 @@ class GuardedAsyncMemory(_Shell):
             memory_type=memory_type,
             prompt=prompt,
             llm=llm,
+            instructions=getattr(memory, "custom_instructions", None),
         )
         return await _adrive(memory, flow)
 

@@ -31,10 +31,11 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import json
 import unicodedata
 import uuid
 import weakref
-from collections.abc import Generator, Iterable, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -101,6 +102,10 @@ ALLOWED_METHODS = frozenset(
         "collection_exists",
         "create_collection",
         "create_payload_index",
+        "upload_points",
+        "upload_collection",
+        "batch_update_points",
+        "query_batch_points",
         "close",
         "with_context",
         "context",
@@ -228,6 +233,32 @@ def _summary(prov: Provenance) -> dict[str, Any]:
         "trust": prov.trust.label,
         "source": f"{prov.source.kind.value}:{where}",
     }
+
+
+#: where a returned payload carries the provenance summary: its top level (``payload["memguard"]``),
+#: LangChain's ``payload["metadata"]`` (``Document.metadata["memguard"]``), or LlamaIndex's node
+#: (``metadata["memguard"]`` inside ``_node_content``, and the top level for legacy nodes)
+SummaryPlacement = Literal["payload", "metadata", "node"]
+_PLACEMENTS: frozenset[str] = frozenset({"payload", "metadata", "node"})
+
+
+def _place_summary(payload: dict[str, Any], summary: dict[str, Any], where: str) -> None:
+    """Put ``summary`` where the framework reading ``payload`` shows it. A value the writer stored
+    under the same key is always overwritten, so a planted "summary" never shows."""
+    if where == "metadata":
+        meta = payload.get("metadata")
+        payload["metadata"] = {**(meta if isinstance(meta, Mapping) else {}), _RESERVED: summary}
+        return
+    payload[_RESERVED] = summary
+    if where == "node" and isinstance(payload.get("_node_content"), str):
+        try:
+            node = json.loads(payload["_node_content"])
+        except ValueError:
+            return  # not a node LlamaIndex can load either
+        if isinstance(node, dict):
+            meta = node.get("metadata")
+            node["metadata"] = {**(meta if isinstance(meta, Mapping) else {}), _RESERVED: summary}
+            payload["_node_content"] = json.dumps(node)
 
 
 def _kw(**kwargs: Any) -> dict[str, Any]:
@@ -468,6 +499,7 @@ class _Planner:
     context: CallContext
     local: bool
     summary: bool
+    summary_in: str = "payload"
 
     # -- helpers -----------------------------------------------------------------------------------
 
@@ -525,7 +557,7 @@ class _Planner:
     ) -> Any:
         payload = _project(dict(fact.candidate.payload or {}), with_payload)
         if payload is not None and self.summary:
-            payload[_RESERVED] = _summary(fact.provenance)
+            _place_summary(payload, _summary(fact.provenance), self.summary_in)
         return point.model_copy(update={"payload": payload})
 
     def _check_refs(self, op: Operation, refs: Sequence[tuple[str, int | str]]) -> None:
@@ -1124,6 +1156,172 @@ async def _run_async(raw: Any, flow: Flow[_T]) -> _T:
     return out
 
 
+# -- composite calls (uploads, batches): each part is one guarded call --------------------------------
+
+
+def _plain(vector: Any) -> Any:
+    """A vector as plain lists (numpy arrays from ``upload_collection``)."""
+    if isinstance(vector, Mapping):
+        return {name: _plain(v) for name, v in vector.items()}
+    tolist = getattr(vector, "tolist", None)
+    return tolist() if callable(tolist) else vector
+
+
+def _positive(value: object, name: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise InvalidRequest(f"`{name}` must be a positive integer")
+    return value
+
+
+def _upload_batches(points: object, batch_size: object) -> Iterator[list[models.PointStruct]]:
+    """``upload_points``' points in batches, as qdrant-client batches them."""
+    size = _positive(batch_size, "batch_size")
+    if isinstance(points, Mapping | str | bytes) or not isinstance(points, Iterable):
+        raise InvalidRequest("`points` must be an iterable of models.PointStruct")
+    batch: list[models.PointStruct] = []
+    for point in points:
+        if not isinstance(point, models.PointStruct):
+            raise InvalidRequest("`points` must be an iterable of models.PointStruct")
+        batch.append(point)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _collection_points(vectors: object, payload: object, ids: object) -> list[models.PointStruct]:
+    """``upload_collection``'s columns as points; missing ids become fresh UUIDs, as in
+    qdrant-client. Columns of different lengths are refused (qdrant-client would truncate)."""
+    if isinstance(vectors, Mapping):
+        names = list(vectors)
+        columns = [list(vectors[n]) for n in names]
+        if len({len(c) for c in columns}) > 1:
+            raise InvalidRequest("named vector columns differ in length")
+        rows: list[Any] = [dict(zip(names, vals, strict=True)) for vals in zip(*columns, strict=True)]
+    elif isinstance(vectors, str | bytes) or not isinstance(vectors, Iterable):
+        raise InvalidRequest("`vectors` must be an iterable of vectors or a dict of columns")
+    else:
+        rows = list(vectors)
+    payloads = [None] * len(rows) if payload is None else list(payload)  # type: ignore[call-overload]
+    point_ids = [str(uuid.uuid4()) for _ in rows] if ids is None else list(ids)  # type: ignore[call-overload]
+    if not len(payloads) == len(point_ids) == len(rows):
+        raise InvalidRequest("`vectors`, `payload` and `ids` differ in length")
+    return [
+        models.PointStruct(id=pid, vector=_plain(vec), payload=pl)
+        for pid, vec, pl in zip(point_ids, rows, payloads, strict=True)
+    ]
+
+
+def _payload_selector(points: object, filter_: object) -> Any:
+    if (points is None) == (filter_ is None):
+        raise InvalidRequest("a payload operation names either `points` or `filter`")
+    return points if points is not None else filter_
+
+
+#: one part of ``batch_update_points``: the guarded method and its keyword arguments
+_Step = tuple[str, dict[str, Any]]
+
+
+def _batch_steps(update_operations: object) -> list[_Step]:
+    """``batch_update_points``' operations as guarded calls, all checked before any runs. Vector
+    updates and deletes are refused (the guarded client has no vector-only write)."""
+    if isinstance(update_operations, Mapping | str | bytes) or not isinstance(
+        update_operations, Iterable
+    ):
+        raise InvalidRequest("`update_operations` must be a list of update operations")
+    steps: list[_Step] = []
+    for item in update_operations:
+        if isinstance(item, models.UpsertOperation):
+            up = item.upsert
+            points = up.points if isinstance(up, models.PointsList) else up.batch
+            steps.append(
+                (
+                    "upsert",
+                    {
+                        "points": points,
+                        "shard_key_selector": up.shard_key,
+                        "update_filter": up.update_filter,
+                        "update_mode": up.update_mode,
+                    },
+                )
+            )
+        elif isinstance(item, models.DeleteOperation):
+            steps.append(("delete", {"points_selector": item.delete}))
+        elif isinstance(item, models.SetPayloadOperation | models.OverwritePayloadOperation):
+            sp = item.set_payload if isinstance(item, models.SetPayloadOperation) else item.overwrite_payload
+            kwargs: dict[str, Any] = {
+                "payload": sp.payload,
+                "points": _payload_selector(sp.points, sp.filter),
+                "shard_key_selector": sp.shard_key,
+            }
+            if isinstance(item, models.SetPayloadOperation):
+                steps.append(("set_payload", {**kwargs, "key": sp.key}))
+            elif sp.key is not None:
+                raise InvalidRequest("`key` is not supported when overwriting a payload")
+            else:
+                steps.append(("overwrite_payload", kwargs))
+        elif isinstance(item, models.DeletePayloadOperation):
+            dp = item.delete_payload
+            steps.append(
+                (
+                    "delete_payload",
+                    {
+                        "keys": dp.keys,
+                        "points": _payload_selector(dp.points, dp.filter),
+                        "shard_key_selector": dp.shard_key,
+                    },
+                )
+            )
+        elif isinstance(item, models.ClearPayloadOperation):
+            steps.append(("clear_payload", {"points_selector": item.clear_payload}))
+        else:
+            raise InvalidRequest(
+                f"`{type(item).__name__}` is not supported by the guarded client"
+            )
+    return steps
+
+
+def _query_kwargs(request: object) -> dict[str, Any]:
+    """One ``query_batch_points`` request as ``query_points`` arguments (Qdrant's defaults for a
+    request: limit 10, no payload, no vectors)."""
+    if not isinstance(request, models.QueryRequest):
+        raise InvalidRequest("`requests` must be a list of models.QueryRequest")
+    return {
+        "query": request.query,
+        "using": request.using,
+        "prefetch": request.prefetch,
+        "query_filter": request.filter,
+        "search_params": request.params,
+        "limit": 10 if request.limit is None else request.limit,
+        "offset": request.offset,
+        "with_payload": False if request.with_payload is None else request.with_payload,
+        "with_vectors": False if request.with_vector is None else request.with_vector,
+        "score_threshold": request.score_threshold,
+        "lookup_from": request.lookup_from,
+        "shard_key_selector": request.shard_key,
+    }
+
+
+def _refuse_kwargs(kwargs: Mapping[str, Any]) -> None:
+    for key in kwargs:
+        raise InvalidRequest(f"unexpected argument `{key}`")
+
+
+def _no_extra(kwargs: Mapping[str, Any], build: Callable[[], _T]) -> _T:
+    _refuse_kwargs(kwargs)
+    return build()
+
+
+def _checked(planner: _Planner, action: str, check: Callable[[], _T]) -> _T:
+    """A composite call's shape check; a refusal is recorded as a deny like any other."""
+    try:
+        return check()
+    except MemguardError as exc:
+        with planner._write(action):
+            raise exc from None
+
+
 class _Shell:
     """Attribute refusal shared by both shells: only the class's own methods exist."""
 
@@ -1157,8 +1355,11 @@ class _Shell:
         identity: Identity,
         context: CallContext,
         provenance_summary: bool,
+        summary_in: str = "payload",
     ) -> None:
         require_version("qdrant-client", *SUPPORTED_VERSIONS)
+        if summary_in not in _PLACEMENTS:
+            raise InvalidRequest("`summary_in` must be `payload`, `metadata` or `node`")
         if not isinstance(client, client_type):
             raise InvalidRequest(f"`client` must be a {client_type.__name__}")
         if not isinstance(kernel, Kernel):
@@ -1171,7 +1372,7 @@ class _Shell:
             "QdrantLocal",
             "AsyncQdrantLocal",
         )
-        planner = _Planner(kernel, identity, context, local, bool(provenance_summary))
+        planner = _Planner(kernel, identity, context, local, bool(provenance_summary), summary_in)
         _STATE[self] = _Bound(client, planner)
 
     def _derive(self, context: CallContext) -> Any:
@@ -1180,7 +1381,14 @@ class _Shell:
         planner = bound.planner
         _STATE[clone] = _Bound(
             bound.raw,
-            _Planner(planner.kernel, planner.identity, context, planner.local, planner.summary),
+            _Planner(
+                planner.kernel,
+                planner.identity,
+                context,
+                planner.local,
+                planner.summary,
+                planner.summary_in,
+            ),
         )
         return clone
 
@@ -1218,10 +1426,12 @@ class GuardedQdrantClient(_Shell):
         identity: Identity,
         context: CallContext,
         provenance_summary: bool = True,
+        summary_in: SummaryPlacement = "payload",
     ) -> None:
         """``provenance_summary``: add ``memguard: {fact_id, version, trust, source}`` to each
-        returned payload (the stored reserved block itself is never returned)."""
-        self._init(client, QdrantClient, kernel, identity, context, provenance_summary)
+        returned payload (the stored reserved block itself is never returned); ``summary_in``:
+        where (``"metadata"`` for LangChain documents, ``"node"`` for LlamaIndex nodes)."""
+        self._init(client, QdrantClient, kernel, identity, context, provenance_summary, summary_in)
 
     def with_context(
         self,
@@ -1588,6 +1798,110 @@ class GuardedQdrantClient(_Shell):
             )
         )
 
+
+    # -- composite calls (LlamaIndex, LangChain): each part is one guarded call --------------------
+
+    def upload_points(
+        self,
+        collection_name: str,
+        points: Iterable[types.PointStruct],
+        batch_size: int = 64,
+        parallel: int = 1,
+        method: str | None = None,
+        max_retries: int = 3,
+        wait: bool = False,
+        shard_key_selector: types.ShardKeySelector | None = None,
+        update_filter: types.Filter | None = None,
+        update_mode: types.UpdateMode | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """``upload_points`` as guarded ``upsert`` calls of ``batch_size`` points each, in order
+        and in this process (``parallel``, ``method`` and ``max_retries`` are accepted and unused:
+        a retried upsert is a second fact version, so nothing is retried behind the caller)."""
+        planner = _STATE[self].planner
+        _checked(planner, "write", lambda: _refuse_kwargs(kwargs))
+        batches = _upload_batches(points, batch_size)
+        while True:
+            batch = _checked(planner, "write", lambda: next(batches, None))
+            if batch is None:
+                return
+            self.upsert(
+                collection_name,
+                points=batch,
+                shard_key_selector=shard_key_selector,
+                update_filter=update_filter,
+                update_mode=update_mode,
+            )
+
+    def upload_collection(
+        self,
+        collection_name: str,
+        vectors: Any,
+        payload: Iterable[dict[Any, Any]] | None = None,
+        ids: Iterable[types.PointId] | None = None,
+        batch_size: int = 64,
+        parallel: int = 1,
+        method: str | None = None,
+        max_retries: int = 3,
+        wait: bool = False,
+        shard_key_selector: types.ShardKeySelector | None = None,
+        update_filter: types.Filter | None = None,
+        update_mode: types.UpdateMode | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """``upload_collection`` as :meth:`upload_points` (missing ids: fresh UUIDs)."""
+        planner = _STATE[self].planner
+        points = _checked(
+            planner, "write", lambda: _no_extra(kwargs, lambda: _collection_points(vectors, payload, ids))
+        )
+        self.upload_points(
+            collection_name,
+            points,
+            batch_size=batch_size,
+            shard_key_selector=shard_key_selector,
+            update_filter=update_filter,
+            update_mode=update_mode,
+        )
+
+    def batch_update_points(
+        self,
+        collection_name: str,
+        update_operations: Sequence[types.UpdateOperation],
+        wait: bool = True,
+        ordering: types.WriteOrdering | None = None,
+        timeout: int | None = None,
+        **kwargs: Any,
+    ) -> list[types.UpdateResult]:
+        """Each operation as the guarded call of the same name, in order; all are checked before
+        the first runs. Not atomic: a refused operation stops the batch, earlier ones stay."""
+        planner = _STATE[self].planner
+        steps = _checked(
+            planner, "write", lambda: _no_extra(kwargs, lambda: _batch_steps(update_operations))
+        )
+        out: list[types.UpdateResult] = []
+        for name, step in steps:
+            call = getattr(self, name)
+            out.append(call(collection_name, **step, ordering=ordering, timeout=timeout))
+        return out
+
+    def query_batch_points(
+        self,
+        collection_name: str,
+        requests: Sequence[types.QueryRequest],
+        consistency: types.ReadConsistency | None = None,
+        timeout: int | None = None,
+        **kwargs: Any,
+    ) -> list[types.QueryResponse]:
+        """Each request as a guarded :meth:`query_points` (its own scope, verification and event)."""
+        planner = _STATE[self].planner
+        queries = _checked(
+            planner, "search", lambda: _no_extra(kwargs, lambda: [_query_kwargs(r) for r in requests])
+        )
+        return [
+            self.query_points(collection_name, **q, consistency=consistency, timeout=timeout)
+            for q in queries
+        ]
+
     def close(self) -> None:
         """Close the wrapped client."""
         _STATE[self].raw.close()
@@ -1606,8 +1920,11 @@ class AsyncGuardedQdrantClient(_Shell):
         identity: Identity,
         context: CallContext,
         provenance_summary: bool = True,
+        summary_in: SummaryPlacement = "payload",
     ) -> None:
-        self._init(client, AsyncQdrantClient, kernel, identity, context, provenance_summary)
+        self._init(
+            client, AsyncQdrantClient, kernel, identity, context, provenance_summary, summary_in
+        )
 
     def with_context(
         self,
@@ -1961,6 +2278,103 @@ class AsyncGuardedQdrantClient(_Shell):
                 timeout=timeout,
             )
         )
+
+
+    # -- composite calls: as on GuardedQdrantClient ------------------------------------------------
+
+    async def upload_points(
+        self,
+        collection_name: str,
+        points: Iterable[types.PointStruct],
+        batch_size: int = 64,
+        parallel: int = 1,
+        method: str | None = None,
+        max_retries: int = 3,
+        wait: bool = False,
+        shard_key_selector: types.ShardKeySelector | None = None,
+        update_filter: types.Filter | None = None,
+        update_mode: types.UpdateMode | None = None,
+        **kwargs: Any,
+    ) -> None:
+        planner = _STATE[self].planner
+        _checked(planner, "write", lambda: _refuse_kwargs(kwargs))
+        batches = _upload_batches(points, batch_size)
+        while True:
+            batch = _checked(planner, "write", lambda: next(batches, None))
+            if batch is None:
+                return
+            await self.upsert(
+                collection_name,
+                points=batch,
+                shard_key_selector=shard_key_selector,
+                update_filter=update_filter,
+                update_mode=update_mode,
+            )
+
+    async def upload_collection(
+        self,
+        collection_name: str,
+        vectors: Any,
+        payload: Iterable[dict[Any, Any]] | None = None,
+        ids: Iterable[types.PointId] | None = None,
+        batch_size: int = 64,
+        parallel: int = 1,
+        method: str | None = None,
+        max_retries: int = 3,
+        wait: bool = False,
+        shard_key_selector: types.ShardKeySelector | None = None,
+        update_filter: types.Filter | None = None,
+        update_mode: types.UpdateMode | None = None,
+        **kwargs: Any,
+    ) -> None:
+        planner = _STATE[self].planner
+        points = _checked(
+            planner, "write", lambda: _no_extra(kwargs, lambda: _collection_points(vectors, payload, ids))
+        )
+        await self.upload_points(
+            collection_name,
+            points,
+            batch_size=batch_size,
+            shard_key_selector=shard_key_selector,
+            update_filter=update_filter,
+            update_mode=update_mode,
+        )
+
+    async def batch_update_points(
+        self,
+        collection_name: str,
+        update_operations: Sequence[types.UpdateOperation],
+        wait: bool = True,
+        ordering: types.WriteOrdering | None = None,
+        timeout: int | None = None,
+        **kwargs: Any,
+    ) -> list[types.UpdateResult]:
+        planner = _STATE[self].planner
+        steps = _checked(
+            planner, "write", lambda: _no_extra(kwargs, lambda: _batch_steps(update_operations))
+        )
+        out: list[types.UpdateResult] = []
+        for name, step in steps:
+            call = getattr(self, name)
+            out.append(await call(collection_name, **step, ordering=ordering, timeout=timeout))
+        return out
+
+    async def query_batch_points(
+        self,
+        collection_name: str,
+        requests: Sequence[types.QueryRequest],
+        consistency: types.ReadConsistency | None = None,
+        timeout: int | None = None,
+        **kwargs: Any,
+    ) -> list[types.QueryResponse]:
+        planner = _STATE[self].planner
+        queries = _checked(
+            planner, "search", lambda: _no_extra(kwargs, lambda: [_query_kwargs(r) for r in requests])
+        )
+        return [
+            await self.query_points(collection_name, **q, consistency=consistency, timeout=timeout)
+            for q in queries
+        ]
 
     async def close(self) -> None:
         await _STATE[self].raw.close()

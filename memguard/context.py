@@ -6,18 +6,37 @@ channel, the turn and the purpose travel with the guarded client instead::
     guarded = GuardedQdrantClient(raw, kernel=kernel, identity=me, context=CallContext(
         source=Source(kind=SourceKind.WEB, uri=url), turn=Turn(session_id="s-1", turn_index=3)))
     guarded.with_context(turn=Turn(session_id="s-1", turn_index=4)).upsert(...)
+
+Where one client serves many users (a compiled LangGraph graph and its store), the identity and the
+context travel with the call instead: :func:`acting_as` binds them to everything run inside the
+block (this thread or task, and the tasks it starts), and :func:`current_binding` reads them::
+
+    with acting_as(me, CallContext(source=..., turn=Turn(session_id="s-1", turn_index=4))):
+        graph.invoke(inputs)
 """
 
 from __future__ import annotations
 
 import hashlib
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
+from memguard.errors import IdentityError, InvalidRequest
+from memguard.identity import Identity
 from memguard.provenance import Source, Turn, canonical_json
 from memguard.trust import TrustLevel
 
-__all__ = ["CallContext", "external_fact_id", "principal_label"]
+__all__ = [
+    "Binding",
+    "CallContext",
+    "acting_as",
+    "current_binding",
+    "external_fact_id",
+    "principal_label",
+]
 
 #: UUID namespace of fact ids derived from a backend's own ids (``external_fact_id``).
 _FACT_NAMESPACE = uuid.UUID("6f1b7c1e-3a55-5a8e-9d0c-6d656d677561")
@@ -67,3 +86,37 @@ def principal_label(issuer: str, subject: str) -> str:
     canonical JSON ``[issuer, subject]``. Adapters use it as a tenant segment or a scope key, so
     the same subject at two issuers never shares one."""
     return "mg-" + hashlib.sha256(canonical_json([issuer, subject])).hexdigest()[:40]
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    """A verified identity and the context of the calls made on its behalf."""
+
+    identity: Identity
+    context: CallContext
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.identity, Identity):
+            raise IdentityError("a verified identity is required", code="identity.missing")
+        if not isinstance(self.context, CallContext):
+            raise InvalidRequest("`context` must be a CallContext")
+
+
+_binding: ContextVar[Binding | None] = ContextVar("memguard_binding", default=None)
+
+
+@contextmanager
+def acting_as(identity: Identity, context: CallContext) -> Iterator[Binding]:
+    """Bind ``identity`` and ``context`` to the calls made inside the block; adapters that take
+    their identity per call (the LangGraph store) use it before their own default."""
+    binding = Binding(identity, context)
+    token = _binding.set(binding)
+    try:
+        yield binding
+    finally:
+        _binding.reset(token)
+
+
+def current_binding() -> Binding | None:
+    """The binding of the innermost :func:`acting_as` block around this call, if any."""
+    return _binding.get()

@@ -46,6 +46,7 @@ from memguard import (
     ReservedField,
     Source,
     SourceKind,
+    StoreError,
     TrustEscalation,
     TrustLevel,
     Turn,
@@ -428,8 +429,8 @@ def test_trust_above_the_channel_is_refused_before_mem0_is_touched(world: World)
 
 def test_inference_and_bad_input_are_refused(world: World) -> None:
     before = world.raw_ids(world.alice.user_id)
-    with pytest.raises(InvalidRequest):
-        world.alice.add("remember this")  # mem0's default is infer=True
+    with pytest.raises(StoreError):
+        world.alice.add("remember this")  # mem0's default infer=True, and the offline LLM refuses
     with pytest.raises(InvalidRequest):
         world.alice.add("x", infer=False, memory_type="procedural_memory")
     with pytest.raises(InvalidRequest):
