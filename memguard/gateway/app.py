@@ -13,6 +13,7 @@ Routes::
     POST   /v1/facts/{fact_id}/endorse lift a fact's quarantine            200
     POST   /v1/revocations             revoke a source, turn, principal... 201
     POST   /token                      RFC 8693 token exchange (memguard.tokens.server)
+    POST   /ssf/events                 RFC 8935 push of CAEP security events (memguard.gateway.ssf)
     GET    /.well-known/jwks.json, /.well-known/workload-jwks.json, /.well-known/oauth-authorization-server
     GET    /.well-known/oauth-protected-resource   RFC 9728 metadata
     GET    /healthz, /readyz, /openapi.json
@@ -444,6 +445,10 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
     if stack.sts is not None:
         app.router.routes.extend(create_sts_app(stack.sts).routes)
         form_paths = frozenset({"/token"})
+    if stack.ssf is not None:  # RFC 8935 push delivery of CAEP events (memguard.gateway.ssf)
+        from memguard.gateway.ssf import ssf_route
+
+        app.router.routes.append(ssf_route(stack.ssf, config.ssf.path))
     if mcp_server is not None:
         # the mcp package's own app, with its bearer middleware; its lifespan runs in ours
         app.router.routes.append(Route(config.mcp.path, endpoint=PresentedCredential(mcp_app)))

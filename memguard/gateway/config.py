@@ -321,6 +321,40 @@ class IdempotencySection(_Section):
     lease: float = Field(default=60.0, ge=1, le=3600)
 
 
+class SsfTransmitter(_Section):
+    """A Shared Signals transmitter whose Security Event Tokens this gateway accepts."""
+
+    issuer: str = Field(min_length=1, max_length=1024)
+    jwks: dict[str, Any] | None = None
+    jwks_file: str | None = None
+    jwks_url: str | None = None
+    algorithms: tuple[str, ...] = ("ES256", "EdDSA")
+
+    @model_validator(mode="after")
+    def _one_key_source(self) -> SsfTransmitter:
+        if sum(x is not None for x in (self.jwks, self.jwks_file, self.jwks_url)) != 1:
+            raise ValueError("give exactly one of `jwks`, `jwks_file`, `jwks_url`")
+        return self
+
+
+class SsfSection(_Section):
+    """SSF/CAEP receiver (memguard.gateway.ssf): RFC 8935 push delivery of RFC 8417 SETs."""
+
+    enabled: bool = False
+    path: str = Field(default="/ssf/events", pattern=r"^/[a-z0-9_/-]{1,64}$")
+    #: The SETs' ``aud`` (default ``{resource}/ssf``; its own audience, like every token use).
+    audience: str | None = Field(default=None, min_length=1, max_length=2048)
+    transmitters: tuple[SsfTransmitter, ...] = ()
+    #: ``session-revoked`` also revokes (quarantines) what was written in that session.
+    revoke_session_writes: bool = False
+    #: How long a deny entry is kept: at least the longest access-token lifetime (seconds).
+    retention: int = Field(default=86400, ge=60, le=30 * 86400)
+    #: How often each worker re-reads the shared deny list (seconds).
+    refresh: float = Field(default=0.25, gt=0, le=60)
+    #: Oldest SET ``iat`` accepted (seconds); also how long its ``jti`` is remembered.
+    max_age: int = Field(default=300, ge=10, le=86400)
+
+
 class GatewayConfig(_Section):
     """The whole gateway configuration."""
 
@@ -339,6 +373,7 @@ class GatewayConfig(_Section):
     logging: LoggingSection = LoggingSection()
     tracing: TracingSection = TracingSection()
     idempotency: IdempotencySection = IdempotencySection()
+    ssf: SsfSection = SsfSection()
     #: Recover pending writes at start (one process). With several processes on one ledger, run it
     #: from one place; ``recover_older_than`` keeps it off other processes' writes in flight.
     recover_on_start: bool = True

@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import text
 
@@ -31,6 +31,7 @@ from memguard.stores.base import Hit, MemoryStore, StoredPoint
 from memguard.stores.qdrant import QdrantStore
 from memguard.tokens.config import DelegationGrant, IdentityConfig, load_identity_config
 from memguard.tokens.confusables import ConfusableWatch
+from memguard.tokens.denylist import DenyList
 from memguard.tokens.replay_sql import SqlReplayCache
 from memguard.tokens.rfc7517 import parse_jwks
 from memguard.tokens.rfc7523 import MemoryReplayCache, RegisteredClient, ReplayCache
@@ -38,6 +39,9 @@ from memguard.tokens.rfc9068 import TrustedIssuer
 from memguard.tokens.sts import SecurityTokenService
 from memguard.tokens.uses import check_distinct
 from memguard.tokens.verifier import IdentityVerifier
+
+if TYPE_CHECKING:
+    from memguard.gateway.ssf import SsfReceiver
 
 __all__ = ["GatewayStack", "LazyStore", "gateway_identity", "open_ledger", "open_stack"]
 
@@ -144,6 +148,9 @@ class GatewayStack:
     sts: SecurityTokenService | None
     policy: PolicyResolver | None
     replay: ReplayCache | None
+    #: the SSF/CAEP receiver and its deny list (memguard.gateway.ssf), when ``ssf.enabled``
+    ssf: SsfReceiver | None = None
+    denylist: DenyList | None = None
     _ready_cache: tuple[float, dict[str, str]] | None = field(default=None, repr=False)
     _jwks_checked: dict[str, tuple[float, bool]] = field(default_factory=dict, repr=False)
 
@@ -233,6 +240,11 @@ class GatewayStack:
         self.guard.close()
         if isinstance(self.replay, SqlReplayCache):
             self.replay.close()
+        if self.denylist is not None:
+            self.denylist.close()
+        if self.ssf is not None and isinstance(self.ssf.verifier.replay, SqlReplayCache) and (
+                self.ssf.verifier.replay is not self.replay):
+            self.ssf.verifier.replay.close()
 
 
 def _store_factory(config: GatewayConfig) -> Callable[[], MemoryStore]:
@@ -302,6 +314,10 @@ def _identity_config(
             wc["trust_domains"].append({"trust_domain": sts.trust_domain,
                                         "algorithms": [config.sts.alg],
                                         "jwks": sts.workload_jwks(), "issuer": sts.issuer})
+    if config.ssf.enabled:
+        from memguard.gateway.ssf import ssf_audience
+
+        uses["security events"] = [ssf_audience(config)]
     check_distinct(uses)
     known = {(g["actor"], g["on_behalf_of"]) for g in data.get("delegation", [])}
     data["delegation"] = [*data.get("delegation", []),
@@ -428,5 +444,20 @@ def _open(
         if report.ran:
             get_logger().warning("gateway.owner_migration", token_service=report.token_service,
                                  subject_issuer=report.subject_issuer, reowned=len(report.reowned))
-    return GatewayStack(config=config, guard=guard, store=store, verifier=verifier,
-                        identity=identity, sts=sts, policy=policy, replay=replay)
+    stack = GatewayStack(config=config, guard=guard, store=store, verifier=verifier,
+                         identity=identity, sts=sts, policy=policy, replay=replay)
+    if config.ssf.enabled:
+        _open_ssf(stack, ledger_url, clock)
+    return stack
+
+
+def _open_ssf(stack: GatewayStack, ledger_url: str, clock: Callable[[], float]) -> None:
+    """The SSF receiver and its deny list, on the ledger's database (memguard.gateway.ssf)."""
+    from memguard.gateway.ssf import build_receiver
+
+    config = stack.config
+    stack.denylist = DenyList.from_url(ledger_url, refresh=config.ssf.refresh, clock=clock)
+    replay = stack.replay if isinstance(stack.replay, SqlReplayCache) else (
+        SqlReplayCache.from_url(ledger_url))
+    stack.ssf = build_receiver(config, stack.guard, stack.denylist, replay, clock=clock)
+    stack.verifier.denylist = stack.denylist

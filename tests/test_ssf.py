@@ -1,0 +1,225 @@
+"""SSF/CAEP receiver: real ES256 SETs pushed over loopback HTTP by the tests' own transmitter
+(RFC 8417, RFC 8935, CAEP 1.0), the deny list they feed, and what every call sees afterwards."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from cryptography.hazmat.primitives.asymmetric import ec
+from gateway_helpers import Gateway, fact, running_gateway
+from helpers import PLANNER
+from ssf_helpers import (
+    ASSURANCE_LEVEL_CHANGE,
+    CREDENTIAL_CHANGE,
+    SESSION_REVOKED,
+    TOKEN_CLAIMS_CHANGE,
+    TestTransmitter,
+    event,
+    iss_sub,
+)
+
+from memguard.errors import IdentityError
+from memguard.gateway.config import GatewayConfig
+from memguard.gateway.stack import open_stack
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+@pytest.fixture
+def tx() -> TestTransmitter:
+    return TestTransmitter()
+
+
+@pytest.fixture
+def gw(tmp_path: Path, tx: TestTransmitter) -> Iterator[Gateway]:
+    with running_gateway(tmp_path, ssf={"enabled": True, "transmitters": [tx.config()],
+                                        "revoke_session_writes": True}) as g:
+        yield g
+
+
+def url(gw: Gateway) -> str:
+    return f"{gw.base}/ssf/events"
+
+
+def aud(gw: Gateway) -> str:
+    return f"{gw.resource.rstrip('/')}/ssf"
+
+
+def listing(gw: Gateway, token: str, workload: str | None = None) -> httpx.Response:
+    return httpx.get(f"{gw.base}/v1/facts", headers=gw.headers(token, workload), timeout=10)
+
+
+def ssf_events(gw: Gateway, decision: str | None = None) -> list[Any]:
+    return [e for e in gw.stack.guard.ledger.events(decision=decision) if e.action == "ssf.receive"]
+
+
+def user_token_with_sid(gw: Gateway, subject: str, sid: str) -> str:
+    """An access token of the gateway's token service that carries an OIDC session id."""
+    now = int(time.time())
+    return gw.sts.access_keys.sign({
+        "iss": gw.sts.issuer, "sub": subject, "aud": gw.resource, "iat": now, "exp": now + 600,
+        "jti": secrets.token_urlsafe(12), "client_id": "memguard-cli",
+        "scope": "memory:read memory:write", "sid": sid,
+    }, "at+jwt")
+
+
+def test_session_revoked_for_a_subject_denies_its_tokens_at_once(
+        gw: Gateway, tx: TestTransmitter) -> None:
+    alice, bob = gw.user_token("alice"), gw.user_token("bob")
+    assert listing(gw, alice).status_code == 200
+    held = gw.stack.guard.authenticate(alice)  # an identity a caller keeps (a cached identity)
+    r = tx.push(url(gw), tx.set(aud(gw), {SESSION_REVOKED: event()},
+                                sub_id=iss_sub(gw.sts.issuer, "alice")))
+    assert r.status_code == 202, r.text
+    r = listing(gw, alice)
+    assert r.status_code == 401 and r.json()["error"]["code"] == "identity.revoked"
+    with pytest.raises(IdentityError):
+        gw.stack.guard.list_facts(held)
+    assert listing(gw, bob).status_code == 200  # another subject of the same issuer is untouched
+    applied = [e for e in ssf_events(gw, "allow") if e.reason == "ssf.session-revoked"]
+    assert len(applied) == 1
+    assert applied[0].detail["effect"][0]["kind"] == "subject"
+    assert applied[0].detail["effect"][0]["value"] == "alice"
+    denied = [e for e in gw.stack.guard.ledger.events(decision="deny")
+              if e.reason == "identity.revoked"]
+    assert denied  # the refused call is an audit event too
+
+
+def test_a_subject_of_another_issuer_with_the_same_sub_is_not_revoked(
+        gw: Gateway, tx: TestTransmitter) -> None:
+    alice = gw.user_token("alice")
+    r = tx.push(url(gw), tx.set(aud(gw), {CREDENTIAL_CHANGE: event(change_type="revoke")},
+                                sub_id=iss_sub("https://other-idp.example.test", "alice")))
+    assert r.status_code == 202
+    assert listing(gw, alice).status_code == 200
+
+
+def test_session_subject_denies_only_that_session_and_revokes_its_writes(
+        gw: Gateway, tx: TestTransmitter) -> None:
+    in_session = user_token_with_sid(gw, "carol", "s-1")
+    other = user_token_with_sid(gw, "carol", "s-2")
+    written = gw.post("/v1/facts", in_session, fact("carol's note")).json()  # turn session s-1
+    subject = {"format": "complex", "user": iss_sub(gw.sts.issuer, "carol"),
+               "session": {"format": "opaque", "id": "s-1"}}
+    r = tx.push(url(gw), tx.set(aud(gw), {SESSION_REVOKED: event()}, sub_id=subject))
+    assert r.status_code == 202, r.text
+    assert listing(gw, in_session).status_code == 401
+    r = listing(gw, other)
+    assert r.status_code == 200
+    assert written["fact_id"] not in [f["fact_id"] for f in r.json()["facts"]]  # quarantined
+    revs = gw.stack.guard.ledger.lineage.revocations()
+    assert [(x.selector.kind, x.selector.value) for x in revs] == [("session", "s-1")]
+
+
+def test_event_in_the_legacy_subject_member_and_jwt_id_subject(
+        gw: Gateway, tx: TestTransmitter) -> None:
+    a, b = gw.user_token("dave"), gw.user_token("dave")
+    jti = gw.stack.verifier.access.verify(a).principal.token_jti
+    body = event() | {"subject": {"format": "jwt_id", "iss": gw.sts.issuer, "jti": jti}}
+    assert tx.push(url(gw), tx.set(aud(gw), {TOKEN_CLAIMS_CHANGE: body})).status_code == 202
+    assert listing(gw, a).status_code == 401
+    assert listing(gw, b).status_code == 200
+
+
+def test_agent_credential_change_denies_the_agent_in_every_chain(
+        gw: Gateway, tx: TestTransmitter) -> None:
+    chain = gw.chain("erin")
+    svid = gw.svid(PLANNER)
+    assert listing(gw, chain["planner"], svid).status_code == 200
+    r = tx.push(url(gw), tx.set(aud(gw), {CREDENTIAL_CHANGE: event(change_type="revoke")},
+                                sub_id={"format": "uri", "uri": PLANNER}))
+    assert r.status_code == 202
+    assert listing(gw, chain["planner"], svid).status_code == 401
+    assert listing(gw, chain["user"]).status_code == 200  # the user herself is not revoked
+
+
+def test_assurance_increase_changes_nothing_and_decrease_denies(
+        gw: Gateway, tx: TestTransmitter) -> None:
+    token = gw.user_token("frank")
+    sub = iss_sub(gw.sts.issuer, "frank")
+    up = event(namespace="NIST-AAL", current_level="aal2", previous_level="aal1",
+               change_direction="increase")
+    assert tx.push(url(gw), tx.set(aud(gw), {ASSURANCE_LEVEL_CHANGE: up}, sub_id=sub)).status_code == 202
+    assert listing(gw, token).status_code == 200
+    down = {**up, "change_direction": "decrease", "current_level": "aal1", "previous_level": "aal2"}
+    assert tx.push(url(gw), tx.set(aud(gw), {ASSURANCE_LEVEL_CHANGE: down}, sub_id=sub)).status_code == 202
+    assert listing(gw, token).status_code == 401
+
+
+@pytest.mark.parametrize("case,err", [
+    ("other_key", "authentication_failed"),
+    ("other_issuer", "invalid_issuer"),
+    ("other_audience", "invalid_audience"),
+    ("access_token_typ", "invalid_request"),
+    ("too_old", "invalid_request"),
+    ("sub_claim", "invalid_request"),
+    ("two_subjects", "invalid_request"),
+    ("media_type", "invalid_request"),
+])
+def test_bad_security_events_are_refused_audited_and_change_nothing(
+        gw: Gateway, tx: TestTransmitter, case: str, err: str) -> None:
+    token = gw.user_token("gina")
+    sub = iss_sub(gw.sts.issuer, "gina")
+    events = {SESSION_REVOKED: event()}
+    kw: dict[str, Any] = {"sub_id": sub}
+    content_type = "application/secevent+jwt"
+    audience = aud(gw)
+    if case == "other_key":
+        kw["key"] = ec.generate_private_key(ec.SECP256R1())
+    elif case == "other_issuer":
+        tx = TestTransmitter(issuer="https://evil.example.test", key=tx.key)
+    elif case == "other_audience":
+        audience = gw.resource  # the access-token audience is not the SET audience
+    elif case == "access_token_typ":
+        kw["typ"] = "at+jwt"
+    elif case == "too_old":
+        kw["iat"] = int(time.time()) - 3600
+    elif case == "sub_claim":
+        kw["sub"] = "gina"
+    elif case == "two_subjects":
+        events = {SESSION_REVOKED: event() | {"subject": sub}}
+    elif case == "media_type":
+        content_type = "application/json"
+    r = tx.push(url(gw), tx.set(audience, events, **kw), content_type=content_type)
+    assert r.status_code == 400, r.text
+    assert r.json()["err"] == err
+    assert ssf_events(gw, "deny")  # audited
+    assert listing(gw, token).status_code == 200  # and no effect
+
+
+def test_a_replayed_set_is_refused(gw: Gateway, tx: TestTransmitter) -> None:
+    token = tx.set(aud(gw), {SESSION_REVOKED: event()}, sub_id=iss_sub(gw.sts.issuer, "hank"))
+    assert tx.push(url(gw), token).status_code == 202
+    r = tx.push(url(gw), token)
+    assert r.status_code == 400 and "identity.replayed" in r.json()["description"]
+    assert [e.reason for e in ssf_events(gw, "deny")] == ["identity.replayed"]
+
+
+def test_unsupported_subject_format_is_accepted_and_raised_as_an_alarm(
+        gw: Gateway, tx: TestTransmitter) -> None:
+    r = tx.push(url(gw), tx.set(aud(gw), {SESSION_REVOKED: event()},
+                                sub_id={"format": "email", "email": "ivy@example.test"}))
+    assert r.status_code == 202
+    assert [e.reason for e in ssf_events(gw, "alarm")] == ["ssf.unsupported"]
+
+
+def test_the_deny_list_survives_a_restart(tmp_path: Path, tx: TestTransmitter) -> None:
+    with running_gateway(tmp_path, ssf={"enabled": True, "transmitters": [tx.config()]}) as gw:
+        token = gw.user_token("jack")
+        r = tx.push(url(gw), tx.set(aud(gw), {CREDENTIAL_CHANGE: event(change_type="update")},
+                                    sub_id=iss_sub(gw.sts.issuer, "jack")))
+        assert r.status_code == 202
+        config: GatewayConfig = gw.stack.config
+    stack = open_stack(config)
+    try:
+        with pytest.raises(IdentityError) as refused:
+            stack.guard.authenticate(token)
+        assert refused.value.code == "identity.revoked"
+    finally:
+        stack.close()
