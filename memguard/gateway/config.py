@@ -355,6 +355,14 @@ class SsfSection(_Section):
     max_age: int = Field(default=300, ge=10, le=86400)
 
 
+class ReceiptsSection(_Section):
+    """Signed read receipts (memguard.gateway.receipts): on request, a search or get returns one."""
+
+    enabled: bool = True
+    #: The Ed25519 receipt key (PEM; created on first start). Default ``{state_dir}/receipt-key.pem``.
+    key: str | None = None
+
+
 class GatewayConfig(_Section):
     """The whole gateway configuration."""
 
@@ -374,6 +382,7 @@ class GatewayConfig(_Section):
     tracing: TracingSection = TracingSection()
     idempotency: IdempotencySection = IdempotencySection()
     ssf: SsfSection = SsfSection()
+    receipts: ReceiptsSection = ReceiptsSection()
     #: Recover pending writes at start (one process). With several processes on one ledger, run it
     #: from one place; ``recover_older_than`` keeps it off other processes' writes in flight.
     recover_on_start: bool = True

@@ -151,19 +151,29 @@ class SsfReceiver:
         result = SsfResult(verified.issuer, verified.jti, found)
         if self.revoke_session_writes:
             for s in found:
-                for sid in s.sessions:
-                    result.revoked_sessions[sid] = self._revoke_session(sid, s, where)
+                for sid, owner_iss, owner_sub in s.sessions:
+                    result.revoked_sessions[sid] = self._revoke_session(
+                        sid, (owner_iss, owner_sub), where)
         self._log.info("ssf.received", events=[s.name for s in found], **where)
         return result
 
-    def _revoke_session(self, sid: str, signal: Signal, where: dict[str, Any]) -> int:
+    def _revoke_session(self, sid: str, owner: tuple[str, str], where: dict[str, Any]) -> int:
+        """Quarantine the facts written in session ``sid`` that ``owner`` owns (a session id is
+        only unique per user, so another owner's facts of a session with the same id stay)."""
         try:
-            report = self.guard.revoke(
-                None, RevocationSelector.session(sid),
-                reason=f"CAEP session-revoked from {where['transmitter']} ({where['set_jti']})",
-                operator=f"ssf:{where['transmitter']}",
-            )
-            return len(report.quarantined)
+            ledger = self.guard.ledger
+            records = ledger.latest(ledger.lineage.match(RevocationSelector.session(sid)))
+            mine = sorted(fid for fid, rec in records.items()
+                          if (rec.provenance.owner.issuer, rec.provenance.owner.subject) == owner)
+            quarantined = 0
+            for fid in mine:
+                report = self.guard.revoke(
+                    None, RevocationSelector.fact(fid),
+                    reason=f"CAEP session-revoked from {where['transmitter']} ({where['set_jti']})",
+                    operator=f"ssf:{where['transmitter']}",
+                )
+                quarantined += len(report.quarantined)
+            return quarantined
         except Exception as exc:
             code = exc.code if isinstance(exc, MemguardError) else "internal"
             self.guard.ledger.record([AuditEvent(

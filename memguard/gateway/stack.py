@@ -41,6 +41,7 @@ from memguard.tokens.uses import check_distinct
 from memguard.tokens.verifier import IdentityVerifier
 
 if TYPE_CHECKING:
+    from memguard.gateway.receipts import ReceiptIssuer
     from memguard.gateway.ssf import SsfReceiver
 
 __all__ = ["GatewayStack", "LazyStore", "gateway_identity", "open_ledger", "open_stack"]
@@ -151,6 +152,8 @@ class GatewayStack:
     #: the SSF/CAEP receiver and its deny list (memguard.gateway.ssf), when ``ssf.enabled``
     ssf: SsfReceiver | None = None
     denylist: DenyList | None = None
+    #: signs read receipts (memguard.gateway.receipts), when ``receipts.enabled``
+    receipts: ReceiptIssuer | None = None
     _ready_cache: tuple[float, dict[str, str]] | None = field(default=None, repr=False)
     _jwks_checked: dict[str, tuple[float, bool]] = field(default_factory=dict, repr=False)
 
@@ -448,6 +451,14 @@ def _open(
                          identity=identity, sts=sts, policy=policy, replay=replay)
     if config.ssf.enabled:
         _open_ssf(stack, ledger_url, clock)
+    if config.receipts.enabled:
+        from memguard.gateway.receipts import ReceiptIssuer
+        from memguard.receipts import ReceiptKey
+
+        key_path = (config.path(config.receipts.key) if config.receipts.key
+                    else config.state_path / "receipt-key.pem")
+        stack.receipts = ReceiptIssuer(guard, ReceiptKey.load_or_create(key_path),
+                                       issuer=config.resource)
     return stack
 
 

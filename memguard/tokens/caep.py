@@ -54,8 +54,9 @@ class Signal:
     event_timestamp: int
     outcome: Outcome
     entries: tuple[DenyEntry, ...] = ()
-    #: session ids whose writes a configured receiver revokes (session-revoked only)
-    sessions: tuple[str, ...] = ()
+    #: ``(session id, owner issuer, owner subject)`` whose writes a configured receiver revokes
+    #: (session-revoked with a ``complex`` subject naming the user)
+    sessions: tuple[tuple[str, str, str], ...] = ()
     detail: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -106,7 +107,7 @@ _Raw = tuple[DenyKind, str, str, int | None]
 
 
 def _entries(subject: Mapping[str, Any], transmitter: str, uri: str,
-             ts: int) -> tuple[list[_Raw], tuple[str, ...]]:
+             ts: int) -> tuple[list[_Raw], tuple[tuple[str, str, str], ...]]:
     fmt = subject.get("format")
     before: int | None = ts  # only tokens issued up to the event
     if fmt == "iss_sub":
@@ -123,11 +124,13 @@ def _entries(subject: Mapping[str, Any], transmitter: str, uri: str,
         user = subject.get("user")
         issuer = transmitter
         user_entry: list[_Raw] = []
+        owner: tuple[str, str] | None = None
         if user is not None:
             if not isinstance(user, dict) or user.get("format") != "iss_sub":
                 return [], ()
             issuer = _id(user, "iss")
-            user_entry = [("subject", issuer, _id(user, "sub"), before)]
+            owner = (issuer, _id(user, "sub"))
+            user_entry = [("subject", issuer, owner[1], before)]
         session = subject.get("session")
         if session is None:
             return user_entry, ()
@@ -135,7 +138,7 @@ def _entries(subject: Mapping[str, Any], transmitter: str, uri: str,
             return [], ()
         sid = _id(session, "id")
         if uri == SESSION_REVOKED:  # that session only; the user's other sessions stay
-            return [("session", issuer, sid, None)], (sid,)
+            return [("session", issuer, sid, None)], ((sid, *owner),) if owner else ()
         return [("session", issuer, sid, before)], ()
     return [], ()
 
