@@ -179,6 +179,28 @@ class StsClient(_Section):
         return self
 
 
+class SpiffeTrustDomainConfig(_Section):
+    """A federated SPIFFE trust domain whose workloads may authenticate at ``/token`` with their
+    JWT-SVIDs (draft-ietf-oauth-spiffe-client-auth; memguard.tokens.spiffe_client_auth)."""
+
+    trust_domain: str = Field(pattern=r"^[a-z0-9._-]{1,255}$")
+    #: the trust bundle (a JWK Set with ``use: jwt-svid`` keys), inline, as a file, or its endpoint
+    bundle: dict[str, Any] | None = None
+    bundle_file: str | None = None
+    bundle_endpoint: str | None = None
+    algorithms: tuple[str, ...] = ("ES256", "RS256", "EdDSA")
+    issuer: str | None = None
+    require_jti: bool = True
+    #: SPIFFE IDs allowed to authenticate (empty: any workload of the domain; grants still apply)
+    clients: tuple[str, ...] = ()
+
+    @model_validator(mode="after")
+    def _one_source(self) -> SpiffeTrustDomainConfig:
+        if sum(x is not None for x in (self.bundle, self.bundle_file, self.bundle_endpoint)) != 1:
+            raise ValueError("give exactly one of `bundle`, `bundle_file`, `bundle_endpoint`")
+        return self
+
+
 class StsSection(_Section):
     """The built-in RFC 8693 token service, served at ``/token`` with its JWKS."""
 
@@ -194,6 +216,8 @@ class StsSection(_Section):
     replay: Literal["sql", "memory"] = "sql"
     #: Delegation grants of this token service, added to those of ``identity.config``.
     delegation: tuple[DelegationGrant, ...] = ()
+    #: federated trust domains for ``jwt-spiffe`` client authentication
+    spiffe_trust_domains: tuple[SpiffeTrustDomainConfig, ...] = ()
     #: A ledger written before memguard kept the subject's issuer in exchanged tokens owns the
     #: facts agents wrote by (this token service, sub). With exactly one other trusted issuer they
     #: are re-owned to it when the gateway opens the ledger; with several, this names the one
@@ -442,7 +466,8 @@ class GatewayConfig(_Section):
 def _tupled(value: Any, key: str = "") -> Any:
     # YAML gives lists; the strict delegation-grant model wants tuples. JWKS documents stay as is.
     if isinstance(value, dict):
-        return value if key == "jwks" else {k: _tupled(v, str(k)) for k, v in value.items()}
+        return value if key in ("jwks", "bundle") else {
+        k: _tupled(v, str(k)) for k, v in value.items()}
     if isinstance(value, list):
         return tuple(_tupled(v) for v in value)
     return value

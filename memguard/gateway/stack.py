@@ -36,6 +36,11 @@ from memguard.tokens.replay_sql import SqlReplayCache
 from memguard.tokens.rfc7517 import parse_jwks
 from memguard.tokens.rfc7523 import MemoryReplayCache, RegisteredClient, ReplayCache
 from memguard.tokens.rfc9068 import TrustedIssuer
+from memguard.tokens.spiffe_client_auth import (
+    SpiffeClientVerifier,
+    SpiffeTrustDomain,
+    bundle_source,
+)
 from memguard.tokens.sts import SecurityTokenService
 from memguard.tokens.uses import check_distinct
 from memguard.tokens.verifier import IdentityVerifier
@@ -409,7 +414,38 @@ def gateway_identity(
             token_endpoint=config.token_endpoint, presenter_audience=config.presenter_audience,
             clock=clock,
         )
+        if config.sts.spiffe_trust_domains:
+            sts.spiffe_clients = _spiffe_clients(config, sts, clock)
     return sts, _identity_config(config, base, sts, config.sts.delegation)
+
+
+def _spiffe_clients(
+    config: GatewayConfig, sts: SecurityTokenService, clock: Callable[[], float]
+) -> SpiffeClientVerifier:
+    """``jwt-spiffe`` client authentication for the federated trust domains of ``sts``."""
+    import json
+
+    domains = []
+    for d in config.sts.spiffe_trust_domains:
+        if d.trust_domain == sts.trust_domain:
+            raise ConfigurationError(
+                f"sts.spiffe_trust_domains: `{d.trust_domain}` is the token service's own trust "
+                "domain (its workloads authenticate with its own keys)")
+        bundle = d.bundle
+        if d.bundle_file is not None:
+            try:
+                bundle = json.loads(config.path(d.bundle_file).read_text("utf-8"))
+            except (OSError, ValueError) as exc:
+                raise ConfigurationError(
+                    f"trust domain `{d.trust_domain}`: cannot read bundle_file: {exc}") from None
+        algorithms = frozenset(d.algorithms)
+        domains.append(SpiffeTrustDomain(
+            d.trust_domain, algorithms,
+            bundle_source(bundle=bundle, bundle_endpoint=d.bundle_endpoint,
+                          algorithms=algorithms, clock=clock),
+            issuer=d.issuer, require_jti=d.require_jti, clients=frozenset(d.clients)))
+    return SpiffeClientVerifier(domains, audiences=sts.token_audiences, replay=sts.clients.replay,
+                                max_ttl=sts.workload_ttl, leeway=sts.leeway, clock=clock)
 
 
 def _open(

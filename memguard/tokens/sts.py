@@ -50,6 +50,7 @@ from memguard.tokens.rfc8693 import (
 )
 from memguard.tokens.rfc9068 import AccessTokenVerifier, TrustedIssuer
 from memguard.tokens.rfc9493 import subject_identifier
+from memguard.tokens.spiffe_client_auth import SpiffeClientVerifier
 from memguard.tokens.svid import TrustDomain, WorkloadCredentialVerifier, parse_spiffe_id
 from memguard.tokens.uses import (
     ACTOR_TYP,
@@ -231,6 +232,9 @@ class SecurityTokenService:
         #: called with each authenticated client id before its request is served; may refuse
         #: with a TokenExchangeError (the gateway's per-client rate limit)
         self.admit_client: Callable[[str], None] | None = None
+        #: JWT-SVID client authentication for workloads of federated trust domains (their
+        #: bundles; memguard.tokens.spiffe_client_auth), next to this service's own domain
+        self.spiffe_clients: SpiffeClientVerifier | None = None
         self.set_token_endpoint(token_endpoint or default_token_endpoint(issuer))
 
     def set_token_endpoint(self, url: str) -> None:
@@ -245,6 +249,8 @@ class SecurityTokenService:
             "the token endpoint": self.token_audiences,
         })
         self.clients.audiences = self.token_audiences
+        if self.spiffe_clients is not None:
+            self.spiffe_clients.audiences = self.token_audiences
         domains = {self.trust_domain: self._domain}
         # Actor tokens and workload client assertions: each its own typ, the token endpoint's audience.
         self.actor_verifier = WorkloadCredentialVerifier(
@@ -365,6 +371,9 @@ class SecurityTokenService:
             if req.client_assertion_type == JWT_BEARER:
                 return self.clients.authenticate(req.client_assertion, req.client_id)
             if req.client_assertion_type == JWT_SPIFFE:
+                federated = self.spiffe_clients
+                if federated is not None and federated.handles(req.client_assertion):
+                    return federated.authenticate(req.client_assertion, req.client_id)
                 return self._workload_client(req.client_assertion, req.client_id)
             raise TokenExchangeError("invalid_client", "client_assertion_type")
         except IdentityError as exc:
