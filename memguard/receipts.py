@@ -82,23 +82,32 @@ class ReceiptKey:
 
     @classmethod
     def load_or_create(cls, path: str | os.PathLike[str]) -> ReceiptKey:
+        """The key in ``path``; created if missing. Several workers starting at once end up with
+        the one key that won (written whole to a temporary file, then hard-linked into place)."""
         p = Path(path)
-        if p.exists():
+        if not p.exists():
+            new = cls.generate()
+            p.parent.mkdir(parents=True, exist_ok=True)
+            pem = new._key.private_bytes(serialization.Encoding.PEM,
+                                         serialization.PrivateFormat.PKCS8,
+                                         serialization.NoEncryption())
+            tmp = p.with_name(f".{p.name}.{secrets.token_hex(8)}")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "wb") as f:
+                f.write(pem)
             try:
-                key = serialization.load_pem_private_key(p.read_bytes(), password=None)
-            except (OSError, ValueError) as exc:
-                raise ConfigurationError(f"cannot read receipt key `{p}`: {exc}") from None
-            if not isinstance(key, ed25519.Ed25519PrivateKey):
-                raise ConfigurationError(f"receipt key `{p}` is not an Ed25519 key")
-            return cls(key)
-        new = cls.generate()
-        p.parent.mkdir(parents=True, exist_ok=True)
-        pem = new._key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                     serialization.NoEncryption())
-        fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            f.write(pem)
-        return new
+                os.link(tmp, p)
+            except FileExistsError:
+                pass  # another worker's key won
+            finally:
+                tmp.unlink()
+        try:
+            key = serialization.load_pem_private_key(p.read_bytes(), password=None)
+        except (OSError, ValueError) as exc:
+            raise ConfigurationError(f"cannot read receipt key `{p}`: {exc}") from None
+        if not isinstance(key, ed25519.Ed25519PrivateKey):
+            raise ConfigurationError(f"receipt key `{p}` is not an Ed25519 key")
+        return cls(key)
 
     def jwks(self) -> dict[str, list[dict[str, str]]]:
         return {"keys": [self.jwk]}

@@ -28,6 +28,7 @@ from memguard.errors import IdentityError
 from memguard.gateway.config import GatewayConfig
 from memguard.gateway.stack import open_stack
 from memguard.provenance import sha256_digest
+from memguard.tokens.rfc8693 import TokenExchangeError
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -98,11 +99,11 @@ def test_session_revoked_for_a_subject_denies_its_tokens_at_once(
 
 def test_a_subject_of_another_issuer_with_the_same_sub_is_not_revoked(
         gw: Gateway, tx: TestTransmitter) -> None:
-    alice = gw.user_token("alice")
+    nora = gw.user_token("nora")
     r = tx.push(url(gw), tx.set(aud(gw), {CREDENTIAL_CHANGE: event(change_type="revoke")},
-                                sub_id=iss_sub("https://other-idp.example.test", "alice")))
+                                sub_id=iss_sub("https://other-idp.example.test", "nora")))
     assert r.status_code == 202
-    assert listing(gw, alice).status_code == 200
+    assert listing(gw, nora).status_code == 200
 
 
 def test_session_subject_denies_only_that_session_and_revokes_its_writes(
@@ -236,3 +237,30 @@ def test_the_deny_list_survives_a_restart(tmp_path: Path, tx: TestTransmitter) -
         assert refused.value.code == "identity.revoked"
     finally:
         stack.close()
+
+
+def test_revoked_tokens_are_not_exchanged_and_delegated_tokens_keep_the_session(
+        gw: Gateway, tx: TestTransmitter) -> None:
+    user = user_token_with_sid(gw, "lena", "s-lena")
+    client = gw.exchange_client(gw.planner)
+    try:
+        planner = client.exchange(user, audience=gw.resource, scope="memory:read").access_token
+        svid = gw.svid(PLANNER)
+        assert listing(gw, planner, svid).status_code == 200
+        subject = {"format": "complex", "user": iss_sub(gw.sts.issuer, "lena"),
+                   "session": {"format": "opaque", "id": "s-lena"}}
+        r = tx.push(url(gw), tx.set(aud(gw), {SESSION_REVOKED: event()}, sub_id=subject))
+        assert r.status_code == 202
+        assert listing(gw, planner, svid).status_code == 401  # the agent's token was in it too
+        with pytest.raises(TokenExchangeError) as info:  # no fresh token from a revoked one
+            client.exchange(user, audience=gw.resource, scope="memory:read")
+        assert info.value.error == "invalid_grant"
+        # a credential change: the old token cannot be traded for a new one either
+        old = gw.user_token("mona")
+        r = tx.push(url(gw), tx.set(aud(gw), {CREDENTIAL_CHANGE: event(change_type="update")},
+                                    sub_id=iss_sub(gw.sts.issuer, "mona")))
+        assert r.status_code == 202
+        with pytest.raises(TokenExchangeError):
+            client.exchange(old, audience=gw.resource, scope="memory:read")
+    finally:
+        client.close()

@@ -70,6 +70,7 @@ from memguard.gateway.schemas import (
     FactListOut,
     FactOut,
     HealthOut,
+    JwksOut,
     Namespace,
     ProtectedResourceOut,
     ReadyOut,
@@ -333,6 +334,7 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
         session_id: SessionQuery = None,
         turn_index: TurnIndexQuery = None,
         receipt: Annotated[bool, Query(
+            examples=[True],
             description="Return a signed read receipt in the `Memguard-Receipt` header.")] = False,
     ) -> FactOut:
         """One fact by id. An unknown id, a quarantined fact and a fact outside the caller's
@@ -446,7 +448,7 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
     if stack.receipts is not None:
         receipt_jwks = stack.receipts.key.jwks()
 
-        @app.get(RECEIPT_JWKS_PATH, tags=["metadata"],
+        @app.get(RECEIPT_JWKS_PATH, tags=["metadata"], response_model=JwksOut,
                  summary="The key set read receipts are signed with (memguard receipt verify)")
         async def receipt_keys() -> JSONResponse:
             """The public key(s) of the gateway's read receipts (`typ: read-receipt+jwt`)."""

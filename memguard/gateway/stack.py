@@ -508,3 +508,5 @@ def _open_ssf(stack: GatewayStack, ledger_url: str, clock: Callable[[], float]) 
         SqlReplayCache.from_url(ledger_url))
     stack.ssf = build_receiver(config, stack.guard, stack.denylist, replay, clock=clock)
     stack.verifier.denylist = stack.denylist
+    if stack.sts is not None:
+        stack.sts.denylist = stack.denylist

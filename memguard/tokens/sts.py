@@ -32,6 +32,7 @@ from memguard.identity import check_identifier
 from memguard.logging import get_logger
 from memguard.provenance import sha256_digest
 from memguard.tokens.config import DelegationGrant
+from memguard.tokens.denylist import DenyCheck, TokenFacts
 from memguard.tokens.presenter import check_presenter
 from memguard.tokens.rfc7517 import key_fits, public_jwk
 from memguard.tokens.rfc7523 import (
@@ -235,6 +236,9 @@ class SecurityTokenService:
         #: JWT-SVID client authentication for workloads of federated trust domains (their
         #: bundles; memguard.tokens.spiffe_client_auth), next to this service's own domain
         self.spiffe_clients: SpiffeClientVerifier | None = None
+        #: credentials refused after a security event (memguard.tokens.denylist): a revoked
+        #: subject token is not exchanged into a fresh one
+        self.denylist: DenyCheck | None = None
         self.set_token_endpoint(token_endpoint or default_token_endpoint(issuer))
 
     def set_token_endpoint(self, url: str) -> None:
@@ -417,6 +421,15 @@ class SecurityTokenService:
         except IdentityError as exc:
             raise TokenExchangeError("invalid_grant", f"subject_token {exc.code}") from None
         principal = subject.principal
+        if self.denylist is not None:
+            try:
+                denied = self.denylist.check(TokenFacts.of(
+                    subject.claims, token_issuer=subject.issuer.issuer, subject=principal.subject,
+                    actors=[a.subject for a in principal.actors], jti=principal.token_jti))
+            except IdentityError as exc:
+                raise TokenExchangeError("invalid_grant", f"subject_token {exc.code}") from None
+            if denied is not None:
+                raise TokenExchangeError("invalid_grant", "subject_token identity.revoked")
         detail["subject_token_digest"] = sha256_digest(req.subject_token.encode())
         detail["subject"] = principal.subject.subject
         detail["subject_issuer"] = principal.subject.issuer
@@ -484,6 +497,9 @@ class SecurityTokenService:
             "iat": now, "exp": exp, "jti": secrets.token_urlsafe(16), "client_id": client_id,
             "scope": " ".join(sorted(req.scopes)), "act": new_act,
         }
+        sid = subject.claims.get("sid")
+        if isinstance(sid, str):  # the delegated token stays in the user's session (CAEP)
+            claims["sid"] = check_identifier(sid, "sid")
         token = self.access_keys.sign(claims, "at+jwt")
         detail["issued_jti"] = claims["jti"]
         return {
