@@ -226,4 +226,4 @@ def test_the_standards_page_cites_tests_that_exist() -> None:
     assert len(cited) >= 20
     for file, name in cited:
         source = (root / "tests" / file).read_text("utf-8")
-        assert re.search(rf"^def {name}\(", source, re.M), f"{file}::{name}"
+        assert re.search(rf"^(?:async )?def {name}\(", source, re.M), f"{file}::{name}"
