@@ -34,12 +34,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from jwt import PyJWK
-
 from memguard.errors import ConfigurationError, IdentityError
 from memguard.identity import check_identifier
 from memguard.tokens.rfc7515 import check_alg, check_kid, parse_compact, verify_jws
-from memguard.tokens.rfc7517 import JwksUrlSource, KeySource, key_fits
+from memguard.tokens.rfc7517 import JwksUrlSource, KeySource, StaticKeySource, parse_jwks
 from memguard.tokens.rfc7519 import check_leeway, check_times, single_audience
 from memguard.tokens.rfc7523 import ReplayCache
 from memguard.tokens.svid import parse_spiffe_id
@@ -54,41 +52,18 @@ __all__ = [
 
 
 def parse_spiffe_bundle(data: object, algorithms: frozenset[str]) -> dict[str, object]:
-    """``kid -> public key`` of the JWT authorities of a SPIFFE bundle (JWK Set, use ``jwt-svid``)."""
-    if not isinstance(data, Mapping) or not isinstance(data.get("keys"), list):
-        raise IdentityError("trust bundle unavailable", code="identity.jwks_unavailable")
-    out: dict[str, object] = {}
-    for jwk in data["keys"]:
-        if not isinstance(jwk, dict) or jwk.get("use") != "jwt-svid":
-            continue  # X.509 authorities and keys for other uses never verify a JWT-SVID
-        if not isinstance(jwk.get("kid"), str) or "d" in jwk or jwk.get("kty") == "oct":
-            continue
-        if "alg" in jwk and jwk["alg"] not in algorithms:
-            continue
-        try:
-            key = PyJWK({k: v for k, v in jwk.items() if k != "use"}).key
-        except Exception:
-            continue
-        if any(key_fits(alg, key) for alg in algorithms):
-            out[jwk["kid"]] = key
-    return out
+    """``kid -> public key`` of the JWT authorities of a SPIFFE bundle (JWK Set, use ``jwt-svid``):
+    X.509 authorities and keys for other uses never verify a JWT-SVID."""
+    return parse_jwks(data, algorithms, use="jwt-svid")
 
 
-class SpiffeBundleSource:
+class SpiffeBundleSource(StaticKeySource):
     """A trust bundle given in configuration."""
 
     def __init__(self, bundle: object, algorithms: frozenset[str]) -> None:
         self._keys = parse_spiffe_bundle(bundle, algorithms)
         if not self._keys:
             raise ConfigurationError("the trust bundle holds no usable JWT authority")
-
-    def get(self, kid: str, alg: str) -> object:
-        key = self._keys.get(kid)
-        if key is None:
-            raise IdentityError("unknown key", code="identity.unknown_key")
-        if not key_fits(alg, key):
-            raise IdentityError("key does not fit algorithm", code="identity.bad_alg")
-        return key
 
 
 class BundleEndpointSource(JwksUrlSource):
