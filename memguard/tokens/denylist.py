@@ -55,6 +55,8 @@ from memguard.identity import PrincipalId
 __all__ = ["DenyCheck", "DenyEntry", "DenyKind", "DenyList", "TokenFacts"]
 
 DenyKind = Literal["subject", "session", "token", "agent"]
+#: how long other threads keep using the last read while one thread re-reads (seconds)
+_MAX_RELOAD = 1.0
 _KINDS: frozenset[str] = frozenset({"subject", "session", "token", "agent"})
 
 _META = MetaData()
@@ -155,6 +157,7 @@ class DenyList:
         self.refresh = refresh
         self._clock = clock
         self._lock = threading.Lock()
+        self._reload_lock = threading.Lock()
         self._entries: dict[tuple[str, str, str], DenyEntry] = {}
         self._loaded_at = float("-inf")
         self._listeners: list[Callable[[DenyEntry], None]] = []
@@ -201,11 +204,18 @@ class DenyList:
     def _current(self) -> dict[tuple[str, str, str], DenyEntry]:
         if self.engine is None or time.monotonic() - self._loaded_at < self.refresh:
             return self._entries
+        # one thread re-reads; the others go on with the set read at most one query ago
+        if not self._reload_lock.acquire(blocking=False):
+            if time.monotonic() - self._loaded_at < self.refresh + _MAX_RELOAD:
+                return self._entries
+            self._reload_lock.acquire()  # the reader is stuck: wait for it, then read again
         try:
             self._load()
         except LedgerError:
             raise IdentityError("revocation state unavailable",
                                 code="identity.revocation_unavailable") from None
+        finally:
+            self._reload_lock.release()
         return self._entries
 
     def _load(self) -> None:
