@@ -227,3 +227,27 @@ def test_the_standards_page_cites_tests_that_exist() -> None:
     for file, name in cited:
         source = (root / "tests" / file).read_text("utf-8")
         assert re.search(rf"^(?:async )?def {name}\(", source, re.M), f"{file}::{name}"
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_persisted_entries_merge_to_the_wider_refusal(tmp_path: Path, backend: str) -> None:
+    """The SQL upsert keeps the wider refusal and the later expiry, on SQLite and PostgreSQL."""
+    from contextlib import ExitStack
+
+    from helpers import pg_schema_url
+
+    with ExitStack() as stack:
+        url = (f"sqlite:///{tmp_path / 'deny.db'}" if backend == "sqlite"
+               else stack.enter_context(pg_schema_url()))
+        clock = Clock(2000)
+        one = DenyList.from_url(url, refresh=0.0, clock=clock)
+        stack.callback(one.close)
+        one.add([DenyEntry("session", ISSUER, "s", 1000, 3000, "a")])
+        one.add([DenyEntry("session", ISSUER, "s", None, 2500, "b")])
+        one.add([DenyEntry("subject", ISSUER, "alice", 1000, 3000, "c")])
+        one.add([DenyEntry("subject", ISSUER, "alice", 1500, 2500, "d")])
+        fresh = DenyList.from_url(url, refresh=0.0, clock=clock)
+        stack.callback(fresh.close)
+        got = {e.key: (e.not_after, e.until) for e in fresh.entries()}
+        assert got == {("session", ISSUER, "s"): (None, 3000),
+                       ("subject", ISSUER, "alice"): (1500, 3000)}
