@@ -264,3 +264,8 @@ def test_revoked_tokens_are_not_exchanged_and_delegated_tokens_keep_the_session(
             client.exchange(old, audience=gw.resource, scope="memory:read")
     finally:
         client.close()
+
+
+def test_readiness_checks_the_deny_list(gw: Gateway) -> None:
+    r = httpx.get(f"{gw.base}/readyz", timeout=10)
+    assert r.status_code == 200 and r.json()["checks"]["revocations"] == "ok"

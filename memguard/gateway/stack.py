@@ -184,6 +184,8 @@ class GatewayStack:
             "ledger": self._check(self._check_ledger),
             "store": self._check(self.store.ping),
         }
+        if self.denylist is not None:  # CAEP deny entries readable (memguard.gateway.ssf)
+            checks["revocations"] = self._check(self._check_denylist)
         self._ready_cache = (now, checks)
         return dict(checks)
 
@@ -196,6 +198,10 @@ class GatewayStack:
         except Exception as exc:  # a broken check is a failed check
             return f"error: {type(exc).__name__}"
         return "ok"
+
+    def _check_denylist(self) -> None:
+        if self.denylist is not None:
+            self.denylist.entries()  # raises identity.revocation_unavailable if unreadable
 
     def _check_policy(self) -> None:
         if self.policy is None:
