@@ -48,6 +48,10 @@ class _Memguard(ConventionGroup):
             "memguard.tokens.cli:token_app",
             "Mint, exchange, decode and verify tokens for local development and demos.",
         ),
+        "receipt": LazySubcommand(
+            "memguard.receipts_cli:receipt_app",
+            "Verify a signed read receipt offline (signature, read event, inclusion proof).",
+        ),
         "serve": LazySubcommand(
             "memguard.gateway.cli:serve",
             "Run memguard as a service: memory API, RFC 8693 token endpoint, JWKS, MCP.",

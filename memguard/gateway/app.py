@@ -13,6 +13,8 @@ Routes::
     POST   /v1/facts/{fact_id}/endorse lift a fact's quarantine            200
     POST   /v1/revocations             revoke a source, turn, principal... 201
     POST   /token                      RFC 8693 token exchange (memguard.tokens.server)
+    POST   /ssf/events                 RFC 8935 push of CAEP security events (memguard.gateway.ssf)
+    GET    /.well-known/receipt-jwks.json   the read-receipt key set (memguard.gateway.receipts)
     GET    /.well-known/jwks.json, /.well-known/workload-jwks.json, /.well-known/oauth-authorization-server
     GET    /.well-known/oauth-protected-resource   RFC 9728 metadata
     GET    /healthz, /readyz, /openapi.json
@@ -54,6 +56,7 @@ from memguard.gateway.limits import (
 from memguard.gateway.lineage import in_revoke_scope, selector_reach_ok
 from memguard.gateway.observability import install as install_observability
 from memguard.gateway.observability import native_telemetry_off, route_action
+from memguard.gateway.receipts import RECEIPT_JWKS_PATH
 from memguard.gateway.refusals import RefusalAuditMiddleware
 from memguard.gateway.responses import NO_STORE, error_response
 from memguard.gateway.schemas import (
@@ -67,6 +70,7 @@ from memguard.gateway.schemas import (
     FactListOut,
     FactOut,
     HealthOut,
+    JwksOut,
     Namespace,
     ProtectedResourceOut,
     ReadyOut,
@@ -80,14 +84,17 @@ from memguard.gateway.schemas import (
     WriteOut,
 )
 from memguard.gateway.stack import GatewayStack
-from memguard.guard import FactInput
+from memguard.guard import FactInput, RecalledFact
 from memguard.identity import Identity
 from memguard.logging import get_logger
 from memguard.provenance import Turn
 from memguard.revocation import RevocationReport, RevocationSelector
 from memguard.trust import TrustLevel
 
-__all__ = ["CONSOLE_PATH", "create_app"]
+__all__ = ["CONSOLE_PATH", "RECEIPT_HEADER", "create_app"]
+
+#: The response header a get with ``?receipt=true`` carries its read receipt in.
+RECEIPT_HEADER = "Memguard-Receipt"
 
 #: Where the gateway serves the audit console (sign-in with the gateway's own bearer token).
 CONSOLE_PATH = "/console"
@@ -231,6 +238,12 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
         raise GatewayError(f"the token lacks the `{scope}` scope",
                            code="bearer.insufficient_scope", status=403, required_scope=scope)
 
+    def issue_receipt(identity: Identity, action: str, purpose: str,
+                      facts: Sequence[RecalledFact]) -> str:
+        if stack.receipts is None:
+            raise InvalidRequest("read receipts are not enabled on this gateway")
+        return stack.receipts.issue(identity, action, purpose, facts)
+
     FactIdPath = Annotated[str, Path(pattern=FACT_ID, description="A fact id (UUID).",
                                      examples=["3f1c2a9e-8b7d-4c6e-9a51-2d4b7e0c1f88"])]
 
@@ -277,7 +290,10 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
             min_trust=TrustLevel.parse(body.min_trust) if body.min_trust else None,
             purpose=body.purpose, trace_id=body.trace_id, turn=turn,
         )
-        return SearchOut(facts=[FactOut.of(h) for h in hits])
+        receipt = None
+        if body.receipt:  # memguard/gateway/receipts.py
+            receipt = await asyncio.to_thread(issue_receipt, identity, "search", body.purpose, hits)
+        return SearchOut(facts=[FactOut.of(h) for h in hits], receipt=receipt)
 
     @app.get("/v1/facts", response_model=FactListOut, responses=_ERRORS, tags=["memory"],
              summary="Page through the facts the caller may read, in fact-id order")
@@ -313,15 +329,23 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
     async def get(
         fact_id: FactIdPath,
         identity: Caller,
+        response: Response,
         purpose: PurposeQuery = "answer",
         session_id: SessionQuery = None,
         turn_index: TurnIndexQuery = None,
+        receipt: Annotated[bool, Query(
+            examples=[True],
+            description="Return a signed read receipt in the `Memguard-Receipt` header.")] = False,
     ) -> FactOut:
         """One fact by id. An unknown id, a quarantined fact and a fact outside the caller's
         scope are the same 404, so ids cannot be probed."""
         await need(identity, scopes.read, "get")
         turn = _query_turn(session_id, turn_index)
-        return FactOut.of(await aguard.get(identity, fact_id, purpose=purpose, turn=turn))
+        recalled = await aguard.get(identity, fact_id, purpose=purpose, turn=turn)
+        if receipt:
+            response.headers[RECEIPT_HEADER] = await asyncio.to_thread(
+                issue_receipt, identity, "get", purpose, [recalled])
+        return FactOut.of(recalled)
 
     @app.put("/v1/facts/{fact_id}", response_model=WriteOut, responses=_NOT_FOUND,
              tags=["memory"], summary="Write a new version of a fact")
@@ -419,6 +443,15 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
         del body["resource_signing_alg_values_supported"]
         return JSONResponse(body, headers={"Cache-Control": "max-age=60"})
 
+    if stack.receipts is not None:
+        receipt_jwks = stack.receipts.key.jwks()
+
+        @app.get(RECEIPT_JWKS_PATH, tags=["metadata"], response_model=JwksOut,
+                 summary="The key set read receipts are signed with (memguard receipt verify)")
+        async def receipt_keys() -> JSONResponse:
+            """The public key(s) of the gateway's read receipts (`typ: read-receipt+jwt`)."""
+            return JSONResponse(receipt_jwks, headers={"Cache-Control": "max-age=60"})
+
     @app.get("/healthz", tags=["health"], response_model=HealthOut,
              summary="Liveness: the process serves requests")
     async def healthz() -> dict[str, str]:
@@ -442,6 +475,10 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
     if stack.sts is not None:
         app.router.routes.extend(create_sts_app(stack.sts).routes)
         form_paths = frozenset({"/token"})
+    if stack.ssf is not None:  # RFC 8935 push delivery of CAEP events (memguard.gateway.ssf)
+        from memguard.gateway.ssf import ssf_route
+
+        app.router.routes.append(ssf_route(stack.ssf, config.ssf.path))
     if mcp_server is not None:
         # the mcp package's own app, with its bearer middleware; its lifespan runs in ours
         app.router.routes.append(Route(config.mcp.path, endpoint=PresentedCredential(mcp_app)))

@@ -179,6 +179,28 @@ class StsClient(_Section):
         return self
 
 
+class SpiffeTrustDomainConfig(_Section):
+    """A federated SPIFFE trust domain whose workloads may authenticate at ``/token`` with their
+    JWT-SVIDs (draft-ietf-oauth-spiffe-client-auth; memguard.tokens.spiffe_client_auth)."""
+
+    trust_domain: str = Field(pattern=r"^[a-z0-9._-]{1,255}$")
+    #: the trust bundle (a JWK Set with ``use: jwt-svid`` keys), inline, as a file, or its endpoint
+    bundle: dict[str, Any] | None = None
+    bundle_file: str | None = None
+    bundle_endpoint: str | None = None
+    algorithms: tuple[str, ...] = ("ES256", "RS256", "EdDSA")
+    issuer: str | None = None
+    require_jti: bool = True
+    #: SPIFFE IDs allowed to authenticate (empty: any workload of the domain; grants still apply)
+    clients: tuple[str, ...] = ()
+
+    @model_validator(mode="after")
+    def _one_source(self) -> SpiffeTrustDomainConfig:
+        if sum(x is not None for x in (self.bundle, self.bundle_file, self.bundle_endpoint)) != 1:
+            raise ValueError("give exactly one of `bundle`, `bundle_file`, `bundle_endpoint`")
+        return self
+
+
 class StsSection(_Section):
     """The built-in RFC 8693 token service, served at ``/token`` with its JWKS."""
 
@@ -194,6 +216,8 @@ class StsSection(_Section):
     replay: Literal["sql", "memory"] = "sql"
     #: Delegation grants of this token service, added to those of ``identity.config``.
     delegation: tuple[DelegationGrant, ...] = ()
+    #: federated trust domains for ``jwt-spiffe`` client authentication
+    spiffe_trust_domains: tuple[SpiffeTrustDomainConfig, ...] = ()
     #: A ledger written before memguard kept the subject's issuer in exchanged tokens owns the
     #: facts agents wrote by (this token service, sub). With exactly one other trusted issuer they
     #: are re-owned to it when the gateway opens the ledger; with several, this names the one
@@ -321,6 +345,48 @@ class IdempotencySection(_Section):
     lease: float = Field(default=60.0, ge=1, le=3600)
 
 
+class SsfTransmitter(_Section):
+    """A Shared Signals transmitter whose Security Event Tokens this gateway accepts."""
+
+    issuer: str = Field(min_length=1, max_length=1024)
+    jwks: dict[str, Any] | None = None
+    jwks_file: str | None = None
+    jwks_url: str | None = None
+    algorithms: tuple[str, ...] = ("ES256", "EdDSA")
+
+    @model_validator(mode="after")
+    def _one_key_source(self) -> SsfTransmitter:
+        if sum(x is not None for x in (self.jwks, self.jwks_file, self.jwks_url)) != 1:
+            raise ValueError("give exactly one of `jwks`, `jwks_file`, `jwks_url`")
+        return self
+
+
+class SsfSection(_Section):
+    """SSF/CAEP receiver (memguard.gateway.ssf): RFC 8935 push delivery of RFC 8417 SETs."""
+
+    enabled: bool = False
+    path: str = Field(default="/ssf/events", pattern=r"^/[a-z0-9_/-]{1,64}$")
+    #: The SETs' ``aud`` (default ``{resource}/ssf``; its own audience, like every token use).
+    audience: str | None = Field(default=None, min_length=1, max_length=2048)
+    transmitters: tuple[SsfTransmitter, ...] = ()
+    #: ``session-revoked`` also revokes (quarantines) what was written in that session.
+    revoke_session_writes: bool = False
+    #: How long a deny entry is kept: at least the longest access-token lifetime (seconds).
+    retention: int = Field(default=86400, ge=60, le=30 * 86400)
+    #: How often each worker re-reads the shared deny list (seconds).
+    refresh: float = Field(default=0.25, gt=0, le=60)
+    #: Oldest SET ``iat`` accepted (seconds); also how long its ``jti`` is remembered.
+    max_age: int = Field(default=300, ge=10, le=86400)
+
+
+class ReceiptsSection(_Section):
+    """Signed read receipts (memguard.gateway.receipts): on request, a search or get returns one."""
+
+    enabled: bool = True
+    #: The Ed25519 receipt key (PEM; created on first start). Default ``{state_dir}/receipt-key.pem``.
+    key: str | None = None
+
+
 class GatewayConfig(_Section):
     """The whole gateway configuration."""
 
@@ -339,6 +405,8 @@ class GatewayConfig(_Section):
     logging: LoggingSection = LoggingSection()
     tracing: TracingSection = TracingSection()
     idempotency: IdempotencySection = IdempotencySection()
+    ssf: SsfSection = SsfSection()
+    receipts: ReceiptsSection = ReceiptsSection()
     #: Recover pending writes at start (one process). With several processes on one ledger, run it
     #: from one place; ``recover_older_than`` keeps it off other processes' writes in flight.
     recover_on_start: bool = True
@@ -398,7 +466,8 @@ class GatewayConfig(_Section):
 def _tupled(value: Any, key: str = "") -> Any:
     # YAML gives lists; the strict delegation-grant model wants tuples. JWKS documents stay as is.
     if isinstance(value, dict):
-        return value if key == "jwks" else {k: _tupled(v, str(k)) for k, v in value.items()}
+        return value if key in ("jwks", "bundle") else {
+        k: _tupled(v, str(k)) for k, v in value.items()}
     if isinstance(value, list):
         return tuple(_tupled(v) for v in value)
     return value

@@ -50,7 +50,7 @@ from memguard.identity import Identity
 from memguard.provenance import Source, Turn
 from memguard.trust import SourceKind, TrustLevel
 
-__all__ = ["GuardTokenVerifier", "PresentedCredential", "build_mcp_server"]
+__all__ = ["GuardTokenVerifier", "PresentedCredential", "build_mcp_server", "meta_trace"]
 
 _presented: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "memguard_workload_credential", default=None
@@ -93,6 +93,25 @@ class GuardTokenVerifier:
             expires_at=identity.expires_at, resource=self.resource, subject=p.subject.subject,
             claims={"iss": p.subject.issuer},
         )
+
+
+_TRACEPARENT = re.compile(r"00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}")
+
+
+def meta_trace(ctx: Context[Any, Any]) -> tuple[str | None, str | None]:
+    """``(trace_id, span_id)`` of the W3C ``traceparent`` in the request's ``_meta`` (MCP
+    2026-07-28 carries trace context there; earlier revisions may too). Trace context is advice,
+    never a credential: a missing or malformed value (or an all-zero id) is ignored, as W3C Trace
+    Context 3.2 says for an invalid ``traceparent``."""
+    try:
+        meta = ctx.request_context.meta
+    except Exception:  # no request context (a direct call): no trace
+        return None, None
+    value = meta.get("traceparent") if isinstance(meta, dict) else None
+    m = _TRACEPARENT.fullmatch(value) if isinstance(value, str) else None
+    if m is None or set(m.group(1)) == {"0"} or set(m.group(2)) == {"0"}:
+        return None, None
+    return m.group(1), m.group(2)
 
 
 def _fact_id(value: str) -> str:
@@ -195,11 +214,13 @@ def build_mcp_server(
         trust: str | None = None,
     ) -> dict[str, Any]:
         identity = await caller(ctx, scopes.write)
+        trace_id, span_id = meta_trace(ctx)
         try:
             prov = await aguard.write(
                 identity, text, namespace=namespace,
                 source=Source(kind=SourceKind(source_kind), uri=source_uri),
-                turn=Turn(session_id=session_id, turn_index=turn_index),
+                turn=Turn(session_id=session_id, turn_index=turn_index, trace_id=trace_id,
+                          span_id=span_id),
                 trust=TrustLevel.parse(trust) if trust is not None else None,
             )
         except MemguardError as exc:
@@ -221,14 +242,16 @@ def build_mcp_server(
         turn_index: int | None = None,
     ) -> dict[str, Any]:
         identity = await caller(ctx, scopes.read)
+        trace_id, _ = meta_trace(ctx)
         if (session_id is None) != (turn_index is None):
             raise ToolError("invalid_request: give both `session_id` and `turn_index`, or neither")
         try:
-            turn = (Turn(session_id=session_id, turn_index=turn_index)
+            turn = (Turn(session_id=session_id, turn_index=turn_index, trace_id=trace_id)
                     if session_id is not None and turn_index is not None else None)
             level = TrustLevel.parse(min_trust) if min_trust is not None else None
             hits = await asyncio.to_thread(lambda: stack.guard.search(
-                identity, query, k=k, namespaces=namespaces, min_trust=level, turn=turn))
+                identity, query, k=k, namespaces=namespaces, min_trust=level, turn=turn,
+                trace_id=trace_id))
         except MemguardError as exc:
             raise _tool_error(exc) from None
         except ValueError:

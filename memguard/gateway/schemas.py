@@ -247,6 +247,10 @@ class SearchIn(_In):
         None, description="The agent turn this search belongs to: what it returns taints the "
         "writes made later in that turn."
     )
+    receipt: bool = Field(
+        False, description="Return a signed read receipt (`receipt`): the facts returned, their "
+        "provenance digests and the read's audit-log entry (docs/standards.md)."
+    )
 
 
 # -- lineage: revocation and endorsement -------------------------------------------------------------
@@ -531,6 +535,9 @@ class SearchOut(_Out):
     model_config = ConfigDict(frozen=True, json_schema_extra=_examples({"facts": [_FACT_OUT]}))
 
     facts: list[FactOut] = Field(description="At most `k` facts.")
+    receipt: str | None = Field(
+        None, description="With `receipt: true`: a signed read receipt (`read-receipt+jwt`), "
+        "verifiable offline with `memguard receipt verify`.")
 
 
 class AuditOut(_Out):

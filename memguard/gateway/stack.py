@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import text
 
@@ -31,13 +31,23 @@ from memguard.stores.base import Hit, MemoryStore, StoredPoint
 from memguard.stores.qdrant import QdrantStore
 from memguard.tokens.config import DelegationGrant, IdentityConfig, load_identity_config
 from memguard.tokens.confusables import ConfusableWatch
+from memguard.tokens.denylist import DenyList
 from memguard.tokens.replay_sql import SqlReplayCache
 from memguard.tokens.rfc7517 import parse_jwks
 from memguard.tokens.rfc7523 import MemoryReplayCache, RegisteredClient, ReplayCache
 from memguard.tokens.rfc9068 import TrustedIssuer
+from memguard.tokens.spiffe_client_auth import (
+    SpiffeClientVerifier,
+    SpiffeTrustDomain,
+    bundle_source,
+)
 from memguard.tokens.sts import SecurityTokenService
 from memguard.tokens.uses import check_distinct
 from memguard.tokens.verifier import IdentityVerifier
+
+if TYPE_CHECKING:
+    from memguard.gateway.receipts import ReceiptIssuer
+    from memguard.gateway.ssf import SsfReceiver
 
 __all__ = ["GatewayStack", "LazyStore", "gateway_identity", "open_ledger", "open_stack"]
 
@@ -144,6 +154,11 @@ class GatewayStack:
     sts: SecurityTokenService | None
     policy: PolicyResolver | None
     replay: ReplayCache | None
+    #: the SSF/CAEP receiver and its deny list (memguard.gateway.ssf), when ``ssf.enabled``
+    ssf: SsfReceiver | None = None
+    denylist: DenyList | None = None
+    #: signs read receipts (memguard.gateway.receipts), when ``receipts.enabled``
+    receipts: ReceiptIssuer | None = None
     _ready_cache: tuple[float, dict[str, str]] | None = field(default=None, repr=False)
     _jwks_checked: dict[str, tuple[float, bool]] = field(default_factory=dict, repr=False)
 
@@ -169,6 +184,8 @@ class GatewayStack:
             "ledger": self._check(self._check_ledger),
             "store": self._check(self.store.ping),
         }
+        if self.denylist is not None:  # CAEP deny entries readable (memguard.gateway.ssf)
+            checks["revocations"] = self._check(self._check_denylist)
         self._ready_cache = (now, checks)
         return dict(checks)
 
@@ -181,6 +198,10 @@ class GatewayStack:
         except Exception as exc:  # a broken check is a failed check
             return f"error: {type(exc).__name__}"
         return "ok"
+
+    def _check_denylist(self) -> None:
+        if self.denylist is not None:
+            self.denylist.entries()  # raises identity.revocation_unavailable if unreadable
 
     def _check_policy(self) -> None:
         if self.policy is None:
@@ -233,6 +254,11 @@ class GatewayStack:
         self.guard.close()
         if isinstance(self.replay, SqlReplayCache):
             self.replay.close()
+        if self.denylist is not None:
+            self.denylist.close()
+        if self.ssf is not None and isinstance(self.ssf.verifier.replay, SqlReplayCache) and (
+                self.ssf.verifier.replay is not self.replay):
+            self.ssf.verifier.replay.close()
 
 
 def _store_factory(config: GatewayConfig) -> Callable[[], MemoryStore]:
@@ -302,6 +328,10 @@ def _identity_config(
             wc["trust_domains"].append({"trust_domain": sts.trust_domain,
                                         "algorithms": [config.sts.alg],
                                         "jwks": sts.workload_jwks(), "issuer": sts.issuer})
+    if config.ssf.enabled:
+        from memguard.gateway.ssf import ssf_audience
+
+        uses["security events"] = [ssf_audience(config)]
     check_distinct(uses)
     known = {(g["actor"], g["on_behalf_of"]) for g in data.get("delegation", [])}
     data["delegation"] = [*data.get("delegation", []),
@@ -390,7 +420,38 @@ def gateway_identity(
             token_endpoint=config.token_endpoint, presenter_audience=config.presenter_audience,
             clock=clock,
         )
+        if config.sts.spiffe_trust_domains:
+            sts.spiffe_clients = _spiffe_clients(config, sts, clock)
     return sts, _identity_config(config, base, sts, config.sts.delegation)
+
+
+def _spiffe_clients(
+    config: GatewayConfig, sts: SecurityTokenService, clock: Callable[[], float]
+) -> SpiffeClientVerifier:
+    """``jwt-spiffe`` client authentication for the federated trust domains of ``sts``."""
+    import json
+
+    domains = []
+    for d in config.sts.spiffe_trust_domains:
+        if d.trust_domain == sts.trust_domain:
+            raise ConfigurationError(
+                f"sts.spiffe_trust_domains: `{d.trust_domain}` is the token service's own trust "
+                "domain (its workloads authenticate with its own keys)")
+        bundle = d.bundle
+        if d.bundle_file is not None:
+            try:
+                bundle = json.loads(config.path(d.bundle_file).read_text("utf-8"))
+            except (OSError, ValueError) as exc:
+                raise ConfigurationError(
+                    f"trust domain `{d.trust_domain}`: cannot read bundle_file: {exc}") from None
+        algorithms = frozenset(d.algorithms)
+        domains.append(SpiffeTrustDomain(
+            d.trust_domain, algorithms,
+            bundle_source(bundle=bundle, bundle_endpoint=d.bundle_endpoint,
+                          algorithms=algorithms, clock=clock),
+            issuer=d.issuer, require_jti=d.require_jti, clients=frozenset(d.clients)))
+    return SpiffeClientVerifier(domains, audiences=sts.token_audiences, replay=sts.clients.replay,
+                                max_ttl=sts.workload_ttl, leeway=sts.leeway, clock=clock)
 
 
 def _open(
@@ -428,5 +489,30 @@ def _open(
         if report.ran:
             get_logger().warning("gateway.owner_migration", token_service=report.token_service,
                                  subject_issuer=report.subject_issuer, reowned=len(report.reowned))
-    return GatewayStack(config=config, guard=guard, store=store, verifier=verifier,
-                        identity=identity, sts=sts, policy=policy, replay=replay)
+    stack = GatewayStack(config=config, guard=guard, store=store, verifier=verifier,
+                         identity=identity, sts=sts, policy=policy, replay=replay)
+    if config.ssf.enabled:
+        _open_ssf(stack, ledger_url, clock)
+    if config.receipts.enabled:
+        from memguard.gateway.receipts import ReceiptIssuer
+        from memguard.receipts import ReceiptKey
+
+        key_path = (config.path(config.receipts.key) if config.receipts.key
+                    else config.state_path / "receipt-key.pem")
+        stack.receipts = ReceiptIssuer(guard, ReceiptKey.load_or_create(key_path),
+                                       issuer=config.resource)
+    return stack
+
+
+def _open_ssf(stack: GatewayStack, ledger_url: str, clock: Callable[[], float]) -> None:
+    """The SSF receiver and its deny list, on the ledger's database (memguard.gateway.ssf)."""
+    from memguard.gateway.ssf import build_receiver
+
+    config = stack.config
+    stack.denylist = DenyList.from_url(ledger_url, refresh=config.ssf.refresh, clock=clock)
+    replay = stack.replay if isinstance(stack.replay, SqlReplayCache) else (
+        SqlReplayCache.from_url(ledger_url))
+    stack.ssf = build_receiver(config, stack.guard, stack.denylist, replay, clock=clock)
+    stack.verifier.denylist = stack.denylist
+    if stack.sts is not None:
+        stack.sts.denylist = stack.denylist

@@ -76,20 +76,25 @@ def key_fits(alg: str, key: object) -> bool:
     return False
 
 
-def parse_jwks(data: object, algorithms: frozenset[str]) -> dict[str, object]:
-    """``kid -> public key`` for the usable signing keys of a JWK Set (RFC 7517 5)."""
+def parse_jwks(data: object, algorithms: frozenset[str], *, use: str = "sig") -> dict[str, object]:
+    """``kid -> public key`` for the usable signing keys of a JWK Set (RFC 7517 5).
+
+    ``use``: the keys' intended use; ``sig`` (keys without ``use`` count as ``sig``), or another
+    value that must be given exactly (a SPIFFE bundle's ``jwt-svid``, spiffe_client_auth.py).
+    """
     if not isinstance(data, Mapping) or not isinstance(data.get("keys"), list):
         raise IdentityError("key set unavailable", code="identity.jwks_unavailable")
     out: dict[str, object] = {}
     for jwk in data["keys"]:
         if not isinstance(jwk, dict) or not isinstance(jwk.get("kid"), str):
             continue
-        if jwk.get("use", "sig") != "sig" or ("d" in jwk) or jwk.get("kty") == "oct":
-            continue  # private or symmetric material never verifies anything
+        if jwk.get("use", "sig" if use == "sig" else None) != use or ("d" in jwk) or (
+                jwk.get("kty") == "oct"):
+            continue  # other uses, private or symmetric material never verify anything
         if "alg" in jwk and jwk["alg"] not in algorithms:
             continue
         try:
-            key = PyJWK(jwk).key
+            key = PyJWK({k: v for k, v in jwk.items() if k != "use"}).key
         except Exception:
             continue
         if any(key_fits(alg, key) for alg in algorithms):

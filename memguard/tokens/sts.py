@@ -32,6 +32,7 @@ from memguard.identity import check_identifier
 from memguard.logging import get_logger
 from memguard.provenance import sha256_digest
 from memguard.tokens.config import DelegationGrant
+from memguard.tokens.denylist import DenyCheck, TokenFacts
 from memguard.tokens.presenter import check_presenter
 from memguard.tokens.rfc7517 import key_fits, public_jwk
 from memguard.tokens.rfc7523 import (
@@ -50,6 +51,7 @@ from memguard.tokens.rfc8693 import (
 )
 from memguard.tokens.rfc9068 import AccessTokenVerifier, TrustedIssuer
 from memguard.tokens.rfc9493 import subject_identifier
+from memguard.tokens.spiffe_client_auth import SpiffeClientVerifier
 from memguard.tokens.svid import TrustDomain, WorkloadCredentialVerifier, parse_spiffe_id
 from memguard.tokens.uses import (
     ACTOR_TYP,
@@ -231,6 +233,12 @@ class SecurityTokenService:
         #: called with each authenticated client id before its request is served; may refuse
         #: with a TokenExchangeError (the gateway's per-client rate limit)
         self.admit_client: Callable[[str], None] | None = None
+        #: JWT-SVID client authentication for workloads of federated trust domains (their
+        #: bundles; memguard.tokens.spiffe_client_auth), next to this service's own domain
+        self.spiffe_clients: SpiffeClientVerifier | None = None
+        #: credentials refused after a security event (memguard.tokens.denylist): a revoked
+        #: subject token is not exchanged into a fresh one
+        self.denylist: DenyCheck | None = None
         self.set_token_endpoint(token_endpoint or default_token_endpoint(issuer))
 
     def set_token_endpoint(self, url: str) -> None:
@@ -245,6 +253,8 @@ class SecurityTokenService:
             "the token endpoint": self.token_audiences,
         })
         self.clients.audiences = self.token_audiences
+        if self.spiffe_clients is not None:
+            self.spiffe_clients.audiences = self.token_audiences
         domains = {self.trust_domain: self._domain}
         # Actor tokens and workload client assertions: each its own typ, the token endpoint's audience.
         self.actor_verifier = WorkloadCredentialVerifier(
@@ -365,6 +375,9 @@ class SecurityTokenService:
             if req.client_assertion_type == JWT_BEARER:
                 return self.clients.authenticate(req.client_assertion, req.client_id)
             if req.client_assertion_type == JWT_SPIFFE:
+                federated = self.spiffe_clients
+                if federated is not None and federated.handles(req.client_assertion):
+                    return federated.authenticate(req.client_assertion, req.client_id)
                 return self._workload_client(req.client_assertion, req.client_id)
             raise TokenExchangeError("invalid_client", "client_assertion_type")
         except IdentityError as exc:
@@ -408,6 +421,15 @@ class SecurityTokenService:
         except IdentityError as exc:
             raise TokenExchangeError("invalid_grant", f"subject_token {exc.code}") from None
         principal = subject.principal
+        if self.denylist is not None:
+            try:
+                denied = self.denylist.check(TokenFacts.of(
+                    subject.claims, token_issuer=subject.issuer.issuer, subject=principal.subject,
+                    actors=[a.subject for a in principal.actors], jti=principal.token_jti))
+            except IdentityError as exc:
+                raise TokenExchangeError("invalid_grant", f"subject_token {exc.code}") from None
+            if denied is not None:
+                raise TokenExchangeError("invalid_grant", "subject_token identity.revoked")
         detail["subject_token_digest"] = sha256_digest(req.subject_token.encode())
         detail["subject"] = principal.subject.subject
         detail["subject_issuer"] = principal.subject.issuer
@@ -475,6 +497,9 @@ class SecurityTokenService:
             "iat": now, "exp": exp, "jti": secrets.token_urlsafe(16), "client_id": client_id,
             "scope": " ".join(sorted(req.scopes)), "act": new_act,
         }
+        sid = subject.claims.get("sid")
+        if isinstance(sid, str):  # the delegated token stays in the user's session (CAEP)
+            claims["sid"] = check_identifier(sid, "sid")
         token = self.access_keys.sign(claims, "at+jwt")
         detail["issued_jti"] = claims["jti"]
         return {

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import os
 import time
+import weakref
 from collections.abc import Callable
 from typing import NoReturn
 
 from memguard.errors import ConfigurationError, IdentityError
 from memguard.identity import Identity, MintingVerifier
 from memguard.tokens.config import IdentityConfig, load_identity_config
+from memguard.tokens.denylist import DenyCheck, TokenFacts
 from memguard.tokens.presenter import check_presenter
 from memguard.tokens.rfc9068 import AccessTokenVerifier, TrustedIssuer, VerifiedAccessToken
 from memguard.tokens.svid import (
@@ -47,6 +49,10 @@ class IdentityVerifier(MintingVerifier):
     def __init__(self, config: IdentityConfig, *, clock: Callable[[], float] = time.time) -> None:
         super().__init__(clock=clock)
         self.config = config
+        #: credentials refused after a security event (memguard.tokens.denylist, set by the SSF
+        #: receiver's wiring); checked on every verification and on every use of a minted identity
+        self.denylist: DenyCheck | None = None
+        self._facts: weakref.WeakKeyDictionary[Identity, TokenFacts] = weakref.WeakKeyDictionary()
         lim = config.limits
         issuers = {
             i.issuer: TrustedIssuer(
@@ -94,7 +100,7 @@ class IdentityVerifier(MintingVerifier):
             if verified.principal.actors and self.config.presenter_binding == "required":
                 raise IdentityError("delegated token needs its actor's credential",
                                     code="identity.unbound")
-            return self._mint(verified.principal, verified.expires_at)
+            return self._mint_checked(verified, verified.expires_at)
         except Exception as exc:
             _fail_closed(exc)
 
@@ -105,9 +111,40 @@ class IdentityVerifier(MintingVerifier):
             verified = self._access(token)
             check_presenter(verified.principal, workload.spiffe_id,
                             token_issuer=verified.issuer.issuer, trust_domain_id=workload.domain_id)
-            return self._mint(verified.principal, min(verified.expires_at, workload.expires_at))
+            return self._mint_checked(verified, min(verified.expires_at, workload.expires_at))
         except Exception as exc:
             _fail_closed(exc)
+
+    # -- security events (memguard.tokens.denylist) ---------------------------------------------
+
+    def _mint_checked(self, verified: VerifiedAccessToken, expires_at: int) -> Identity:
+        facts = TokenFacts.of(
+            verified.claims, token_issuer=verified.issuer.issuer,
+            subject=verified.principal.subject,
+            actors=[a.subject for a in verified.principal.actors],
+            jti=verified.principal.token_jti,
+        )
+        self._refuse_denied(facts)
+        identity = self._mint(verified.principal, expires_at)
+        if self.denylist is not None:
+            self._facts[identity] = facts
+        return identity
+
+    def _refuse_denied(self, facts: TokenFacts) -> None:
+        if self.denylist is not None and self.denylist.check(facts) is not None:
+            raise IdentityError("credential revoked by a security event", code="identity.revoked")
+
+    def minted(self, identity: Identity) -> bool:
+        """Also False for an identity whose credential a security event revoked since."""
+        if not super().minted(identity):
+            return False
+        if self.denylist is None:
+            return True
+        facts = self._facts.get(identity)
+        try:
+            return facts is not None and self.denylist.check(facts) is None
+        except Exception:  # revocation state unknown: the identity is not vouched for
+            return False
 
     def verify_workload(self, credential: str) -> WorkloadIdentity:
         try:

@@ -1,0 +1,218 @@
+"""CAEP revocation latency: a session-revoked event pushed to a loaded gateway -> the first refused
+call, and how long the other worker still let calls through. Bounded in count and in time.
+
+    .venv/bin/python benchmarks/bench_caep.py            # 30 events, <= 120 s
+    .venv/bin/python benchmarks/bench_caep.py --quick    # 10 events, <= 45 s
+
+Set-up: ``python -m memguard.gateway --workers 2`` on 127.0.0.1 with a PostgreSQL ledger (a fresh
+schema of ``MEMGUARD_TEST_PG``), the SSF receiver on (``ssf.refresh`` 0.25 s, the default) and a
+transmitter of the benchmark's own (a P-256 key, real ES256 SETs). ``--load`` client threads keep
+the gateway busy with searches of 8 other users the whole time. Per round, a fresh victim user and
+``--probes`` threads calling ``GET /v1/facts`` with the victim's token in a loop (each on its own
+keep-alive connection, so both workers are probed); the transmitter pushes a ``session-revoked``
+SET for the victim (RFC 8935) and the probes record what they got.
+
+Reported per round, in ms (p50 / p99 / max over the rounds):
+- ``push -> 202``: the receiver verified, persisted and audited the event;
+- ``push -> first 401``: the first refused call after the push was sent (the goal: p99 <= 1 s);
+- ``push -> last 200 sent``: the start of the last call still allowed (the other worker's refresh
+  window; calls started after the 202 by the receiving worker are refused at once).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import jwt
+import psycopg
+from cryptography.hazmat.primitives.asymmetric import ec
+
+from memguard.gateway.server import free_port
+from memguard.tokens.rfc7517 import public_jwk
+from memguard.tokens.sts import SecurityTokenService
+
+PG = os.environ.get("MEMGUARD_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+TRANSMITTER = "https://idp.bench.test/ssf"
+SESSION_REVOKED = "https://schemas.openid.net/secevent/caep/event-type/session-revoked"
+SCOPES = ("memory:read", "memory:write")
+
+
+@contextmanager
+def pg_schema() -> Iterator[str]:
+    schema = f"mg_bench_caep_{secrets.token_hex(5)}"
+    dsn = PG.replace("+psycopg", "")
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield f"{PG}?options=-csearch_path%3D{schema}"
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def wait_ready(base: str, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit("gateway exited")
+        try:
+            if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise SystemExit("gateway not ready")
+
+
+def probe(base: str, token: str, done: threading.Event, lock: threading.Lock,
+          seen: list[tuple[float, float, int]]) -> None:
+    """Call with the victim's token until ``done``: (start, end, status) of each call."""
+    with httpx.Client(base_url=base, timeout=10) as c:
+        while not done.is_set():
+            t0 = time.perf_counter()
+            status = c.get("/v1/facts", params={"limit": 1},
+                           headers={"Authorization": f"Bearer {token}"}).status_code
+            with lock:
+                seen.append((t0, time.perf_counter(), status))
+
+
+def pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(q * len(s)))] if s else float("nan")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--rounds", type=int)
+    ap.add_argument("--cap", type=float, help="seconds in all at most")
+    ap.add_argument("--load", type=int, default=6, help="background search threads")
+    ap.add_argument("--probes", type=int, default=4)
+    ap.add_argument("--workers", type=int, default=2)
+    args = ap.parse_args()
+    rounds = args.rounds or (10 if args.quick else 30)
+    cap = args.cap or (45.0 if args.quick else 120.0)
+    key = ec.generate_private_key(ec.SECP256R1())
+    jwk = public_jwk(key)
+    with tempfile.TemporaryDirectory() as tmp, pg_schema() as ledger_url:
+        root = Path(tmp)
+        port = free_port()
+        base = resource = f"http://127.0.0.1:{port}"
+        config = {
+            "version": 1, "state_dir": str(root / "gw"),
+            "server": {"host": "127.0.0.1", "port": port, "workers": args.workers},
+            "ledger": {"url": ledger_url},
+            "store": {"path": str(root / "qdrant"), "per_worker_local": True},
+            "limits": {"memory_rate": None, "token_rate": None, "max_concurrency": 256},
+            "mcp": {"enabled": False},
+            "logging": {"access": False},
+            "ssf": {"enabled": True, "transmitters": [
+                {"issuer": TRANSMITTER, "jwks": {"keys": [jwk]}, "algorithms": ["ES256"]}]},
+        }
+        cfg_path = root / "gateway.yaml"
+        cfg_path.write_text(json.dumps(config), "utf-8")
+        sts = SecurityTokenService(root / "gw" / "sts", issuer=resource, audiences=(resource,))
+        load_tokens = [sts.issue_user_token(f"load{u}", scopes=SCOPES, ttl=3600) for u in range(8)]
+        env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+        errlog = (root / "gateway.stderr").open("w+b")
+        proc = subprocess.Popen([sys.executable, "-m", "memguard.gateway", "--config",
+                                 str(cfg_path)], env=env, stdout=subprocess.DEVNULL, stderr=errlog)
+        stop = threading.Event()
+        load_done = [0]
+        rows: list[tuple[float, float, float]] = []
+        try:
+            wait_ready(base, proc)
+
+            def load(i: int) -> None:
+                with httpx.Client(base_url=base, timeout=10) as c:
+                    n = i
+                    while not stop.is_set():
+                        c.post("/v1/search", headers={
+                            "Authorization": f"Bearer {load_tokens[n % 8]}"},
+                            json={"query": f"status report {n}", "k": 10})
+                        n += 1
+                        load_done[0] += 1
+
+            loaders = [threading.Thread(target=load, args=(i,), daemon=True)
+                       for i in range(args.load)]
+            for t in loaders:
+                t.start()
+            started = time.monotonic()
+            for r in range(rounds):
+                if time.monotonic() - started > cap:
+                    print(f"cap reached after {r} rounds", file=sys.stderr)
+                    break
+                victim = f"victim{r}"
+                token = sts.issue_user_token(victim, scopes=SCOPES, ttl=600)
+                seen: list[tuple[float, float, int]] = []
+                lock = threading.Lock()
+                done = threading.Event()
+
+                probes = [threading.Thread(target=probe, args=(base, token, done, lock, seen),
+                                           daemon=True) for _ in range(args.probes)]
+                for t in probes:
+                    t.start()
+                time.sleep(0.3)  # the probes are through (and allowed) before the event
+                now = int(time.time())
+                set_token = jwt.encode(
+                    {"iss": TRANSMITTER, "aud": f"{resource}/ssf", "iat": now,
+                     "jti": secrets.token_urlsafe(12),
+                     "sub_id": {"format": "iss_sub", "iss": resource, "sub": victim},
+                     "events": {SESSION_REVOKED: {"event_timestamp": now}}},
+                    key, algorithm="ES256", headers={"typ": "secevent+jwt", "kid": jwk["kid"]})
+                pushed = time.perf_counter()
+                resp = httpx.post(f"{base}/ssf/events", content=set_token,
+                                  headers={"Content-Type": "application/secevent+jwt"}, timeout=10)
+                acked = time.perf_counter()
+                if resp.status_code != 202:
+                    raise SystemExit(f"push refused: {resp.status_code} {resp.text}")
+                time.sleep(1.5)  # long enough for every worker's refresh (0.25 s)
+                done.set()
+                for t in probes:
+                    t.join(10)
+                refused = [end for start, end, status in seen if status == 401 and end >= pushed]
+                allowed_after = [start for start, end, status in seen
+                                 if status == 200 and start >= pushed]
+                late = [end for start, end, status in seen if start > acked + 1.0 and status != 401]
+                if not refused or late:
+                    raise SystemExit(f"round {r}: calls still allowed 1 s after the 202: {len(late)}")
+                rows.append(((acked - pushed) * 1000, (min(refused) - pushed) * 1000,
+                             (max(allowed_after) - pushed) * 1000 if allowed_after else 0.0))
+        finally:
+            stop.set()
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            errlog.seek(0)
+            err = errlog.read()
+            errlog.close()
+        if err and b"Traceback" in err:
+            print(err.decode(errors="replace")[-2000:], file=sys.stderr)
+    print(f"bench_caep: {len(rows)} events, {args.workers} workers (PostgreSQL ledger), "
+          f"{args.load} load threads ({load_done[0]} searches), {args.probes} probes; "
+          f"load average {os.getloadavg()[0]:.2f}")
+    print(f"{'ms':<26}{'p50':>9}{'p99':>9}{'max':>9}")
+    for i, name in enumerate(("push -> 202", "push -> first 401", "push -> last 200 sent")):
+        values = [row[i] for row in rows]
+        print(f"{name:<26}{pct(values, 0.5):>9.1f}{pct(values, 0.99):>9.1f}{max(values):>9.1f}")
+    goal = pct([row[1] for row in rows], 0.99)
+    print(f"goal p99(push -> first 401) <= 1000 ms: {'met' if goal <= 1000 else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()
