@@ -28,6 +28,7 @@ from memguard.kernel import Kernel, Operation, StampRequest, VerifiedFact
 from memguard.ledger import FactState, Ledger
 from memguard.provenance import Provenance, Source, Turn, check_metadata, content_digest
 from memguard.revocation import RevocationReport, RevocationSelector
+from memguard.scan.stage import ScanStage
 from memguard.scope import PlanKind, ReadRequest, ScopePlan, ScopeResolver
 from memguard.stores.base import MemoryStore, StoredPoint, build_payload
 from memguard.trust import TrustLevel, TrustPolicy
@@ -109,7 +110,10 @@ class MemoryGuard:
         clock: Callable[[], float] = time.time,
         recover_on_start: bool = True,
         revocation_ttl: float = 1.0,
+        scan_stage: ScanStage | None = None,
     ) -> None:
+        """``scan_stage``: the write-time content scan (:mod:`memguard.scan`); off unless given
+        (:func:`memguard.embedded.open_embedded` turns the built-in scanner on)."""
         self.store = store
         self.kernel = Kernel(
             ledger=ledger,
@@ -118,6 +122,7 @@ class MemoryGuard:
             trust_policy=trust_policy,
             clock=clock,
             revocation_ttl=revocation_ttl,
+            scan_stage=scan_stage,
         )
         self.embedder: Embedder = embedder or HashEmbedder(store.dimension)
         if self.embedder.dimension != store.dimension:
@@ -207,6 +212,7 @@ class MemoryGuard:
                 trust=f.trust,
                 derived_from=f.derived_from,
                 fact_id=fact_ids[i] if fact_ids is not None else None,
+                text=f.text,
             )
             for i, (f, meta) in enumerate(zip(facts, metas, strict=True))
         ]
