@@ -295,6 +295,9 @@ class Operation:
             scan = scans[index]
             if scan is not None:  # the content's verdict caps what the channel gave
                 if scan.refused:
+                    self.detail.setdefault("scan", []).append(
+                        {"fact_id": req.fact_id, **scan.summary()}
+                    )
                     raise AccessDenied(
                         "the content scanner refused this text", code="access_denied.scanner"
                     )

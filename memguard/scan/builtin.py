@@ -25,17 +25,21 @@ _FLAG_TAGS = re.compile("\U0001f3f4[\U000e0020-\U000e007e]{1,8}\U000e007f")  # s
 _WORD = re.compile(r"\w+")
 
 
+_MARKS = tuple(sorted({m for rule in RULES for m in rule.marks}))
+_GATES = tuple((rule, rule.words | frozenset(rule.marks)) for rule in RULES)
+
+
 def _hits(texts: Iterable[str], rules: tuple[Rule, ...], prefix: str = "") -> dict[str, float]:
     out: dict[str, float] = {}
+    gates = _GATES if rules is RULES else tuple((r, r.words | frozenset(r.marks)) for r in rules)
     for text in texts:
         lowered = text.lower()
-        words = set(_WORD.findall(lowered))
-        for rule in rules:
-            if rule.gated and rule.words.isdisjoint(words) and not any(
-                m in lowered for m in rule.marks
-            ):
+        present = set(_WORD.findall(lowered))
+        present.update(m for m in _MARKS if m in lowered)
+        for rule, gate in gates:
+            if gate and gate.isdisjoint(present):
                 continue
-            if rule.pattern.search(lowered) is not None:
+            if rule.search(lowered):
                 key = prefix + rule.id
                 out[key] = max(out.get(key, 0.0), rule.weight)
     return out
@@ -79,6 +83,9 @@ class RuleScanner:
             inner = _hits(decoded, RULES, "decoded:")
             if any(w >= 0.5 for w in inner.values()):
                 hits["encoded.instruction"] = 0.9
+            elif any(len(d.split()) >= 4 for d in decoded if d not in text):
+                # prose hidden in an encoding: rarely innocent inside a memory
+                hits["encoded.prose"] = 0.5
             hits.update(inner)
         if DECODE_LEAD.search(text.lower()) is not None:
             hits["encoded.decode_lead"] = 0.5

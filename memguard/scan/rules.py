@@ -17,18 +17,72 @@ __all__ = ["RULES", "Rule"]
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """One pattern; it only runs when the text holds one of its ``words`` (whole words) or
-    ``marks`` (substrings), which keeps a clean 1 KB text to a few set look-ups per rule."""
+    """One rule: a pattern, searched as its top-level branches.
+
+    A branch that starts with ``\\b`` is compiled without it and the boundary is checked on each
+    match (Python's engine scans a pattern that starts with a word boundary position by position,
+    but one that starts with letters far faster). The rule only runs when the text holds one of
+    its ``words`` (whole words) or ``marks`` (substrings).
+    """
 
     id: str
     weight: float
-    pattern: re.Pattern[str]
+    branches: tuple[tuple[re.Pattern[str], bool], ...]
     words: frozenset[str] = frozenset()
     marks: tuple[str, ...] = ()
 
     @property
     def gated(self) -> bool:
         return bool(self.words or self.marks)
+
+    def search(self, text: str) -> bool:
+        for pattern, boundary in self.branches:
+            pos = 0
+            while True:
+                m = pattern.search(text, pos)
+                if m is None:
+                    break
+                start = m.start()
+                if not boundary or start == 0 or not _is_word(text[start - 1]):
+                    return True
+                pos = start + 1
+        return False
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _branches(pattern: str) -> list[str]:
+    """Split a pattern at its top-level ``|`` (outside groups and character classes)."""
+    out: list[str] = []
+    depth, in_class, escaped, start = 0, False, False, 0
+    for i, c in enumerate(pattern):
+        if escaped:
+            escaped = False
+        elif c == "\\":
+            escaped = True
+        elif in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            out.append(pattern[start:i])
+            start = i + 1
+    out.append(pattern[start:])
+    return out
+
+
+def _compile(pattern: str) -> tuple[tuple[re.Pattern[str], bool], ...]:
+    out = []
+    for branch in _branches(pattern):
+        boundary = branch.startswith("\\b")
+        out.append((re.compile(branch[2:] if boundary else branch, re.MULTILINE), boundary))
+    return tuple(out)
 
 
 def _alt(*words: str) -> str:
@@ -51,7 +105,7 @@ _SECRET = _alt("passwords?", "pass ?codes?", "api[ _-]?keys?", "secret keys?", "
                "(?:last|previous) \\d+ messages", "home address", "contents of (?:the|your) \\w+",
                "(?:bank|account) details", "calendar", "contacts", "notes namespace",
                "memory contents")  # fmt: skip
-_SEND = _alt("send", "forward", "email", "e-mail", "mail", "post", "upload", "transmit", "share",
+_SEND = _alt("send", "forward", "e-?mail(?! address)", "mail(?! address)", "post", "upload", "transmit", "share",
              "leak", "exfiltrate", "copy", "cc", "bcc", "deliver", "report", "sync", "submit")  # fmt: skip
 _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 _URL = r"https?://[^\s)\]>\"']+"
@@ -89,10 +143,12 @@ _INSTR_LATIN = _alt(_INSTR, "instrucciones", "instru[çc][õo]es", "istruzioni",
                     "instrukcje", "instrukcji", "polecenia", "talimat\\w*", "yönerge\\w*")  # fmt: skip
 _INSTR_OTHER = _alt("инструкци\\w*", "указани\\w*", "指令", "指示", "提示", "命令", "지시", "지침",
                     "명령", "التعليمات", "تعليمات", "الأوامر", "निर्देश")  # fmt: skip
-_PRIOR_ANY = _alt(_PRIOR, "précédentes", "precedentes", "vorherigen", "bisherigen", "alle[ns]?",
+_PRIOR_LATIN = _alt(_PRIOR, "précédentes", "precedentes", "vorherigen", "bisherigen", "alle[ns]?",
                   "anteriores", "precedenti", "tutte", "todas", "vorige", "eerdere", "poprzednie",
-                  "wszystkie", "предыдущие", "все", "之前", "以前", "所有", "すべて", "全て", "이전",
-                  "모든", "모두", "السابقة", "جميع", "पिछले", "सभी", "önceki", "tüm")  # fmt: skip
+                  "wszystkie", "önceki", "tüm")  # fmt: skip
+_PRIOR_OTHER = _alt("предыдущие", "все", "之前", "以前", "所有", "すべて", "全て", "이전",
+                    "모든", "모두", "السابقة", "جميع", "पिछले", "सभी")  # fmt: skip
+_PRIOR_ANY = f"(?:{_PRIOR_LATIN}|{_PRIOR_OTHER})"
 _IGN = f"(?:\\b{_IGN_LATIN}\\b|{_IGN_OTHER})"
 _INS = f"(?:\\b{_INSTR_LATIN}\\b|{_INSTR_OTHER})"
 _GAP = r"[^.\n。!?！？]{0,60}?"
@@ -136,6 +192,15 @@ _SEND_ML = _alt(
     "gönder", "ilet",
 )  # fmt: skip
 _FUTURE_ML = _alt(
+    "dans les (?:prochaines|futures) sessions", "in den (?:nächsten|kommenden) sitzungen",
+    "en las (?:próximas|futuras) sesiones", "nas (?:próximas|futuras) sess[õo]es",
+    "nelle (?:prossime|future) sessioni", "in de volgende sessies", "w następnych sesjach",
+    "в следующих сессиях", "в будущих сессиях", "在接下来的会话", "以后的会话", "次回以降", "今後ずっと",
+    "다음 세션", "앞으로 계속", "في الجلسات القادمة", "अगले सत्रों में", "sonraki oturumlarda",
+    "souviens-toi (?:toujours|pour toujours)", "merke dir (?:für immer|dauerhaft)",
+    "recuerda (?:siempre|para siempre)", "lembre-se (?:sempre|para sempre)", "ricorda (?:sempre|per sempre)",
+    "onthoud (?:voor altijd|altijd)", "zapamiętaj na zawsze", "запомни навсегда", "永远记住", "ずっと覚え",
+    "영원히 기억", "تذكر دائما", "हमेशा याद", "her zaman hatırla", "sonsuza dek hatırla",
     "pour toutes les (?:futures|prochaines) conversations", "in allen (?:zukünftigen|künftigen)",
     "en todas las (?:futuras|pr[óo]ximas)", "in tutte le (?:future|prossime)",
     "em todas as (?:futuras|pr[óo]ximas)", "in alle toekomstige", "we wszystkich przyszłych",
@@ -147,13 +212,13 @@ _FUTURE_ML = _alt(
 _IGN_WORDS = ("ignore", "ignores", "ignorez", "disregard", "forget", "override", "bypass", "ignora",
               "ignorar", "ignorat", "oublie", "oublier", "oubliez", "ignoriere", "ignorieren",
               "vergiss", "vergessen", "missachte", "olvida", "dimentica", "esqueça", "esqueca",
-              "negeer", "vergeet", "zignoruj", "zapomnij", "ignoruj", "unut", "say", "gel")  # fmt: skip
-_IGN_MARKS = ("игнор", "забуд", "忽略", "无视", "無視", "忘记", "忘れ", "무시", "잊어", "تجاهل", "انس",
+              "negeer", "vergeet", "zignoruj", "zapomnij", "ignoruj", "unut")  # fmt: skip
+_IGN_MARKS = ("yok say", "görmezden", "игнор", "забуд", "忽略", "无视", "無視", "忘记", "忘れ", "무시", "잊어", "تجاهل", "انس",
               "अनदेखा", "नज़रअंदाज़", "भूल")  # fmt: skip
 _AGENT_WORDS = ("assistant", "agent", "ai", "model", "llm", "chatbot", "bot", "copilot", "models")
 _ROLE_WORDS = ("system", "developer", "dev", "admin", "administrator", "operator", "root",
-               "sysadmin", "supervisor", "moderator", "owner", "maintainer", "security", "it",
-               "compliance", "support", "orchestrator")  # fmt: skip
+               "sysadmin", "supervisor", "moderator", "owner", "maintainer", "security", "team",
+               "department", "orchestrator")  # fmt: skip
 _RUN_WORDS = ("execute", "run", "call", "invoke", "trigger", "perform", "führe", "rufe", "ejecuta",
               "llama", "exécute", "exécuter", "exécutez", "execute", "appelle", "appeler",
               "appelez", "esegui", "chiama", "chame", "voer", "roep", "wykonaj", "wywołaj",
@@ -173,6 +238,8 @@ GATES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                             "replaces", "precedence", "cancel"), ()),
     "override.outdated_rules": (("outdated", "obsolete", "void", "canceled", "cancelled", "revoked",
                                  "deprecated", "suspended", "lifted", "disabled", "longer"), ()),
+    "override.no_longer_apply": (("longer", "valid", "effect", "binding", "void", "revoked",
+                                  "cancelled", "canceled", "obsolete", "outdated"), ()),
     "override.real_task": (("task", "goal", "objective", "job", "mission", "purpose",
                             "instruction", "assignment"), ()),
     "override.reconfigured": (("reconfigured", "configured", "reprogrammed", "programmed", "updated",
@@ -197,6 +264,15 @@ GATES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "agent.reveal_prompt": (("reveal", "print", "output", "show", "repeat", "leak", "disclose", "dump",
                              "display", "recite", "echo", "tell"), ()),
     "agent.reply_only": (("reply", "respond", "answer", "output"), ()),
+    "agent.instead": (("instead", "not", "don"), ()),
+    "role.prefix_ml": ((), (":", "：")),
+    "sleeper.trigger_third_person_ml": ((), ("utilisat", "nutzer", "usuari", "usuári", "utente",
+                                             "gebruiker", "użytkownik", "пользовател", "用户",
+                                             "ユーザー", "사용자", "المستخدم", "उपयोगकर्ता",
+                                             "kullanıcı")),
+    "poison.user_account_ml": ((), ("iban", "compte", "konto", "cuenta", "conta", "conto",
+                                    "rekening", "счёт", "счет", "账户", "口座", "계좌", "حساب", "खाता",
+                                    "hesab")),
     "agent.send_secret": ((*_SEND_WORDS, "reply", "include", "give", "tell", "reveal", "disclose", "read"), ()),
     "agent.send_to_address": ((), ("@",)),
     "agent.phishing_tell_user": (("tell", "log", "login", "sign", "signin", "verify", "enter",
@@ -265,14 +341,17 @@ GATES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 
 def _r(rule_id: str, weight: float, pattern: str) -> Rule:
     words, marks = GATES.get(rule_id, ((), ()))
-    return Rule(rule_id, weight, re.compile(pattern, re.MULTILINE), frozenset(words), tuple(marks))
+    return Rule(rule_id, weight, _compile(pattern), frozenset(words), tuple(marks))
 
 
 RULES: tuple[Rule, ...] = (
     # -- instruction override (goal hijacking) ------------------------------------------------
     _r("override.ignore_instructions", 0.9,
-       f"{_IGN}{_GAP}{_PRIOR_ANY}{_GAP}{_INS}|{_PRIOR_ANY}{_GAP}{_INS}{_GAP}{_IGN}"),
-    _r("override.ignore_any_instructions", 0.55, f"{_IGN}{_GAP}{_INS}|{_INS}{_GAP}{_IGN}"),
+       f"\\b{_IGN_LATIN}\\b{_GAP}{_PRIOR_ANY}{_GAP}{_INS}|{_IGN_OTHER}{_GAP}{_PRIOR_ANY}{_GAP}{_INS}"
+       f"|\\b{_PRIOR_LATIN}{_GAP}{_INS}{_GAP}{_IGN}|{_PRIOR_OTHER}{_GAP}{_INS}{_GAP}{_IGN}"),
+    _r("override.ignore_any_instructions", 0.55,
+       f"\\b{_IGN_LATIN}\\b{_GAP}{_INS}|{_IGN_OTHER}{_GAP}{_INS}|\\b{_INSTR_LATIN}\\b{_GAP}{_IGN}"
+       f"|{_INSTR_OTHER}{_GAP}{_IGN}"),
     _r("override.forget_told", 0.9,
        r"\b(?:ignore|disregard|forget)\b[^.\n]{0,20}\b(?:what|everything|anything|all)\b[^.\n]{0,15}"
        r"\b(?:you (?:were|have been|'ve been)|you've been|i|we) (?:told|given|instructed|said|asked)"
@@ -287,6 +366,11 @@ RULES: tuple[Rule, ...] = (
        r"guidelines|rules|system prompt|directives|policies|prompt) (?:are|is|were|have been|has "
        r"been) (?:now )?(?:outdated|obsolete|void|cancel+ed|revoked|deprecated|suspended|lifted|"
        r"disabled|no longer (?:valid|apply|in effect))"),
+    _r("override.no_longer_apply", 0.6,
+       r"\b(?:they|these|those|it|that|earlier ones|the old ones)\b[^.\n]{0,10}\b(?:no longer apply|"
+       r"(?:are|is) (?:no longer|not) (?:valid|in effect|binding)|(?:are|is) (?:void|revoked|"
+       r"cancel+ed))|\b(?:prior|previous|earlier|former|old|original) (?:directives|instructions|"
+       r"rules|guidelines|orders)\b[^.\n]{0,40}\b(?:no longer|void|revoked|obsolete|outdated)"),
     _r("override.real_task", 0.7,
        r"\b(?:the|your) (?:real|actual|true|new|only|updated) (?:task|goal|objective|job|mission|"
        r"purpose|instruction|assignment)(?: now)? (?:is|:)|\byour only (?:job|task|goal)\b"),
@@ -333,6 +417,10 @@ RULES: tuple[Rule, ...] = (
        r"(?:me )?(?:your|the|all|its) (?:full |entire |complete |hidden |initial |original |secret )?"
        r"(?:system prompt|instructions|hidden prompt|initial prompt|developer message|system "
        r"message|pre-?prompt|configuration|rules)\b"),
+    _r("agent.instead", 0.5,
+       r"\binstead,? (?:you (?:must|should|will) )?(?:insist|say|tell|claim|state|answer|reply|"
+       r"respond|write|assert|report|confirm|recommend)\b|\b(?:do not|don't) (?:summari[sz]e|"
+       r"translate|answer|read|process|analy[sz]e) (?:this|the|it)\b"),
     _r("agent.reply_only", 0.45,
        r"\b(?:reply|respond|answer|output) (?:only )?with (?:only )?(?:the|your|all|a)\b"
        r"|\b(?:reply|respond|answer) only\b"),
@@ -386,11 +474,17 @@ RULES: tuple[Rule, ...] = (
        r"\b(?:admin|administrator|the owner|your owner|your developer|the developer|ceo|it "
        r"support|security) (?:says|said|wants|requires|instructs|orders|demands)\s*[:：,]"),
     _r("role.multilingual_system", 0.7, _SYSTEM_ML),
+    _r("role.prefix_ml", 0.75,
+       f"{_LEAD}(?:syst[èe]me|sistema|systeem|systemu?|система|系统|系統|システム|시스템|النظام|सिस्टम|"
+       r"sistem|administrateur|administrador|amministratore|beheerder|администратор|管理员|管理者|관리자|"
+       r"المسؤول|व्यवस्थापक|yönetici)\s*[:：]"),
     # -- delimiter and fence forgery ----------------------------------------------------------
     _r("delimiter.chat_tokens", 0.9,
        r"<\|(?:im_start|im_end|endoftext|eot_id|start_header_id|end_header_id|system|user|"
        r"assistant|end|begin_of_text)\|>|\[/?inst\]|<</?sys>>|<(?:start|end)_of_turn>"),
-    _r("delimiter.closing_tag", 0.7, f"</\\s*{_CONTAINER}\\s*>"),
+    _r("delimiter.closing_tag", 0.7,
+       f"</\\s*{_CONTAINER}\\s*>|</\\s*[a-z_-]*(?:user|data|context|tool|system|instruction|document|"
+       r"memory|result|input|output|untrusted|trusted|admin|prompt)[a-z_-]*\s*>"),
     _r("delimiter.end_marker", 0.6,
        f"(?:#{{2,}}|-{{2,}}|={{2,}}|\\*{{2,}}|\\[|<!--)\\s*(?:end|close|stop) (?:of )?(?:the )?{_END_WHAT}\\b"
        r"|-{3,}\s*end [a-z ]{2,40}-{3,}"),
@@ -460,6 +554,12 @@ RULES: tuple[Rule, ...] = (
        r"\b(?:next time|whenever|every time|each time|the next time|once|as soon as|if ever|when)"
        r" (?:the user|they|the human|someone|anyone|a user|the customer) (?:asks?|mentions?|says|"
        r"talks|requests?|opens?|logs? in|types?|writes?|brings up|searches)\b"),
+    _r("sleeper.trigger_third_person_ml", 0.55,
+       r"\b(?:chaque fois que l'utilisat|jedes mal,? wenn (?:der|die) (?:nutzer|benutzer)|"
+       r"cada vez que el usuario|sempre que o usu[áa]rio|ogni volta che l'utente|"
+       r"elke keer (?:als|dat) de gebruiker|za każdym razem,? gdy użytkownik|"
+       r"каждый раз,? когда пользовател|kullanıcı her)|每当用户|ユーザーが[^。\n]{0,30}たびに|"
+       r"사용자가[^.\n]{0,30}때마다|كلما[^.\n]{0,30}المستخدم|जब भी उपयोगकर्ता"),
     _r("sleeper.when_you", 0.5,
        r"\bwhen(?:ever)? you (?:next )?(?:plan|start|begin|answer|respond|reply|summari[sz]e|"
        r"process|see|are asked|get asked|receive|read|recall|handle)\b"),
@@ -479,6 +579,15 @@ RULES: tuple[Rule, ...] = (
        r"actual |preferred )?(?:iban|bank account|account number|e-?mail(?: address)?|phone(?: "
        r"number)?|address|password|pin|routing number|wallet(?: address)?|contact|card(?: number)?|"
        r"payee|beneficiary|login)\b[^.\n]{0,20}\b(?:is|are|has been|was|changed|moved|now)\b"),
+    _r("poison.user_account_ml", 0.5,
+       r"(?:usu[áa]rio|usuario|utilisateur|nutzers?|benutzers?|utente|gebruiker|użytkownik\w*|"
+       r"пользовател\w*|用户|ユーザー|사용자|المستخدم|उपयोगकर्ता|kullanıcı\w*)[^.\n。]{0,40}"
+       r"(?:iban|compte bancaire|bankkonto|konto|cuenta bancaria|conta banc[áa]ria|conto bancario|"
+       r"rekening|счёт|счет|账户|口座|계좌|حساب|खाता|hesab\w*)"
+       r"|(?:iban|compte bancaire|bankkonto|cuenta bancaria|conta banc[áa]ria|conto bancario|"
+       r"rekening|счёт|счет|账户|口座|계좌|حساب|खाता)[^.\n。]{0,30}(?:usu[áa]rio|usuario|utilisateur|"
+       r"nutzers?|benutzers?|utente|gebruiker|użytkownika|пользовател\w*|用户|ユーザー|사용자|"
+       r"المستخدم|उपयोगकर्ता|kullanıcı\w*)"),
     _r("poison.new_account", 0.35,
        r"\bnew (?:iban|bank account|bank details|account number|wallet address|payment details|"
        r"routing number|beneficiary|payee|billing address)\b|\bcompany'?s? new (?:bank|iban|account)"),

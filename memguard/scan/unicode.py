@@ -23,6 +23,7 @@ _CONFUSABLE = str.maketrans(
     "aceopxyijsdhqwlABCEHIJKMOPSTXYaeoknptxuABEHIKMNOPTXYZ",
 )
 _LATIN = re.compile(r"[A-Za-z]")
+_LOOKALIKE_SCRIPT = re.compile(r"[\u0370-\u03ff\u0400-\u04ff]")
 _MIXED_WORD = re.compile(
     r"\w*(?:[A-Za-z][\u0370-\u03ff\u0400-\u04ff]|[\u0370-\u03ff\u0400-\u04ff][A-Za-z])\w*"
 )
@@ -49,8 +50,8 @@ def reveal(text: str) -> Reveal:
     """Count the hiding characters in ``text`` and return the readable versions to scan as well."""
     has_invisible = _INVISIBLE_ANY.search(text) is not None
     mixed = 0
-    if not text.isascii():
-        mixed = len(_MIXED_WORD.findall(text)) if _LATIN.search(text) else 0
+    if not text.isascii() and _LOOKALIKE_SCRIPT.search(text) and _LATIN.search(text):
+        mixed = len(_MIXED_WORD.findall(text))
     if not has_invisible and not mixed:
         return _NOTHING
     texts: list[str] = []
