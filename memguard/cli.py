@@ -48,6 +48,10 @@ class _Memguard(ConventionGroup):
             "memguard.tokens.cli:token_app",
             "Mint, exchange, decode and verify tokens for local development and demos.",
         ),
+        "eval": LazySubcommand(
+            "memguard.evaluate_cli:eval_command",
+            "Measure a deployment against a JSONL corpus of memory attacks (exit 7 on a failure).",
+        ),
         "serve": LazySubcommand(
             "memguard.gateway.cli:serve",
             "Run memguard as a service: memory API, RFC 8693 token endpoint, JWKS, MCP.",
