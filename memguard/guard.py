@@ -26,11 +26,24 @@ from memguard.identity import Identity, Verifier
 from memguard.integrity import payload_candidate, payload_problem
 from memguard.kernel import Kernel, Operation, StampRequest, VerifiedFact
 from memguard.ledger import FactState, Ledger
-from memguard.provenance import Provenance, Source, Turn, check_metadata, content_digest
+from memguard.provenance import (
+    Provenance,
+    Source,
+    Turn,
+    check_metadata,
+    content_digest,
+    now_utc,
+)
 from memguard.revocation import RevocationReport, RevocationSelector
 from memguard.scan.stage import ScanStage
 from memguard.scope import PlanKind, ReadRequest, ScopePlan, ScopeResolver
-from memguard.stores.base import MemoryStore, StoredPoint, build_payload
+from memguard.stores.base import (
+    RESERVED_PAYLOAD_KEY,
+    MemoryStore,
+    StoredPoint,
+    build_payload,
+    reserved_block,
+)
 from memguard.trust import TrustLevel, TrustPolicy
 
 __all__ = ["FactInput", "MemoryGuard", "RecalledFact", "RecoveryReport"]
@@ -458,8 +471,79 @@ class MemoryGuard:
     ) -> list[str]:
         """Lift the quarantine of ``fact_ids``: an explicit, audited, policy-gated endorsement."""
         lifted = self.kernel.endorse(identity, fact_ids, reason=reason, operator=operator)
+        uncapped = self._lift_scan_caps(identity, fact_ids, reason, operator)
         self._sync_quarantine()
-        return lifted
+        return [*lifted, *(f for f in uncapped if f not in lifted)]
+
+    def _lift_scan_caps(
+        self,
+        identity: Identity | None,
+        fact_ids: Sequence[str],
+        reason: str,
+        operator: str | None,
+    ) -> list[str]:
+        """After an endorsement: a new version of each fact whose trust a scanner verdict capped,
+        with the trust it would have had and the endorser named in its scan record (the caller's
+        ``endorse`` scope admitted every id already). Returns the ids it re-versioned."""
+        ids = [f for f in dict.fromkeys(fact_ids) if isinstance(f, str)]
+        records = self.ledger.latest(ids)
+        todo = [
+            r for r in records.values()
+            if r.state is FactState.COMMITTED and r.provenance.scan is not None
+            and r.provenance.scan.uncapped is not None and r.provenance.scan.cap is not None
+            and r.provenance.scan.endorsed_by is None
+        ]  # fmt: skip
+        if not todo:
+            return []
+        with self.kernel.operation(
+            "endorse", identity, require_identity=operator is None,
+            fact_ids=[r.fact_id for r in todo],
+        ) as op:  # fmt: skip
+            if operator is not None:
+                op.detail["operator"] = operator
+            who = op.principal
+            endorser = f"operator:{operator}" if operator is not None else " -> ".join(
+                [op.who.subject.subject, *(a.subject for a in op.who.actors)]
+            ) if who is not None else "operator"  # fmt: skip
+            points = {p.fact_id: p for p in self.store.retrieve([r.fact_id for r in todo])}
+            next_versions = self.ledger.next_versions([r.fact_id for r in todo])
+            staged: list[Provenance] = []
+            moved: list[StoredPoint] = []
+            for rec in todo:
+                point, old = points.get(rec.fact_id), rec.provenance
+                if point is None or old.scan is None or old.scan.uncapped is None:
+                    continue  # the store lost it: left to recovery and `store rebuild`
+                data = old.json_dict()
+                data.update(
+                    version=next_versions[rec.fact_id],
+                    trust=old.scan.uncapped.label,
+                    trust_reason=f"{old.trust_reason}; scan cap lifted by {endorser}",
+                    created_at=now_utc().isoformat(),
+                    scan={**old.scan.summary(), "cap": None, "endorsed_by": endorser},
+                )
+                prov = Provenance.model_validate(data)
+                reserved = reserved_block(prov)
+                if rec.quarantined:  # a lineage quarantine still withholds it
+                    reserved["trust"] = int(TrustLevel.QUARANTINED)
+                vector = point.vector
+                if vector is None:
+                    text = point.payload.get("text")
+                    vector = self.embedder.embed([text if isinstance(text, str) else ""])[0]
+                staged.append(prov)
+                moved.append(StoredPoint(
+                    rec.fact_id, {**point.payload, RESERVED_PAYLOAD_KEY: reserved}, list(vector)
+                ))  # fmt: skip
+            if not staged:
+                op.finish("nothing to lift")
+                return []
+            op.stage(staged)
+            try:
+                self.store.upsert(moved)
+            except Exception:
+                op.abort(staged)
+                raise
+            op.commit(staged, scan_cap_lifted=True, endorser=endorser, endorsement_reason=reason)
+        return [p.fact_id for p in staged]
 
     def _sync_quarantine(self) -> list[str] | None:
         """Bring the store's indexed trust in line with the ledger's quarantine rows; returns the

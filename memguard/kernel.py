@@ -301,9 +301,11 @@ class Operation:
                     raise AccessDenied(
                         "the content scanner refused this text", code="access_denied.scanner"
                     )
-                if scan.cap is not None and scan.cap < level:
-                    level = scan.cap
-                    reason += f"; scan {scan.label} cap {scan.cap.label}"
+                cap = scan.cap
+                if cap is not None and cap < level:
+                    scan = scan.model_copy(update={"uncapped": level})
+                    level = cap
+                    reason += f"; scan {scan.label} cap {cap.label}"
             prov = Provenance(
                 fact_id=fact_id,
                 version=version,

@@ -198,8 +198,12 @@ class ScanRecord(BaseModel):
     cap: TrustField | None = None
     #: the policy refuses this label (the write was refused; kept for the audit event)
     refused: bool = False
+    #: the trust the fact would have had without the cap (what an endorsement restores)
+    uncapped: TrustField | None = None
+    #: who lifted the cap (``endorse``): the endorser's chain, or ``operator:NAME``
+    endorsed_by: str | None = Field(default=None, max_length=1024)
 
-    @field_validator("cap", mode="before")
+    @field_validator("cap", "uncapped", mode="before")
     @classmethod
     def _parse_cap(cls, value: object) -> TrustLevel | None:
         if value is None:

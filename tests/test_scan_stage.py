@@ -13,6 +13,7 @@ import pytest
 from memguard import (
     AccessDenied,
     LocalTokenService,
+    MemguardError,
     MemoryGuard,
     Source,
     SourceKind,
@@ -227,3 +228,38 @@ def test_the_embedded_default_scans(tmp_path: Path) -> None:
         assert prov.trust is TrustLevel.QUARANTINED and prov.scan is not None
     finally:
         stack.close()
+
+
+def test_endorse_lifts_a_scanner_cap_and_names_the_endorser(scanning: Callable[..., Any]) -> None:
+    g, alice = scanning()
+    bad = g.write(alice, ATTACK, namespace="n", source=USER, turn=turn(1))
+    odd = g.write(alice, SUSPECT, namespace="n", source=USER, turn=turn(2))
+    assert g.search(alice, "drive assistant", k=5, min_trust=TrustLevel.USER) == []
+    assert g.endorse(alice, [odd.fact_id], reason="I pasted this myself") == [odd.fact_id]
+    # a quarantined-level fact is out of a user's scope: the local operator endorses it
+    assert g.endorse(None, [bad.fact_id], reason="reviewed", operator="ops") == [bad.fact_id]
+    for fact_id, endorser in ((odd.fact_id, "alice"), (bad.fact_id, "operator:ops")):
+        prov = g.ledger.latest([fact_id])[fact_id].provenance
+        assert prov.version == 2 and prov.trust is TrustLevel.USER
+        assert prov.scan is not None and prov.scan.endorsed_by == endorser and prov.scan.cap is None
+        assert prov.scan.label in ("suspicious", "malicious")  # the verdict itself stays
+        assert f"scan cap lifted by {endorser}" in prov.trust_reason
+        assert audit_fact(g.ledger, g.store, fact_id)["verification"]["verified"]
+    hits = g.search(alice, "drive assistant", k=5, min_trust=TrustLevel.USER)
+    assert odd.fact_id in {h.fact_id for h in hits}
+    lifts = [e for e in g.ledger.events() if e.action == "endorse" and e.detail.get("scan_cap_lifted")]
+    assert [e.detail["endorser"] for e in lifts] == ["alice", "operator:ops"]
+    assert lifts[0].principal is not None and lifts[0].principal["subject"] == "alice"
+    # a second endorsement has nothing left to lift
+    assert g.endorse(alice, [odd.fact_id], reason="again") == []
+
+
+def test_an_endorsement_outside_the_endorse_scope_lifts_nothing(
+    scanning: Callable[..., Any], tokens: LocalTokenService
+) -> None:
+    g, alice = scanning()
+    odd = g.write(alice, SUSPECT, namespace="n", source=USER, turn=turn(1))
+    bob = g.authenticate(tokens.issue("bob", ttl=600))
+    with pytest.raises(MemguardError):
+        g.endorse(bob, [odd.fact_id], reason="not mine")
+    assert g.ledger.latest([odd.fact_id])[odd.fact_id].provenance.trust is TrustLevel.UNTRUSTED
