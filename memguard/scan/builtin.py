@@ -26,6 +26,7 @@ _WORD = re.compile(r"\w+")
 
 
 _MARKS = tuple(sorted({m for rule in RULES for m in rule.marks}))
+_ASCII_MARKS = tuple(m for m in _MARKS if m.isascii())
 _GATES = tuple((rule, rule.words | frozenset(rule.marks)) for rule in RULES)
 
 
@@ -34,12 +35,13 @@ def _hits(texts: Iterable[str], rules: tuple[Rule, ...], prefix: str = "") -> di
     gates = _GATES if rules is RULES else tuple((r, r.words | frozenset(r.marks)) for r in rules)
     for text in texts:
         lowered = text.lower()
+        ascii_only = lowered.isascii()
         present = set(_WORD.findall(lowered))
-        present.update(m for m in _MARKS if m in lowered)
+        present.update(m for m in (_ASCII_MARKS if ascii_only else _MARKS) if m in lowered)
         for rule, gate in gates:
             if gate and gate.isdisjoint(present):
                 continue
-            if rule.search(lowered):
+            if rule.search(lowered, ascii_only):
                 key = prefix + rule.id
                 out[key] = max(out.get(key, 0.0), rule.weight)
     return out

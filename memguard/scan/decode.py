@@ -40,7 +40,8 @@ def _utf8(raw: bytes) -> str | None:
 def decoded_texts(text: str) -> list[str]:
     """Readable texts hidden in ``text`` as base64, hex, URL encoding or rot13 (at most 16)."""
     out: list[str] = []
-    for m in _B64.finditer(text):
+    longest = max((len(t) for t in text.split()), default=0)
+    for m in _B64.finditer(text) if longest >= 24 else ():
         if len(out) >= _MAX_DECODES:
             return out
         run = m.group(0)
@@ -54,7 +55,7 @@ def decoded_texts(text: str) -> list[str]:
         decoded = _utf8(raw)
         if decoded is not None and _readable(decoded):
             out.append(decoded)
-    for m in _HEX.finditer(text):
+    for m in _HEX.finditer(text) if longest >= 6 else ():
         if len(out) >= _MAX_DECODES:
             return out
         digits = re.sub(r"[\s:]", "", m.group(0))

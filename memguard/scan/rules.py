@@ -27,7 +27,8 @@ class Rule:
 
     id: str
     weight: float
-    branches: tuple[tuple[re.Pattern[str], bool], ...]
+    #: (pattern, check a word boundary at the match start, the branch can only match non-ASCII)
+    branches: tuple[tuple[re.Pattern[str], bool, bool], ...]
     words: frozenset[str] = frozenset()
     marks: tuple[str, ...] = ()
 
@@ -35,8 +36,10 @@ class Rule:
     def gated(self) -> bool:
         return bool(self.words or self.marks)
 
-    def search(self, text: str) -> bool:
-        for pattern, boundary in self.branches:
+    def search(self, text: str, ascii_only: bool = False) -> bool:
+        for pattern, boundary, non_ascii in self.branches:
+            if non_ascii and ascii_only:
+                continue
             pos = 0
             while True:
                 m = pattern.search(text, pos)
@@ -77,11 +80,40 @@ def _branches(pattern: str) -> list[str]:
     return out
 
 
-def _compile(pattern: str) -> tuple[tuple[re.Pattern[str], bool], ...]:
+def _starts_non_ascii(branch: str) -> bool:
+    """Does every alternative the branch can start with begin with a non-ASCII character?"""
+    if branch.startswith("(?:"):
+        head = _branches(branch[3 : _group_end(branch)])
+        return all(h and not h[0].isascii() for h in head)
+    return bool(branch) and not branch[0].isascii()
+
+
+def _group_end(pattern: str) -> int:
+    depth, in_class, escaped = 0, False, False
+    for i, c in enumerate(pattern):
+        if escaped:
+            escaped = False
+        elif c == "\\":
+            escaped = True
+        elif in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+    return len(pattern)
+
+
+def _compile(pattern: str) -> tuple[tuple[re.Pattern[str], bool, bool], ...]:
     out = []
     for branch in _branches(pattern):
         boundary = branch.startswith("\\b")
-        out.append((re.compile(branch[2:] if boundary else branch, re.MULTILINE), boundary))
+        body = branch[2:] if boundary else branch
+        out.append((re.compile(body, re.MULTILINE), boundary, _starts_non_ascii(body)))
     return tuple(out)
 
 
@@ -348,7 +380,7 @@ RULES: tuple[Rule, ...] = (
     # -- instruction override (goal hijacking) ------------------------------------------------
     _r("override.ignore_instructions", 0.9,
        f"\\b{_IGN_LATIN}\\b{_GAP}{_PRIOR_ANY}{_GAP}{_INS}|{_IGN_OTHER}{_GAP}{_PRIOR_ANY}{_GAP}{_INS}"
-       f"|\\b{_PRIOR_LATIN}{_GAP}{_INS}{_GAP}{_IGN}|{_PRIOR_OTHER}{_GAP}{_INS}{_GAP}{_IGN}"),
+       f"|\\b(?:önceki|tüm){_GAP}{_INS}{_GAP}{_IGN}|{_PRIOR_OTHER}{_GAP}{_INS}{_GAP}{_IGN}"),
     _r("override.ignore_any_instructions", 0.55,
        f"\\b{_IGN_LATIN}\\b{_GAP}{_INS}|{_IGN_OTHER}{_GAP}{_INS}|\\b{_INSTR_LATIN}\\b{_GAP}{_IGN}"
        f"|{_INSTR_OTHER}{_GAP}{_IGN}"),
