@@ -10,6 +10,7 @@ never strings copied from one corpus. The weights combine as independent evidenc
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 __all__ = ["RULES", "Rule"]
@@ -56,39 +57,9 @@ def _is_word(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
-def _branches(pattern: str) -> list[str]:
-    """Split a pattern at its top-level ``|`` (outside groups and character classes)."""
-    out: list[str] = []
-    depth, in_class, escaped, start = 0, False, False, 0
-    for i, c in enumerate(pattern):
-        if escaped:
-            escaped = False
-        elif c == "\\":
-            escaped = True
-        elif in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-        elif c == "|" and depth == 0:
-            out.append(pattern[start:i])
-            start = i + 1
-    out.append(pattern[start:])
-    return out
-
-
-def _starts_non_ascii(branch: str) -> bool:
-    """Does every alternative the branch can start with begin with a non-ASCII character?"""
-    if branch.startswith("(?:"):
-        head = _branches(branch[3 : _group_end(branch)])
-        return all(h and not h[0].isascii() for h in head)
-    return bool(branch) and not branch[0].isascii()
-
-
-def _group_end(pattern: str) -> int:
+def _syntax(pattern: str) -> Iterator[tuple[int, str, int]]:
+    """``(index, char, depth)`` of each ``(``, ``)`` and ``|`` outside character classes and
+    escapes; ``depth`` is the group depth after the character."""
     depth, in_class, escaped = 0, False, False
     for i, c in enumerate(pattern):
         if escaped:
@@ -99,13 +70,23 @@ def _group_end(pattern: str) -> int:
             in_class = c != "]"
         elif c == "[":
             in_class = True
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth == 0:
-                return i
-    return len(pattern)
+        elif c in "()|":
+            depth += {"(": 1, ")": -1, "|": 0}[c]
+            yield i, c, depth
+
+
+def _branches(pattern: str) -> list[str]:
+    """Split a pattern at its top-level ``|`` (outside groups and character classes)."""
+    cuts = [i for i, c, depth in _syntax(pattern) if c == "|" and depth == 0]
+    return [pattern[a + 1 : b] for a, b in zip([-1, *cuts], [*cuts, len(pattern)], strict=True)]
+
+
+def _starts_non_ascii(branch: str) -> bool:
+    """Does every alternative the branch can start with begin with a non-ASCII character?"""
+    if branch.startswith("(?:"):
+        end = next((i for i, c, depth in _syntax(branch) if c == ")" and depth == 0), len(branch))
+        return all(h and not h[0].isascii() for h in _branches(branch[3:end]))
+    return bool(branch) and not branch[0].isascii()
 
 
 def _compile(pattern: str) -> tuple[tuple[re.Pattern[str], bool, bool], ...]:
