@@ -639,6 +639,8 @@ class MemoryGuard:
             self.store.close()
         finally:
             self.ledger.close()
+            if self.kernel.scan_stage is not None:
+                self.kernel.scan_stage.close()
 
     def __enter__(self) -> MemoryGuard:
         return self

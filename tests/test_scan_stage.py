@@ -263,3 +263,14 @@ def test_an_endorsement_outside_the_endorse_scope_lifts_nothing(
     with pytest.raises(MemguardError):
         g.endorse(bob, [odd.fact_id], reason="not mine")
     assert g.ledger.latest([odd.fact_id])[odd.fact_id].provenance.trust is TrustLevel.UNTRUSTED
+
+
+def test_a_stage_works_again_after_its_guard_closed(scanning: Callable[..., Any]) -> None:
+    stage = ScanStage(RuleScanner())
+    g, alice = scanning(stage)
+    g.write(alice, BENIGN, namespace="n", source=USER, turn=turn(1))
+    stage.close()
+    stage.close()
+    ctx = ScanContext("n", SourceKind.USER_MESSAGE)
+    (record,) = stage.scan_batch([(ATTACK, ctx)])
+    assert record.label == "malicious" and stage.scan_batch([]) == []

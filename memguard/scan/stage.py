@@ -87,9 +87,7 @@ class ScanStage:
                 raise TypeError("a scanner has `id`, `version` and `scan(text, context)`")
         self.scanners = tuple(chain)
         self.policy = policy or ScanPolicy()
-        self._pool = concurrent.futures.ThreadPoolExecutor(
-            max_workers=4, thread_name_prefix="memguard-scan"
-        )
+        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
 
     @property
     def name(self) -> str:
@@ -104,6 +102,10 @@ class ScanStage:
         if not items:
             return []
         try:
+            if self._pool is None:  # made on first use, and again after close()
+                self._pool = concurrent.futures.ThreadPoolExecutor(
+                    max_workers=4, thread_name_prefix="memguard-scan"
+                )
             future = self._pool.submit(self._run, list(items))
             verdicts = future.result(timeout=self.policy.timeout)
             if len(verdicts) != len(items):  # pragma: no cover - _run returns one per item
@@ -121,7 +123,10 @@ class ScanStage:
         )  # fmt: skip
 
     def close(self) -> None:
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        """Let the worker threads go (a stage used again afterwards makes new ones)."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
 
     # -- worker side ------------------------------------------------------------------------------
 
