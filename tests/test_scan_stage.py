@@ -274,3 +274,23 @@ def test_a_stage_works_again_after_its_guard_closed(scanning: Callable[..., Any]
     ctx = ScanContext("n", SourceKind.USER_MESSAGE)
     (record,) = stage.scan_batch([(ATTACK, ctx)])
     assert record.label == "malicious" and stage.scan_batch([]) == []
+
+
+class BrokenStage(ScanStage):
+    def scan_batch(self, items: Any) -> list[ScanRecord]:
+        raise RuntimeError("the stage itself broke")
+
+
+def test_a_broken_stage_or_a_missing_text_never_reads_as_clean(scanning: Callable[..., Any]) -> None:
+    from memguard.kernel import StampRequest
+
+    g, alice = scanning(BrokenStage(RuleScanner()))
+    prov = g.write(alice, BENIGN, namespace="n", source=USER, turn=turn(1))
+    assert prov.trust is TrustLevel.UNTRUSTED and prov.scan is not None
+    assert prov.scan.label == "error" and prov.scan.reasons == ("scan.error:RuntimeError",)
+    g2, alice2 = scanning()
+    with g2.kernel.operation("write", alice2) as op:  # an adapter that sends no text
+        (stamped,) = op.stamp([StampRequest(namespace="n", source=USER, turn=turn(2),
+                                            content_digest="sha256:" + "0" * 64)])  # fmt: skip
+    assert stamped.trust is TrustLevel.UNTRUSTED and stamped.scan is not None
+    assert stamped.scan.reasons == ("scan.no_text",)
