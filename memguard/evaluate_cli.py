@@ -1,16 +1,17 @@
-"""``memguard eval``: the command line of :mod:`memguard.evaluate` (registered lazily in cli.py)."""
+"""``memguard eval`` (the command line of :mod:`memguard.evaluate`) and ``memguard rescan``
+(:meth:`memguard.guard.MemoryGuard.rescan`), registered lazily in cli.py."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from memguard.clikit.exits import CliError, ExitCode
 from memguard.clikit.output import emit
 
-__all__ = ["eval_command"]
+__all__ = ["eval_command", "rescan_command"]
 
 
 def eval_command(
@@ -60,3 +61,49 @@ def eval_command(
     emit(report.as_json(), as_json, render_table(report))
     if report.failures():
         raise typer.Exit(ExitCode.TESTS_FAILED)
+
+
+def rescan_command(
+    state_dir: Annotated[
+        Path, typer.Option("--state-dir", help="The state folder whose facts to re-scan.")
+    ] = Path(".memguard"),
+    ledger_url: Annotated[
+        str | None,
+        typer.Option("--ledger-url", help="A PostgreSQL ledger instead of STATE_DIR/ledger.db."),
+    ] = None,
+    batch: Annotated[int, typer.Option("--batch", min=1, max=10_000, help="Facts per batch.")] = 200,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")] = False,
+) -> None:
+    """Re-scan the facts the built-in scanner (this version) has not scanned yet, as the local
+    operator: each gets a new version with the new verdict, and a lower trust when the verdict
+    caps it (a rescan never raises trust). Resumable: run it again after an interruption."""
+    from memguard.clikit.progress import progress
+    from memguard.embedded import open_embedded
+
+    if not (state_dir / "ledger.db").exists() and ledger_url is None:
+        raise CliError(ExitCode.USAGE, "usage", f"no ledger in `{state_dir}` (see --state-dir)")
+    stack = open_embedded(state_dir, ledger_url=ledger_url)
+    try:
+        total = len({r.fact_id for r in stack.guard.ledger.in_state(_committed())})
+        with progress("re-scanning facts", total=total) as bar:
+            report = stack.guard.rescan(
+                operator=_operator(), batch=batch, on_batch=lambda n: bar.advance(n)
+            )
+    finally:
+        stack.close()
+    data = {"scanner": report.scanner, "version": report.version,
+            "rescanned": len(report.rescanned), "lowered": list(report.lowered)}  # fmt: skip
+    emit(data, as_json, f"re-scanned {len(report.rescanned)} facts with {report.scanner} "
+         f"v{report.version}; {len(report.lowered)} got a lower trust")  # fmt: skip
+
+
+def _committed() -> Any:
+    from memguard.ledger import FactState
+
+    return FactState.COMMITTED
+
+
+def _operator() -> str:
+    from memguard.cli import _operator as operator
+
+    return operator()

@@ -25,7 +25,7 @@ from memguard.errors import FactNotFound, InvalidRequest
 from memguard.identity import Identity, Verifier
 from memguard.integrity import payload_candidate, payload_problem
 from memguard.kernel import Kernel, Operation, StampRequest, VerifiedFact
-from memguard.ledger import FactState, Ledger
+from memguard.ledger import FactState, Ledger, LedgerRecord
 from memguard.provenance import (
     Provenance,
     Source,
@@ -36,6 +36,7 @@ from memguard.provenance import (
 )
 from memguard.revocation import RevocationReport, RevocationSelector
 from memguard.scan.stage import ScanStage
+from memguard.scan.verdict import ScanContext
 from memguard.scope import PlanKind, ReadRequest, ScopePlan, ScopeResolver
 from memguard.stores.base import (
     RESERVED_PAYLOAD_KEY,
@@ -46,7 +47,7 @@ from memguard.stores.base import (
 )
 from memguard.trust import TrustLevel, TrustPolicy
 
-__all__ = ["FactInput", "MemoryGuard", "RecalledFact", "RecoveryReport"]
+__all__ = ["FactInput", "MemoryGuard", "RecalledFact", "RecoveryReport", "RescanReport"]
 
 _MAX_TEXT = 1 << 20
 _MAX_K = 1000
@@ -87,6 +88,17 @@ class RecalledFact:
         p = self.provenance
         where = p.source.uri or p.source.name or "-"
         return f"[trust={p.trust.label} source={p.source.kind.value}:{where} fact={self.fact_id}]"
+
+
+@dataclass(frozen=True, slots=True)
+class RescanReport:
+    """What :meth:`MemoryGuard.rescan` did: the scanner, the facts it re-versioned, and those
+    whose trust the new verdict lowered."""
+
+    scanner: str
+    version: str
+    rescanned: tuple[str, ...] = ()
+    lowered: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -502,48 +514,141 @@ class MemoryGuard:
             if operator is not None:
                 op.detail["operator"] = operator
             who = op.principal
-            endorser = f"operator:{operator}" if operator is not None else " -> ".join(
+            endorser = (operator if operator.startswith("operator:") else f"operator:{operator}") \
+                if operator is not None else " -> ".join(
                 [op.who.subject.subject, *(a.subject for a in op.who.actors)]
             ) if who is not None else "operator"  # fmt: skip
-            points = {p.fact_id: p for p in self.store.retrieve([r.fact_id for r in todo])}
-            next_versions = self.ledger.next_versions([r.fact_id for r in todo])
-            staged: list[Provenance] = []
-            moved: list[StoredPoint] = []
-            for rec in todo:
-                point, old = points.get(rec.fact_id), rec.provenance
-                if point is None or old.scan is None or old.scan.uncapped is None:
-                    continue  # the store lost it: left to recovery and `store rebuild`
-                data = old.json_dict()
-                data.update(
-                    version=next_versions[rec.fact_id],
-                    trust=old.scan.uncapped.label,
-                    trust_reason=f"{old.trust_reason}; scan cap lifted by {endorser}",
-                    created_at=now_utc().isoformat(),
-                    scan={**old.scan.summary(), "cap": None, "endorsed_by": endorser},
-                )
-                prov = Provenance.model_validate(data)
-                reserved = reserved_block(prov)
-                if rec.quarantined:  # a lineage quarantine still withholds it
-                    reserved["trust"] = int(TrustLevel.QUARANTINED)
-                vector = point.vector
-                if vector is None:
-                    text = point.payload.get("text")
-                    vector = self.embedder.embed([text if isinstance(text, str) else ""])[0]
-                staged.append(prov)
-                moved.append(StoredPoint(
-                    rec.fact_id, {**point.payload, RESERVED_PAYLOAD_KEY: reserved}, list(vector)
-                ))  # fmt: skip
-            if not staged:
-                op.finish("nothing to lift")
-                return []
-            op.stage(staged)
-            try:
-                self.store.upsert(moved)
-            except Exception:
-                op.abort(staged)
-                raise
-            op.commit(staged, scan_cap_lifted=True, endorser=endorser, endorsement_reason=reason)
+            changes = [
+                (rec, {
+                    "trust": rec.provenance.scan.uncapped.label,
+                    "trust_reason": f"{rec.provenance.trust_reason}; scan cap lifted by {endorser}",
+                    "scan": {**rec.provenance.scan.summary(), "cap": None, "endorsed_by": endorser},
+                })
+                for rec in todo
+                if rec.provenance.scan is not None and rec.provenance.scan.uncapped is not None
+            ]  # fmt: skip
+            return self._reversion(
+                op, changes, scan_cap_lifted=True, endorser=endorser, endorsement_reason=reason
+            )
+
+    def _reversion(
+        self, op: Operation, changes: Sequence[tuple[LedgerRecord, dict[str, Any]]], **detail: Any
+    ) -> list[str]:
+        """New versions of committed facts with ``changes`` applied to their provenance (trust,
+        its reason, the scan record), through the ledger and the store like any write; ``detail``
+        goes into the commit event. Returns the ids it re-versioned."""
+        ids = [rec.fact_id for rec, _ in changes]
+        points = {p.fact_id: p for p in self.store.retrieve(ids)}
+        next_versions = self.ledger.next_versions(ids)
+        staged: list[Provenance] = []
+        moved: list[StoredPoint] = []
+        for rec, update in changes:
+            point = points.get(rec.fact_id)
+            if point is None:
+                continue  # the store lost it: left to recovery and `store rebuild`
+            data = rec.provenance.json_dict()
+            data.update(update)
+            data.update(version=next_versions[rec.fact_id], created_at=now_utc().isoformat())
+            prov = Provenance.model_validate(data)
+            reserved = reserved_block(prov)
+            if rec.quarantined:  # a lineage quarantine still withholds it
+                reserved["trust"] = int(TrustLevel.QUARANTINED)
+            vector = point.vector
+            if vector is None:
+                text = point.payload.get("text")
+                vector = self.embedder.embed([text if isinstance(text, str) else ""])[0]
+            staged.append(prov)
+            moved.append(StoredPoint(
+                rec.fact_id, {**point.payload, RESERVED_PAYLOAD_KEY: reserved}, list(vector)
+            ))  # fmt: skip
+        if not staged:
+            op.finish("nothing to change")
+            return []
+        op.fact_ids = [p.fact_id for p in staged]
+        op.stage(staged)
+        try:
+            self.store.upsert(moved)
+        except Exception:
+            op.abort(staged)
+            raise
+        op.commit(staged, **detail)
         return [p.fact_id for p in staged]
+
+    def rescan(
+        self,
+        *,
+        operator: str,
+        batch: int = 200,
+        on_batch: Callable[[int], object] | None = None,
+    ) -> RescanReport:
+        """Re-scan every committed fact that this guard's scanner (name and version) has not
+        scanned yet, ``batch`` facts per ledger transaction, as the local operator.
+
+        Each re-scanned fact gets a new version recording the new verdict; a verdict whose cap is
+        below the fact's trust lowers it (a rescan never raises trust: that is an endorsement).
+        Facts a person endorsed keep their version. Resumable: a finished batch is never scanned
+        again, so an interrupted rescan continues where it stopped. ``on_batch(n)`` is called
+        after each batch (a progress display)."""
+        stage = self.kernel.scan_stage
+        if stage is None:
+            raise InvalidRequest("no scan stage is configured")
+        if not isinstance(batch, int) or not 1 <= batch <= 10_000:
+            raise InvalidRequest("batch must be between 1 and 10000")
+        ids = sorted({r.fact_id for r in self.ledger.in_state(FactState.COMMITTED)})
+        lowered: list[str] = []
+        rescanned: list[str] = []
+        for start in range(0, len(ids), batch):
+            records = self.ledger.latest(ids[start : start + batch])
+            todo = [
+                r for r in records.values()
+                if r.state is FactState.COMMITTED and (r.provenance.scan is None or (
+                    r.provenance.scan.endorsed_by is None
+                    and (r.provenance.scan.scanner, r.provenance.scan.version)
+                    != (stage.name, stage.version)
+                ))
+            ]  # fmt: skip
+            if todo:
+                done, low = self._rescan_batch(stage, todo, operator)
+                rescanned.extend(done)
+                lowered.extend(low)
+            if on_batch is not None:
+                on_batch(len(records))
+        return RescanReport(stage.name, stage.version, tuple(rescanned), tuple(lowered))
+
+    def _rescan_batch(
+        self, stage: ScanStage, todo: list[LedgerRecord], operator: str
+    ) -> tuple[list[str], list[str]]:
+        points = {p.fact_id: p for p in self.store.retrieve([r.fact_id for r in todo])}
+        todo = [r for r in todo if r.fact_id in points]
+        texts = [points[r.fact_id].payload.get("text") for r in todo]
+        items = [
+            (t if isinstance(t, str) else "",
+             ScanContext(r.provenance.namespace, r.provenance.source.kind,
+                         bool(r.provenance.derived_from)))
+            for r, t in zip(todo, texts, strict=True)
+        ]  # fmt: skip
+        verdicts = stage.scan_batch(items)
+        changes: list[tuple[LedgerRecord, dict[str, Any]]] = []
+        lowered: list[str] = []
+        for rec, verdict in zip(todo, verdicts, strict=True):
+            prov = rec.provenance
+            trust, base = prov.trust, prov.trust
+            if prov.scan is not None and prov.scan.uncapped is not None:
+                base = max(base, prov.scan.uncapped)  # what the channel gave, before any cap
+            reason = f"{prov.trust_reason}; rescanned by {stage.name} v{stage.version}: {verdict.label}"
+            # a label the policy refuses cannot un-write the fact: the lowest level holds it
+            cap = TrustLevel.QUARANTINED if verdict.refused else verdict.cap
+            if cap is not None and cap < trust:
+                trust = cap
+                lowered.append(rec.fact_id)
+                reason += f" cap {trust.label}"
+            scan = {**verdict.summary(), "uncapped": base.label if trust < base else None}
+            changes.append((rec, {"trust": trust.label, "trust_reason": reason, "scan": scan}))
+        with self.kernel.operation("rescan", None, require_identity=False) as op:
+            op.detail["operator"] = operator
+            done = self._reversion(op, changes, scanner=stage.name, scanner_version=stage.version,
+                                   lowered=len(lowered))  # fmt: skip
+        return done, [f for f in lowered if f in set(done)]
 
     def _sync_quarantine(self) -> list[str] | None:
         """Bring the store's indexed trust in line with the ledger's quarantine rows; returns the

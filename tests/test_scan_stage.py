@@ -294,3 +294,34 @@ def test_a_broken_stage_or_a_missing_text_never_reads_as_clean(scanning: Callabl
                                             content_digest="sha256:" + "0" * 64)])  # fmt: skip
     assert stamped.trust is TrustLevel.UNTRUSTED and stamped.scan is not None
     assert stamped.scan.reasons == ("scan.no_text",)
+
+
+def test_rescan_scans_what_was_never_scanned_lowers_trust_and_resumes(
+    make_guard: Callable[..., MemoryGuard], tokens: LocalTokenService
+) -> None:
+    g = make_guard("memory")  # written before a scanner was configured
+    alice = g.authenticate(tokens.issue("alice", ttl=3600))
+    bad = g.write(alice, ATTACK, namespace="n", source=USER, turn=turn(1))
+    ok = g.write(alice, BENIGN, namespace="n", source=USER, turn=turn(2))
+    assert bad.trust is TrustLevel.USER and bad.scan is None
+    with pytest.raises(MemguardError):
+        g.rescan(operator="ops")  # no scanner configured: nothing to rescan with
+    g.kernel.scan_stage = ScanStage(RuleScanner())
+    batches: list[int] = []
+    report = g.rescan(operator="ops", batch=1, on_batch=batches.append)
+    assert set(report.rescanned) == {bad.fact_id, ok.fact_id} and report.lowered == (bad.fact_id,)
+    assert batches == [1, 1]
+    now = g.ledger.latest([bad.fact_id, ok.fact_id])
+    assert now[bad.fact_id].provenance.trust is TrustLevel.QUARANTINED
+    assert now[bad.fact_id].provenance.scan is not None
+    assert now[bad.fact_id].provenance.scan.uncapped is TrustLevel.USER
+    assert now[ok.fact_id].provenance.trust is TrustLevel.USER
+    assert now[ok.fact_id].provenance.scan is not None and now[ok.fact_id].provenance.version == 2
+    assert audit_fact(g.ledger, g.store, bad.fact_id)["verification"]["verified"]
+    events = [e for e in g.ledger.events() if e.action == "rescan"]
+    assert len(events) == 2 and all(e.detail["operator"] == "ops" for e in events)
+    again = g.rescan(operator="ops")  # resumable: done facts are not scanned again
+    assert again.rescanned == () and again.lowered == ()
+    # an endorsement lifts the rescan's cap too
+    assert g.endorse(None, [bad.fact_id], reason="reviewed", operator="ops") == [bad.fact_id]
+    assert g.ledger.latest([bad.fact_id])[bad.fact_id].provenance.trust is TrustLevel.USER
