@@ -40,7 +40,7 @@ def _utf8(raw: bytes) -> str | None:
 def decoded_texts(text: str) -> list[str]:
     """Readable texts hidden in ``text`` as base64, hex, URL encoding or rot13 (at most 16)."""
     out: list[str] = []
-    longest = max((len(t) for t in text.split()), default=0)
+    longest = max(map(len, text.split()), default=0)
     for m in _B64.finditer(text) if longest >= 24 else ():
         if len(out) >= _MAX_DECODES:
             return out
