@@ -390,6 +390,16 @@ def _tree_lines(node: dict[str, Any], depth: int, out: list[str]) -> None:
         _tree_lines(parent, depth + 1, out)
 
 
+def _scan_lines(scan: dict[str, Any] | None) -> list[str]:
+    """The write-time scan verdict (memguard.scan), if the fact was scanned."""
+    if not scan:
+        return []
+    cap = f", cap {scan['cap']}" if scan.get("cap") else ""
+    reasons = ", ".join(scan.get("reasons", [])[:6]) or "-"
+    return [f"  scan          {scan['label']} {scan['score']:.2f} by {scan['scanner']} "
+            f"v{scan['version']}{cap}  ({reasons})"]  # fmt: skip
+
+
 def render_text(report: dict[str, Any]) -> str:
     """A human-readable rendering of :func:`audit_fact`'s report."""
     p = report["provenance"]
@@ -408,6 +418,7 @@ def render_text(report: dict[str, Any]) -> str:
         f"  turn          session {turn['session_id']} turn {turn['turn_index']}"
         + (f" trace {turn['trace_id']}" if turn.get("trace_id") else ""),
         f"  trust         {p['trust']}  ({p['trust_reason']})",
+        *_scan_lines(p.get("scan")),
         f"  writer chain  {chain}",
         f"  workload      {writer.get('workload_id') or '-'}   token jti {writer['token_jti']}",
         f"  derived from  {', '.join(p['derived_from']) or '-'}",

@@ -52,6 +52,14 @@ class _Memguard(ConventionGroup):
             "memguard.receipts_cli:receipt_app",
             "Verify a signed read receipt offline (signature, read event, inclusion proof).",
         ),
+        "eval": LazySubcommand(
+            "memguard.evaluate_cli:eval_command",
+            "Measure a deployment against a JSONL corpus of memory attacks (exit 7 on a failure).",
+        ),
+        "rescan": LazySubcommand(
+            "memguard.evaluate_cli:rescan_command",
+            "Re-scan stored facts with the current scanner (resumable; may lower trust).",
+        ),
         "serve": LazySubcommand(
             "memguard.gateway.cli:serve",
             "Run memguard as a service: memory API, RFC 8693 token endpoint, JWKS, MCP.",

@@ -72,7 +72,9 @@ def _step(title: str) -> None:
 
 
 def run_demo(state_dir: Path) -> int:
-    stack = open_embedded(state_dir)
+    # the demo walks through channel trust, lineage and revocation with the page's own text; the
+    # content scanner (on by default, docs/scanner.md) would quarantine the page at write time
+    stack = open_embedded(state_dir, scan=False)
     guard, tokens = stack.guard, stack.tokens
     session = f"demo-{uuid.uuid4().hex[:8]}"
     try:

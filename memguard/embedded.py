@@ -20,6 +20,8 @@ from pathlib import Path
 from memguard.guard import MemoryGuard
 from memguard.ledger import Ledger
 from memguard.ledger.checkpoint import CheckpointSigner
+from memguard.scan import RuleScanner
+from memguard.scan.stage import ScanStage
 from memguard.scope import ScopeResolver
 from memguard.tokens.local import LocalTokenService
 
@@ -46,8 +48,10 @@ def open_embedded(
     ledger_url: str | None = None,
     qdrant_url: str | None = None,
     scope: ScopeResolver | None = None,
+    scan: bool = True,
 ) -> EmbeddedStack:
-    """Open (creating if needed) the embedded stack under ``state_dir``."""
+    """Open (creating if needed) the embedded stack under ``state_dir``; ``scan`` turns the
+    built-in content scanner on (memguard.scan: suspicious -> untrusted, malicious -> quarantined)."""
     from memguard.stores.qdrant import QdrantStore
 
     root = Path(state_dir)
@@ -70,5 +74,6 @@ def open_embedded(
             partition_by_owner=True,
         )
     tokens = LocalTokenService(root / "keys")
-    guard = MemoryGuard(store=store, ledger=ledger, verifier=tokens.verifier(), scope=scope)
+    guard = MemoryGuard(store=store, ledger=ledger, verifier=tokens.verifier(), scope=scope,
+                        scan_stage=ScanStage(RuleScanner()) if scan else None)  # fmt: skip
     return EmbeddedStack(guard=guard, tokens=tokens, state_dir=root)

@@ -25,14 +25,29 @@ from memguard.errors import FactNotFound, InvalidRequest
 from memguard.identity import Identity, Verifier
 from memguard.integrity import payload_candidate, payload_problem
 from memguard.kernel import Kernel, Operation, StampRequest, VerifiedFact
-from memguard.ledger import FactState, Ledger
-from memguard.provenance import Provenance, Source, Turn, check_metadata, content_digest
+from memguard.ledger import FactState, Ledger, LedgerRecord
+from memguard.provenance import (
+    Provenance,
+    Source,
+    Turn,
+    check_metadata,
+    content_digest,
+    now_utc,
+)
 from memguard.revocation import RevocationReport, RevocationSelector
+from memguard.scan.stage import ScanStage
+from memguard.scan.verdict import ScanContext
 from memguard.scope import PlanKind, ReadRequest, ScopePlan, ScopeResolver
-from memguard.stores.base import MemoryStore, StoredPoint, build_payload
+from memguard.stores.base import (
+    RESERVED_PAYLOAD_KEY,
+    MemoryStore,
+    StoredPoint,
+    build_payload,
+    reserved_block,
+)
 from memguard.trust import TrustLevel, TrustPolicy
 
-__all__ = ["FactInput", "MemoryGuard", "RecalledFact", "RecoveryReport"]
+__all__ = ["FactInput", "MemoryGuard", "RecalledFact", "RecoveryReport", "RescanReport"]
 
 _MAX_TEXT = 1 << 20
 _MAX_K = 1000
@@ -76,6 +91,17 @@ class RecalledFact:
 
 
 @dataclass(frozen=True, slots=True)
+class RescanReport:
+    """What :meth:`MemoryGuard.rescan` did: the scanner, the facts it re-versioned, and those
+    whose trust the new verdict lowered."""
+
+    scanner: str
+    version: str
+    rescanned: tuple[str, ...] = ()
+    lowered: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class RecoveryReport:
     committed: tuple[str, ...] = ()
     aborted: tuple[str, ...] = ()
@@ -109,7 +135,10 @@ class MemoryGuard:
         clock: Callable[[], float] = time.time,
         recover_on_start: bool = True,
         revocation_ttl: float = 1.0,
+        scan_stage: ScanStage | None = None,
     ) -> None:
+        """``scan_stage``: the write-time content scan (:mod:`memguard.scan`); off unless given
+        (:func:`memguard.embedded.open_embedded` turns the built-in scanner on)."""
         self.store = store
         self.kernel = Kernel(
             ledger=ledger,
@@ -118,6 +147,7 @@ class MemoryGuard:
             trust_policy=trust_policy,
             clock=clock,
             revocation_ttl=revocation_ttl,
+            scan_stage=scan_stage,
         )
         self.embedder: Embedder = embedder or HashEmbedder(store.dimension)
         if self.embedder.dimension != store.dimension:
@@ -207,6 +237,7 @@ class MemoryGuard:
                 trust=f.trust,
                 derived_from=f.derived_from,
                 fact_id=fact_ids[i] if fact_ids is not None else None,
+                text=f.text,
             )
             for i, (f, meta) in enumerate(zip(facts, metas, strict=True))
         ]
@@ -452,8 +483,172 @@ class MemoryGuard:
     ) -> list[str]:
         """Lift the quarantine of ``fact_ids``: an explicit, audited, policy-gated endorsement."""
         lifted = self.kernel.endorse(identity, fact_ids, reason=reason, operator=operator)
+        uncapped = self._lift_scan_caps(identity, fact_ids, reason, operator)
         self._sync_quarantine()
-        return lifted
+        return [*lifted, *(f for f in uncapped if f not in lifted)]
+
+    def _lift_scan_caps(
+        self,
+        identity: Identity | None,
+        fact_ids: Sequence[str],
+        reason: str,
+        operator: str | None,
+    ) -> list[str]:
+        """After an endorsement: a new version of each fact whose trust a scanner verdict capped,
+        with the trust it would have had and the endorser named in its scan record (the caller's
+        ``endorse`` scope admitted every id already). Returns the ids it re-versioned."""
+        ids = [f for f in dict.fromkeys(fact_ids) if isinstance(f, str)]
+        records = self.ledger.latest(ids)
+        todo = [
+            r for r in records.values()
+            if r.state is FactState.COMMITTED and r.provenance.scan is not None
+            and r.provenance.scan.uncapped is not None and r.provenance.scan.cap is not None
+            and r.provenance.scan.endorsed_by is None
+        ]  # fmt: skip
+        if not todo:
+            return []
+        with self.kernel.operation(
+            "endorse", identity, require_identity=operator is None,
+            fact_ids=[r.fact_id for r in todo],
+        ) as op:  # fmt: skip
+            if operator is not None:
+                op.detail["operator"] = operator
+            who = op.principal
+            endorser = (operator if operator.startswith("operator:") else f"operator:{operator}") \
+                if operator is not None else " -> ".join(
+                [op.who.subject.subject, *(a.subject for a in op.who.actors)]
+            ) if who is not None else "operator"  # fmt: skip
+            changes = [
+                (rec, {
+                    "trust": rec.provenance.scan.uncapped.label,
+                    "trust_reason": f"{rec.provenance.trust_reason}; scan cap lifted by {endorser}",
+                    "scan": {**rec.provenance.scan.summary(), "cap": None, "endorsed_by": endorser},
+                })
+                for rec in todo
+                if rec.provenance.scan is not None and rec.provenance.scan.uncapped is not None
+            ]  # fmt: skip
+            return self._reversion(
+                op, changes, scan_cap_lifted=True, endorser=endorser, endorsement_reason=reason
+            )
+
+    def _reversion(
+        self, op: Operation, changes: Sequence[tuple[LedgerRecord, dict[str, Any]]], **detail: Any
+    ) -> list[str]:
+        """New versions of committed facts with ``changes`` applied to their provenance (trust,
+        its reason, the scan record), through the ledger and the store like any write; ``detail``
+        goes into the commit event. Returns the ids it re-versioned."""
+        ids = [rec.fact_id for rec, _ in changes]
+        points = {p.fact_id: p for p in self.store.retrieve(ids)}
+        next_versions = self.ledger.next_versions(ids)
+        staged: list[Provenance] = []
+        moved: list[StoredPoint] = []
+        for rec, update in changes:
+            point = points.get(rec.fact_id)
+            if point is None:
+                continue  # the store lost it: left to recovery and `store rebuild`
+            data = rec.provenance.json_dict()
+            data.update(update)
+            data.update(version=next_versions[rec.fact_id], created_at=now_utc().isoformat())
+            prov = Provenance.model_validate(data)
+            reserved = reserved_block(prov)
+            if rec.quarantined:  # a lineage quarantine still withholds it
+                reserved["trust"] = int(TrustLevel.QUARANTINED)
+            vector = point.vector
+            if vector is None:
+                text = point.payload.get("text")
+                vector = self.embedder.embed([text if isinstance(text, str) else ""])[0]
+            staged.append(prov)
+            moved.append(StoredPoint(
+                rec.fact_id, {**point.payload, RESERVED_PAYLOAD_KEY: reserved}, list(vector)
+            ))  # fmt: skip
+        if not staged:
+            op.finish("nothing to change")
+            return []
+        op.fact_ids = [p.fact_id for p in staged]
+        op.stage(staged)
+        try:
+            self.store.upsert(moved)
+        except Exception:
+            op.abort(staged)
+            raise
+        op.commit(staged, **detail)
+        return [p.fact_id for p in staged]
+
+    def rescan(
+        self,
+        *,
+        operator: str,
+        batch: int = 200,
+        on_batch: Callable[[int], object] | None = None,
+    ) -> RescanReport:
+        """Re-scan every committed fact that this guard's scanner (name and version) has not
+        scanned yet, ``batch`` facts per ledger transaction, as the local operator.
+
+        Each re-scanned fact gets a new version recording the new verdict; a verdict whose cap is
+        below the fact's trust lowers it (a rescan never raises trust: that is an endorsement).
+        Facts a person endorsed keep their version. Resumable: a finished batch is never scanned
+        again, so an interrupted rescan continues where it stopped. ``on_batch(n)`` is called
+        after each batch (a progress display)."""
+        stage = self.kernel.scan_stage
+        if stage is None:
+            raise InvalidRequest("no scan stage is configured")
+        if not isinstance(batch, int) or not 1 <= batch <= 10_000:
+            raise InvalidRequest("batch must be between 1 and 10000")
+        ids = sorted({r.fact_id for r in self.ledger.in_state(FactState.COMMITTED)})
+        lowered: list[str] = []
+        rescanned: list[str] = []
+        for start in range(0, len(ids), batch):
+            records = self.ledger.latest(ids[start : start + batch])
+            todo = [
+                r for r in records.values()
+                if r.state is FactState.COMMITTED and (r.provenance.scan is None or (
+                    r.provenance.scan.endorsed_by is None
+                    and (r.provenance.scan.scanner, r.provenance.scan.version)
+                    != (stage.name, stage.version)
+                ))
+            ]  # fmt: skip
+            if todo:
+                done, low = self._rescan_batch(stage, todo, operator)
+                rescanned.extend(done)
+                lowered.extend(low)
+            if on_batch is not None:
+                on_batch(len(records))
+        return RescanReport(stage.name, stage.version, tuple(rescanned), tuple(lowered))
+
+    def _rescan_batch(
+        self, stage: ScanStage, todo: list[LedgerRecord], operator: str
+    ) -> tuple[list[str], list[str]]:
+        points = {p.fact_id: p for p in self.store.retrieve([r.fact_id for r in todo])}
+        todo = [r for r in todo if r.fact_id in points]
+        texts = [points[r.fact_id].payload.get("text") for r in todo]
+        items = [
+            (t if isinstance(t, str) else "",
+             ScanContext(r.provenance.namespace, r.provenance.source.kind,
+                         bool(r.provenance.derived_from)))
+            for r, t in zip(todo, texts, strict=True)
+        ]  # fmt: skip
+        verdicts = stage.scan_batch(items)
+        changes: list[tuple[LedgerRecord, dict[str, Any]]] = []
+        lowered: list[str] = []
+        for rec, verdict in zip(todo, verdicts, strict=True):
+            prov = rec.provenance
+            trust, base = prov.trust, prov.trust
+            if prov.scan is not None and prov.scan.uncapped is not None:
+                base = max(base, prov.scan.uncapped)  # what the channel gave, before any cap
+            reason = f"{prov.trust_reason}; rescanned by {stage.name} v{stage.version}: {verdict.label}"
+            # a label the policy refuses cannot un-write the fact: the lowest level holds it
+            cap = TrustLevel.QUARANTINED if verdict.refused else verdict.cap
+            if cap is not None and cap < trust:
+                trust = cap
+                lowered.append(rec.fact_id)
+                reason += f" cap {trust.label}"
+            scan = {**verdict.summary(), "uncapped": base.label if trust < base else None}
+            changes.append((rec, {"trust": trust.label, "trust_reason": reason, "scan": scan}))
+        with self.kernel.operation("rescan", None, require_identity=False) as op:
+            op.detail["operator"] = operator
+            done = self._reversion(op, changes, scanner=stage.name, scanner_version=stage.version,
+                                   lowered=len(lowered))  # fmt: skip
+        return done, [f for f in lowered if f in set(done)]
 
     def _sync_quarantine(self) -> list[str] | None:
         """Bring the store's indexed trust in line with the ledger's quarantine rows; returns the
@@ -549,6 +744,8 @@ class MemoryGuard:
             self.store.close()
         finally:
             self.ledger.close()
+            if self.kernel.scan_stage is not None:
+                self.kernel.scan_stage.close()
 
     def __enter__(self) -> MemoryGuard:
         return self

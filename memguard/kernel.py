@@ -49,13 +49,23 @@ from memguard.ledger.ledger import TurnRead
 from memguard.ledger.lineage import Revocation, is_read_set, read_set_id
 from memguard.lineage_trust import channel_class, lineage_trust_of
 from memguard.logging import get_logger
-from memguard.provenance import Provenance, Source, Turn, WriterChain, now_utc, sha256_digest
+from memguard.provenance import (
+    Provenance,
+    ScanRecord,
+    Source,
+    Turn,
+    WriterChain,
+    now_utc,
+    sha256_digest,
+)
 from memguard.revocation import (
     PRINCIPAL_KINDS,
     RevocationPreview,
     RevocationReport,
     RevocationSelector,
 )
+from memguard.scan.stage import ScanStage
+from memguard.scan.verdict import ScanContext
 from memguard.scope import (
     DefaultScopeResolver,
     FieldValue,
@@ -96,6 +106,8 @@ class StampRequest:
     trust: TrustLevel | None = None
     derived_from: tuple[str, ...] = ()
     fact_id: str | None = None
+    #: the text the adapter will store, for the kernel's scan stage (``None``: not scanned)
+    text: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,7 +201,8 @@ class Operation:
         taint: dict[tuple[str, int], list[tuple[str, int]]] = {}
         read_sets: dict[str, bool] = {}
         out: list[Provenance] = []
-        for req in requests:
+        scans = self._scan(requests)
+        for index, req in enumerate(requests):
             try:
                 check_identifier(req.namespace, "namespace")
             except IdentityError:  # the same character rules as identifiers, but not identity
@@ -279,6 +292,20 @@ class Operation:
                 raise TrustEscalation(
                     "requested trust is above what the inputs or the turn's reads allow"
                 )
+            scan = scans[index]
+            if scan is not None:  # the content's verdict caps what the channel gave
+                if scan.refused:
+                    self.detail.setdefault("scan", []).append(
+                        {"fact_id": req.fact_id, **scan.summary()}
+                    )
+                    raise AccessDenied(
+                        "the content scanner refused this text", code="access_denied.scanner"
+                    )
+                cap = scan.cap
+                if cap is not None and cap < level:
+                    scan = scan.model_copy(update={"uncapped": level})
+                    level = cap
+                    reason += f"; scan {scan.label} cap {cap.label}"
             prov = Provenance(
                 fact_id=fact_id,
                 version=version,
@@ -294,7 +321,12 @@ class Operation:
                 content_digest=req.content_digest,
                 policy_digest=decision.policy_digest,
                 lineage_trust=lineage,
+                scan=scan,
             )
+            if scan is not None and scan.label != "clean":
+                self.detail.setdefault("scan", []).append({"fact_id": fact_id, **scan.summary()})
+                if scan.label == "error":
+                    self.alarm(fact_id, "scan.failed")
             for revocation in bars:
                 if revocation.reaches(owner.issuer, owner.subject) and revocation.selector.matches(
                     prov
@@ -306,6 +338,28 @@ class Operation:
             self._edges[fact_id] = edges
             out.append(prov)
         return telemetry.stamped(self, out)
+
+    def _scan(self, requests: Sequence[StampRequest]) -> list[ScanRecord | None]:
+        """The scan stage: every request with text, scanned together; fails closed per fact."""
+        stage = self.kernel.scan_stage
+        if stage is None:
+            return [None] * len(requests)
+        items = [
+            (i, r.text, ScanContext(r.namespace, r.source.kind, bool(r.derived_from)))
+            for i, r in enumerate(requests)
+            if r.text is not None
+        ]
+        out: list[ScanRecord | None] = [None] * len(requests)
+        try:
+            records = stage.scan_batch([(text, ctx) for _, text, ctx in items])
+        except Exception as exc:  # the stage itself broke: every fact is capped, never clean
+            records = [stage.error_record(f"scan.error:{type(exc).__name__}") for _ in items]
+        for (i, _, _), record in zip(items, records, strict=True):
+            out[i] = record
+        for i, req in enumerate(requests):
+            if req.text is None:  # a scanner is configured but the adapter sent no text
+                out[i] = stage.error_record("scan.no_text")
+        return out
 
     def _recorded_inputs(self, fact_ids: Sequence[str]) -> list[Provenance]:
         """Every recorded version of each input, whatever its state now (deleted, quarantined, out
@@ -525,6 +579,7 @@ class Kernel:
         trust_policy: TrustPolicy | None = None,
         clock: Callable[[], float] = time.time,
         revocation_ttl: float = 1.0,
+        scan_stage: ScanStage | None = None,
     ) -> None:
         """``revocation_ttl``: how long (seconds) this process may use its copy of the active
         revocations before re-reading them; revocations made through this kernel apply at once,
@@ -535,6 +590,8 @@ class Kernel:
         self.trust_policy = trust_policy or TrustPolicy()
         self.clock = clock
         self.revocation_ttl = revocation_ttl
+        #: the content scan between decide and stamp (memguard.scan); ``None``: no scanning
+        self.scan_stage = scan_stage
         self._revocations = _RevocationCache()
         self._revocation_lock = threading.Lock()
         self._log = get_logger()

@@ -32,6 +32,7 @@ __all__ = [
     "RESERVED_KEYS",
     "JsonValue",
     "Provenance",
+    "ScanRecord",
     "Source",
     "Turn",
     "WriterChain",
@@ -182,6 +183,39 @@ class WriterChain(BaseModel):
         )
 
 
+class ScanRecord(BaseModel):
+    """The write-time content scan of a fact (memguard.scan): the verdict and the cap it set."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    #: clean, suspicious, malicious, or error (the scanner failed or timed out)
+    label: str = Field(pattern=r"^(clean|suspicious|malicious|error)$")
+    score: float = Field(ge=0.0, le=1.0)
+    reasons: tuple[str, ...] = ()
+    scanner: str = Field(max_length=256)
+    version: str = Field(max_length=128)
+    #: the trust cap the verdict set under the scan policy (``None``: no cap)
+    cap: TrustField | None = None
+    #: the policy refuses this label (the write was refused; kept for the audit event)
+    refused: bool = False
+    #: the trust the fact would have had without the cap (what an endorsement restores)
+    uncapped: TrustField | None = None
+    #: who lifted the cap (``endorse``): the endorser's chain, or ``operator:NAME``
+    endorsed_by: str | None = Field(default=None, max_length=1024)
+
+    @field_validator("cap", "uncapped", mode="before")
+    @classmethod
+    def _parse_cap(cls, value: object) -> TrustLevel | None:
+        if value is None:
+            return None
+        if isinstance(value, str | int | TrustLevel):
+            return TrustLevel.parse(value)
+        raise ValueError("cap must be a level name")
+
+    def summary(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_none=True)
+
+
 class Provenance(BaseModel):
     """The full, immutable provenance of one version of one fact."""
 
@@ -204,6 +238,9 @@ class Provenance(BaseModel):
     #: written before the field existed, and then left out of the canonical form (their digests
     #: stay what they were)
     lineage_trust: TrustField | None = None
+    #: the write-time content scan (memguard.scan); ``None`` on records written without a scanner
+    #: or before the field existed, and then left out of the canonical form (digests unchanged)
+    scan: ScanRecord | None = None
 
     @field_validator("trust", "lineage_trust", mode="before")
     @classmethod
@@ -219,6 +256,8 @@ class Provenance(BaseModel):
         data: dict[str, Any] = handler(self)
         if data.get("lineage_trust", 0) is None:
             del data["lineage_trust"]
+        if data.get("scan", 0) is None:
+            del data["scan"]
         return data
 
     @field_validator("created_at")

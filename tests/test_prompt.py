@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from memguard import PrincipalId, Provenance, RecalledFact, Source, SourceKind, TrustLevel, Turn
 from memguard.identity import Actor
-from memguard.prompt import parse_blocks, render_for_prompt
+from memguard.prompt import body_text, parse_blocks, render_for_prompt
 from memguard.provenance import WriterChain
 
 ISS = "https://idp.example"
@@ -88,8 +88,7 @@ def test_any_text_round_trips_inside_its_block(texts: list[str], levels: list[Tr
     blocks = {b.fact_id: b for b in parse_blocks(out)}
     assert set(blocks) == {f.fact_id for f in facts}
     for f in facts:
-        expected = f.text
-        while "mg-prop-12345678" in expected:
-            expected = expected.replace("mg-prop-12345678", "")
+        expected = body_text(f.text, "mg-prop-12345678")
+        assert "mg-prop-12345678" not in expected
         assert blocks[f.fact_id].text == expected
         assert blocks[f.fact_id].trust == f.trust.label

@@ -1,0 +1,64 @@
+"""Built-in scanner speed: microseconds per 1 KB fact (goal: <= 50 us on benign memories).
+
+    python benchmarks/bench_scanner.py            # 2,000 facts per kind
+    MEMGUARD_BENCH_N=20000 python benchmarks/bench_scanner.py
+
+Facts are ~1 KB: benign memories from tests/corpus joined until they reach 1,024 characters
+("benign"; "benign-ascii" uses only the ASCII ones), and the same with one attack row at the end
+("attack"). The benign rows are written to hold trigger words (ignore, system, remember, ...), so
+they are a worst case for the rule gates. Prints wall-clock and process CPU microseconds per KB
+(CPU time is the steadier number on a shared machine) and the share flagged.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+from pathlib import Path
+
+from memguard.scan import RuleScanner, ScanContext
+from memguard.trust import SourceKind
+
+CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus" / "injections.jsonl"
+
+
+def facts(label: str, n: int, rng: random.Random) -> list[str]:
+    rows = [json.loads(line) for line in CORPUS.read_text("utf-8").splitlines()]
+    benign = [r["text"] for r in rows if r["label"] == "benign"]
+    if label == "benign-ascii":
+        benign = [t for t in benign if t.isascii()]
+    attacks = [r["text"] for r in rows if r["label"] == "attack"]
+    out = []
+    for _ in range(n):
+        parts: list[str] = []
+        while sum(len(p) + 1 for p in parts) < 1024:
+            parts.append(rng.choice(benign))
+        text = "\n".join(parts)[:1024]
+        if label == "attack":  # the attack replaces the tail, so the fact stays ~1 KB
+            attack = rng.choice(attacks)
+            text = text[: max(0, 1024 - len(attack) - 1)] + "\n" + attack
+        out.append(text)
+    return out
+
+
+def main() -> None:
+    n = int(os.environ.get("MEMGUARD_BENCH_N", "2000"))
+    rng = random.Random(7)
+    scanner = RuleScanner()
+    ctx = ScanContext(namespace="bench", source=SourceKind.WEB)
+    for label in ("benign-ascii", "benign", "attack"):
+        texts = facts(label, n, rng)
+        for t in texts[:50]:  # warm up
+            scanner.scan(t, ctx)
+        start, cpu = time.perf_counter(), time.process_time()
+        flagged = sum(scanner.scan(t, ctx).label != "clean" for t in texts)
+        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+        kb = sum(len(t.encode("utf-8")) for t in texts) / 1024
+        print(f"{label:12s} n={n} wall {elapsed / kb * 1e6:7.1f} us/KB  cpu {cpu / kb * 1e6:7.1f} "
+              f"us/KB  flagged={flagged / n:.1%}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

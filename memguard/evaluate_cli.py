@@ -1,0 +1,109 @@
+"""``memguard eval`` (the command line of :mod:`memguard.evaluate`) and ``memguard rescan``
+(:meth:`memguard.guard.MemoryGuard.rescan`), registered lazily in cli.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from memguard.clikit.exits import CliError, ExitCode
+from memguard.clikit.output import emit
+
+__all__ = ["eval_command", "rescan_command"]
+
+
+def eval_command(
+    corpus: Annotated[
+        Path, typer.Argument(help="A JSONL corpus: one {id, label, text[, family]} per line.")
+    ],
+    policies: Annotated[
+        Path,
+        typer.Option("--policies", help="The policy folder or file to deploy (the reference "
+                     "policies are the repository's policies/ folder)."),
+    ] = Path("policies"),
+    scan: Annotated[
+        bool, typer.Option("--scan/--no-scan", help="Deploy the built-in content scanner.")
+    ] = True,
+    min_detection: Annotated[
+        float, typer.Option("--min-detection", min=0.0, max=1.0, help="Required detection.")
+    ] = 0.9,
+    max_false_positives: Annotated[
+        float,
+        typer.Option("--max-false-positives", min=0.0, max=1.0, help="Allowed false positives."),
+    ] = 0.02,
+    searches: Annotated[
+        int, typer.Option("--searches", min=0, max=10_000, help="Attack-shaped searches per purpose.")
+    ] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")] = False,
+) -> None:
+    """Write a corpus of memory attacks through every untrusted channel and writer chain of a
+    fresh embedded deployment and report trust per channel, scanner detection and false
+    positives, attack facts reachable for tool_argument and planning, and render breakouts.
+
+    Exits 7 when a guarantee fails (an attack reachable for an action, a breakout, detection or
+    false positives past the thresholds), 3 on a bad corpus or policy."""
+    from memguard.evaluate import CorpusError, load_corpus, render_table, run_eval
+    from memguard.policy.resolver import PolicyResolver
+
+    try:
+        rows = load_corpus(corpus)
+    except CorpusError as exc:
+        raise CliError(ExitCode.INVALID, "invalid_input", str(exc)) from None
+    if not policies.exists():
+        raise CliError(ExitCode.USAGE, "usage", f"no policies at `{policies}` (see --policies)")
+    resolver = PolicyResolver.from_path(policies)
+    report = run_eval(
+        rows, scope=resolver, scan=scan, min_detection=min_detection,
+        max_false_positives=max_false_positives, searches=searches,
+    )  # fmt: skip
+    emit(report.as_json(), as_json, render_table(report))
+    if report.failures():
+        raise typer.Exit(ExitCode.TESTS_FAILED)
+
+
+def rescan_command(
+    state_dir: Annotated[
+        Path, typer.Option("--state-dir", help="The state folder whose facts to re-scan.")
+    ] = Path(".memguard"),
+    ledger_url: Annotated[
+        str | None,
+        typer.Option("--ledger-url", help="A PostgreSQL ledger instead of STATE_DIR/ledger.db."),
+    ] = None,
+    batch: Annotated[int, typer.Option("--batch", min=1, max=10_000, help="Facts per batch.")] = 200,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")] = False,
+) -> None:
+    """Re-scan the facts the built-in scanner (this version) has not scanned yet, as the local
+    operator: each gets a new version with the new verdict, and a lower trust when the verdict
+    caps it (a rescan never raises trust). Resumable: run it again after an interruption."""
+    from memguard.clikit.progress import progress
+    from memguard.embedded import open_embedded
+
+    if not (state_dir / "ledger.db").exists() and ledger_url is None:
+        raise CliError(ExitCode.USAGE, "usage", f"no ledger in `{state_dir}` (see --state-dir)")
+    stack = open_embedded(state_dir, ledger_url=ledger_url)
+    try:
+        total = len({r.fact_id for r in stack.guard.ledger.in_state(_committed())})
+        with progress("re-scanning facts", total=total) as bar:
+            report = stack.guard.rescan(
+                operator=_operator(), batch=batch, on_batch=lambda n: bar.advance(n)
+            )
+    finally:
+        stack.close()
+    data = {"scanner": report.scanner, "version": report.version,
+            "rescanned": len(report.rescanned), "lowered": list(report.lowered)}  # fmt: skip
+    emit(data, as_json, f"re-scanned {len(report.rescanned)} facts with {report.scanner} "
+         f"v{report.version}; {len(report.lowered)} got a lower trust")  # fmt: skip
+
+
+def _committed() -> Any:
+    from memguard.ledger import FactState
+
+    return FactState.COMMITTED
+
+
+def _operator() -> str:
+    from memguard.cli import _operator as operator
+
+    return operator()

@@ -1,0 +1,12 @@
+"""Write-time content scanning: a pluggable :class:`Scanner` protocol and a built-in offline one.
+
+A verdict caps the trust of the fact it is about (:mod:`memguard.scan.stage`) and is recorded in its
+provenance. The built-in :class:`RuleScanner` reads attack families (instruction overrides, agent-
+addressed imperatives, role impersonation, delimiter forgery, invisible Unicode, encoded payloads,
+exfiltration beacons, sleeper and memory-poisoning text) without any model or network access.
+"""
+
+from memguard.scan.builtin import RuleScanner
+from memguard.scan.verdict import Label, ScanContext, Scanner, Verdict
+
+__all__ = ["Label", "RuleScanner", "ScanContext", "Scanner", "Verdict"]

@@ -1,0 +1,173 @@
+"""The scan stage of the write pipeline: run the scanners over a batch, turn verdicts into trust caps.
+
+verify -> decide -> **scan** -> stamp -> log + project -> store -> record. A verdict caps the trust
+of its fact through a :class:`ScanPolicy` (default: ``suspicious`` -> ``untrusted``, ``malicious``
+-> ``quarantined``; either may be ``refuse``). The stage fails closed: a scanner that raises, returns
+something other than a :class:`~memguard.scan.verdict.Verdict` or does not answer within
+``timeout`` seconds gives the ``error`` outcome, which caps to ``untrusted`` (never ``clean``).
+
+A batch is scanned together, in one worker call with one deadline; scanners whose ``scan`` is a
+coroutine function run concurrently on an event loop in that worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import inspect
+from collections.abc import Awaitable, Sequence
+from typing import Literal, cast
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from memguard.provenance import ScanRecord
+from memguard.scan.verdict import Label, ScanContext, Scanner, Verdict
+from memguard.trust import TrustLevel
+
+__all__ = ["REFUSE", "ScanPolicy", "ScanStage"]
+
+REFUSE: Literal["refuse"] = "refuse"
+_SEVERITY = {Label.CLEAN: 0, Label.SUSPICIOUS: 1, Label.MALICIOUS: 2}
+_MAX_REASONS = 16
+
+
+def _level(value: object) -> TrustLevel | Literal["refuse"]:
+    if value == REFUSE:
+        return REFUSE
+    if isinstance(value, str | int | TrustLevel):
+        return TrustLevel.parse(value)
+    raise ValueError("a cap is a trust level name or `refuse`")
+
+
+class ScanPolicy(BaseModel):
+    """What each verdict does to the trust of its fact."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    suspicious: TrustLevel | Literal["refuse"] = TrustLevel.UNTRUSTED
+    malicious: TrustLevel | Literal["refuse"] = TrustLevel.QUARANTINED
+    #: a scanner error or timeout: at most ``untrusted``, never refused silently nor left clean
+    error: TrustLevel = TrustLevel.UNTRUSTED
+    timeout: float = Field(default=5.0, gt=0, le=600)
+
+    @field_validator("suspicious", "malicious", mode="before")
+    @classmethod
+    def _cap(cls, value: object) -> TrustLevel | Literal["refuse"]:
+        return _level(value)
+
+    @field_validator("error", mode="before")
+    @classmethod
+    def _error_cap(cls, value: object) -> TrustLevel:
+        level = _level(value)
+        if level == REFUSE or level > TrustLevel.UNTRUSTED:
+            raise ValueError("a scanner error caps to `untrusted` or lower")
+        return level
+
+    def cap(self, label: Label) -> TrustLevel | Literal["refuse"] | None:
+        if label is Label.SUSPICIOUS:
+            return self.suspicious
+        if label is Label.MALICIOUS:
+            return self.malicious
+        if label is Label.ERROR:
+            return self.error
+        return None
+
+
+class ScanStage:
+    """One or more scanners plus the policy that turns their verdicts into caps."""
+
+    def __init__(
+        self, scanners: Scanner | Sequence[Scanner], policy: ScanPolicy | None = None
+    ) -> None:
+        chain = list(scanners) if isinstance(scanners, Sequence) else [scanners]
+        if not chain:
+            raise ValueError("a scan stage needs at least one scanner")
+        for scanner in chain:
+            if not isinstance(scanner, Scanner):
+                raise TypeError("a scanner has `id`, `version` and `scan(text, context)`")
+        self.scanners = tuple(chain)
+        self.policy = policy or ScanPolicy()
+        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
+
+    @property
+    def name(self) -> str:
+        return "+".join(s.id for s in self.scanners)
+
+    @property
+    def version(self) -> str:
+        return "+".join(s.version for s in self.scanners)
+
+    def scan_batch(self, items: Sequence[tuple[str, ScanContext]]) -> list[ScanRecord]:
+        """One record per item, in order; any failure gives every item the ``error`` record."""
+        if not items:
+            return []
+        try:
+            if self._pool is None:  # made on first use, and again after close()
+                self._pool = concurrent.futures.ThreadPoolExecutor(
+                    max_workers=4, thread_name_prefix="memguard-scan"
+                )
+            future = self._pool.submit(self._run, list(items))
+            verdicts = future.result(timeout=self.policy.timeout)
+            if len(verdicts) != len(items):  # pragma: no cover - _run returns one per item
+                raise RuntimeError("scanner returned the wrong number of verdicts")
+            return [self._record(v) for v in verdicts]
+        except concurrent.futures.TimeoutError:
+            return [self.error_record("scan.timeout") for _ in items]
+        except Exception as exc:
+            return [self.error_record(f"scan.error:{type(exc).__name__}") for _ in items]
+
+    def error_record(self, reason: str) -> ScanRecord:
+        return ScanRecord(
+            label=Label.ERROR.value, score=1.0, reasons=(reason,), scanner=self.name,
+            version=self.version, cap=self.policy.error,
+        )  # fmt: skip
+
+    def close(self) -> None:
+        """Let the worker threads go (a stage used again afterwards makes new ones)."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    # -- worker side ------------------------------------------------------------------------------
+
+    def _run(self, items: list[tuple[str, ScanContext]]) -> list[list[Verdict]]:
+        per_item: list[list[Verdict]] = [[] for _ in items]
+        pending: list[tuple[int, Awaitable[Verdict]]] = []
+        for scanner in self.scanners:
+            is_async = inspect.iscoroutinefunction(scanner.scan)
+            for i, (text, context) in enumerate(items):
+                result = scanner.scan(text, context)
+                if is_async or inspect.isawaitable(result):
+                    pending.append((i, cast(Awaitable[Verdict], result)))
+                else:
+                    per_item[i].append(_checked(result))
+        if pending:
+
+            async def gather() -> list[Verdict]:
+                return list(await asyncio.gather(*(a for _, a in pending)))
+
+            for (i, _), verdict in zip(pending, asyncio.run(gather()), strict=True):
+                per_item[i].append(_checked(verdict))
+        return per_item
+
+    def _record(self, verdicts: list[Verdict]) -> ScanRecord:
+        worst = max(verdicts, key=lambda v: (_SEVERITY[v.label], v.score))
+        reasons: list[str] = []
+        for v in verdicts:
+            reasons.extend(v.reasons if len(verdicts) == 1 else (f"{v.scanner}:{r}" for r in v.reasons))
+        cap = self.policy.cap(worst.label)
+        return ScanRecord(
+            label=worst.label.value,
+            score=round(max(v.score for v in verdicts), 4),
+            reasons=tuple(reasons[:_MAX_REASONS]),
+            scanner=self.name,
+            version=self.version,
+            cap=None if cap is None or cap == REFUSE else cap,
+            refused=cap == REFUSE,
+        )
+
+
+def _checked(value: object) -> Verdict:
+    if not isinstance(value, Verdict):
+        raise TypeError("a scanner must return a Verdict")
+    return value

@@ -1,0 +1,75 @@
+"""Invisible and look-alike Unicode: find it, and reveal what it hides.
+
+Tag characters (U+E0000-U+E007F) spell ASCII that renders as nothing; zero-width characters split
+words so that keyword filters miss them; bidi overrides show text in an order other than the one
+a model reads; Cyrillic and Greek letters that look Latin disguise words. :func:`reveal` returns
+the readable forms a rule scan should also see.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["Reveal", "reveal"]
+
+_TAGS = re.compile("[\U000e0000-\U000e007f]+")
+_ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff\u180e\u00ad]")
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+_BIDI_OVERRIDE = re.compile("[\u202e\u2067]([^\u202a-\u202e\u2066-\u2069]*)")
+# letters from Cyrillic and Greek that render like Latin ones
+_CONFUSABLE = str.maketrans(
+    "асеорхуіјѕԁһԛԝӏАВСЕНІЈКМОРЅТХУαεοκνρτχυΑΒΕΗΙΚΜΝΟΡΤΧΥΖ",
+    "aceopxyijsdhqwlABCEHIJKMOPSTXYaeoknptxuABEHIKMNOPTXYZ",
+)
+_LATIN = re.compile(r"[A-Za-z]")
+_LOOKALIKE_SCRIPT = re.compile(r"[\u0370-\u03ff\u0400-\u04ff]")
+_MIXED_WORD = re.compile(
+    r"\w*(?:[A-Za-z][\u0370-\u03ff\u0400-\u04ff]|[\u0370-\u03ff\u0400-\u04ff][A-Za-z])\w*"
+)
+_INVISIBLE_ANY = re.compile(
+    "[\U000e0000-\U000e007f\u200b\u200c\u200d\u2060-\u2064\ufeff\u180e\u202a-\u202e\u2066-\u2069]"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal:
+    """What invisible or look-alike characters a text holds, and readable versions of it."""
+
+    tags: int
+    zero_width: int
+    bidi: int
+    mixed_script_words: int
+    texts: tuple[str, ...]
+
+
+_NOTHING = Reveal(0, 0, 0, 0, ())
+
+
+def reveal(text: str) -> Reveal:
+    """Count the hiding characters in ``text`` and return the readable versions to scan as well."""
+    has_invisible = _INVISIBLE_ANY.search(text) is not None
+    mixed = 0
+    if not text.isascii() and _LOOKALIKE_SCRIPT.search(text) and _LATIN.search(text):
+        mixed = len(_MIXED_WORD.findall(text))
+    if not has_invisible and not mixed:
+        return _NOTHING
+    texts: list[str] = []
+    tags = zero_width = bidi = 0
+    if has_invisible:
+        hidden = _TAGS.findall(text)
+        tags = sum(len(h) for h in hidden)
+        if hidden:  # the tag block spells ASCII: U+E0041 is "A"
+            texts.append(" ".join("".join(chr(ord(c) - 0xE0000) for c in h) for h in hidden))
+        zero_width = len(_ZERO_WIDTH.findall(text))
+        bidi = len(_BIDI.findall(text))
+        plain = _ZERO_WIDTH.sub("", _TAGS.sub("", text))
+        if bidi:
+            # the model reads the stored order; a reader sees the overridden run reversed
+            reversed_runs = _BIDI_OVERRIDE.sub(lambda m: m.group(1)[::-1], plain)
+            texts.append(_BIDI.sub("", reversed_runs))
+            plain = _BIDI.sub("", plain)
+        texts.append(plain)
+    if mixed:
+        texts.append((texts[-1] if texts else text).translate(_CONFUSABLE))
+    return Reveal(tags, zero_width, bidi, mixed, tuple(texts))
