@@ -53,6 +53,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from memguard import yamlsafe
 from memguard.errors import ConfigurationError
+from memguard.scan.stage import ScanPolicy
 from memguard.tokens.config import DelegationGrant
 
 __all__ = [
@@ -387,6 +388,14 @@ class ReceiptsSection(_Section):
     key: str | None = None
 
 
+class ScanSection(_Section):
+    """The write-time content scan (memguard.scan): the built-in offline rule scanner, and what
+    its verdicts do to trust (``suspicious``/``malicious``: a trust level or ``refuse``)."""
+
+    enabled: bool = True
+    policy: ScanPolicy = ScanPolicy()
+
+
 class GatewayConfig(_Section):
     """The whole gateway configuration."""
 
@@ -407,6 +416,7 @@ class GatewayConfig(_Section):
     idempotency: IdempotencySection = IdempotencySection()
     ssf: SsfSection = SsfSection()
     receipts: ReceiptsSection = ReceiptsSection()
+    scan: ScanSection = ScanSection()
     #: Recover pending writes at start (one process). With several processes on one ledger, run it
     #: from one place; ``recover_older_than`` keeps it off other processes' writes in flight.
     recover_on_start: bool = True

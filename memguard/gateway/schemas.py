@@ -428,6 +428,22 @@ class TurnOut(_Out):
     span_id: str | None = Field(description="The span id.")
 
 
+class ScanOut(_Out):
+    """The write-time content scan (memguard.scan): the verdict and the trust cap it set."""
+
+    model_config = ConfigDict(frozen=True, json_schema_extra=_examples({
+        "label": "suspicious", "score": 0.6, "reasons": ["exfil.markdown_image"],
+        "scanner": "memguard.rules", "version": "1", "cap": "untrusted", "endorsed_by": None}))
+
+    label: str = Field(description="clean, suspicious, malicious, or error (the scanner failed).")
+    score: float = Field(description="The scanner's score, 0 to 1.")
+    reasons: list[str] = Field(description="The rules or families that matched.")
+    scanner: str = Field(description="Scanner id.")
+    version: str = Field(description="Scanner version.")
+    cap: TrustName | None = Field(description="The trust cap the verdict set, if any.")
+    endorsed_by: str | None = Field(description="Who lifted the cap, if anyone did.")
+
+
 class ProvenanceOut(_Out):
     """A fact's provenance: where it came from, who wrote it for whom, how much it is trusted."""
 
@@ -447,6 +463,8 @@ class ProvenanceOut(_Out):
     created_at: datetime = Field(description="When it was written.")
     content_digest: str = Field(description="The SHA-256 of the stored text.")
     policy_digest: str = Field(description="The policy in force when it was written.")
+    scan: ScanOut | None = Field(default=None, description="The write-time content scan, when "
+                                 "the fact was scanned.")
 
     @classmethod
     def of(cls, p: Provenance) -> ProvenanceOut:
@@ -467,6 +485,11 @@ class ProvenanceOut(_Out):
             owner=PrincipalOut(issuer=p.owner.issuer, subject=p.owner.subject),
             derived_from=list(p.derived_from), created_at=p.created_at,
             content_digest=p.content_digest, policy_digest=p.policy_digest,
+            scan=None if p.scan is None else ScanOut(
+                label=p.scan.label, score=p.scan.score, reasons=list(p.scan.reasons),
+                scanner=p.scan.scanner, version=p.scan.version,
+                cap=p.scan.cap.label if p.scan.cap is not None else None,
+                endorsed_by=p.scan.endorsed_by),
         )
 
 

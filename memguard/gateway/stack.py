@@ -26,6 +26,8 @@ from memguard.ledger import Ledger
 from memguard.logging import get_logger
 from memguard.owner_migration import migrate_exchanged_owners
 from memguard.policy import PolicyResolver
+from memguard.scan import RuleScanner
+from memguard.scan.stage import ScanStage
 from memguard.scope import Condition, ScopeResolver
 from memguard.stores.base import Hit, MemoryStore, StoredPoint
 from memguard.stores.qdrant import QdrantStore
@@ -477,8 +479,9 @@ def _open(
                                           reload_interval=config.policy.reload_interval)
         scope = policy
     store = LazyStore(_store_factory(config), config.store.dimension)
+    scan_stage = ScanStage(RuleScanner(), config.scan.policy) if config.scan.enabled else None
     guard = MemoryGuard(store=store, ledger=ledger, verifier=verifier, scope=scope, clock=clock,
-                        recover_on_start=False)
+                        recover_on_start=False, scan_stage=scan_stage)
     if config.identity.flag_confusables:
         guard.kernel.confusables = ConfusableWatch(ledger.owners())
     if sts is not None:
