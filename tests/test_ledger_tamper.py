@@ -1,0 +1,295 @@
+"""Generated mutation test: a ledger built by a scripted guard workload (writes, derivation, a
+read-tainted write, update, delete, revocation, endorsement, a lifted revocation), then for every
+table and every column one single-row mutation (update), and per table an inserted, a deleted and
+a swapped row, each applied to a fresh copy of the closed ledger. ``memguard ledger verify``
+(:meth:`Ledger.verify`, with the default witness) must name every one: the table, and for a
+projection row its key and column. Prints the detection rate; the target is 100%.
+
+``MEMGUARD_MUTATE_ALL_ROWS=1`` mutates every column of every row, not one row per column
+(slow: minutes).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import BROWSER, PLANNER
+
+from memguard import MemoryGuard, Source, SourceKind, Turn
+from memguard.errors import IntegrityError
+from memguard.events import AuditEvent, Decision
+from memguard.ledger import Ledger
+from memguard.ledger.auditlog import Problem, ProblemKind, VerifyReport
+from memguard.ledger.changelog import PROJECTIONS
+from memguard.ledger.checkpoint import CheckpointSigner
+from memguard.ledger.witness import WitnessDir
+from memguard.revocation import RevocationSelector
+from memguard.tokens.local import LocalTokenService
+
+WEB = "https://evil.example/page"
+ALL_ROWS = os.environ.get("MEMGUARD_MUTATE_ALL_ROWS") == "1"
+LOG_TABLES = ("mg_log_leaf", "mg_log_node", "mg_log_checkpoint", "mg_log_pending")
+
+
+def _turn(i: int) -> Turn:
+    return Turn(session_id="s-1", turn_index=i)
+
+
+def workload(guard: MemoryGuard, tokens: LocalTokenService) -> None:
+    """Every kind of state change the guard makes, at least once."""
+    user = guard.authenticate(tokens.issue("alice"))
+    browser = guard.authenticate(tokens.issue("alice", actors=[PLANNER, BROWSER]))
+    planner = guard.authenticate(tokens.issue("alice", actors=[PLANNER]))
+    page = guard.write(browser, "a web page", namespace="research",
+                       source=Source(kind=SourceKind.WEB, uri=WEB), turn=_turn(1))  # fmt: skip
+    summary = guard.write(planner, "its summary", namespace="research",
+                          source=Source(kind=SourceKind.AGENT_INFERENCE, name="p"), turn=_turn(2),
+                          derived_from=[page.fact_id])  # fmt: skip
+    note = guard.write(user, "aisle seats", namespace="travel",
+                       source=Source(kind=SourceKind.USER_MESSAGE), turn=_turn(3))  # fmt: skip
+    guard.get(user, note.fact_id, turn=_turn(4))  # a read that taints the next write
+    guard.write(user, "book an aisle seat", namespace="travel",
+                source=Source(kind=SourceKind.USER_MESSAGE), turn=_turn(4))  # fmt: skip
+    guard.update(user, note.fact_id, "window seats", source=Source(kind=SourceKind.USER_MESSAGE),
+                 turn=_turn(5))  # fmt: skip
+    gone = guard.write(user, "to delete", namespace="travel",
+                       source=Source(kind=SourceKind.USER_MESSAGE), turn=_turn(6))  # fmt: skip
+    guard.delete(user, gone.fact_id)
+    guard.revoke(None, RevocationSelector.source(WEB), reason="bad page", operator="ops")
+    guard.endorse(None, [summary.fact_id], reason="checked", operator="ops")
+    other = guard.revoke(None, RevocationSelector.fact(note.fact_id), reason="x", operator="ops")
+    event = AuditEvent(action="revocation.lift", decision=Decision.ALLOW, reason="mistake",
+                       detail={"revocation_id": other.revocation_id})  # fmt: skip
+    guard.ledger.lineage.deactivate(other.revocation_id, event)
+    guard.ledger.log.flush()
+
+
+@dataclass
+class Built:
+    db: Path
+    witness: Path
+    signer: CheckpointSigner
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    from helpers import Clock
+
+    from memguard.stores.memory import InMemoryStore
+
+    root = tmp_path_factory.mktemp("tamper")
+    signer = CheckpointSigner.load_or_create(root / "keys" / "checkpoint.key")
+    clock = Clock()
+    tokens = LocalTokenService(root / "keys", clock=clock)
+    ledger = Ledger.sqlite(root / "ledger.db", checkpoint_signer=signer)
+    guard = MemoryGuard(store=InMemoryStore(dimension=8), ledger=ledger,
+                        verifier=tokens.verifier(clock=clock), clock=clock,
+                        revocation_ttl=0)  # fmt: skip
+    workload(guard, tokens)
+    guard.close()  # integrates what is queued
+    again = Ledger.sqlite(root / "ledger.db")
+    again.record([AuditEvent(action="get", decision=Decision.DENY, reason="late")])
+    again.close()  # left queued (mg_log_pending), not integrated
+    return Built(root / "ledger.db", root / "witness", signer)
+
+
+def _open(built: Built, work: Path) -> Ledger:
+    return Ledger.sqlite(work, witness=WitnessDir(built.witness))
+
+
+def _verify(built: Built, work: Path) -> VerifyReport:
+    ledger = _open(built, work)
+    try:
+        return ledger.verify(verifier=built.signer.verifier())
+    finally:
+        ledger.close()
+
+
+def test_the_built_ledger_verifies_and_covers_every_table(built: Built, tmp_path: Path) -> None:
+    work = tmp_path / "ledger.db"
+    shutil.copy(built.db, work)
+    report = _verify(built, work)
+    assert report.ok, [p.as_json() for p in report.problems]
+    assert [p for p in report.problems if p.severity == "tamper"] == []
+    with sqlite3.connect(work) as db:
+        for table in [*PROJECTIONS, "mg_audit_event", "mg_audit_fact", *LOG_TABLES[:3]]:
+            assert db.execute(f"SELECT count(*) FROM {table}").fetchone()[0] >= 1, table
+        states = {r[0] for r in db.execute("SELECT state FROM mg_provenance")}
+        assert {"committed", "superseded", "deleted"} <= states
+        assert {r[0] for r in db.execute("SELECT active FROM mg_revocation")} == {0, 1}
+        assert {r[0] for r in db.execute("SELECT kind FROM mg_lineage")} >= {"derived", "context"}
+    db.close()
+
+
+# -- mutations ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Mutation:
+    table: str
+    kind: str  # update | insert | delete | swap
+    column: str | None
+    key: dict[str, Any] | None
+    sql: tuple[tuple[str, tuple[Any, ...]], ...]
+
+    @property
+    def label(self) -> str:
+        return f"{self.kind} {self.table}.{self.column or '*'} {self.key}"
+
+
+def _changed(value: Any, column: str) -> Any:
+    if value is None:
+        return 1 if column in ("trust", "turn_index") else "x"
+    if isinstance(value, bytes):
+        return bytes([value[0] ^ 1]) + value[1:]
+    if isinstance(value, int):
+        return 1 - value if value in (0, 1) and column in _BOOLS else value + 1
+    if isinstance(value, float):
+        return value + 1.0
+    text = str(value)
+    if column == "state":
+        return "superseded" if text == "committed" else "committed"
+    if column in ("ts", "created_at") and text[:4].isdigit():
+        return str(int(text[:4]) - 1) + text[4:]
+    return text[:-1] + ("x" if not text.endswith("x") else "y") if text else "x"
+
+
+_BOOLS = {"purged", "active", "lifted", "store_synced"}
+
+#: columns with no security meaning, left out (and said so in docs/audit-log.md): when an event
+#: was queued only feeds the ``pending_too_old`` warning; the event itself is fixed by its queued
+#: leaf hash.
+UNAUTHENTICATED = {("mg_log_pending", "queued_at")}
+
+
+def _tables(db: sqlite3.Connection) -> list[str]:
+    return [
+        r[0]
+        for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'mg_%'")
+    ]
+
+
+def _pk(db: sqlite3.Connection, table: str) -> list[str]:
+    cols = db.execute(f"PRAGMA table_info({table})").fetchall()
+    return [c[1] for c in sorted(cols, key=lambda c: c[5]) if c[5] > 0]
+
+
+def _unique(db: sqlite3.Connection, table: str) -> set[str]:
+    """Key columns and those of a unique index: an inserted copy must change them all."""
+    out = set(_pk(db, table))
+    for index in db.execute(f"PRAGMA index_list({table})").fetchall():
+        if index[2]:
+            out.update(c[2] for c in db.execute(f"PRAGMA index_info({index[1]})").fetchall())
+    return out
+
+
+def mutations(db: sqlite3.Connection) -> list[Mutation]:
+    out: list[Mutation] = []
+    for table in _tables(db):
+        cols = [c[1] for c in db.execute(f"PRAGMA table_info({table})").fetchall()]
+        pk, unique = _pk(db, table), _unique(db, table)
+        rows = db.execute(f"SELECT rowid, * FROM {table} ORDER BY rowid").fetchall()
+        if not rows:
+            continue
+        for ci, column in enumerate(cols):
+            if (table, column) in UNAUTHENTICATED:
+                continue
+            targets = rows if ALL_ROWS else [rows[(ci * 7 + 3) % len(rows)]]
+            for row in targets:
+                rowid, values = row[0], dict(zip(cols, row[1:], strict=True))
+                new = _changed(values[column], column)
+                if column in unique and isinstance(new, int):
+                    new = values[column] + 10**6  # a key that no other row holds
+                out.append(Mutation(table, "update", column, {k: values[k] for k in pk},
+                                    ((f"UPDATE {table} SET {column} = ? WHERE rowid = ?",
+                                      (new, rowid)),)))  # fmt: skip
+        rowid, *first = rows[len(rows) // 2]
+        values = dict(zip(cols, first, strict=True))
+        out.append(Mutation(table, "delete", None, {k: values[k] for k in pk},
+                            ((f"DELETE FROM {table} WHERE rowid = ?", (rowid,)),)))  # fmt: skip
+        copy = dict(values)
+        for k in unique:
+            copy[k] = copy[k] + 10**6 if isinstance(copy[k], int) else _changed(copy[k], k)
+        names = ", ".join(copy)
+        marks = ", ".join("?" for _ in copy)
+        out.append(Mutation(table, "insert", None, {k: copy[k] for k in pk},
+                            ((f"INSERT INTO {table} ({names}) VALUES ({marks})",
+                              tuple(copy.values())),)))  # fmt: skip
+        other = [r for r in rows if list(r[1:]) != list(first)]
+        payload = [c for c in cols if c not in pk]
+        if other and payload:
+            orow, *ovals = other[0]
+            ovalues = dict(zip(cols, ovals, strict=True))
+            swapped_a = {**values, **{c: ovalues[c] for c in payload}}
+            swapped_b = {**ovalues, **{c: values[c] for c in payload}}
+            marks = ", ".join("?" for _ in cols)
+            insert = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({marks})"
+            out.append(Mutation(table, "swap", None, {k: values[k] for k in pk}, (
+                (f"DELETE FROM {table} WHERE rowid IN (?, ?)", (rowid, orow)),
+                (insert, tuple(swapped_a[c] for c in cols)),
+                (insert, tuple(swapped_b[c] for c in cols)),
+            )))  # fmt: skip
+    out.extend(
+        Mutation(t, "drop", None, None, ((f"DROP TABLE {t}", ()),)) for t in LOG_TABLES
+    )
+    return out
+
+
+def _names(problem: Problem, m: Mutation) -> bool:
+    """Does the finding name the mutated table (and, for projection rows, its key/column)?"""
+    if m.table in PROJECTIONS or m.table == "mg_audit_fact":
+        if problem.table != m.table:
+            return False
+        if m.kind == "update" and m.column is not None and problem.kind is ProblemKind.ROW_EDITED:
+            return problem.column == m.column
+        return True
+    if m.table == "mg_audit_event":
+        if problem.kind is ProblemKind.EVENT_COLUMN:
+            return m.column == problem.column or m.kind == "swap"
+        return problem.event_seq is not None or problem.leaf_index is not None
+    return problem.severity == "tamper"  # the tree's own tables: located by leaf / node / size
+
+
+def _detected(built: Built, work: Path, m: Mutation) -> bool:
+    shutil.copy(built.db, work)
+    with sqlite3.connect(work) as db:
+        for sql, params in m.sql:
+            db.execute(sql, params)
+    db.close()
+    try:
+        report = _verify(built, work)
+    except IntegrityError:
+        return True  # refused to open: dropped log tables are never re-adopted silently
+    return not report.ok and any(_names(p, m) for p in report.problems)
+
+
+def test_every_single_mutation_is_detected_and_named(
+    built: Built, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with sqlite3.connect(built.db) as db:
+        todo = mutations(db)
+    db.close()
+    missed = [m.label for m in todo if not _detected(built, tmp_path / "work.db", m)]
+    rate = 100.0 * (len(todo) - len(missed)) / len(todo)
+    with capsys.disabled():
+        print(f"\nmutation test: {len(todo) - len(missed)}/{len(todo)} detected ({rate:.1f}%)")
+    assert missed == [], missed
+    kinds = {(m.table, m.kind) for m in todo}
+    assert len(kinds) >= 4 * len(PROJECTIONS)  # update, insert, delete, swap of every projection
+
+
+@pytest.fixture
+def copy(built: Built, tmp_path: Path) -> Iterator[Callable[[], Path]]:
+    def make() -> Path:
+        work = tmp_path / "ledger.db"
+        shutil.copy(built.db, work)
+        return work
+
+    yield make
