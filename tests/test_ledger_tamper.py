@@ -293,3 +293,129 @@ def copy(built: Built, tmp_path: Path) -> Iterator[Callable[[], Path]]:
         return work
 
     yield make
+
+
+# -- PostgreSQL: the same log, the same findings ------------------------------------------------
+
+
+def test_postgres_projection_mutations_are_named(tmp_path: Path) -> None:
+    from helpers import Clock, pg_schema_url
+    from sqlalchemy import text
+
+    from memguard.stores.memory import InMemoryStore
+
+    signer = CheckpointSigner.load_or_create(tmp_path / "keys" / "checkpoint.key")
+    clock = Clock()
+    tokens = LocalTokenService(tmp_path / "keys", clock=clock)
+    with pg_schema_url() as url:
+        ledger = Ledger.from_url(url, checkpoint_signer=signer,
+                                 witness=WitnessDir(tmp_path / "witness"))  # fmt: skip
+        guard = MemoryGuard(store=InMemoryStore(dimension=8), ledger=ledger,
+                            verifier=tokens.verifier(clock=clock), clock=clock,
+                            revocation_ttl=0)  # fmt: skip
+        try:
+            workload(guard, tokens)
+            report = ledger.verify()
+            assert report.ok, [p.as_json() for p in report.problems]
+            cases = [
+                ("UPDATE mg_provenance SET state = 'superseded' WHERE state = 'committed' "
+                 "AND fact_id = (SELECT min(fact_id) FROM mg_provenance WHERE state = 'committed')",
+                 "mg_provenance", "state"),
+                ("UPDATE mg_provenance SET source_uri = 'https://good.example/' "
+                 "WHERE source_uri IS NOT NULL", "mg_provenance", "source_uri"),
+                ("UPDATE mg_revocation SET active = false", "mg_revocation", "active"),
+                ("DELETE FROM mg_lineage", "mg_lineage", None),
+                ("UPDATE mg_audit_event SET decision = 'deny' WHERE action = 'write'",
+                 "mg_audit_event", "decision"),
+                ("UPDATE mg_quarantine SET lifted = true", "mg_quarantine", "lifted"),
+            ]  # fmt: skip
+            for sql, table, column in cases:
+                with ledger.engine.connect() as conn:
+                    tx = conn.begin()
+                    conn.execute(text(sql))
+                    tx.commit()
+                found = ledger.verify().problems
+                assert any(p.table == table and (column is None or p.column == column)
+                           for p in found), (sql, [p.as_json() for p in found])  # fmt: skip
+                ledger.repair(actor="test", reason="reset")  # adopt, logged: clean again
+                assert ledger.verify().ok
+        finally:
+            guard.close()
+
+
+# -- the read path: row vs signed log, compared on every read ------------------------------------
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[MemoryGuard, LocalTokenService]]:
+    from helpers import Clock
+
+    from memguard.stores.memory import InMemoryStore
+
+    clock = Clock()
+    tokens = LocalTokenService(tmp_path / "keys", clock=clock)
+    guard = MemoryGuard(store=InMemoryStore(dimension=8), ledger=Ledger.sqlite(tmp_path / "l.db"),
+                        verifier=tokens.verifier(clock=clock), clock=clock,
+                        revocation_ttl=0)  # fmt: skip
+    yield guard, tokens
+    guard.close()
+
+
+def _sql(guard: MemoryGuard, sql: str, **params: Any) -> None:
+    from sqlalchemy import text
+
+    with guard.ledger.engine.begin() as conn:
+        conn.execute(text(sql), params)
+
+
+def _alarms(guard: MemoryGuard) -> list[str]:
+    return [e.reason for e in guard.ledger.events(decision="alarm")]
+
+
+def test_read_path_alarms_on_a_row_and_payload_rewritten_consistently(
+    served: tuple[MemoryGuard, LocalTokenService],
+) -> None:
+    from memguard import TrustLevel
+    from memguard.errors import FactNotFound
+    from memguard.provenance import Provenance
+    from memguard.stores.base import StoredPoint, build_payload
+
+    guard, tokens = served
+    browser = guard.authenticate(tokens.issue("alice", actors=[PLANNER, BROWSER]))
+    prov = guard.write(browser, "wire 500 EUR", namespace="research",
+                       source=Source(kind=SourceKind.WEB, uri=WEB), turn=_turn(1))  # fmt: skip
+    assert guard.get(browser, prov.fact_id).provenance.trust is TrustLevel.UNTRUSTED
+    forged = Provenance.model_validate({**prov.model_dump(), "trust": TrustLevel.SYSTEM})
+    _sql(guard, "UPDATE mg_provenance SET record = :r, record_digest = :d, trust = :t "
+         "WHERE fact_id = :f", r=forged.canonical().decode(), d=forged.record_digest,
+         t=int(TrustLevel.SYSTEM), f=prov.fact_id)  # fmt: skip
+    guard.store.upsert([StoredPoint(prov.fact_id, build_payload("wire 500 EUR", {}, forged),
+                                    [1.0] * 8)])  # fmt: skip
+    with pytest.raises(FactNotFound):  # denied, not served with the forged trust
+        guard.get(browser, prov.fact_id)
+    assert "integrity.record_mismatch" in _alarms(guard)
+
+
+def test_read_path_alarms_on_a_hidden_state_or_a_lifted_quarantine(
+    served: tuple[MemoryGuard, LocalTokenService],
+) -> None:
+    from memguard.errors import FactNotFound
+
+    guard, tokens = served
+    user = guard.authenticate(tokens.issue("alice"))
+    kept = guard.write(user, "aisle seats", namespace="travel",
+                       source=Source(kind=SourceKind.USER_MESSAGE), turn=_turn(1))  # fmt: skip
+    held = guard.write(user, "window seats", namespace="travel",
+                       source=Source(kind=SourceKind.USER_MESSAGE), turn=_turn(2))  # fmt: skip
+    guard.revoke(None, RevocationSelector.fact(held.fact_id), reason="bad", operator="ops")
+    _sql(guard, "UPDATE mg_provenance SET state = 'superseded' WHERE fact_id = :f", f=kept.fact_id)
+    with pytest.raises(FactNotFound):
+        guard.get(user, kept.fact_id)
+    _sql(guard, "UPDATE mg_quarantine SET lifted = 1 WHERE fact_id = :f", f=held.fact_id)
+    with pytest.raises(FactNotFound):  # the lifted row does not release it
+        guard.get(user, held.fact_id)
+    assert {"integrity.state_mismatch", "integrity.quarantine_mismatch"} <= set(_alarms(guard))
+    _sql(guard, "DELETE FROM mg_audit_fact WHERE fact_id = :f", f=kept.fact_id)
+    with pytest.raises(FactNotFound):  # its log entries can no longer be found: unlogged
+        guard.get(user, kept.fact_id)
+    assert "integrity.unlogged_row" in _alarms(guard)

@@ -58,6 +58,9 @@ PROJECTIONS: dict[str, Table] = {
     )
 }
 
+#: the column naming the fact a row belongs to, for the tables the read path checks
+_FACT_COLUMN = {"mg_provenance": "fact_id", "mg_quarantine": "fact_id", "mg_lineage": "child_id"}
+
 #: columns logged by digest (their value is long and already fixed by another digest column)
 DIGESTED = frozenset({("mg_provenance", "record")})
 
@@ -95,10 +98,12 @@ class ChangeSet:
         self.fact_ids: dict[str, None] = {}
 
     def _facts(self, table: Table, row: Mapping[str, Any]) -> None:
-        for column in ("fact_id", "child_id"):
-            value = row.get(column)
-            if isinstance(value, str) and column in table.c:
-                self.fact_ids[value] = None
+        """Link the entry to the facts whose rows it writes (mg_audit_fact), so the read path
+        finds a fact's entries by index. Not turn reads: every read would add one."""
+        column = _FACT_COLUMN.get(table.name)
+        value = row.get(column) if column is not None else None
+        if isinstance(value, str):
+            self.fact_ids[value] = None
 
     def put(self, table: Table, rows: Iterable[Mapping[str, Any]]) -> None:
         for row in rows:

@@ -40,7 +40,13 @@ from memguard.ledger.auditlog import AuditLog, VerifyReport, _Problems
 from memguard.ledger.changelog import CHANGE_ACTION, PROJECTIONS, ChangeSet, encode_row, key_of
 from memguard.ledger.checkpoint import CheckpointSigner, CheckpointVerifier
 from memguard.ledger.lineage import Lineage
-from memguard.ledger.replay import check_projections, expected_projection, repair_derived
+from memguard.ledger.replay import (
+    LoggedHead,
+    check_projections,
+    expected_projection,
+    logged_heads,
+    repair_derived,
+)
 from memguard.ledger.tables import (
     AuditEventRow,
     AuditFactRow,
@@ -424,7 +430,7 @@ class Ledger:
         pk = list(table.primary_key)
         by_key = {tuple(key_of(table, r).values()): r for r in rows}
         inserted = [
-            by_key[tuple(key_of(table, got._mapping).values())]
+            by_key[tuple(key_of(table, dict(got._mapping)).values())]
             for got in conn.execute(stmt.returning(*pk), rows)
         ]
         changes.put(table, inserted)
@@ -523,6 +529,13 @@ class Ledger:
             if current is None or row.version > current.version:
                 out[row.fact_id] = _record(row)
         return out
+
+    def logged_heads(self, fact_ids: Sequence[str]) -> dict[str, LoggedHead]:
+        """What the signed log says each fact's head is (for the read path's compare)."""
+        if not fact_ids:
+            return {}
+        with self._tx() as conn:
+            return logged_heads(conn, fact_ids)
 
     def next_versions(self, fact_ids: Sequence[str]) -> dict[str, int]:
         """The version number a new version of each known fact id gets (aborted ones count)."""

@@ -17,7 +17,8 @@ Events that are neither in the tree nor queued are not replayed: the tree pass r
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -29,7 +30,13 @@ from memguard.ledger.rfc6962 import leaf_hash
 from memguard.ledger.tables import AuditEventRow, AuditFactRow
 from memguard.provenance import sha256_digest
 
-__all__ = ["check_projections", "expected_projection", "repair_derived"]
+__all__ = [
+    "LoggedHead",
+    "check_projections",
+    "expected_projection",
+    "logged_heads",
+    "repair_derived",
+]
 
 _EVENT = AuditEventRow.__table__  # type: ignore[attr-defined]
 _EVENT_FACT = AuditFactRow.__table__  # type: ignore[attr-defined]
@@ -181,7 +188,7 @@ def _compare(
     seen: set[tuple[Any, ...]] = set()
     pk = [c.name for c in table.primary_key]
     for raw in conn.execute(select(table).execution_options(yield_per=4096)):
-        got = encode_row(table, raw._mapping)
+        got = encode_row(table, dict(raw._mapping))
         k = _key(table, got)
         key = {c: got[c] for c in pk}
         want = expected.get(k)
@@ -221,7 +228,7 @@ def _row_problem(
 def repair_derived(conn: Connection) -> dict[str, int]:
     """Rewrite event columns and fact links from the logged event JSON (``memguard ledger
     repair``); returns how many event rows and links changed."""
-    fixed, links = 0, set()
+    fixed, links = 0, set[tuple[int, str]]()
     for row, logged, _ in list(_logged_events(conn)):
         try:
             ev = json.loads(row.event)
@@ -250,3 +257,92 @@ def repair_derived(conn: Connection) -> dict[str, int]:
     if missing:
         conn.execute(_EVENT_FACT.insert(), [{"event_seq": s, "fact_id": f} for s, f in missing])
     return {"event_columns": fixed, "fact_links": len(stored - links) + len(missing)}
+
+
+# -- the read path: one fact's entries, compared (memguard/integrity.py) -------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedHead:
+    """What the log says about a fact's newest non-aborted version (from its change entries)."""
+
+    version: int | None
+    state: str | None
+    record: str | None  # "sha256:..." of the record text
+    quarantined: bool
+    intact: bool  # every entry still hashes to its leaf (or queued leaf)
+
+
+_PROV_NAME, _QUAR_NAME = "mg_provenance", "mg_quarantine"
+
+
+def logged_heads(conn: Connection, fact_ids: Sequence[str]) -> dict[str, LoggedHead]:
+    """The logged head of each fact among ``fact_ids`` that has change entries (one indexed query
+    over mg_audit_fact; each entry's JSON is hashed against its leaf, not replayed in full)."""
+    provs: dict[str, dict[int, dict[str, Any]]] = {}
+    held: dict[str, dict[str, bool]] = {}
+    intact: dict[str, bool] = {}
+    wanted = list(dict.fromkeys(fact_ids))
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        rows = conn.execute(
+            select(
+                _EVENT_FACT.c.fact_id,
+                _EVENT.c.event,
+                func.coalesce(LEAF.c.leaf_hash, PENDING.c.leaf_hash).label("leaf_hash"),
+            )
+            .select_from(
+                _EVENT_FACT.join(_EVENT, _EVENT.c.seq == _EVENT_FACT.c.event_seq)
+                .outerjoin(LEAF, LEAF.c.event_seq == _EVENT.c.seq)
+                .outerjoin(PENDING, PENDING.c.event_seq == _EVENT.c.seq)
+            )
+            .where(_EVENT_FACT.c.fact_id.in_(chunk), _EVENT.c.action == CHANGE_ACTION)
+            .order_by(_EVENT.c.seq)
+        ).all()
+        for fact_id, text, stored in rows:
+            fid = str(fact_id)
+            ok = stored is not None and bytes(stored) == leaf_hash(str(text).encode("utf-8"))
+            intact[fid] = intact.get(fid, True) and ok
+            try:
+                ev = json.loads(text)
+            except ValueError:
+                intact[fid] = False
+                continue
+            for op in ops_of(ev.get("detail") or {}) if isinstance(ev, dict) else []:
+                _apply_fact_op(fid, op, provs.setdefault(fid, {}), held.setdefault(fid, {}))
+    out: dict[str, LoggedHead] = {}
+    for fid, ok in intact.items():
+        versions = {v: r for v, r in provs.get(fid, {}).items() if r.get("state") != "aborted"}
+        head = versions[max(versions)] if versions else None
+        out[fid] = LoggedHead(
+            int(head["version"]) if head else None,
+            head.get("state") if head else None,
+            head.get("record") if head else None,
+            any(not lifted for lifted in held.get(fid, {}).values()),
+            ok,
+        )
+    return out
+
+
+def _apply_fact_op(
+    fid: str, op: Any, provs: dict[int, dict[str, Any]], held: dict[str, bool]
+) -> None:
+    if not isinstance(op, Mapping):
+        return
+    key, row, kind = op.get("key"), op.get("row"), op.get("op")
+    if not isinstance(key, Mapping) or not isinstance(row, Mapping) or key.get("fact_id") != fid:
+        return
+    if op.get("t") == _PROV_NAME and isinstance(key.get("version"), int):
+        version = int(key["version"])
+        if kind == "put":
+            provs[version] = dict(row)
+        elif kind == "set" and version in provs:
+            provs[version].update(row)
+        elif kind == "del":
+            provs.pop(version, None)
+    elif op.get("t") == _QUAR_NAME:
+        rid = str(key.get("revocation_id"))
+        if kind == "put" or (kind == "set" and rid in held):
+            held[rid] = bool(row.get("lifted", held.get(rid, False)))
+        elif kind == "del":
+            held.pop(rid, None)
