@@ -11,6 +11,7 @@ projection row its key and column. Prints the detection rate; the target is 100%
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sqlite3
@@ -25,7 +26,7 @@ from helpers import BROWSER, PLANNER
 from memguard import MemoryGuard, Source, SourceKind, Turn
 from memguard.errors import IntegrityError
 from memguard.events import AuditEvent, Decision
-from memguard.ledger import Ledger
+from memguard.ledger import FactState, Ledger
 from memguard.ledger.auditlog import Problem, ProblemKind, VerifyReport
 from memguard.ledger.changelog import PROJECTIONS
 from memguard.ledger.checkpoint import CheckpointSigner
@@ -419,3 +420,92 @@ def test_read_path_alarms_on_a_hidden_state_or_a_lifted_quarantine(
     with pytest.raises(FactNotFound):  # its log entries can no longer be found: unlogged
         guard.get(user, kept.fact_id)
     assert "integrity.unlogged_row" in _alarms(guard)
+
+
+# -- faults: a damaged queue, several processes recovering at once ------------------------------
+
+
+def test_deleting_the_last_queued_event_is_reported_not_fatal(
+    served: tuple[MemoryGuard, LocalTokenService],
+) -> None:
+    guard, tokens = served
+    user = guard.authenticate(tokens.issue("alice"))
+    guard.write(user, "one", namespace="n", source=Source(kind=SourceKind.USER_MESSAGE),
+                turn=_turn(1))  # fmt: skip
+    last = "(SELECT max(seq) FROM mg_audit_event)"
+    _sql(guard, f"DELETE FROM mg_audit_fact WHERE event_seq = {last}")
+    _sql(guard, f"DELETE FROM mg_audit_event WHERE seq = {last}")
+    # the next writes get new seqs (AUTOINCREMENT), not the deleted one's: nothing is bricked
+    for i in range(3):
+        guard.write(user, f"more {i}", namespace="n",
+                    source=Source(kind=SourceKind.USER_MESSAGE), turn=_turn(2 + i))  # fmt: skip
+    guard.ledger.log.flush()
+    report = guard.ledger.verify()
+    assert not report.ok
+    assert any(p.kind in (ProblemKind.DELETED, ProblemKind.TRUNCATED) for p in report.problems)
+
+
+def _start_and_recover(url: str, out: Any) -> None:
+    from memguard.stores.memory import InMemoryStore
+
+    try:
+        keys = Path(url.split("|")[1])
+        ledger = Ledger.from_url(url.split("|")[0])
+        guard = MemoryGuard(store=InMemoryStore(dimension=8), ledger=ledger,
+                            verifier=LocalTokenService(keys).verifier())  # fmt: skip
+        try:
+            report = guard.recover()
+            out.put(("ok", len(report.committed) + len(report.aborted)))
+        finally:
+            guard.close()
+    except BaseException as exc:  # reported to the parent
+        out.put(("failed", repr(exc)))
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_four_processes_recovering_one_ledger_all_start(backend: str, tmp_path: Path) -> None:
+    import multiprocessing
+    from contextlib import ExitStack
+
+    from helpers import pg_schema_url
+
+    from memguard.stores.memory import InMemoryStore
+
+    with ExitStack() as stack:
+        if backend == "sqlite":
+            url = f"sqlite:///{tmp_path / 'ledger.db'}"
+        else:
+            url = stack.enter_context(pg_schema_url())
+        tokens = LocalTokenService(tmp_path / "keys")
+        ledger = Ledger.from_url(url)
+        seeded = MemoryGuard(store=InMemoryStore(dimension=8), ledger=ledger,
+                             verifier=tokens.verifier())  # fmt: skip
+        user = seeded.authenticate(tokens.issue("alice"))
+        seeded.write(user, "x", namespace="n", source=Source(kind=SourceKind.USER_MESSAGE),
+                     turn=_turn(1))  # fmt: skip
+        # twenty writes that "crashed" after staging: pending rows no store holds
+        from memguard.provenance import Provenance
+
+        (committed,) = ledger.in_state(FactState.COMMITTED)
+        base = json.loads(committed.record)
+        staged = [Provenance.model_validate({**base, "fact_id": f"crashed-{i}"}) for i in range(20)]
+        ledger.begin(staged)
+        seeded.close()
+        ctx = multiprocessing.get_context("spawn")
+        out = ctx.Queue()
+        procs = [ctx.Process(target=_start_and_recover, args=(f"{url}|{tmp_path / 'keys'}", out))
+                 for _ in range(4)]  # fmt: skip
+        for p in procs:
+            p.start()
+        results = [out.get(timeout=120) for _ in procs]
+        for p in procs:
+            p.join(timeout=60)
+        assert [r[0] for r in results] == ["ok"] * 4, results
+        check = Ledger.from_url(url)
+        try:
+            assert check.in_state(FactState.PENDING) == []
+            assert len(check.in_state(FactState.ABORTED)) == 20
+            report = check.verify()
+            assert report.ok, [p.as_json() for p in report.problems]
+        finally:
+            check.close()
