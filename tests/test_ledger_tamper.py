@@ -509,3 +509,38 @@ def test_four_processes_recovering_one_ledger_all_start(backend: str, tmp_path: 
             assert report.ok, [p.as_json() for p in report.problems]
         finally:
             check.close()
+
+
+# -- the witness --------------------------------------------------------------------------------
+
+
+def test_the_default_witness_catches_a_rollback_and_stops_signing(tmp_path: Path) -> None:
+    signer = CheckpointSigner.load_or_create(tmp_path / "keys" / "checkpoint.key")
+    ledger = Ledger.sqlite(tmp_path / "ledger.db", checkpoint_signer=signer)
+    ledger.record([AuditEvent(action="get", decision=Decision.ALLOW, reason="a")])
+    ledger.log.flush()
+    backup = tmp_path / "backup.db"
+    ledger.close()
+    shutil.copy(tmp_path / "ledger.db", backup)  # the database as it was
+    ledger = Ledger.sqlite(tmp_path / "ledger.db", checkpoint_signer=signer)
+    ledger.record([AuditEvent(action="get", decision=Decision.DENY, reason="evidence")])
+    ledger.log.flush()
+    ledger.close()
+    assert (tmp_path / "witness" / "latest.note").exists()
+    shutil.copy(backup, tmp_path / "ledger.db")  # rolled back, checkpoint rows included
+    ledger = Ledger.sqlite(tmp_path / "ledger.db", checkpoint_signer=signer)
+    try:
+        report = ledger.verify()
+        assert not report.ok
+        assert {p.kind for p in report.problems} >= {ProblemKind.TRUNCATED, ProblemKind.ROW_DELETED}
+        ledger.record([AuditEvent(action="get", decision=Decision.ALLOW, reason="b")])
+        with pytest.raises(IntegrityError) as refused:  # never signs a second history
+            ledger.log.flush()
+        assert refused.value.code == "integrity.rollback"
+        # with a new key (rotation) the witness still holds the tree, unsigned check
+        rotated = CheckpointSigner.generate()
+        ledger.log.signer = rotated
+        with pytest.raises(IntegrityError):
+            ledger.log.checkpoint()
+    finally:
+        ledger.close()
