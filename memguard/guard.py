@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from memguard.embedding import Embedder, HashEmbedder
 from memguard.errors import FactNotFound, InvalidRequest, LedgerError
 from memguard.identity import Identity, Verifier
-from memguard.integrity import payload_candidate, payload_problem
+from memguard.integrity import payload_candidate, payload_problem, staged_problem
 from memguard.kernel import Kernel, Operation, StampRequest, VerifiedFact
 from memguard.ledger import FactState, Ledger
 from memguard.provenance import Provenance, Source, Turn, check_metadata, content_digest
@@ -511,11 +511,23 @@ class MemoryGuard:
         committed: list[str] = []
         aborted: list[str] = []
         cutoff = self.kernel.clock() - older_than
-        for rec in self.ledger.in_state(FactState.PENDING):
+        pending = self.ledger.in_state(FactState.PENDING)
+        logged = self.ledger.logged_heads([r.fact_id for r in pending])
+        for rec in pending:
             prov = rec.provenance
             if prov.created_at.timestamp() > cutoff:
                 continue
             points = self.store.retrieve([rec.fact_id])
+            forged = staged_problem(rec, logged.get(rec.fact_id))
+            if forged is not None:
+                # a pending row the log never staged (inserted around it, with a store point to
+                # match): never committed; an alarm, and aborted (it stays unlogged for verify)
+                with self.kernel.operation(
+                    "recover", None, require_identity=False, fact_ids=[rec.fact_id]
+                ) as op:
+                    op.alarm(rec.fact_id, forged)
+                    op.finished = True
+                points = []
             matches = bool(points) and payload_problem(points[0].payload, rec, prov) is None
             try:
                 with self.kernel.operation(

@@ -23,6 +23,7 @@ __all__ = [
     "Candidate",
     "candidate_problem",
     "ledger_problem",
+    "staged_problem",
     "payload_candidate",
     "payload_problem",
 ]
@@ -128,4 +129,17 @@ def ledger_problem(record: LedgerRecord, logged: LoggedHead | None) -> str | Non
         return "integrity.record_mismatch"
     if logged.quarantined != record.quarantined:
         return "integrity.quarantine_mismatch"
+    return None
+
+
+def staged_problem(record: LedgerRecord, logged: LoggedHead | None) -> str | None:
+    """Why a ``pending`` row is not the one the log staged (recovery commits only logged ones)."""
+    if logged is None or logged.version is None:
+        return "integrity.unlogged_row"
+    if not logged.intact:
+        return "integrity.log_mismatch"
+    if (logged.version, logged.state) != (record.version, "pending"):
+        return "integrity.state_mismatch"
+    if logged.record != sha256_digest(record.record.encode("utf-8")):
+        return "integrity.record_mismatch"
     return None

@@ -544,3 +544,34 @@ def test_the_default_witness_catches_a_rollback_and_stops_signing(tmp_path: Path
             ledger.log.checkpoint()
     finally:
         ledger.close()
+
+
+def test_recovery_never_commits_a_pending_row_the_log_did_not_stage(
+    served: tuple[MemoryGuard, LocalTokenService],
+) -> None:
+    from memguard import TrustLevel
+    from memguard.errors import FactNotFound
+    from memguard.provenance import Provenance
+    from memguard.stores.base import StoredPoint, build_payload
+
+    guard, tokens = served
+    user = guard.authenticate(tokens.issue("alice"))
+    real = guard.write(user, "aisle seats", namespace="travel",
+                       source=Source(kind=SourceKind.USER_MESSAGE), turn=_turn(1))  # fmt: skip
+    forged = Provenance.model_validate(
+        {**real.model_dump(), "fact_id": "forged-1", "trust": TrustLevel.SYSTEM}
+    )
+    _sql(guard, "INSERT INTO mg_provenance SELECT :f, version, 'pending', purged, namespace, "
+         "owner_iss, owner_sub, :t, source_kind, source_uri, session_id, turn_index, writer_sub, "
+         "workload_id, token_jti, :r, :d, content_digest, created_at FROM mg_provenance "
+         "WHERE fact_id = :real", f="forged-1", t=int(TrustLevel.SYSTEM),
+         r=forged.canonical().decode(), d=forged.record_digest, real=real.fact_id)  # fmt: skip
+    guard.store.upsert([StoredPoint("forged-1", build_payload("aisle seats", {}, forged),
+                                    [1.0] * 8)])  # fmt: skip
+    report = guard.recover()
+    assert "forged-1" not in report.committed
+    assert "integrity.unlogged_row" in _alarms(guard)
+    with pytest.raises(FactNotFound):
+        guard.get(user, "forged-1")
+    assert any(p.table == "mg_provenance" and p.key == {"fact_id": "forged-1", "version": 1}
+               for p in guard.ledger.verify().problems)  # fmt: skip
