@@ -23,9 +23,9 @@ __all__ = [
     "Candidate",
     "candidate_problem",
     "ledger_problem",
-    "staged_problem",
     "payload_candidate",
     "payload_problem",
+    "staged_problem",
 ]
 
 
