@@ -575,3 +575,51 @@ def test_recovery_never_commits_a_pending_row_the_log_did_not_stage(
         guard.get(user, "forged-1")
     assert any(p.table == "mg_provenance" and p.key == {"fact_id": "forged-1", "version": 1}
                for p in guard.ledger.verify().problems)  # fmt: skip
+
+
+def test_every_store_payload_field_mutation_is_named(tmp_path: Path) -> None:
+    """With ``store=``, verify holds every committed fact's point to its row: each field of the
+    payload (text, metadata, every reserved key) edited, and the point deleted."""
+    import copy as copying
+
+    from helpers import Clock
+
+    from memguard.stores.base import RESERVED_PAYLOAD_KEY, StoredPoint
+    from memguard.stores.memory import InMemoryStore
+
+    clock = Clock()
+    tokens = LocalTokenService(tmp_path / "keys", clock=clock)
+    store = InMemoryStore(dimension=8)
+    guard = MemoryGuard(store=store, ledger=Ledger.sqlite(tmp_path / "l.db"),
+                        verifier=tokens.verifier(clock=clock), clock=clock,
+                        revocation_ttl=0)  # fmt: skip
+    try:
+        workload(guard, tokens)
+        assert guard.ledger.verify(store=store).ok
+        fact_id = guard.ledger.in_state(FactState.COMMITTED)[0].fact_id
+        (original,) = store.retrieve([fact_id])
+        fields = [("text",), ("metadata",)] + [
+            (RESERVED_PAYLOAD_KEY, k) for k in original.payload[RESERVED_PAYLOAD_KEY]
+        ]
+        missed = []
+        for path in [*fields, ("<deleted>",)]:
+            if path == ("<deleted>",):
+                store.delete([fact_id])
+            else:
+                payload = copying.deepcopy(dict(original.payload))
+                target = payload if len(path) == 1 else payload[path[0]]
+                value = target[path[-1]]
+                target[path[-1]] = (
+                    {**value, "x": 1} if isinstance(value, dict)
+                    else value + 1 if isinstance(value, int) and not isinstance(value, bool)
+                    else f"{value}x"
+                )  # fmt: skip
+                store.upsert([StoredPoint(fact_id, payload, original.vector)])
+            found = guard.ledger.verify(store=store).problems
+            if not any(p.table == "store" and p.key == {"fact_id": fact_id} for p in found):
+                missed.append(path)
+            store.upsert([original])
+        assert missed == [], missed
+        assert guard.ledger.verify(store=store).ok
+    finally:
+        guard.close()

@@ -36,7 +36,7 @@ from sqlmodel import SQLModel
 from memguard.denials import note_deny
 from memguard.errors import ConfigurationError, LedgerError
 from memguard.events import AuditEvent, Decision
-from memguard.ledger.auditlog import AuditLog, VerifyReport, _Problems
+from memguard.ledger.auditlog import AuditLog, ProblemKind, VerifyReport, _Problems
 from memguard.ledger.changelog import CHANGE_ACTION, PROJECTIONS, ChangeSet, encode_row, key_of
 from memguard.ledger.checkpoint import CheckpointSigner, CheckpointVerifier
 from memguard.ledger.lineage import Lineage
@@ -59,6 +59,7 @@ from memguard.ledger.tables import (
 )
 from memguard.ledger.witness import CheckpointWitness, WitnessDir
 from memguard.provenance import Provenance
+from memguard.stores.base import MemoryStore
 
 __all__ = ["FactState", "Ledger", "LedgerRecord", "TurnRead"]
 
@@ -650,9 +651,11 @@ class Ledger:
         external_checkpoints: Sequence[str] = (),
         max_pending_age: float = 300.0,
         max_problems: int = 1000,
+        store: MemoryStore | None = None,
     ) -> VerifyReport:
         """The audit log's tree (:meth:`AuditLog.verify`, with the witness) and every projection
-        row, event column and fact link replayed from it (:func:`check_projections`)."""
+        row, event column and fact link replayed from it (:func:`check_projections`); with
+        ``store``, every committed fact's store point against its (verified) row."""
         report = self.log.verify(
             verifier=verifier,
             external_checkpoints=external_checkpoints,
@@ -663,9 +666,45 @@ class Ledger:
         problems.items.extend(report.problems)
         with self.log._snapshot() as conn:
             check_projections(conn, problems)
+        if store is not None:
+            self._check_store(store, problems)
         omitted = report.problems_omitted + problems.omitted
         ok = not any(p.severity == "tamper" for p in problems.items) and not omitted
         return replace(report, ok=ok, problems=tuple(problems.items), problems_omitted=omitted)
+
+    def _check_store(self, store: MemoryStore, problems: _Problems) -> None:
+        """Each committed fact's point: present, and its payload (text and metadata digest,
+        reserved record, record digest, version, index fields) matching the row."""
+        from memguard.integrity import payload_problem  # memguard.integrity imports this module
+        from memguard.stores.base import RESERVED_PAYLOAD_KEY
+
+        ids = [r.fact_id for r in self.in_state(FactState.COMMITTED)]
+        # a quarantine change not yet synced to the store: its copy may still say quarantined
+        unsynced = {fact_id for fact_id, _ in self.lineage.unsynced()}
+        for start in range(0, len(ids), 500):
+            heads = {
+                fact_id: replace(rec, quarantined=True) if fact_id in unsynced else rec
+                for fact_id, rec in self.latest(ids[start : start + 500]).items()
+            }
+            points = {p.fact_id: p for p in store.retrieve(list(heads))}
+            for fact_id, rec in heads.items():
+                key = {"fact_id": fact_id}
+                point = points.get(fact_id)
+                if point is None:
+                    problems.add(ProblemKind.ROW_DELETED,
+                                 f"store point {fact_id}: a committed fact has no point",
+                                 table="store", key=key)  # fmt: skip
+                    continue
+                reserved = point.payload.get(RESERVED_PAYLOAD_KEY)
+                problem = payload_problem(point.payload, rec, rec.provenance)
+                if problem is None and (
+                    not isinstance(reserved, dict) or reserved.get("version") != rec.version
+                ):
+                    problem = "integrity.version_mismatch"
+                if problem is not None:
+                    problems.add(ProblemKind.ROW_EDITED,
+                                 f"store point {fact_id}: {problem}", table="store", key=key,
+                                 column=problem, expected=rec.record_digest)  # fmt: skip
 
     def repair(self, *, actor: str, reason: str) -> dict[str, int]:
         """Make the log cover what the database holds now, and log that: queue events that are
