@@ -135,11 +135,11 @@ def test_rollback_is_caught_with_an_external_checkpoint(state: Path, tmp_path: P
         "DELETE FROM mg_log_checkpoint WHERE tree_size > 11",
     ):
         _sql(state, query)
-    # the default witness (STATE_DIR/witness) holds checkpoint 15
+    # the default witness (STATE_DIR/witness) holds checkpoint 15, and its row
     res = run("verify", "--state-dir", state, "--json")
     assert res.code == 4
     kinds = [(p["kind"], p["leaf_index"], p["tree_size"]) for p in res.json()["problems"]]  # type: ignore[attr-defined, index]
-    assert kinds == [("truncated", 11, 15)]
+    assert kinds == [("truncated", 11, 15), ("row_deleted", None, 15)]
     # without a witness the database alone is a consistent shorter log ...
     nowhere = tmp_path / "no-witness"
     assert run("verify", "--state-dir", state, "--witness", nowhere).code == 0
