@@ -20,6 +20,7 @@ from pathlib import Path
 from memguard.guard import MemoryGuard
 from memguard.ledger import Ledger
 from memguard.ledger.checkpoint import CheckpointSigner
+from memguard.ledger.witness import WitnessDir
 from memguard.scan import RuleScanner
 from memguard.scan.stage import ScanStage
 from memguard.scope import ScopeResolver
@@ -57,10 +58,11 @@ def open_embedded(
     root = Path(state_dir)
     root.mkdir(parents=True, exist_ok=True)
     signer = CheckpointSigner.load_or_create(root / "keys" / "checkpoint.key")
+    witness = WitnessDir(root / "witness")  # checkpoints outside the database
     ledger = (
-        Ledger.from_url(ledger_url, checkpoint_signer=signer)
+        Ledger.from_url(ledger_url, checkpoint_signer=signer, witness=witness)
         if ledger_url
-        else Ledger.sqlite(root / "ledger.db", checkpoint_signer=signer)
+        else Ledger.sqlite(root / "ledger.db", checkpoint_signer=signer, witness=witness)
     )
     if qdrant_url:
         store = QdrantStore(url=qdrant_url, collection=collection, dimension=dimension)

@@ -21,9 +21,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from memguard.embedding import Embedder, HashEmbedder
-from memguard.errors import FactNotFound, InvalidRequest
+from memguard.errors import FactNotFound, InvalidRequest, LedgerError
 from memguard.identity import Identity, Verifier
-from memguard.integrity import payload_candidate, payload_problem
+from memguard.integrity import payload_candidate, payload_problem, staged_problem
 from memguard.kernel import Kernel, Operation, StampRequest, VerifiedFact
 from memguard.ledger import FactState, Ledger, LedgerRecord
 from memguard.provenance import (
@@ -706,25 +706,45 @@ class MemoryGuard:
         committed: list[str] = []
         aborted: list[str] = []
         cutoff = self.kernel.clock() - older_than
-        for rec in self.ledger.in_state(FactState.PENDING):
+        pending = self.ledger.in_state(FactState.PENDING)
+        logged = self.ledger.logged_heads([r.fact_id for r in pending])
+        for rec in pending:
             prov = rec.provenance
             if prov.created_at.timestamp() > cutoff:
                 continue
             points = self.store.retrieve([rec.fact_id])
-            matches = bool(points) and payload_problem(points[0].payload, rec, prov) is None
-            with self.kernel.operation(
-                "recover", None, require_identity=False, fact_ids=[rec.fact_id]
-            ) as op:
-                if matches:
-                    event = self.kernel._allow_event(op, "recovered_commit", version=rec.version)
-                    self.ledger.commit([prov], [event])
+            forged = staged_problem(rec, logged.get(rec.fact_id))
+            if forged is not None:
+                # a pending row the log never staged (inserted around it, with a store point to
+                # match): never committed; an alarm, and aborted (it stays unlogged for verify)
+                with self.kernel.operation(
+                    "recover", None, require_identity=False, fact_ids=[rec.fact_id]
+                ) as op:
+                    op.alarm(rec.fact_id, forged)
                     op.finished = True
-                    self.kernel._after_events()
-                    committed.append(rec.fact_id)
-                else:
-                    self.ledger.abort([prov])
-                    op.finish("recovered_abort", version=rec.version)
-                    aborted.append(rec.fact_id)
+                points = []
+            matches = bool(points) and payload_problem(points[0].payload, rec, prov) is None
+            try:
+                with self.kernel.operation(
+                    "recover", None, require_identity=False, fact_ids=[rec.fact_id]
+                ) as op:
+                    if matches:
+                        event = self.kernel._allow_event(
+                            op, "recovered_commit", version=rec.version
+                        )
+                        self.ledger.commit([prov], [event])
+                        op.finished = True
+                        self.kernel._after_events()
+                        committed.append(rec.fact_id)
+                    else:
+                        self.ledger.abort([prov])
+                        op.finish("recovered_abort", version=rec.version)
+                        aborted.append(rec.fact_id)
+            except LedgerError:
+                # several processes starting on one ledger: another one's recovery (or the
+                # writer itself) moved the row on first; anything else is still an error
+                if self._still_pending(rec.fact_id, rec.version):
+                    raise
         purged = [r.fact_id for r in self.ledger.in_state(FactState.DELETED, purged=False)]
         if purged:
             self.store.delete(purged)
@@ -732,6 +752,12 @@ class MemoryGuard:
         resynced = self._sync_quarantine() or []
         return RecoveryReport(
             tuple(committed), tuple(aborted), tuple(dict.fromkeys(purged)), tuple(resynced)
+        )
+
+    def _still_pending(self, fact_id: str, version: int) -> bool:
+        return any(
+            r.version == version and r.state is FactState.PENDING
+            for r in self.ledger.versions(fact_id)
         )
 
     def close(self) -> None:

@@ -13,12 +13,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from memguard.ledger import LedgerRecord
+from memguard.ledger.replay import LoggedHead
 from memguard.provenance import Provenance, canonical_json, content_digest, sha256_digest
 from memguard.scope import index_fields
 from memguard.stores.base import RESERVED_PAYLOAD_KEY
 from memguard.trust import TrustLevel
 
-__all__ = ["Candidate", "candidate_problem", "payload_candidate", "payload_problem"]
+__all__ = [
+    "Candidate",
+    "candidate_problem",
+    "ledger_problem",
+    "payload_candidate",
+    "payload_problem",
+    "staged_problem",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,3 +109,37 @@ def payload_problem(
 ) -> str | None:
     """Why a guard-layout store payload does not match its ledger row, or ``None`` if it does."""
     return candidate_problem(payload_candidate(record.fact_id, payload), record, prov)
+
+
+def ledger_problem(record: LedgerRecord, logged: LoggedHead | None) -> str | None:
+    """Why a fact's ledger row does not match what the signed log says its head is, or ``None``.
+
+    A digest compare on every read (no replay): the row's record text against the logged
+    ``sha256:`` of it, its version, state and quarantine against the log's; the log entries
+    themselves against their leaf hashes. A row written around the log, or edited after it (the
+    state, the record with its trust, a lifted quarantine), is an alarm, never served.
+    """
+    if logged is None or logged.version is None:
+        return "integrity.unlogged_row"
+    if not logged.intact:
+        return "integrity.log_mismatch"
+    if (logged.version, logged.state) != (record.version, record.state.value):
+        return "integrity.state_mismatch"
+    if logged.record != sha256_digest(record.record.encode("utf-8")):
+        return "integrity.record_mismatch"
+    if logged.quarantined != record.quarantined:
+        return "integrity.quarantine_mismatch"
+    return None
+
+
+def staged_problem(record: LedgerRecord, logged: LoggedHead | None) -> str | None:
+    """Why a ``pending`` row is not the one the log staged (recovery commits only logged ones)."""
+    if logged is None or logged.version is None:
+        return "integrity.unlogged_row"
+    if not logged.intact:
+        return "integrity.log_mismatch"
+    if (logged.version, logged.state) != (record.version, "pending"):
+        return "integrity.state_mismatch"
+    if logged.record != sha256_digest(record.record.encode("utf-8")):
+        return "integrity.record_mismatch"
+    return None

@@ -43,7 +43,7 @@ from memguard.errors import (
 )
 from memguard.events import AuditEvent, Decision
 from memguard.identity import Identity, Principal, Verifier, check_identifier
-from memguard.integrity import Candidate, candidate_problem
+from memguard.integrity import Candidate, candidate_problem, ledger_problem
 from memguard.ledger import FactState, Ledger, LedgerRecord
 from memguard.ledger.ledger import TurnRead
 from memguard.ledger.lineage import Revocation, is_read_set, read_set_id
@@ -468,9 +468,15 @@ class Operation:
         ``scope.pushdown_mismatch`` alarm; quarantined and uncommitted facts are withheld quietly.
         """
         records = self.kernel.ledger.latest([c.fact_id for c in candidates])
+        logged = self.kernel.ledger.logged_heads(list(records))  # row vs signed log (compare)
         out: list[VerifiedFact] = []
         for cand in candidates:
-            prov = self._check(plan, request, cand, records.get(cand.fact_id), expect_reserved, pushed_down)
+            record = records.get(cand.fact_id)
+            if record is not None and (problem := ledger_problem(record, logged.get(cand.fact_id))):
+                self.alarm(cand.fact_id, problem)
+                self.detail["why"] = problem
+                continue
+            prov = self._check(plan, request, cand, record, expect_reserved, pushed_down)
             if prov is not None:
                 out.append(VerifiedFact(cand.fact_id, prov, cand))
                 self._read_trust[cand.fact_id] = int(prov.trust)

@@ -57,8 +57,9 @@ def _event(i: int = 0) -> AuditEvent:
 
 def _grow(ledger: Ledger, checkpoint_sizes: Sequence[int], tail: int = 0) -> None:
     """Record events one or two per transaction; sign a checkpoint at each size; then ``tail``
-    more events integrated but not checkpointed."""
-    count = ledger.count_events()
+    more events integrated but not checkpointed. (Leaf 0 is the change entry of the new ledger's
+    meta row: memguard/ledger/changelog.py.)"""
+    count = int(_one(ledger, "SELECT count(*) FROM mg_audit_event"))
     for target in [*checkpoint_sizes, checkpoint_sizes[-1] + tail if checkpoint_sizes else tail]:
         while count < target:
             batch = [_event(count + k) for k in range(min(1 + count % 2, target - count))]
@@ -126,7 +127,7 @@ def test_clean_log_verifies(ledger: Ledger) -> None:
     assert report.ok and report.problems == ()
     assert (report.tree_size, report.events, report.pending) == (16, 17, 1)
     assert report.last_checkpoint is not None and report.last_checkpoint.tree_size == 13
-    assert report.checkpoints_checked == 2 and report.leaves_after_checkpoint == 3
+    assert report.checkpoints_checked == 3 and report.leaves_after_checkpoint == 3  # + the new ledger's
     assert report.as_json()["verified"] is True
 
 
@@ -183,17 +184,26 @@ def test_event_and_queued_leaf_hash_share_one_transaction(ledger: Ledger) -> Non
     assert ledger.count_events() == before  # the event did not commit without its leaf hash
 
 
-def test_events_from_before_the_log_are_adopted(url: str, signer: CheckpointSigner) -> None:
+def test_events_without_log_tables_are_refused_then_adopted_by_repair(
+    url: str, signer: CheckpointSigner
+) -> None:
     led = Ledger.from_url(url)
     led.record([_event(i) for i in range(5)])
     for table in ("mg_log_checkpoint", "mg_log_node", "mg_log_leaf", "mg_log_pending"):
         _exec(led, f"DROP TABLE {table}")
     led.close()
-    again = Ledger.from_url(url, checkpoint_signer=signer)
+    with pytest.raises(IntegrityError) as refused:  # dropped tables never re-adopt silently
+        Ledger.from_url(url, checkpoint_signer=signer)
+    assert refused.value.code == "integrity.unlogged"
+    again = Ledger.from_url(url, checkpoint_signer=signer, adopt_unlogged=True)
     try:
-        assert again.log.pending_count() == 5
+        assert again.log.pending_count() == 6  # 5 events + the meta row's change entry
+        counts = again.repair(actor="ops", reason="pre-log ledger")
+        assert counts["events_adopted"] == 0  # already queued by adopt_unlogged
         again.log.flush()
-        assert again.log.size() == 5 and _verify(again).ok
+        assert _verify(again).ok and again.verify().ok
+        repairs = [e for e in again.events() if e.action == "ledger.repair"]
+        assert len(repairs) == 1 and repairs[0].decision is Decision.ALARM
     finally:
         again.close()
 
@@ -324,6 +334,7 @@ def test_truncated_tree_is_detected_against_the_last_checkpoint(ledger: Ledger) 
 
 
 def test_rollback_with_checkpoints_needs_an_external_checkpoint(ledger: Ledger) -> None:
+    ledger.log.witness = None  # the database alone (the default witness: tests/test_ledger_tamper.py)
     _grow(ledger, [8, 13])
     witness = ledger.log.latest_checkpoint()
     assert witness is not None
@@ -336,6 +347,7 @@ def test_rollback_with_checkpoints_needs_an_external_checkpoint(ledger: Ledger) 
 
 
 def test_external_checkpoint_detects_a_rewritten_history(ledger: Ledger) -> None:
+    ledger.log.witness = None  # the database alone (the default witness: tests/test_ledger_tamper.py)
     _grow(ledger, [8])
     witness = ledger.log.latest_checkpoint()
     assert witness is not None
@@ -484,7 +496,7 @@ def test_signing_refuses_a_tree_inconsistent_with_the_last_checkpoint(ledger: Le
     _exec(ledger, "UPDATE mg_log_node SET hash = :h WHERE level = 2 AND node_index = 0", h=bytes(32))
     with pytest.raises(IntegrityError):
         ledger.log.checkpoint()
-    assert [c.tree_size for c in ledger.log.checkpoints()] == [7]
+    assert [c.tree_size for c in ledger.log.checkpoints()] == [1, 7]
 
 
 def test_every_tamper_path_reports_a_problem(ledger: Ledger) -> None:
@@ -573,11 +585,11 @@ def test_sequence_values_committing_out_of_order(tmp_path: Path) -> None:
                 fast.record([_event(2)])  # takes seq n + 1, commits now
                 assert fast.log.integrate() == 1
             assert fast.log.integrate() == 1  # the late one is not skipped
-            rows = [_seq(fast, 0), _seq(fast, 1)]
+            rows = [_seq(fast, 1), _seq(fast, 2)]  # leaf 0: the new ledger's meta row
             assert rows[0] == rows[1] + 1
             assert fast.log.pending_count() == 0
             report = fast.log.verify()
-            assert report.ok and report.tree_size == 2
+            assert report.ok and report.tree_size == 3
         finally:
             slow.close()
             fast.close()
@@ -621,7 +633,7 @@ def test_concurrent_integrators_lose_and_duplicate_nothing(
     try:
         assert errors == []
         ledgers[0].log.flush()
-        total = writers * per_writer
+        total = writers * per_writer + 1  # + the new ledger's meta row change entry
         with ledgers[0].engine.begin() as conn:
             count, distinct, low, high = conn.execute(
                 text(
@@ -669,7 +681,7 @@ def test_maybe_integrate_is_free_until_due(tmp_path: Path, signer: CheckpointSig
             assert queries == []  # no database round trip while nothing is due
         led.record([_event(3)])
         assert led.log.maybe_integrate() == 4  # batch size reached
-        assert led.log.size() == 4 and led.log.checkpoints() == []
+        assert led.log.size() == 5 and led.log.checkpoints() == []  # + leaf 0: the meta row
         led.record([_event(4)])
         assert led.log.maybe_integrate() == 0
         clock.advance(1.5)
@@ -679,18 +691,18 @@ def test_maybe_integrate_is_free_until_due(tmp_path: Path, signer: CheckpointSig
         assert led.log.maybe_integrate() == 0
         clock.advance(1.0)
         assert led.log.maybe_integrate() == 3
-        assert [c.tree_size for c in led.log.checkpoints()] == [8]  # every 8 leaves
+        assert [c.tree_size for c in led.log.checkpoints()] == [9]  # every 8 leaves
         led.record([_event(20)])
         clock.advance(1.0)
         assert led.log.maybe_integrate() == 1
-        assert [c.tree_size for c in led.log.checkpoints()] == [8]
+        assert [c.tree_size for c in led.log.checkpoints()] == [9]
         clock.advance(30.0)
         queries.clear()
         assert led.log.maybe_integrate() == 0  # nothing queued, but a checkpoint is due
-        assert [c.tree_size for c in led.log.checkpoints()] == [8, 9]
+        assert [c.tree_size for c in led.log.checkpoints()] == [9, 10]
         assert led.log.maybe_integrate() == 0
         info = led.log.flush()
-        assert info is not None and info.tree_size == 9
+        assert info is not None and info.tree_size == 10
         assert _verify(led).ok
     finally:
         led.close()

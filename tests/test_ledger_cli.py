@@ -46,7 +46,8 @@ def _events(n: int, start: int = 0) -> list[AuditEvent]:
 
 @pytest.fixture
 def state(tmp_path: Path) -> Path:
-    """A state folder with 10 events recorded (queued, not yet integrated)."""
+    """A state folder with 10 events recorded (queued, not yet integrated) after the new ledger's
+    first entry (seq 1, leaf 0: the change entry of its meta row, integrated at once)."""
     folder = tmp_path / "state"
     ledger = Ledger.sqlite(folder / "ledger.db")
     for i in range(10):
@@ -70,45 +71,50 @@ def test_checkpoint_creates_the_key_and_prints_a_signed_note(state: Path, tmp_pa
     assert stat.S_IMODE(key.stat().st_mode) == 0o600
     assert out.read_text() == res.stdout
     origin, size, root, blank, sig = res.stdout.split("\n")[:5]
-    assert (origin, size, blank) == ("memguard.local/audit-log", "10", "")
+    assert (origin, size, blank) == ("memguard.local/audit-log", "11", "")
     assert len(base64.b64decode(root)) == 32 and sig.startswith("\u2014 memguard.local/audit-log ")
     vkey = run("public-key", "--state-dir", state).stdout.strip()
     cp = CheckpointVerifier.from_verifier_keys([vkey]).verify_checkpoint(res.stdout)
-    assert cp.tree_size == 10
+    assert cp.tree_size == 11
 
 
 def test_verify_clean_text_and_json(state: Path) -> None:
     assert run("checkpoint", "--state-dir", state).code == 0
     res = run("verify", "--state-dir", state)
-    assert res.code == 0 and res.stdout.startswith("verified: 10 leaves, 10 events, 0 queued")
+    assert res.code == 0 and res.stdout.startswith("verified: 11 leaves, 11 events, 0 queued")
     assert res.stderr == ""
     data = run("verify", "--state-dir", state, "--json").json()
     assert data["format"] == "memguard.ledger-verify/v1"
     assert data["verified"] is True and data["problems"] == [] and data["problems_omitted"] == 0
-    assert data["tree_size"] == 10 and data["pending"] == 0
+    assert data["tree_size"] == 11 and data["pending"] == 0
     last = data["last_checkpoint"]
-    assert isinstance(last, dict) and last["tree_size"] == 10 and "note" in last
+    assert isinstance(last, dict) and last["tree_size"] == 11 and "note" in last
 
 
 def test_verify_reports_an_edited_event_with_exit_4(state: Path) -> None:
     assert run("checkpoint", "--state-dir", state).code == 0
-    ((seq, event),) = _sql(state, "SELECT seq, event FROM mg_audit_event WHERE seq = 4")
-    _sql(state, "UPDATE mg_audit_event SET event = ? WHERE seq = 4", str(event).replace("r3", "r9"))
+    ((seq, event),) = _sql(state, "SELECT seq, event FROM mg_audit_event WHERE seq = 5")
+    _sql(state, "UPDATE mg_audit_event SET event = ? WHERE seq = 5", str(event).replace("r3", "r9"))
     res = run("verify", "--state-dir", state)
     assert res.code == 4
     assert res.stdout.startswith("TAMPERED")
-    assert "problem: edited [leaf 3, event seq 4]" in res.stdout
+    assert "problem: edited [leaf 4, event seq 5]" in res.stdout
     data = run("verify", "--state-dir", state, "--json").json()
     assert data["verified"] is False
-    (problem,) = data["problems"]  # type: ignore[misc]
+    (problem,) = data["problems"]  # type: ignore[misc]  # nothing else is blamed
     assert problem == {
         "kind": "edited",
         "severity": "tamper",
-        "message": "event seq 4 (leaf 3) no longer matches its leaf hash",
-        "leaf_index": 3,
+        "message": "event seq 5 (leaf 4) no longer matches its leaf hash",
+        "leaf_index": 4,
         "event_seq": seq,
         "node": None,
         "tree_size": None,
+        "table": None,
+        "key": None,
+        "column": None,
+        "expected": None,
+        "found": None,
     }
 
 
@@ -118,22 +124,30 @@ def test_rollback_is_caught_with_an_external_checkpoint(state: Path, tmp_path: P
     led = Ledger.sqlite(state / "ledger.db")
     led.record(_events(4, 100))
     led.close()
-    assert run("checkpoint", "--state-dir", state, "--out", witness).code == 0  # now at 14
-    # roll the whole database back to the 10-leaf state, checkpoint rows included
+    assert run("checkpoint", "--state-dir", state, "--out", witness).code == 0  # now at 15
+    # roll the whole database back to the 11-leaf state, checkpoint rows included
     for query in (
-        "DELETE FROM mg_audit_fact WHERE event_seq > 10",
-        "DELETE FROM mg_audit_event WHERE seq > 10",
-        "DELETE FROM mg_log_leaf WHERE leaf_index >= 10",
+        "DELETE FROM mg_audit_fact WHERE event_seq > 11",
+        "DELETE FROM mg_audit_event WHERE seq > 11",
+        "DELETE FROM mg_log_leaf WHERE leaf_index >= 11",
         "DELETE FROM mg_log_node WHERE (level = 1 AND node_index >= 5) "
         "OR (level = 2 AND node_index >= 2) OR (level = 3 AND node_index >= 1)",
-        "DELETE FROM mg_log_checkpoint WHERE tree_size > 10",
+        "DELETE FROM mg_log_checkpoint WHERE tree_size > 11",
     ):
         _sql(state, query)
-    assert run("verify", "--state-dir", state).code == 0  # undetectable from inside
-    res = run("verify", "--state-dir", state, "--checkpoint", witness, "--json")
+    # the default witness (STATE_DIR/witness) holds checkpoint 15, and its row
+    res = run("verify", "--state-dir", state, "--json")
     assert res.code == 4
     kinds = [(p["kind"], p["leaf_index"], p["tree_size"]) for p in res.json()["problems"]]  # type: ignore[attr-defined, index]
-    assert kinds == [("truncated", 10, 14)]
+    assert kinds == [("truncated", 11, 15), ("row_deleted", None, 15)]
+    # without a witness the database alone is a consistent shorter log ...
+    nowhere = tmp_path / "no-witness"
+    assert run("verify", "--state-dir", state, "--witness", nowhere).code == 0
+    # ... which a checkpoint kept elsewhere catches as well
+    res = run("verify", "--state-dir", state, "--witness", nowhere, "--checkpoint", witness, "--json")
+    assert res.code == 4
+    kinds = [(p["kind"], p["leaf_index"], p["tree_size"]) for p in res.json()["problems"]]  # type: ignore[attr-defined, index]
+    assert kinds == [("truncated", 11, 15), ("witness_lags", None, 11)]  # a warning
 
 
 def test_verify_failures(state: Path, tmp_path: Path) -> None:
@@ -167,8 +181,8 @@ def test_verify_with_an_explicit_verifier_key(state: Path, tmp_path: Path) -> No
 
 def test_integrate(state: Path) -> None:
     res = run("integrate", "--state-dir", state, "--json", "--max-batch", "3")
-    assert res.code == 0 and res.json() == {"integrated": 10, "tree_size": 10}
-    assert run("integrate", "--state-dir", state).stdout.strip() == "integrated 0; tree size 10"
+    assert res.code == 0 and res.json() == {"integrated": 10, "tree_size": 11}
+    assert run("integrate", "--state-dir", state).stdout.strip() == "integrated 0; tree size 11"
 
 
 def test_prove_json_verifies_on_its_own(state: Path) -> None:
@@ -178,7 +192,7 @@ def test_prove_json_verifies_on_its_own(state: Path) -> None:
     assert res.code == 0, res.stderr
     data = res.json()
     assert data["format"] == "memguard.inclusion-proof/v1" and data["verified"] is True
-    assert (data["event_seq"], data["leaf_index"], data["tree_size"]) == (7, 6, 10)
+    assert (data["event_seq"], data["leaf_index"], data["tree_size"]) == (7, 6, 11)
     # a third party needs only the JSON and the public key
     cp = CheckpointVerifier.from_verifier_keys([vkey]).verify_checkpoint(str(data["checkpoint"]))
     leaf = leaf_hash(str(data["event"]).encode())
@@ -197,7 +211,7 @@ def test_prove_not_found_and_tampered(state: Path) -> None:
     assert run("prove", "999", "--state-dir", state).code == 6
     assert run("checkpoint", "--state-dir", state).code == 0
     ((event,),) = _sql(state, "SELECT event FROM mg_audit_event WHERE seq = 3")
-    _sql(state, "UPDATE mg_audit_event SET event = ? WHERE seq = 3", str(event).replace("r2", "r8"))
+    _sql(state, "UPDATE mg_audit_event SET event = ? WHERE seq = 3", str(event).replace("r1", "r8"))
     res = run("prove", "3", "--state-dir", state)
     assert res.code == 4 and res.json()["verified"] is False
 
@@ -208,14 +222,14 @@ def test_consistency(state: Path) -> None:
     led.record(_events(5, 50))
     led.close()
     assert run("checkpoint", "--state-dir", state).code == 0
-    res = run("consistency", "10", "15", "--state-dir", state)
+    res = run("consistency", "11", "16", "--state-dir", state)
     assert res.code == 0, res.stderr
     data = res.json()
     assert data["format"] == "memguard.consistency-proof/v1" and data["verified"] is True
     assert data["old_checkpoint"] and data["new_checkpoint"]
     path = [base64.b64decode(p) for p in data["consistency_path"]]  # type: ignore[attr-defined]
     old_root, new_root = (base64.b64decode(str(data[k])) for k in ("old_root", "new_root"))
-    verify_consistency(10, 15, old_root, new_root, path)
+    verify_consistency(11, 16, old_root, new_root, path)
     res = run("consistency", "12", "99", "--state-dir", state)
     assert res.code == 3 and "tree size" in res.stderr
 
@@ -233,5 +247,5 @@ def test_postgres_ledger_url(tmp_path: Path) -> None:
         args = ("--state-dir", tmp_path, "--ledger-url", url)
         assert run("checkpoint", *args).code == 0
         res = run("verify", *args, "--json")
-        assert res.code == 0 and res.json()["tree_size"] == 6
+        assert res.code == 0 and res.json()["tree_size"] == 7
         assert run("prove", "2", *args).json()["verified"] is True

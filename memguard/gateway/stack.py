@@ -380,12 +380,17 @@ def open_ledger(config: GatewayConfig) -> tuple[str, Ledger]:
     state = config.state_path
     state.mkdir(parents=True, exist_ok=True)
     ledger_url = config.ledger.url or f"sqlite:///{(state / 'ledger.db').resolve()}"
-    signer = None
-    if config.ledger.checkpoint_key is not None:
-        from memguard.ledger.checkpoint import CheckpointSigner
+    from memguard.ledger.checkpoint import CheckpointSigner
+    from memguard.ledger.witness import WitnessDir
 
-        signer = CheckpointSigner.load_or_create(config.path(config.ledger.checkpoint_key))
-    return ledger_url, Ledger.from_url(ledger_url, checkpoint_signer=signer)
+    # every default stack signs: the key lives in the state dir (mode 0600), not in the database,
+    # and each checkpoint is also published to the witness directory next to it
+    key = config.ledger.checkpoint_key
+    signer = CheckpointSigner.load_or_create(
+        config.path(key) if key is not None else state / "keys" / "checkpoint.key"
+    )
+    witness = WitnessDir(state / "witness")
+    return ledger_url, Ledger.from_url(ledger_url, checkpoint_signer=signer, witness=witness)
 
 
 def gateway_identity(

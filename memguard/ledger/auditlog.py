@@ -59,7 +59,12 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.sql.compiler import SQLCompiler
 
 from memguard.errors import ConfigurationError, IntegrityError, InvalidRequest, LedgerError
-from memguard.ledger.checkpoint import CheckpointSigner, CheckpointVerifier
+from memguard.ledger.checkpoint import (
+    Checkpoint,
+    CheckpointSigner,
+    CheckpointVerifier,
+    SignedNote,
+)
 from memguard.ledger.rfc6962 import (
     HASH_SIZE,
     append_leaves,
@@ -75,6 +80,7 @@ from memguard.ledger.rfc6962 import (
     verify_inclusion,
 )
 from memguard.ledger.tables import AuditEventRow
+from memguard.ledger.witness import CheckpointWitness, WitnessedCheckpoint, note_size
 
 __all__ = [
     "AuditLog",
@@ -195,9 +201,16 @@ class ProblemKind(enum.StrEnum):
     INCONSISTENT = "inconsistent"  # two checkpoints are not consistent
     PENDING_TOO_OLD = "pending_too_old"  # warning: events wait too long for integration
     NO_CHECKPOINT = "no_checkpoint"  # warning: nothing signed, so truncation is undetectable
+    WITNESS_LAGS = "witness_lags"  # warning: the witness misses the latest stored checkpoint
+    ROW_EDITED = "row_edited"  # a projection row's column differs from the log's value
+    ROW_DELETED = "row_deleted"  # a row the log wrote is gone
+    ROW_UNLOGGED = "row_unlogged"  # a row no log entry wrote (inserted around the log)
+    EVENT_COLUMN = "event_column"  # an event row's column differs from its logged event JSON
 
 
-WARNING_KINDS = frozenset({ProblemKind.PENDING_TOO_OLD, ProblemKind.NO_CHECKPOINT})
+WARNING_KINDS = frozenset(
+    {ProblemKind.PENDING_TOO_OLD, ProblemKind.NO_CHECKPOINT, ProblemKind.WITNESS_LAGS}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,6 +223,12 @@ class Problem:
     event_seq: int | None = None
     node: tuple[int, int] | None = None
     tree_size: int | None = None
+    #: projection findings: which row (table, key) and column, the logged and the stored value
+    table: str | None = None
+    key: dict[str, Any] | None = None
+    column: str | None = None
+    expected: Any = None
+    found: Any = None
 
     @property
     def severity(self) -> str:
@@ -224,6 +243,11 @@ class Problem:
             "event_seq": self.event_seq,
             "node": list(self.node) if self.node is not None else None,
             "tree_size": self.tree_size,
+            "table": self.table,
+            "key": self.key,
+            "column": self.column,
+            "expected": self.expected,
+            "found": self.found,
         }
 
 
@@ -365,6 +389,8 @@ class AuditLog:
         *,
         signer: CheckpointSigner | None = None,
         verifier: CheckpointVerifier | None = None,
+        witness: CheckpointWitness | None = None,
+        adopt_unlogged: bool = False,
         batch_size: int = 256,
         max_delay: float = 1.0,
         max_batch: int = 4096,
@@ -379,6 +405,8 @@ class AuditLog:
         if batch_size < 1 or max_batch < 1 or checkpoint_every < 1:
             raise ConfigurationError("audit log batch sizes must be positive")
         self.signer = signer
+        #: receives every checkpoint signed here; ``verify`` holds the tree to its latest
+        self.witness = witness
         self.verifier = (
             verifier
             if verifier is not None
@@ -401,17 +429,35 @@ class AuditLog:
         self._insert_pending = _Compiled(insert(PENDING), dialect)
         self._insert_leaf = _Compiled(insert(LEAF), dialect)
         self._insert_node = _Compiled(insert(NODE), dialect)
-        self._create_tables()
+        self._create_tables(adopt_unlogged)
 
-    def _create_tables(self) -> None:
+    def _create_tables(self, adopt: bool) -> None:
         try:
             existed = inspect(self.engine).has_table(LEAF.name)
+        except SQLAlchemyError as exc:
+            raise LedgerError(f"cannot inspect the audit log tables: {type(exc).__name__}") from exc
+        if not existed and not adopt and self._has_events():
+            # Events without a tree: a ledger from before the audit log, or the log tables were
+            # dropped to re-adopt an edited history. Never adopted silently (and nothing created
+            # here): `memguard ledger repair` adopts them explicitly and logs that it did.
+            raise IntegrityError(
+                "the ledger has audit events but no audit log tables (dropped, or a ledger from "
+                "before the log): run `memguard ledger verify`, then `memguard ledger repair`",
+                code="integrity.unlogged",
+            )
+        try:
             log_metadata.create_all(self.engine, checkfirst=True)
         except SQLAlchemyError as exc:
             raise LedgerError(f"cannot create audit log tables: {type(exc).__name__}") from exc
-        if not existed:
-            # A ledger from before the audit log: its events enter the tree from now on.
+        if not existed and adopt:
             self.adopt_unlogged()
+
+    def _has_events(self) -> bool:
+        try:
+            with self.engine.connect() as conn:
+                return conn.execute(select(_EVENT.c.seq).limit(1)).first() is not None
+        except SQLAlchemyError as exc:
+            raise LedgerError(f"cannot read the audit events: {type(exc).__name__}") from exc
 
     @contextmanager
     def _tx(self) -> Iterator[Connection]:
@@ -553,14 +599,23 @@ class AuditLog:
         total = 0
         with self._integrate_lock:
             while True:
+                signed: CheckpointInfo | None = None
                 with self._locked() as conn:
                     n = self._integrate_tx(conn, self.max_batch)
                     total += n
                     last = n < self.max_batch
                     if last and checkpoint_if_due and self._checkpoint_due(self._clock()):
-                        self._checkpoint_tx(conn)  # same transaction: one commit, one fsync
+                        # same transaction: one commit, one fsync
+                        signed = self._checkpoint_tx(conn)
+                if signed is not None:
+                    self._publish(signed)
                 if last:
                     return total
+
+    def _publish(self, info: CheckpointInfo) -> None:
+        """Hand a committed checkpoint to the witness (a rollback found there raises)."""
+        if self.witness is not None:
+            self.witness.publish(info.note, info.created_at)
 
     def _integrate_tx(self, conn: Connection, max_batch: int) -> int:
         # a queued event already in the tree (never written by memguard) is left for verify
@@ -606,8 +661,11 @@ class AuditLog:
         """
         if self.signer is None:
             raise ConfigurationError("the audit log has no checkpoint signer")
-        with self._integrate_lock, self._locked() as conn:
-            return self._checkpoint_tx(conn)
+        with self._integrate_lock:
+            with self._locked() as conn:
+                info = self._checkpoint_tx(conn)
+            self._publish(info)
+            return info
 
     def _checkpoint_tx(self, conn: Connection) -> CheckpointInfo:
         signer = self.signer
@@ -634,6 +692,7 @@ class AuditLog:
             root = root_from_frontier([stored[k] for k in root_keys])
             if last is not None:
                 self._check_previous(last, size, root, stored)
+            self._check_witness(conn, size)
             note = signer.sign(size, root)
             conn.execute(
                 insert(CHECKPOINT),
@@ -644,6 +703,30 @@ class AuditLog:
             self._since_checkpoint = 0
             self._last_checkpoint_at = now
         return info
+
+    def _check_witness(self, conn: Connection, size: int) -> None:
+        """Never sign a tree the witness contradicts: smaller than, or not extending, its
+        latest checkpoint (the database was rolled back, truncated or rewritten)."""
+        held = self.witness.latest() if self.witness is not None else None
+        if held is None:
+            return
+        # the witness is trusted as far as its directory is; its signature is not needed here
+        # (and may be by a rotated-out key): a forged witness can only stop signing, not pass it
+        cp = Checkpoint.parse(SignedNote.parse(held).text)
+        if cp.tree_size > size:
+            raise IntegrityError(
+                f"the witness holds a checkpoint of {cp.tree_size} leaves but the log has {size}: "
+                "the ledger was rolled back or truncated",
+                code="integrity.rollback",
+            )
+        keys = frontier_keys(cp.tree_size)
+        stored = self._fetch(conn, keys)
+        if root_from_frontier([stored[k] for k in keys]) != cp.root_hash:
+            raise IntegrityError(
+                f"the log no longer has the tree of the witness's checkpoint {cp.tree_size}: "
+                "it was rewritten",
+                code="integrity.rollback",
+            )
 
     def _check_previous(
         self, last: Any, size: int, root: bytes, stored: dict[tuple[int, int], bytes]
@@ -874,6 +957,10 @@ class AuditLog:
         """
         verifier = verifier if verifier is not None else self.verifier
         problems = _Problems(max_problems)
+        held = self.witness.latest() if self.witness is not None else None
+        witnessed = self.witness.history() if self.witness is not None else []
+        if held is not None:
+            external_checkpoints = [*external_checkpoints, held]
         with self._snapshot() as conn:
             size = self._size(conn)
             cp_rows = conn.execute(select(CHECKPOINT).order_by(CHECKPOINT.c.tree_size)).all()
@@ -892,6 +979,8 @@ class AuditLog:
             events = int(conn.execute(select(func.count()).select_from(_EVENT)).scalar_one())
             pending = int(conn.execute(select(func.count()).select_from(PENDING)).scalar_one())
         last = _info(cp_rows[-1]) if cp_rows else None
+        _check_witness_lag(self.witness, held, last, problems)
+        _check_witnessed_rows(witnessed, cp_rows, problems)
         if last is None and size > 0 and not external_checkpoints:
             problems.add(
                 ProblemKind.NO_CHECKPOINT,
@@ -912,6 +1001,67 @@ class AuditLog:
             problems=tuple(problems.items),
             problems_omitted=problems.omitted,
         )
+
+
+def _check_witness_lag(
+    witness: CheckpointWitness | None,
+    held: str | None,
+    last: CheckpointInfo | None,
+    problems: _Problems,
+) -> None:
+    """The witness should hold the latest stored checkpoint; if the database holds fewer
+    leaves than the witness, ``_check_claims`` reports the truncation already."""
+    if witness is None or last is None:
+        return
+    try:
+        held_size = note_size(held) if held is not None else -1
+    except IntegrityError:
+        problems.add(ProblemKind.BAD_SIGNATURE, "the witness's checkpoint does not parse")
+        return
+    if held_size < last.tree_size:
+        problems.add(
+            ProblemKind.WITNESS_LAGS,
+            f"the witness holds {'no checkpoint' if held is None else f'tree size {held_size}'}"
+            f", the database's latest checkpoint is {last.tree_size}: republish it "
+            "(`memguard ledger checkpoint`)",
+            tree_size=last.tree_size,
+        )
+
+
+def _check_witnessed_rows(
+    witnessed: Sequence[WitnessedCheckpoint], rows: Sequence[Any], problems: _Problems
+) -> None:
+    """Every checkpoint the witness received must still be a row, as it was published."""
+    stored = {int(r.tree_size): r for r in rows}
+    for w in witnessed:
+        row = stored.get(w.tree_size)
+        key = {"tree_size": w.tree_size}
+        if row is None:
+            problems.add(
+                ProblemKind.ROW_DELETED,
+                f"mg_log_checkpoint {w.tree_size}: the witness received this checkpoint, the "
+                "database no longer has it",
+                tree_size=w.tree_size,
+                table=CHECKPOINT.name,
+                key=key,
+            )
+            continue
+        for column, want, got in (
+            ("note", w.note, str(row.note)),
+            ("created_at", w.created_at, float(row.created_at)),
+        ):
+            if want != got:
+                problems.add(
+                    ProblemKind.ROW_EDITED,
+                    f"mg_log_checkpoint {w.tree_size}: column `{column}` differs from the "
+                    "witness's copy",
+                    tree_size=w.tree_size,
+                    table=CHECKPOINT.name,
+                    key=key,
+                    column=column,
+                    expected=want,
+                    found=got,
+                )
 
 
 def _as_size(value: int, what: str) -> int:
@@ -1337,7 +1487,8 @@ def _check_consecutive(
     problems: _Problems,
 ) -> None:
     """Consecutive stored checkpoints must be linked by a consistency proof from stored nodes."""
-    for old, new in itertools.pairwise(claims):
+    # by signed size: a row's tree_size column may have been edited to reorder them
+    for old, new in itertools.pairwise(sorted(claims, key=lambda c: c.size)):
         if old.size == new.size:
             continue
 

@@ -7,12 +7,15 @@ input (a key or checkpoint that does not parse), 1 any other failure. Results go
 to stderr (JSON on stdout under ``--json``).
 
 The ledger is ``STATE_DIR/ledger.db`` unless ``--ledger-url`` names another (PostgreSQL); the
-checkpoint signing key is ``STATE_DIR/keys/checkpoint.key`` (created, mode 0600, by ``checkpoint``).
+checkpoint signing key is ``STATE_DIR/keys/checkpoint.key`` (created, mode 0600, by ``checkpoint``);
+every checkpoint is also published to the witness directory ``STATE_DIR/witness`` (``--witness``),
+which ``verify`` holds the database to.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,6 +33,7 @@ from memguard.ledger.auditlog import VerifyReport
 from memguard.ledger.checkpoint import CheckpointSigner, CheckpointVerifier
 from memguard.ledger.ledger import Ledger
 from memguard.ledger.rfc6962 import leaf_hash
+from memguard.ledger.witness import WitnessDir
 
 ledger_app = typer.Typer(
     cls=ConventionGroup,
@@ -50,6 +54,12 @@ KeyFile = Annotated[
     Path | None,
     typer.Option("--key", help="Checkpoint signing key (default STATE_DIR/keys/checkpoint.key)."),
 ]
+Witness = Annotated[
+    Path | None,
+    typer.Option(
+        "--witness", help="Checkpoint witness directory (default STATE_DIR/witness)."
+    ),
+]
 AsJson = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")]
 DEFAULT_DIR = DEFAULT_STATE
 
@@ -60,18 +70,31 @@ def _key_path(state_dir: Path, key: Path | None) -> Path:
 
 @contextmanager
 def _open(
-    state_dir: Path, ledger_url: str | None, signer: CheckpointSigner | None = None
+    state_dir: Path,
+    ledger_url: str | None,
+    signer: CheckpointSigner | None = None,
+    witness: Path | None = None,
+    *,
+    adopt_unlogged: bool = False,
 ) -> Iterator[Ledger]:
-    """Open the ledger (a usage error if ``state_dir`` holds none); memguard errors propagate to
-    the command line's one error path."""
+    """Open the ledger (a usage error if ``state_dir`` holds none) with its witness directory;
+    memguard errors propagate to the command line's one error path."""
+    watcher = WitnessDir(witness if witness is not None else state_dir / "witness")
     if ledger_url:
-        ledger = Ledger.from_url(ledger_url, checkpoint_signer=signer)
+        ledger = Ledger.from_url(
+            ledger_url, checkpoint_signer=signer, witness=watcher, adopt_unlogged=adopt_unlogged
+        )
     else:
         if not (state_dir / "ledger.db").exists():
             raise CliError(
                 ExitCode.USAGE, "state.no_ledger", f"no ledger in `{state_dir}` (wrong --state-dir?)"
             )
-        ledger = Ledger.sqlite(state_dir / "ledger.db", checkpoint_signer=signer)
+        ledger = Ledger.sqlite(
+            state_dir / "ledger.db",
+            checkpoint_signer=signer,
+            witness=watcher,
+            adopt_unlogged=adopt_unlogged,
+        )
     try:
         yield ledger
     finally:
@@ -116,6 +139,8 @@ def _render(report: VerifyReport) -> str:
                 f"event seq {p.event_seq}" if p.event_seq is not None else "",
                 f"node {p.node}" if p.node is not None else "",
                 f"checkpoint {p.tree_size}" if p.tree_size is not None else "",
+                f"{p.table} {json.dumps(p.key, sort_keys=True)}" if p.table is not None else "",
+                f"column {p.column}" if p.column is not None else "",
             )
             if part
         )
@@ -131,6 +156,7 @@ def verify(
     state_dir: StateDir = DEFAULT_DIR,
     ledger_url: LedgerUrl = None,
     key: KeyFile = None,
+    witness: Witness = None,
     checkpoint: Annotated[
         list[Path] | None,
         typer.Option(
@@ -151,7 +177,9 @@ def verify(
     ] = 300.0,
     as_json: AsJson = False,
 ) -> None:
-    """Recompute the log; report edited, deleted, reordered or truncated events and where."""
+    """Recompute the log and replay it: report edited, deleted, reordered or truncated events,
+    every projection row, event column or fact link that differs from the log (table, key,
+    column, logged and stored value), and a database behind its witness."""
     try:
         external = [path.read_text("utf-8") for path in checkpoint or []]
         vkeys = [_read_arg(v) for v in verifier_key or []]
@@ -163,9 +191,9 @@ def verify(
     else:
         signer = _signer(state_dir, key, create=False)
         verifier = signer.verifier() if signer is not None else None
-    with _open(state_dir, ledger_url) as ledger:
+    with _open(state_dir, ledger_url, witness=witness) as ledger:
         with progress(f"verifying the audit log ({ledger.log.size()} leaves)"):
-            report = ledger.log.verify(
+            report = ledger.verify(
                 verifier=verifier, external_checkpoints=external, max_pending_age=max_pending_age
             )
     emit(report.as_json(), as_json, _render(report))
@@ -197,18 +225,49 @@ def checkpoint(
     state_dir: StateDir = DEFAULT_DIR,
     ledger_url: LedgerUrl = None,
     key: KeyFile = None,
+    witness: Witness = None,
     out: Annotated[
         Path | None, typer.Option("--out", help="Also write the signed note here (for a witness).")
     ] = None,
 ) -> None:
     """Integrate everything queued and print a signed checkpoint (creating the key if needed)."""
     signer = _signer(state_dir, key, create=True)
-    with _open(state_dir, ledger_url, signer) as ledger:
+    with _open(state_dir, ledger_url, signer, witness) as ledger:
         info = ledger.log.flush()
     assert info is not None
     if out is not None:
         out.write_text(info.note, "utf-8")
     typer.echo(info.note, nl=False)
+
+
+@ledger_app.command("repair")
+def repair(
+    reason: Annotated[str, typer.Option("--reason", help="Why (recorded in the alarm event).")],
+    actor: Annotated[str, typer.Option("--actor", help="Who repairs (recorded).")] = "operator",
+    state_dir: StateDir = DEFAULT_DIR,
+    ledger_url: LedgerUrl = None,
+    key: KeyFile = None,
+    witness: Witness = None,
+    yes: Annotated[
+        bool, typer.Option("--yes", help="Confirm: the current rows become logged history.")
+    ] = False,
+    as_json: AsJson = False,
+) -> None:
+    """Adopt what the log does not cover (events, rows, columns) as it is now, logged as one
+    alarm event `ledger.repair`; run `verify` first and decide the current rows are right."""
+    if not yes:
+        raise _fail(
+            "repair turns the current rows into logged history: run `memguard ledger verify` "
+            "first, then repeat with --yes",
+            ExitCode.USAGE,
+            "usage",
+        )
+    signer = _signer(state_dir, key, create=False)
+    with _open(state_dir, ledger_url, signer, witness, adopt_unlogged=True) as ledger:
+        counts = ledger.repair(actor=actor, reason=reason)
+        info = ledger.log.flush()
+    data: dict[str, object] = {**counts, "tree_size": info.tree_size if info else None}
+    emit(data, as_json, ", ".join(f"{k} {v}" for k, v in data.items()))
 
 
 @ledger_app.command("public-key")

@@ -13,7 +13,7 @@ import enum
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,6 @@ from sqlalchemy import (
     inspect,
     select,
     tuple_,
-    update,
 )
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
@@ -37,9 +36,17 @@ from sqlmodel import SQLModel
 from memguard.denials import note_deny
 from memguard.errors import ConfigurationError, LedgerError
 from memguard.events import AuditEvent, Decision
-from memguard.ledger.auditlog import AuditLog
-from memguard.ledger.checkpoint import CheckpointSigner
+from memguard.ledger.auditlog import AuditLog, ProblemKind, VerifyReport, _Problems
+from memguard.ledger.changelog import CHANGE_ACTION, PROJECTIONS, ChangeSet, encode_row, key_of
+from memguard.ledger.checkpoint import CheckpointSigner, CheckpointVerifier
 from memguard.ledger.lineage import Lineage
+from memguard.ledger.replay import (
+    LoggedHead,
+    check_projections,
+    expected_projection,
+    logged_heads,
+    repair_derived,
+)
 from memguard.ledger.tables import (
     AuditEventRow,
     AuditFactRow,
@@ -50,7 +57,9 @@ from memguard.ledger.tables import (
     RevocationRow,
     TurnReadRow,
 )
+from memguard.ledger.witness import CheckpointWitness, WitnessDir
 from memguard.provenance import Provenance
+from memguard.stores.base import MemoryStore
 
 __all__ = ["FactState", "Ledger", "LedgerRecord", "TurnRead"]
 
@@ -166,7 +175,17 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
 class Ledger:
     """Provenance rows and audit events. Every database failure raises :class:`LedgerError`."""
 
-    def __init__(self, engine: Engine, *, checkpoint_signer: CheckpointSigner | None = None) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        checkpoint_signer: CheckpointSigner | None = None,
+        witness: CheckpointWitness | None = None,
+        adopt_unlogged: bool = False,
+    ) -> None:
+        """``adopt_unlogged``: open a ledger whose events have no audit log tables (dropped, or
+        from before the log) instead of refusing; only :meth:`repair` should (it logs that it did).
+        """
         self.engine = engine
         self.dialect = engine.dialect.name
         with self._tx():
@@ -176,16 +195,35 @@ class Ledger:
             SQLModel.metadata.create_all(engine, tables=_TABLES, checkfirst=True)
         except SQLAlchemyError as exc:
             raise LedgerError(f"cannot create ledger tables: {type(exc).__name__}") from exc
-        if fresh:
-            with self._tx() as conn:
-                self._insert_ignore(conn, _META, [{"key": "owner_scheme", "value": str(OWNER_SCHEME)}])
         self.lineage = Lineage(self)
         #: the tamper-evident audit log over this ledger's events (memguard/ledger/auditlog.py)
-        self.log = AuditLog(engine, signer=checkpoint_signer)
+        self.log = AuditLog(
+            engine, signer=checkpoint_signer, witness=witness, adopt_unlogged=adopt_unlogged
+        )
+        if fresh:
+            changes = ChangeSet("ledger.create")
+            with self._tx() as conn:
+                self._insert_ignore(
+                    conn, _META, [{"key": "owner_scheme", "value": str(OWNER_SCHEME)}], changes
+                )
+                self._log_changes(conn, changes)
+            # the new ledger's first leaf, not left queued; signed (and witnessed) at once
+            self.log.flush() if checkpoint_signer is not None else self.log.integrate()
 
     @classmethod
-    def from_url(cls, url: str, *, checkpoint_signer: CheckpointSigner | None = None) -> Ledger:
-        """``sqlite:///path/ledger.db`` or ``postgresql+psycopg://user@host/db``."""
+    def from_url(
+        cls,
+        url: str,
+        *,
+        checkpoint_signer: CheckpointSigner | None = None,
+        witness: CheckpointWitness | str | None = "default",
+        adopt_unlogged: bool = False,
+    ) -> Ledger:
+        """``sqlite:///path/ledger.db`` or ``postgresql+psycopg://user@host/db``.
+
+        ``witness``: where checkpoints are also published (:mod:`memguard.ledger.witness`);
+        ``"default"``: a SQLite ledger's ``witness/`` directory next to its file, none for
+        PostgreSQL (the caller names one in its state directory)."""
         try:
             parsed = make_url(url)
         except Exception as exc:
@@ -197,20 +235,40 @@ class Ledger:
                     "the ledger needs a file: an in-memory SQLite ledger loses writes"
                 )
             Path(database).parent.mkdir(parents=True, exist_ok=True)
+            if witness == "default":
+                witness = WitnessDir(Path(database).parent / "witness")
             engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 10})
             event.listen(engine, "connect", _sqlite_pragmas)
         elif parsed.get_backend_name() == "postgresql":
             engine = create_engine(url, pool_pre_ping=True)
         else:
             raise ConfigurationError(f"unsupported ledger backend `{parsed.get_backend_name()}`")
-        return cls(engine, checkpoint_signer=checkpoint_signer)
+        chosen = None if isinstance(witness, str) else witness
+        try:
+            return cls(
+                engine,
+                checkpoint_signer=checkpoint_signer,
+                witness=chosen,
+                adopt_unlogged=adopt_unlogged,
+            )
+        except BaseException:
+            engine.dispose()
+            raise
 
     @classmethod
     def sqlite(
-        cls, path: str | os.PathLike[str], *, checkpoint_signer: CheckpointSigner | None = None
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        checkpoint_signer: CheckpointSigner | None = None,
+        witness: CheckpointWitness | str | None = "default",
+        adopt_unlogged: bool = False,
     ) -> Ledger:
         return cls.from_url(
-            f"sqlite:///{Path(path).resolve()}", checkpoint_signer=checkpoint_signer
+            f"sqlite:///{Path(path).resolve()}",
+            checkpoint_signer=checkpoint_signer,
+            witness=witness,
+            adopt_unlogged=adopt_unlogged,
         )
 
     @contextmanager
@@ -227,8 +285,12 @@ class Ledger:
 
     def begin(self, records: Sequence[Provenance]) -> None:
         """Insert ``pending`` rows; committed to disk before the store is touched."""
+        rows = [_row_values(p) for p in records]
+        changes = ChangeSet("fact.begin")
         with self._tx() as conn:
-            conn.execute(insert(_PROV), [_row_values(p) for p in records])
+            conn.execute(insert(_PROV), rows)
+            changes.put(_PROV, rows)
+            self._log_changes(conn, changes)
 
     def commit(
         self,
@@ -248,65 +310,70 @@ class Ledger:
         events: Sequence[AuditEvent],
         edges: Sequence[tuple[str, str, str]] = (),
     ) -> None:
-        self._set_state(conn, records, FactState.PENDING, FactState.COMMITTED)
+        changes = ChangeSet("fact.commit")
+        self._set_state(conn, records, FactState.PENDING, FactState.COMMITTED, changes)
         if edges:
             self._insert_ignore(
                 conn,
                 _LINEAGE,
                 [{"child_id": c, "parent_id": p, "kind": k} for c, p, k in dict.fromkeys(edges)],
+                changes,
             )
         for prov in records:
             if prov.version > 1:
-                conn.execute(
-                    update(_PROV)
-                    .where(
-                        and_(
-                            _PROV.c.fact_id == prov.fact_id,
-                            _PROV.c.version < prov.version,
-                            _state_is(FactState.COMMITTED),
-                        )
-                    )
-                    .values(state=FactState.SUPERSEDED.value)
+                changes.update(
+                    conn,
+                    _PROV,
+                    and_(
+                        _PROV.c.fact_id == prov.fact_id,
+                        _PROV.c.version < prov.version,
+                        _state_is(FactState.COMMITTED),
+                    ),
+                    {"state": FactState.SUPERSEDED.value},
                 )
         self._insert_events(conn, events)
+        self._log_changes(conn, changes)
 
     def abort(self, records: Sequence[Provenance]) -> None:
+        changes = ChangeSet("fact.abort")
         with self._tx() as conn:
-            self._set_state(conn, records, FactState.PENDING, FactState.ABORTED)
+            self._set_state(conn, records, FactState.PENDING, FactState.ABORTED, changes)
+            self._log_changes(conn, changes)
 
     def mark_deleted(self, fact_ids: Sequence[str], events: Sequence[AuditEvent]) -> None:
         """Tombstone the committed versions; the store purge follows (and is redone by recovery)."""
+        changes = ChangeSet("fact.delete")
         with self._tx() as conn:
-            conn.execute(
-                update(_PROV)
-                .where(
-                    and_(
-                        _PROV.c.fact_id.in_(list(fact_ids)),
-                        _state_is(FactState.COMMITTED),
-                    )
-                )
-                .values(state=FactState.DELETED.value)
+            changes.update(
+                conn,
+                _PROV,
+                and_(_PROV.c.fact_id.in_(list(fact_ids)), _state_is(FactState.COMMITTED)),
+                {"state": FactState.DELETED.value},
             )
             self._insert_events(conn, events)
+            self._log_changes(conn, changes)
 
     def mark_purged(self, fact_ids: Sequence[str]) -> None:
+        changes = ChangeSet("fact.purge")
         with self._tx() as conn:
-            conn.execute(
-                update(_PROV)
-                .where(
-                    and_(
-                        _PROV.c.fact_id.in_(list(fact_ids)),
-                        _state_is(FactState.DELETED),
-                    )
-                )
-                .values(purged=True)
+            changes.update(
+                conn,
+                _PROV,
+                and_(
+                    _PROV.c.fact_id.in_(list(fact_ids)),
+                    _state_is(FactState.DELETED),
+                    _PROV.c.purged.is_(False),
+                ),
+                {"purged": True},
             )
+            self._log_changes(conn, changes)
 
     def record(
         self, events: Sequence[AuditEvent], turn_reads: Sequence[TurnRead] = ()
     ) -> None:
         """Append audit events (and the turn reads of a read) in their own transaction."""
         if events or turn_reads:
+            changes = ChangeSet("turn.read")
             with self._tx() as conn:
                 self._insert_events(conn, events)
                 if turn_reads:
@@ -324,13 +391,29 @@ class Ledger:
                             }
                             for r in turn_reads
                         ],
+                        changes,
                     )
+                self._log_changes(conn, changes)
         for ev in events:  # the request's edge records no second event for it (denials.py)
             if ev.decision is Decision.DENY:
                 note_deny(ev.event_id)
 
-    def _insert_ignore(self, conn: Connection, table: Any, rows: list[dict[str, Any]]) -> None:
-        """Insert rows, skipping those whose primary key is already there."""
+    def _log_changes(self, conn: Connection, changes: ChangeSet) -> None:
+        """Append the change entry of ``changes`` (after its rows: on PostgreSQL, a later change
+        of the same row waits for this transaction's row lock, so gets a later seq)."""
+        event = changes.event()
+        if event is not None:
+            self._insert_events(conn, [event])
+
+    def _insert_ignore(
+        self,
+        conn: Connection,
+        table: Any,
+        rows: list[dict[str, Any]],
+        changes: ChangeSet | None = None,
+    ) -> None:
+        """Insert rows, skipping those whose primary key is already there; the rows inserted
+        go into ``changes``."""
         if not rows:
             return
         stmt: Any
@@ -342,26 +425,39 @@ class Ledger:
             from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
             stmt = sqlite_insert(table).on_conflict_do_nothing()
-        conn.execute(stmt, rows)
+        if changes is None:
+            conn.execute(stmt, rows)
+            return
+        pk = list(table.primary_key)
+        by_key = {tuple(key_of(table, r).values()): r for r in rows}
+        inserted = [
+            by_key[tuple(key_of(table, dict(got._mapping)).values())]
+            for got in conn.execute(stmt.returning(*pk), rows)
+        ]
+        changes.put(table, inserted)
 
     def _set_state(
-        self, conn: Connection, records: Sequence[Provenance], old: FactState, new: FactState
+        self,
+        conn: Connection,
+        records: Sequence[Provenance],
+        old: FactState,
+        new: FactState,
+        changes: ChangeSet,
     ) -> None:
         # One statement per chunk (a batch of 64 was 64 separately compiled UPDATEs).
         keys = [(p.fact_id, p.version) for p in records]
         for start in range(0, len(keys), 500):
             chunk = keys[start : start + 500]
-            result = conn.execute(
-                update(_PROV)
-                .where(
-                    and_(
-                        tuple_(_PROV.c.fact_id, _PROV.c.version).in_(chunk),
-                        _PROV.c.state == old.value,
-                    )
-                )
-                .values(state=new.value)
+            changed = changes.update(
+                conn,
+                _PROV,
+                and_(
+                    tuple_(_PROV.c.fact_id, _PROV.c.version).in_(chunk),
+                    _PROV.c.state == old.value,
+                ),
+                {"state": new.value},
             )
-            if result.rowcount != len(set(chunk)):
+            if len(changed) != len(set(chunk)):
                 raise LedgerError("ledger row is not in the expected state")
 
     def _insert_events(self, conn: Connection, events: Sequence[AuditEvent]) -> None:
@@ -435,6 +531,13 @@ class Ledger:
                 out[row.fact_id] = _record(row)
         return out
 
+    def logged_heads(self, fact_ids: Sequence[str]) -> dict[str, LoggedHead]:
+        """What the signed log says each fact's head is (for the read path's compare)."""
+        if not fact_ids:
+            return {}
+        with self._tx() as conn:
+            return logged_heads(conn, fact_ids)
+
     def next_versions(self, fact_ids: Sequence[str]) -> dict[str, int]:
         """The version number a new version of each known fact id gets (aborted ones count)."""
         from sqlalchemy import func
@@ -471,13 +574,18 @@ class Ledger:
             rows = conn.execute(
                 select(_EVENT.c.seq, _EVENT.c.event, _EVENT.c.event_digest)
                 .join(_EVENT_FACT, _EVENT_FACT.c.event_seq == _EVENT.c.seq)
-                .where(_EVENT_FACT.c.fact_id == fact_id)
+                .where(and_(_EVENT_FACT.c.fact_id == fact_id, _EVENT.c.action != CHANGE_ACTION))
                 .order_by(_EVENT.c.seq)
             ).all()
         return [(r.seq, AuditEvent.model_validate_json(r.event), r.event_digest) for r in rows]
 
     def events(self, *, limit: int = 1000, decision: str | None = None) -> list[AuditEvent]:
-        query = select(_EVENT.c.event).order_by(_EVENT.c.seq.desc()).limit(limit)
+        query = (
+            select(_EVENT.c.event)
+            .where(_EVENT.c.action != CHANGE_ACTION)
+            .order_by(_EVENT.c.seq.desc())
+            .limit(limit)
+        )
         if decision is not None:
             query = query.where(_EVENT.c.decision == decision)
         with self._tx() as conn:
@@ -488,7 +596,13 @@ class Ledger:
         from sqlalchemy import func
 
         with self._tx() as conn:
-            return int(conn.execute(select(func.count()).select_from(_EVENT)).scalar_one())
+            return int(
+                conn.execute(
+                    select(func.count())
+                    .select_from(_EVENT)
+                    .where(_EVENT.c.action != CHANGE_ACTION)
+                ).scalar_one()
+            )
 
     # -- owners of exchanged tokens' facts (memguard/owner_migration.py) -------------------------
 
@@ -519,12 +633,120 @@ class Ledger:
     def reown(self, records: Sequence[Provenance], events: Sequence[AuditEvent]) -> None:
         """Commit re-owned versions (already :meth:`begin`-staged) with their events, and mark the
         ledger as keyed by the subject's issuer (:data:`OWNER_SCHEME`), in one transaction."""
+        changes = ChangeSet("ledger.owner_scheme")
         with self._tx() as conn:
             self._commit(conn, records, events)
-            self._insert_ignore(conn, _META, [{"key": "owner_scheme", "value": "0"}])
-            conn.execute(
-                update(_META).where(_META.c.key == "owner_scheme").values(value=str(OWNER_SCHEME))
+            self._insert_ignore(conn, _META, [{"key": "owner_scheme", "value": "0"}], changes)
+            changes.update(
+                conn, _META, _META.c.key == "owner_scheme", {"value": str(OWNER_SCHEME)}
             )
+            self._log_changes(conn, changes)
+
+    # -- verification and repair (memguard/ledger/replay.py) -------------------------------------
+
+    def verify(
+        self,
+        *,
+        verifier: CheckpointVerifier | None = None,
+        external_checkpoints: Sequence[str] = (),
+        max_pending_age: float = 300.0,
+        max_problems: int = 1000,
+        store: MemoryStore | None = None,
+    ) -> VerifyReport:
+        """The audit log's tree (:meth:`AuditLog.verify`, with the witness) and every projection
+        row, event column and fact link replayed from it (:func:`check_projections`); with
+        ``store``, every committed fact's store point against its (verified) row."""
+        report = self.log.verify(
+            verifier=verifier,
+            external_checkpoints=external_checkpoints,
+            max_pending_age=max_pending_age,
+            max_problems=max_problems,
+        )
+        problems = _Problems(max_problems)
+        problems.items.extend(report.problems)
+        with self.log._snapshot() as conn:
+            check_projections(conn, problems)
+        if store is not None:
+            self._check_store(store, problems)
+        omitted = report.problems_omitted + problems.omitted
+        ok = not any(p.severity == "tamper" for p in problems.items) and not omitted
+        return replace(report, ok=ok, problems=tuple(problems.items), problems_omitted=omitted)
+
+    def _check_store(self, store: MemoryStore, problems: _Problems) -> None:
+        """Each committed fact's point: present, and its payload (text and metadata digest,
+        reserved record, record digest, version, index fields) matching the row."""
+        from memguard.integrity import payload_problem  # memguard.integrity imports this module
+        from memguard.stores.base import RESERVED_PAYLOAD_KEY
+
+        ids = [r.fact_id for r in self.in_state(FactState.COMMITTED)]
+        # a quarantine change not yet synced to the store: its copy may still say quarantined
+        unsynced = {fact_id for fact_id, _ in self.lineage.unsynced()}
+        for start in range(0, len(ids), 500):
+            heads = {
+                fact_id: replace(rec, quarantined=True) if fact_id in unsynced else rec
+                for fact_id, rec in self.latest(ids[start : start + 500]).items()
+            }
+            points = {p.fact_id: p for p in store.retrieve(list(heads))}
+            for fact_id, rec in heads.items():
+                key = {"fact_id": fact_id}
+                point = points.get(fact_id)
+                if point is None:
+                    problems.add(ProblemKind.ROW_DELETED,
+                                 f"store point {fact_id}: a committed fact has no point",
+                                 table="store", key=key)  # fmt: skip
+                    continue
+                reserved = point.payload.get(RESERVED_PAYLOAD_KEY)
+                problem = payload_problem(point.payload, rec, rec.provenance)
+                if problem is None and (
+                    not isinstance(reserved, dict) or reserved.get("version") != rec.version
+                ):
+                    problem = "integrity.version_mismatch"
+                if problem is not None:
+                    problems.add(ProblemKind.ROW_EDITED,
+                                 f"store point {fact_id}: {problem}", table="store", key=key,
+                                 column=problem, expected=rec.record_digest)  # fmt: skip
+
+    def repair(self, *, actor: str, reason: str) -> dict[str, int]:
+        """Make the log cover what the database holds now, and log that: queue events that are
+        neither in the tree nor queued, rewrite event columns and fact links from the event JSON,
+        and append one change entry that puts every projection row as it is now (and removes the
+        rows the log wrote that are gone), then an alarm event ``ledger.repair`` with the counts.
+
+        Run it only after ``verify`` and a decision that the current rows are right: it turns
+        whatever they say into logged history (it does not restore anything)."""
+        adopted = self.log.adopt_unlogged()
+        counts = {"events_adopted": adopted, "rows_put": 0, "rows_removed": 0,
+                  "event_columns": 0, "fact_links": 0}  # fmt: skip
+        changes = ChangeSet("ledger.repair")
+        with self._tx() as conn:
+            if self.dialect == "sqlite":
+                conn.exec_driver_sql("BEGIN IMMEDIATE")
+            counts.update(repair_derived(conn))
+            expected = expected_projection(conn)
+            for name, table in PROJECTIONS.items():
+                want = expected[name]
+                seen: set[tuple[Any, ...]] = set()
+                for raw in conn.execute(select(table)):
+                    row = dict(raw._mapping)
+                    key = tuple(key_of(table, row).values())
+                    seen.add(key)
+                    if want.get(key) != encode_row(table, row):
+                        changes.put(table, [row])
+                        counts["rows_put"] += 1
+                gone = [k for k in want if k not in seen]
+                pk = [c.name for c in table.primary_key]
+                changes.delete(table, [dict(zip(pk, k, strict=True)) for k in gone])
+                counts["rows_removed"] += len(gone)
+            self._log_changes(conn, changes)
+            alarm = AuditEvent(
+                action="ledger.repair",
+                decision=Decision.ALARM,
+                reason=reason[:128] or "repair",
+                principal={"subject": actor},
+                detail=dict(counts),
+            )
+            self._insert_events(conn, [alarm])
+        return counts
 
     def close(self) -> None:
         self.engine.dispose()

@@ -20,9 +20,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import and_, bindparam, func, insert, or_, select, text, update
+from sqlalchemy import and_, bindparam, func, insert, or_, select, text
 
 from memguard.events import AuditEvent
+from memguard.ledger.changelog import ChangeSet
 from memguard.ledger.tables import (
     LineageRow,
     ProvenanceRow,
@@ -307,39 +308,37 @@ class Lineage:
         """
         revocation_id = str(event.detail.get("revocation_id") or uuid.uuid4())
         affected = list(event.fact_ids)
+        changes = ChangeSet("revocation.add")
+        revocation = {
+            "revocation_id": revocation_id,
+            "kind": selector.kind,
+            "selector": selector.canonical(),
+            "reason": reason,
+            "actor": actor,
+            "created_at": now_utc(),
+            "active": True,
+            "event_id": event.event_id,
+            "reach_iss": reach[0] if reach is not None else None,
+            "reach_sub": reach[1] if reach is not None else None,
+        }
+        quarantine = [
+            {
+                "fact_id": fact_id,
+                "revocation_id": revocation_id,
+                "lifted": False,
+                "lifted_event_id": None,
+                "store_synced": False,
+            }
+            for fact_id in affected
+        ]
         with self._ledger._tx() as conn:
-            conn.execute(
-                insert(_REVOCATION),
-                [
-                    {
-                        "revocation_id": revocation_id,
-                        "kind": selector.kind,
-                        "selector": selector.canonical(),
-                        "reason": reason,
-                        "actor": actor,
-                        "created_at": now_utc(),
-                        "active": True,
-                        "event_id": event.event_id,
-                        "reach_iss": reach[0] if reach is not None else None,
-                        "reach_sub": reach[1] if reach is not None else None,
-                    }
-                ],
-            )
+            conn.execute(insert(_REVOCATION), [revocation])
+            changes.put(_REVOCATION, [revocation])
             if affected:
-                conn.execute(
-                    insert(_QUARANTINE),
-                    [
-                        {
-                            "fact_id": fact_id,
-                            "revocation_id": revocation_id,
-                            "lifted": False,
-                            "lifted_event_id": None,
-                            "store_synced": False,
-                        }
-                        for fact_id in affected
-                    ],
-                )
+                conn.execute(insert(_QUARANTINE), quarantine)
+                changes.put(_QUARANTINE, quarantine)
             self._ledger._insert_events(conn, [event])
+            self._ledger._log_changes(conn, changes)
         return revocation_id, affected
 
     def plan_revocation(
@@ -353,58 +352,48 @@ class Lineage:
 
     def lift(self, fact_ids: Sequence[str], event: AuditEvent) -> list[str]:
         """Lift every active quarantine of ``fact_ids`` (an endorsement); returns the ids lifted."""
-        lifted: list[str] = []
+        lifted: dict[str, None] = {}
+        changes = ChangeSet("quarantine.lift")
         with self._ledger._tx() as conn:
             for chunk in _chunks(list(dict.fromkeys(fact_ids))):
-                rows = conn.execute(
-                    select(_QUARANTINE.c.fact_id)
-                    .where(and_(_QUARANTINE.c.fact_id.in_(chunk), _QUARANTINE.c.lifted.is_(False)))
-                    .distinct()
-                ).all()
-                lifted.extend(str(r[0]) for r in rows)
-                conn.execute(
-                    update(_QUARANTINE)
-                    .where(and_(_QUARANTINE.c.fact_id.in_(chunk), _QUARANTINE.c.lifted.is_(False)))
-                    .values(lifted=True, lifted_event_id=event.event_id, store_synced=False)
+                keys = changes.update(
+                    conn,
+                    _QUARANTINE,
+                    and_(_QUARANTINE.c.fact_id.in_(chunk), _QUARANTINE.c.lifted.is_(False)),
+                    {"lifted": True, "lifted_event_id": event.event_id, "store_synced": False},
                 )
+                lifted.update((str(k["fact_id"]), None) for k in keys)
             self._ledger._insert_events(conn, [event])
-        return lifted
+            self._ledger._log_changes(conn, changes)
+        return list(lifted)
 
     def deactivate(self, revocation_id: str, event: AuditEvent) -> list[str]:
         """End a revocation (it stops barring writes) and lift every quarantine it holds."""
+        changes = ChangeSet("revocation.lift")
         with self._ledger._tx() as conn:
-            result = conn.execute(
-                update(_REVOCATION)
-                .where(
-                    and_(
-                        _REVOCATION.c.revocation_id == revocation_id,
-                        _REVOCATION.c.active.is_(True),
-                    )
-                )
-                .values(active=False)
+            ended = changes.update(
+                conn,
+                _REVOCATION,
+                and_(
+                    _REVOCATION.c.revocation_id == revocation_id,
+                    _REVOCATION.c.active.is_(True),
+                ),
+                {"active": False},
             )
-            if result.rowcount != 1:
-                return []
-            rows = conn.execute(
-                select(_QUARANTINE.c.fact_id).where(
-                    and_(
-                        _QUARANTINE.c.revocation_id == revocation_id,
-                        _QUARANTINE.c.lifted.is_(False),
-                    )
-                )
-            ).all()
-            conn.execute(
-                update(_QUARANTINE)
-                .where(
-                    and_(
-                        _QUARANTINE.c.revocation_id == revocation_id,
-                        _QUARANTINE.c.lifted.is_(False),
-                    )
-                )
-                .values(lifted=True, lifted_event_id=event.event_id, store_synced=False)
+            if len(ended) != 1:
+                return []  # nothing changed: nothing to log
+            keys = changes.update(
+                conn,
+                _QUARANTINE,
+                and_(
+                    _QUARANTINE.c.revocation_id == revocation_id,
+                    _QUARANTINE.c.lifted.is_(False),
+                ),
+                {"lifted": True, "lifted_event_id": event.event_id, "store_synced": False},
             )
             self._ledger._insert_events(conn, [event])
-        return [str(r[0]) for r in rows]
+            self._ledger._log_changes(conn, changes)
+        return [str(k["fact_id"]) for k in keys]
 
     def quarantined(self, fact_ids: Sequence[str]) -> set[str]:
         """The subset of ``fact_ids`` an active quarantine holds."""
@@ -459,13 +448,16 @@ class Lineage:
         return [(fact_id, fact_id in held) for fact_id in ids]
 
     def mark_synced(self, fact_ids: Sequence[str]) -> None:
+        changes = ChangeSet("quarantine.synced")
         with self._ledger._tx() as conn:
             for chunk in _chunks(list(dict.fromkeys(fact_ids))):
-                conn.execute(
-                    update(_QUARANTINE)
-                    .where(_QUARANTINE.c.fact_id.in_(chunk))
-                    .values(store_synced=True)
+                changes.update(
+                    conn,
+                    _QUARANTINE,
+                    and_(_QUARANTINE.c.fact_id.in_(chunk), _QUARANTINE.c.store_synced.is_(False)),
+                    {"store_synced": True},
                 )
+            self._ledger._log_changes(conn, changes)
 
     # -- turns ------------------------------------------------------------------------------------
 

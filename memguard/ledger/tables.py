@@ -46,9 +46,12 @@ class ProvenanceRow(SQLModel, table=True):
 
 
 class AuditEventRow(SQLModel, table=True):
-    """One audit event; ``seq`` orders the log."""
+    """One audit event; ``seq`` orders the log. On SQLite ``AUTOINCREMENT``: a deleted last event's
+    seq is never handed out again (it would collide with its queued leaf hash, and every later
+    write would fail)."""
 
     __tablename__ = "mg_audit_event"
+    __table_args__ = {"sqlite_autoincrement": True}
 
     seq: int | None = Field(default=None, primary_key=True)
     event_id: str = Field(unique=True, max_length=64)

@@ -1,0 +1,348 @@
+"""Replay the log and compare every projection row with it (``memguard ledger verify``).
+
+The audit log's Merkle tree fixes the event JSON; this pass fixes everything derived from it:
+
+- every change entry (:mod:`memguard.ledger.changelog`) is applied in log order to an expected
+  copy of each projection table, which is then compared with the table row by row and column by
+  column: a row no entry wrote (``row_unlogged``), a row an entry wrote that is gone
+  (``row_deleted``), a column that differs (``row_edited``), each named by table, key, column,
+  the logged value and the stored one;
+- the columns of ``mg_audit_event`` kept outside the event JSON (action, decision, subject, ...)
+  against the JSON (``event_column``), so an event cannot be hidden from ``events(decision=...)``;
+- ``mg_audit_fact`` against the ``fact_ids`` of every event.
+
+Events that are neither in the tree nor queued are not replayed: the tree pass reports them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Connection, Row, Table, func, select
+
+from memguard.ledger.auditlog import LEAF, PENDING, ProblemKind, _Problems
+from memguard.ledger.changelog import CHANGE_ACTION, PROJECTIONS, encode_row, ops_of
+from memguard.ledger.rfc6962 import leaf_hash
+from memguard.ledger.tables import AuditEventRow, AuditFactRow
+from memguard.provenance import sha256_digest
+
+__all__ = [
+    "LoggedHead",
+    "check_projections",
+    "expected_projection",
+    "logged_heads",
+    "repair_derived",
+]
+
+_EVENT = AuditEventRow.__table__  # type: ignore[attr-defined]
+_EVENT_FACT = AuditFactRow.__table__  # type: ignore[attr-defined]
+
+Rows = dict[str, dict[tuple[Any, ...], dict[str, Any]]]
+
+
+def _key(table: Table, key: Mapping[str, Any]) -> tuple[Any, ...]:
+    return tuple(key.get(c.name) for c in table.primary_key)
+
+
+def _when(value: Any) -> datetime | None:
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            return None
+    if not isinstance(value, datetime):
+        return None
+    return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC)
+
+
+def _event_columns(row: Any, ev: Mapping[str, Any]) -> dict[str, tuple[Any, Any]]:
+    """Column -> (expected from the JSON, stored) for the event columns that differ."""
+    principal = ev.get("principal")
+    wanted: dict[str, Any] = {
+        "event_id": ev.get("event_id"),
+        "action": ev.get("action"),
+        "decision": ev.get("decision"),
+        "reason": str(ev.get("reason", ""))[:128],
+        "subject": principal.get("subject") if isinstance(principal, dict) else None,
+        "trace_id": ev.get("trace_id"),
+        "event_digest": sha256_digest(str(row.event).encode("utf-8")),
+    }
+    out: dict[str, tuple[Any, Any]] = {}
+    for column, value in wanted.items():
+        got = getattr(row, column)
+        if got != value:
+            out[column] = (value, got)
+    logged_ts, stored_ts = _when(ev.get("ts")), _when(row.ts)
+    if logged_ts is None or logged_ts != stored_ts:
+        out["ts"] = (ev.get("ts"), None if stored_ts is None else stored_ts.isoformat())
+    return out
+
+
+def _logged_events(conn: Connection) -> Iterator[tuple[Row[Any], bool, bool]]:
+    """Events in seq order with ``logged`` (in the tree or queued) and ``intact`` (the JSON still
+    hashes to its leaf: columns are checked against intact JSON only, the tree pass reports an
+    edited one)."""
+    query = (
+        select(
+            _EVENT,
+            func.coalesce(LEAF.c.leaf_hash, PENDING.c.leaf_hash).label("leaf_hash"),
+        )
+        .select_from(
+            _EVENT.outerjoin(LEAF, LEAF.c.event_seq == _EVENT.c.seq).outerjoin(
+                PENDING, PENDING.c.event_seq == _EVENT.c.seq
+            )
+        )
+        .order_by(_EVENT.c.seq)
+        .execution_options(yield_per=4096)
+    )
+    for row in conn.execute(query):
+        stored = row.leaf_hash
+        intact = stored is not None and bytes(stored) == leaf_hash(str(row.event).encode("utf-8"))
+        yield row, stored is not None, intact
+
+
+def _apply(expected: Rows, ops: Any) -> None:
+    for op in ops:
+        if not isinstance(op, Mapping):
+            continue
+        table = PROJECTIONS.get(str(op.get("t")))
+        key, row = op.get("key"), op.get("row")
+        if table is None or not isinstance(key, Mapping) or not isinstance(row, Mapping):
+            continue
+        rows, k = expected[table.name], _key(table, key)
+        kind = op.get("op")
+        if kind == "put":
+            rows[k] = dict(row)
+        elif kind == "set" and k in rows:
+            rows[k].update(row)
+        elif kind == "del":
+            rows.pop(k, None)
+
+
+def expected_projection(conn: Connection) -> Rows:
+    """Every projection row as the logged change entries wrote it (replayed in log order)."""
+    expected: Rows = {name: {} for name in PROJECTIONS}
+    for row, logged, _ in _logged_events(conn):
+        if logged and row.action == CHANGE_ACTION:
+            try:
+                ev = json.loads(row.event)
+            except ValueError:
+                continue
+            if isinstance(ev, dict) and ev.get("action") == CHANGE_ACTION:
+                _apply(expected, ops_of(ev.get("detail") or {}))
+    return expected
+
+
+def check_projections(conn: Connection, problems: _Problems) -> int:
+    """Replay every change entry and compare the projections; returns the entries replayed."""
+    expected: Rows = {name: {} for name in PROJECTIONS}
+    links: set[tuple[int, str]] = set()
+    replayed = 0
+    for row, logged, intact in _logged_events(conn):
+        if not logged:
+            continue  # reported as unlogged by the tree pass
+        try:
+            ev = json.loads(row.event)
+        except ValueError:
+            continue  # reported as edited by the tree pass
+        if not isinstance(ev, dict):
+            continue
+        seq = int(row.seq)
+        for column, (want, got) in (_event_columns(row, ev) if intact else {}).items():
+            problems.add(
+                ProblemKind.EVENT_COLUMN,
+                f"mg_audit_event seq {seq}: column `{column}` is {got!r}, its logged event says "
+                f"{want!r}",
+                event_seq=seq,
+                table=_EVENT.name,
+                key={"seq": seq},
+                column=column,
+                expected=want,
+                found=got,
+            )
+        fact_ids = ev.get("fact_ids")
+        if isinstance(fact_ids, list):
+            links.update((seq, str(f)) for f in fact_ids)
+        if ev.get("action") == CHANGE_ACTION:
+            _apply(expected, ops_of(ev.get("detail") or {}))
+            replayed += 1
+    for name, table in PROJECTIONS.items():
+        _compare(conn, table, expected[name], problems)
+    stored = {(int(s), str(f)) for s, f in conn.execute(select(_EVENT_FACT))}
+    for seq, fact_id in sorted(stored - links):
+        _row_problem(problems, ProblemKind.ROW_UNLOGGED, _EVENT_FACT.name,
+                     {"event_seq": seq, "fact_id": fact_id}, None, None, "present")  # fmt: skip
+    for seq, fact_id in sorted(links - stored):
+        _row_problem(problems, ProblemKind.ROW_DELETED, _EVENT_FACT.name,
+                     {"event_seq": seq, "fact_id": fact_id}, None, "present", None)  # fmt: skip
+    return replayed
+
+
+def _compare(
+    conn: Connection, table: Table, expected: dict[tuple[Any, ...], dict[str, Any]], problems: _Problems
+) -> None:
+    seen: set[tuple[Any, ...]] = set()
+    pk = [c.name for c in table.primary_key]
+    for raw in conn.execute(select(table).execution_options(yield_per=4096)):
+        got = encode_row(table, dict(raw._mapping))
+        k = _key(table, got)
+        key = {c: got[c] for c in pk}
+        want = expected.get(k)
+        if want is None or k in seen:
+            _row_problem(problems, ProblemKind.ROW_UNLOGGED, table.name, key, None, None, got)
+            continue
+        seen.add(k)
+        for column in got:
+            if column in want and want[column] != got[column]:
+                _row_problem(problems, ProblemKind.ROW_EDITED, table.name, key, column,
+                             want[column], got[column])  # fmt: skip
+    for k, want in expected.items():
+        if k not in seen:
+            key = dict(zip(pk, k, strict=True))
+            _row_problem(problems, ProblemKind.ROW_DELETED, table.name, key, None, want, None)
+
+
+def _row_problem(
+    problems: _Problems,
+    kind: ProblemKind,
+    table: str,
+    key: dict[str, Any],
+    column: str | None,
+    expected: Any,
+    found: Any,
+) -> None:
+    where = f"{table} {json.dumps(key, sort_keys=True, default=str)}"
+    if kind is ProblemKind.ROW_EDITED:
+        message = f"{where}: column `{column}` is {found!r}, the log says {expected!r}"
+    elif kind is ProblemKind.ROW_DELETED:
+        message = f"{where}: the row the log wrote is gone"
+    else:
+        message = f"{where}: no log entry wrote this row"
+    problems.add(kind, message, table=table, key=key, column=column, expected=expected, found=found)
+
+
+def repair_derived(conn: Connection) -> dict[str, int]:
+    """Rewrite event columns and fact links from the logged event JSON (``memguard ledger
+    repair``); returns how many event rows and links changed."""
+    fixed, links = 0, set[tuple[int, str]]()
+    for row, logged, _ in list(_logged_events(conn)):
+        try:
+            ev = json.loads(row.event)
+        except ValueError:
+            continue
+        if not logged or not isinstance(ev, dict):
+            continue
+        wrong = _event_columns(row, ev)
+        if wrong:
+            values = {c: want for c, (want, _) in wrong.items()}
+            if "ts" in values:
+                values["ts"] = _when(values["ts"])
+            conn.execute(_EVENT.update().where(_EVENT.c.seq == row.seq).values(**values))
+            fixed += 1
+        fact_ids = ev.get("fact_ids")
+        if isinstance(fact_ids, list):
+            links.update((int(row.seq), str(f)) for f in fact_ids)
+    stored = {(int(s), str(f)) for s, f in conn.execute(select(_EVENT_FACT))}
+    for seq, fact_id in stored - links:
+        conn.execute(
+            _EVENT_FACT.delete().where(
+                (_EVENT_FACT.c.event_seq == seq) & (_EVENT_FACT.c.fact_id == fact_id)
+            )
+        )
+    missing = sorted(links - stored)
+    if missing:
+        conn.execute(_EVENT_FACT.insert(), [{"event_seq": s, "fact_id": f} for s, f in missing])
+    return {"event_columns": fixed, "fact_links": len(stored - links) + len(missing)}
+
+
+# -- the read path: one fact's entries, compared (memguard/integrity.py) -------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedHead:
+    """What the log says about a fact's newest non-aborted version (from its change entries)."""
+
+    version: int | None
+    state: str | None
+    record: str | None  # "sha256:..." of the record text
+    quarantined: bool
+    intact: bool  # every entry still hashes to its leaf (or queued leaf)
+
+
+_PROV_NAME, _QUAR_NAME = "mg_provenance", "mg_quarantine"
+
+
+def logged_heads(conn: Connection, fact_ids: Sequence[str]) -> dict[str, LoggedHead]:
+    """The logged head of each fact among ``fact_ids`` that has change entries (one indexed query
+    over mg_audit_fact; each entry's JSON is hashed against its leaf, not replayed in full)."""
+    provs: dict[str, dict[int, dict[str, Any]]] = {}
+    held: dict[str, dict[str, bool]] = {}
+    intact: dict[str, bool] = {}
+    wanted = list(dict.fromkeys(fact_ids))
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        rows = conn.execute(
+            select(
+                _EVENT_FACT.c.fact_id,
+                _EVENT.c.event,
+                func.coalesce(LEAF.c.leaf_hash, PENDING.c.leaf_hash).label("leaf_hash"),
+            )
+            .select_from(
+                _EVENT_FACT.join(_EVENT, _EVENT.c.seq == _EVENT_FACT.c.event_seq)
+                .outerjoin(LEAF, LEAF.c.event_seq == _EVENT.c.seq)
+                .outerjoin(PENDING, PENDING.c.event_seq == _EVENT.c.seq)
+            )
+            .where(_EVENT_FACT.c.fact_id.in_(chunk), _EVENT.c.action == CHANGE_ACTION)
+            .order_by(_EVENT.c.seq)
+        ).all()
+        for fact_id, text, stored in rows:
+            fid = str(fact_id)
+            ok = stored is not None and bytes(stored) == leaf_hash(str(text).encode("utf-8"))
+            intact[fid] = intact.get(fid, True) and ok
+            try:
+                ev = json.loads(text)
+            except ValueError:
+                intact[fid] = False
+                continue
+            for op in ops_of(ev.get("detail") or {}) if isinstance(ev, dict) else []:
+                _apply_fact_op(fid, op, provs.setdefault(fid, {}), held.setdefault(fid, {}))
+    out: dict[str, LoggedHead] = {}
+    for fid, ok in intact.items():
+        versions = {v: r for v, r in provs.get(fid, {}).items() if r.get("state") != "aborted"}
+        head = versions[max(versions)] if versions else None
+        out[fid] = LoggedHead(
+            int(head["version"]) if head else None,
+            head.get("state") if head else None,
+            head.get("record") if head else None,
+            any(not lifted for lifted in held.get(fid, {}).values()),
+            ok,
+        )
+    return out
+
+
+def _apply_fact_op(
+    fid: str, op: Any, provs: dict[int, dict[str, Any]], held: dict[str, bool]
+) -> None:
+    if not isinstance(op, Mapping):
+        return
+    key, row, kind = op.get("key"), op.get("row"), op.get("op")
+    if not isinstance(key, Mapping) or not isinstance(row, Mapping) or key.get("fact_id") != fid:
+        return
+    if op.get("t") == _PROV_NAME and isinstance(key.get("version"), int):
+        version = int(key["version"])
+        if kind == "put":
+            provs[version] = dict(row)
+        elif kind == "set" and version in provs:
+            provs[version].update(row)
+        elif kind == "del":
+            provs.pop(version, None)
+    elif op.get("t") == _QUAR_NAME:
+        rid = str(key.get("revocation_id"))
+        if kind == "put" or (kind == "set" and rid in held):
+            held[rid] = bool(row.get("lifted", held.get(rid, False)))
+        elif kind == "del":
+            held.pop(rid, None)
