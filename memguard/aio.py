@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from memguard.guard import FactInput, MemoryGuard, RecalledFact, RecoveryReport
+from memguard.guard import FactInput, MemoryGuard, RecalledFact, RecoveryReport, RescanReport
 from memguard.identity import Identity
 from memguard.provenance import Provenance, Source, Turn
 from memguard.revocation import RevocationReport, RevocationSelector
@@ -172,6 +172,17 @@ class AsyncMemoryGuard:
 
     async def audit(self, identity: Identity, fact_id: str) -> dict[str, Any]:
         return await asyncio.to_thread(self.guard.audit, identity, fact_id)
+
+    async def rescan(
+        self,
+        *,
+        operator: str,
+        batch: int = 200,
+        on_batch: Callable[[int], object] | None = None,
+    ) -> RescanReport:
+        return await asyncio.to_thread(
+            lambda: self.guard.rescan(operator=operator, batch=batch, on_batch=on_batch)
+        )
 
     async def recover(self, *, older_than: float = 0.0) -> RecoveryReport:
         return await asyncio.to_thread(lambda: self.guard.recover(older_than=older_than))

@@ -108,13 +108,17 @@ def guard_harness(
     scope: ScopeResolver | None = None,
     clock: Callable[[], float] | None = None,
     dimension: int = 384,
+    scan: bool = True,
     **guard_options: Any,
 ) -> Iterator[GuardHarness]:
     """A :class:`GuardHarness` in ``directory`` (keys, ledger), closed on exit.
 
     ``policies``: a YAML policy file or folder (loaded strictly: a bad set raises). Without it (or
-    ``scope=``), the library's default scope (each user reads only their own facts) applies."""
+    ``scope=``), the library's default scope (each user reads only their own facts) applies.
+    ``scan``: the built-in content scanner, on as in the embedded default."""
     from memguard.policy.resolver import PolicyResolver
+    from memguard.scan import RuleScanner
+    from memguard.scan.stage import ScanStage
 
     if policies is not None and scope is not None:
         raise ValueError("give `policies` or `scope`, not both")
@@ -127,6 +131,7 @@ def guard_harness(
         ledger=Ledger.sqlite(root / "ledger.db"),
         verifier=tokens.verifier(),
         scope=resolver,
+        scan_stage=ScanStage(RuleScanner()) if scan else None,
         **options,
         **guard_options,
     )

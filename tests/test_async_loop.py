@@ -62,6 +62,7 @@ async def scenario(aguard: AsyncMemoryGuard, token: str) -> None:
     await aguard.endorse(me, [second.fact_id], reason="test")
     await aguard.delete(me, updated.fact_id)
     await aguard.recover()
+    await aguard.rescan(operator="test")
     await aguard.close()
 
 
