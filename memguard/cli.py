@@ -305,10 +305,12 @@ def audit(
             graph = lineage_graph(ledger, fact_id)
             typer.echo(to_dot(graph) if fmt is AuditFormat.dot else to_mermaid(graph), nl=False)
             return
-        if not no_store and ledger_url is None and (state_dir / "qdrant").exists():
-            from memguard.stores.qdrant import QdrantStore
+        if not no_store and ledger_url is None and any(
+            (state_dir / d).exists() for d in ("edge", "qdrant")
+        ):
+            from memguard.embedded import open_store
 
-            store = QdrantStore(path=str(state_dir / "qdrant"))
+            store = open_store(state_dir)
         try:
             report = audit_fact(ledger, store, fact_id)
         except FactNotFound:
