@@ -44,6 +44,10 @@ class _Memguard(ConventionGroup):
             "memguard.ledger.cli:ledger_app",
             "Integrate, checkpoint, prove and verify the tamper-evident audit log.",
         ),
+        "store": LazySubcommand(
+            "memguard.storecli:store_app",
+            "Check the vector store against the ledger; rebuild it from the ledger.",
+        ),
         "token": LazySubcommand(
             "memguard.tokens.cli:token_app",
             "Mint, exchange, decode and verify tokens for local development and demos.",
