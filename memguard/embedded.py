@@ -25,6 +25,7 @@ from memguard.ledger import Ledger
 from memguard.ledger.checkpoint import CheckpointSigner
 from memguard.scope import ScopeResolver
 from memguard.stores.base import MemoryStore
+from memguard.tokens.cache import CachingVerifier
 from memguard.tokens.local import LocalTokenService
 
 __all__ = ["DEFAULT_STATE_DIR", "EmbeddedStack", "Engine", "open_embedded", "open_store", "store_engine"]
@@ -70,7 +71,10 @@ def open_embedded(
         root, collection=collection, dimension=dimension, qdrant_url=qdrant_url, engine=engine
     )
     tokens = LocalTokenService(root / "keys")
-    guard = MemoryGuard(store=store, ledger=ledger, verifier=tokens.verifier(), scope=scope)
+    # a warm agent presents the same token on every call: bounded by exp, size and max age; the
+    # kernel still checks revocations on every authenticate (memguard/tokens/cache.py)
+    verifier = CachingVerifier(tokens.verifier())
+    guard = MemoryGuard(store=store, ledger=ledger, verifier=verifier, scope=scope)
     return EmbeddedStack(guard=guard, tokens=tokens, state_dir=root)
 
 
