@@ -1,4 +1,5 @@
-"""``memguard store ...``: check the embedded vector store against the ledger, and rebuild it from it.
+"""``memguard store ...``: check the embedded vector store against the ledger, rebuild it from it, and
+build its HNSW index (``optimize``).
 
 Exit codes (the table of every ``memguard`` command): 0 ok (check: every committed fact's point
 matches its ledger row; rebuild: done, even with facts whose content was lost, which are listed),
@@ -149,3 +150,29 @@ def rebuild(state_dir: StateDir = DEFAULT_STATE, as_json: AsJson = False) -> Non
     if old is not None:
         lines.append(f"the old store is kept in `{old}`")
     emit(data, as_json, "\n".join(lines))
+
+
+@store_app.command()
+def optimize(state_dir: StateDir = DEFAULT_STATE, as_json: AsJson = False) -> None:
+    """Build the qdrant-edge store's HNSW index now (blocks for seconds at 10^5 facts).
+
+    Run it off the request path (no other process may hold the store); searches are exact until
+    then, and approximate (recall measured in docs/benchmarks.md) after."""
+    import time
+
+    from memguard.embedded import store_engine
+    from memguard.stores.edge import QdrantEdgeStore
+
+    if store_engine(state_dir) != "edge" or not (state_dir / "edge").exists():
+        raise CliError(ExitCode.USAGE, "store.not_edge", f"no qdrant-edge store in `{state_dir}`")
+    store = QdrantEdgeStore(state_dir / "edge")
+    try:
+        t0 = time.perf_counter()
+        with progress("building the HNSW index"):
+            changed = store.optimize()
+        seconds = time.perf_counter() - t0
+    finally:
+        store.close()
+    _log.info("store.optimize", changed=changed, seconds=round(seconds, 3))
+    emit({"optimized": changed, "seconds": round(seconds, 3)}, as_json,
+         f"{'optimized' if changed else 'already optimal'} in {seconds:.1f} s")  # fmt: skip

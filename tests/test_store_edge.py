@@ -202,6 +202,8 @@ def test_rebuild_restores_a_tampered_reserved_block_from_the_ledger(tmp_path: Pa
     assert code == 0 and "restored 3 of 3" in out
     code, out = cli("store", "check", "--state-dir", state)
     assert code == 0 and "3 match the ledger" in out
+    code, out = cli("store", "optimize", "--json", "--state-dir", state)
+    assert code == 0 and isinstance(json.loads(out)["optimized"], bool)
 
 
 def test_a_shard_that_does_not_open_is_store_damaged(tmp_path: Path) -> None:
