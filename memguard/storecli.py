@@ -156,8 +156,9 @@ def rebuild(state_dir: StateDir = DEFAULT_STATE, as_json: AsJson = False) -> Non
 def optimize(state_dir: StateDir = DEFAULT_STATE, as_json: AsJson = False) -> None:
     """Build the qdrant-edge store's HNSW index now (blocks for seconds at 10^5 facts).
 
-    Run it off the request path (no other process may hold the store); searches are exact until
-    then, and approximate (recall measured in docs/benchmarks.md) after."""
+    Run it off the request path (no other process may hold the store). Searches are exact until
+    then and approximate after: at 10^5 facts with a 10% scope, recall@10 fell to 0.30
+    (docs/benchmarks.md), so keep the exact default unless you have measured your own scopes."""
     import time
 
     from memguard.embedded import store_engine

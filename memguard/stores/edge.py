@@ -295,8 +295,9 @@ class QdrantEdgeStore:
                 return
 
     def optimize(self) -> bool:
-        """Build the HNSW index of large segments (blocks for seconds at 10^5 points; run it off
-        the request path, e.g. ``memguard store optimize``). Searches are exact until then."""
+        """Build the HNSW index of large segments (blocks for minutes at 10^5 points; run it off
+        the request path, e.g. ``memguard store optimize``). Searches are exact until then; after
+        it, scoped recall can drop (0.30 at 10^5 with a 10% scope, docs/benchmarks.md)."""
         with self._errors() as shard:
             return shard.optimize()
 
