@@ -12,7 +12,7 @@ of the facts) with precomputed 384-d unit vectors (embedding excluded). Per size
 - fdatasync calls per guarded write call (``strace -f -c``, if present; else said so);
 - peak RSS after loading, and the time ``open_embedded`` takes to reopen the folder.
 
-    python benchmarks/bench_storage.py --quick          # 10^4, CI (< 1 min)
+    python benchmarks/bench_storage.py --quick          # 10^4 without the HNSW phase, CI
     python benchmarks/bench_storage.py                  # 10^4 and 10^5 (~10 min on 2 cores)
     python benchmarks/bench_storage.py --million        # adds 10^6 (hours; ~1 GiB per 10^5 on disk)
 """
@@ -87,7 +87,7 @@ def load(stack: EmbeddedStack, size: int, rng: np.random.Generator) -> tuple[lis
     return idents, vecs, owner, ids, time.perf_counter() - t0
 
 
-def bench_size(root: Path, size: int, queries: int) -> dict[str, float]:
+def bench_size(root: Path, size: int, queries: int, hnsw: bool) -> dict[str, float]:
     rng = np.random.default_rng(size)
     state = root / f"state-{size}"
     stack = open_embedded(state)
@@ -143,11 +143,11 @@ def bench_size(root: Path, size: int, queries: int) -> dict[str, float]:
                     f"recall10{tag}": min(recall)})  # fmt: skip
 
     searches("")
-    # the HNSW build, off the request path (`memguard store optimize`), then the same searches
-    t0 = time.perf_counter()
-    store.optimize()
-    out["optimize_s"] = time.perf_counter() - t0
-    searches("_hnsw")
+    if hnsw:  # the HNSW build, off the request path (`memguard store optimize`), then the same
+        t0 = time.perf_counter()
+        store.optimize()
+        out["optimize_s"] = time.perf_counter() - t0
+        searches("_hnsw")
     # writes, batch 64: guarded vs raw engine upsert of the same payloads + one fdatasync
     gw, rw, fs = [], [], []
     probe = root / f"fsync-{size}.bin"
@@ -215,7 +215,10 @@ def main() -> None:
     ap.add_argument("--million", action="store_true", help="add 10^6 (hours)")
     ap.add_argument("--sizes", type=int, nargs="*")
     ap.add_argument("--queries", type=int, default=50)
+    ap.add_argument("--hnsw", action=argparse.BooleanOptionalAction, default=None,
+                    help="also measure after the HNSW build (default: on, off with --quick)")
     args = ap.parse_args()
+    hnsw = (not args.quick) if args.hnsw is None else args.hnsw
     sizes = args.sizes or ([10_000] if args.quick else [10_000, 100_000])
     if args.million:
         sizes.append(1_000_000)
@@ -226,7 +229,7 @@ def main() -> None:
         with quiet_logs():
             fsyncs = fsync_per_write(root)
             for size in sizes:
-                rows.append(bench_size(root, size, args.queries))
+                rows.append(bench_size(root, size, args.queries, hnsw))
     print(f"load average after: {os.getloadavg()}")
     print(f"fdatasync+fsync per guarded write call (batch 1): {fsyncs}")
     print()
@@ -238,6 +241,8 @@ def main() -> None:
     print("|" + "---|" * 9)
     for r in rows:
         for tag, label in (("", "exact"), ("_hnsw", "HNSW")):
+            if "guarded_ms" + tag not in r:
+                continue
             print(f"| {int(r['size']):,} {label} | {r['guarded_ms' + tag]:.2f} | {r['raw_filtered_ms' + tag]:.2f} | "
                   f"{r['raw_unfiltered_ms' + tag]:.2f} | {r['numpy_ms' + tag]:.2f} | "
                   f"{r['guarded_ms' + tag] / r['raw_filtered_ms' + tag]:.2f}x | "
