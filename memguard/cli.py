@@ -44,6 +44,10 @@ class _Memguard(ConventionGroup):
             "memguard.ledger.cli:ledger_app",
             "Integrate, checkpoint, prove and verify the tamper-evident audit log.",
         ),
+        "store": LazySubcommand(
+            "memguard.storecli:store_app",
+            "Check the vector store against the ledger; rebuild it from the ledger.",
+        ),
         "token": LazySubcommand(
             "memguard.tokens.cli:token_app",
             "Mint, exchange, decode and verify tokens for local development and demos.",
@@ -315,10 +319,12 @@ def audit(
             graph = lineage_graph(ledger, fact_id)
             typer.echo(to_dot(graph) if fmt is AuditFormat.dot else to_mermaid(graph), nl=False)
             return
-        if not no_store and ledger_url is None and (state_dir / "qdrant").exists():
-            from memguard.stores.qdrant import QdrantStore
+        if not no_store and ledger_url is None and any(
+            (state_dir / d).exists() for d in ("edge", "qdrant")
+        ):
+            from memguard.embedded import open_store
 
-            store = QdrantStore(path=str(state_dir / "qdrant"))
+            store = open_store(state_dir)
         try:
             report = audit_fact(ledger, store, fact_id)
         except FactNotFound:

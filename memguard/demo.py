@@ -36,7 +36,7 @@ MARKER = ".memguard-demo"
 #: What a demo run leaves in its folder (a folder with only these, and the operational log, is
 #: the demo's even without the marker: runs before the marker existed left no marker).
 _DEMO_ENTRIES = frozenset(
-    {MARKER, "ledger.db", "ledger.db-wal", "ledger.db-shm", "qdrant", "keys", "sts",
+    {MARKER, "ledger.db", "ledger.db-wal", "ledger.db-shm", "qdrant", "edge", "keys", "sts",
      "operations.jsonl"}
 )  # fmt: skip
 

@@ -1,8 +1,10 @@
-"""The zero-config embedded default: Qdrant local mode, a SQLite (WAL) ledger, a local token service.
+"""The zero-config embedded default: qdrant-edge, a SQLite (WAL) ledger, a local token service.
 
 Everything lives in one project-local state folder (``.memguard/`` unless told otherwise)::
 
-    .memguard/qdrant/      Qdrant local-mode storage, one collection per owner
+    .memguard/edge/        the qdrant-edge shard (memguard/stores/edge.py), one process at a time
+    .memguard/qdrant/      qdrant-client local-mode storage, kept for state folders made before
+                           qdrant-edge was the default (one collection per owner)
     .memguard/ledger.db    provenance rows and the audit log
     .memguard/keys/        the local token service's signing key and the audit log's
                            checkpoint key (0600)
@@ -16,6 +18,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from memguard.guard import MemoryGuard
 from memguard.ledger import Ledger
@@ -24,9 +27,14 @@ from memguard.ledger.witness import WitnessDir
 from memguard.scan import RuleScanner
 from memguard.scan.stage import ScanStage
 from memguard.scope import ScopeResolver
+from memguard.stores.base import MemoryStore
+from memguard.tokens.cache import CachingVerifier
 from memguard.tokens.local import LocalTokenService
 
-__all__ = ["DEFAULT_STATE_DIR", "EmbeddedStack", "open_embedded"]
+__all__ = ["DEFAULT_STATE_DIR", "EmbeddedStack", "Engine", "open_embedded", "open_store", "store_engine"]
+
+#: ``edge``: qdrant-edge (the default); ``local``: qdrant-client local mode (slow at scale).
+Engine = Literal["edge", "local"]
 
 DEFAULT_STATE_DIR = ".memguard"
 
@@ -49,12 +57,13 @@ def open_embedded(
     ledger_url: str | None = None,
     qdrant_url: str | None = None,
     scope: ScopeResolver | None = None,
+    engine: Engine | None = None,
     scan: bool = True,
 ) -> EmbeddedStack:
-    """Open (creating if needed) the embedded stack under ``state_dir``; ``scan`` turns the
-    built-in content scanner on (memguard.scan: suspicious -> untrusted, malicious -> quarantined)."""
-    from memguard.stores.qdrant import QdrantStore
+    """Open (creating if needed) the embedded stack under ``state_dir``.
 
+    ``engine``: see :func:`open_store` (``None`` follows what the folder holds). ``scan`` turns the
+    built-in content scanner on (memguard.scan: suspicious -> untrusted, malicious -> quarantined)."""
     root = Path(state_dir)
     root.mkdir(parents=True, exist_ok=True)
     signer = CheckpointSigner.load_or_create(root / "keys" / "checkpoint.key")
@@ -64,18 +73,54 @@ def open_embedded(
         if ledger_url
         else Ledger.sqlite(root / "ledger.db", checkpoint_signer=signer, witness=witness)
     )
-    if qdrant_url:
-        store = QdrantStore(url=qdrant_url, collection=collection, dimension=dimension)
-    else:
-        # Local mode filters in Python point by point; one collection per owner keeps a scoped
-        # search close to an unfiltered one (benchmarks/README.md).
-        store = QdrantStore(
-            path=str(root / "qdrant"),
-            collection=collection,
-            dimension=dimension,
-            partition_by_owner=True,
-        )
+    store = open_store(
+        root, collection=collection, dimension=dimension, qdrant_url=qdrant_url, engine=engine
+    )
     tokens = LocalTokenService(root / "keys")
-    guard = MemoryGuard(store=store, ledger=ledger, verifier=tokens.verifier(), scope=scope,
+    # a warm agent presents the same token on every call: bounded by exp, size and max age; the
+    # kernel still checks revocations on every authenticate (memguard/tokens/cache.py)
+    verifier = CachingVerifier(tokens.verifier())
+    guard = MemoryGuard(store=store, ledger=ledger, verifier=verifier, scope=scope,
                         scan_stage=ScanStage(RuleScanner()) if scan else None)  # fmt: skip
     return EmbeddedStack(guard=guard, tokens=tokens, state_dir=root)
+
+
+def store_engine(root: Path, engine: Engine | None = None) -> Engine:
+    """The engine of a state folder: ``engine`` if given; else ``local`` when the folder has only a
+    qdrant-client local store (made before qdrant-edge was the default: its facts stay readable),
+    otherwise ``edge``."""
+    if engine is not None:
+        return engine
+    if (root / "qdrant").is_dir() and not (root / "edge").exists():
+        return "local"
+    return "edge"
+
+
+def open_store(
+    root: Path,
+    *,
+    collection: str = "memguard_facts",
+    dimension: int = 384,
+    qdrant_url: str | None = None,
+    engine: Engine | None = None,
+) -> MemoryStore:
+    """The vector store of a state folder: a Qdrant server (``qdrant_url``), else the embedded
+    engine :func:`store_engine` picks. Every one gets the same push-down translation."""
+    if qdrant_url:
+        from memguard.stores.qdrant import QdrantStore
+
+        return QdrantStore(url=qdrant_url, collection=collection, dimension=dimension)
+    if store_engine(root, engine) == "edge":
+        from memguard.stores.edge import QdrantEdgeStore
+
+        return QdrantEdgeStore(root / "edge", dimension=dimension)
+    from memguard.stores.qdrant import QdrantStore
+
+    # Local mode filters in Python point by point; one collection per owner keeps a scoped
+    # search close to an unfiltered one (benchmarks/README.md).
+    return QdrantStore(
+        path=str(root / "qdrant"),
+        collection=collection,
+        dimension=dimension,
+        partition_by_owner=True,
+    )

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import enum
 import fnmatch
+import functools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -350,6 +351,13 @@ class PointDecider(Protocol):
     ) -> bool: ...
 
 
+@functools.lru_cache(maxsize=64)
+def _default_scope_digest(namespaces: tuple[str, ...], min_trust: TrustLevel) -> str:
+    config = {"kind": "memguard.default-scope/v1", "namespaces": list(namespaces),
+              "min_trust": int(min_trust)}  # fmt: skip
+    return sha256_digest(canonical_json(config))
+
+
 class DefaultScopeResolver(BaseModel):
     """Built-in scope: owner isolation, namespace allowlist and a minimum trust.
 
@@ -366,8 +374,8 @@ class DefaultScopeResolver(BaseModel):
 
     @property
     def digest(self) -> str:
-        config = {"kind": "memguard.default-scope/v1", **self.model_dump(mode="json")}
-        return sha256_digest(canonical_json(config))
+        # every read and write records it: cached by value (a copy with other values gets its own)
+        return _default_scope_digest(self.namespaces, self.min_trust)
 
     def _namespace_ok(self, namespace: str) -> bool:
         return any(fnmatch.fnmatchcase(namespace, pattern) for pattern in self.namespaces)

@@ -53,6 +53,10 @@ def _store(kind: str, tmp_path: Path) -> Any:
         return QdrantStore(location=":memory:")
     if kind == "qdrant-path":
         return QdrantStore(path=str(tmp_path / "qdrant"))
+    if kind == "edge":  # the embedded default (memguard/stores/edge.py)
+        from memguard.stores.edge import QdrantEdgeStore
+
+        return QdrantEdgeStore(tmp_path / "edge", dimension=384)
     raise AssertionError(kind)
 
 

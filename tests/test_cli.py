@@ -205,21 +205,16 @@ def test_audit_lineage_as_dot_and_mermaid(demo_runs) -> None:  # type: ignore[no
 
 
 def test_audit_reports_tampering(demo_runs, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from qdrant_client import QdrantClient
-
-    from memguard import QdrantStore
+    import qdrant_edge as qe
 
     work, (_, proc) = demo_runs
     copy = tmp_path / "state"
     shutil.copytree(work / "state", copy)
     fact_id = _web_fact_id(proc.stdout)
-    # the embedded store keeps one collection per owner; tamper with the raw client, behind memguard
-    store = QdrantStore(path=str(copy / "qdrant"))
-    collection = store.partition_name("https://memguard.local", "alice")
-    store.close()
-    client = QdrantClient(path=str(copy / "qdrant"))
-    client.set_payload(collection, payload={"text": "harmless text"}, points=[fact_id])
-    client.close()
+    # the embedded store is one qdrant-edge shard; tamper with the raw engine, behind memguard
+    shard = qe.EdgeShard.load(str(copy / "edge" / "shard"))
+    shard.update(qe.UpdateOperation.set_payload([fact_id], {"text": "harmless text"}))
+    shard.close()
     audit = cli("audit", fact_id, "--json", "--state-dir", copy)
     assert audit.code == ExitCode.VERIFY_FAILED
     report = audit.json()

@@ -1,0 +1,262 @@
+"""The default ``open_embedded`` build (qdrant-edge in a state folder, SQLite ledger), measured as users run it.
+
+Not ``":memory:"``: the store is the on-disk shard ``open_embedded`` opens. Facts are written through
+the guard (``write_many``, batches of 512, round-robin over 10 owners, so a caller's scope holds ~10%
+of the facts) with precomputed 384-d unit vectors (embedding excluded). Per size it prints:
+
+- guarded search (``guard.search`` with the caller's scope, k=10) vs the *same engine's* raw filtered
+  search (the shard's ``query`` with the very filter the guard pushes down) and raw unfiltered;
+- numpy brute force over the caller's facts (a boolean mask, a mat-vec, ``argpartition``);
+- recall@10 of guarded search vs the exact top 10 of the caller's facts;
+- guarded ``write_many`` of 64 vs the raw engine upsert of the same 64 payloads plus one fdatasync;
+- fdatasync calls per guarded write call (``strace -f -c``, if present; else said so);
+- peak RSS after loading, and the time ``open_embedded`` takes to reopen the folder.
+
+    python benchmarks/bench_storage.py --quick          # 10^4 without the HNSW phase, CI
+    python benchmarks/bench_storage.py                  # 10^4 and 10^5 (~10 min on 2 cores)
+    python benchmarks/bench_storage.py --million        # adds 10^6 (hours; ~1 GiB per 10^5 on disk)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import qdrant_edge as qe
+from benchutil import quiet_logs
+
+from memguard import FactInput, Source, SourceKind, Turn, open_embedded
+from memguard.embedded import EmbeddedStack
+from memguard.pushdown.edge import to_edge_filter
+from memguard.stores.edge import QdrantEdgeStore
+
+DIM = 384
+OWNERS = 10
+BATCH = 64  # the timed write batch
+LOAD_BATCH = 512  # loading is set-up, not measured: bigger batches keep the quick run short
+K = 10
+
+
+def unit(rng: np.random.Generator, n: int) -> npt.NDArray[np.float32]:
+    m = rng.standard_normal((n, DIM)).astype(np.float32)
+    m /= np.linalg.norm(m, axis=1, keepdims=True)
+    return m
+
+
+def med_ms(xs: list[float]) -> float:
+    return statistics.median(xs) * 1000 if xs else float("nan")
+
+
+def rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def facts(vecs: npt.NDArray[np.float32], tag: str) -> list[FactInput]:
+    src = Source(kind=SourceKind.USER_MESSAGE)
+    return [
+        FactInput(text=f"fact {tag}-{i}", namespace="notes", source=src,
+                  turn=Turn(session_id="bench", turn_index=i), vector=tuple(float(x) for x in v))
+        for i, v in enumerate(vecs)
+    ]  # fmt: skip
+
+
+def load(stack: EmbeddedStack, size: int, rng: np.random.Generator) -> tuple[list[object], npt.NDArray[np.float32], npt.NDArray[np.int64], list[str], float]:
+    """Write ``size`` facts; returns (identities, vectors, owner index per fact, fact ids, seconds)."""
+    guard, tokens = stack.guard, stack.tokens
+    idents = [guard.authenticate(tokens.issue(f"owner-{i}", ttl=3600)) for i in range(OWNERS)]
+    vecs = unit(rng, size)
+    owner = np.zeros(size, dtype=np.int64)
+    ids: list[str] = []
+    t0 = time.perf_counter()
+    for b, start in enumerate(range(0, size, LOAD_BATCH)):
+        chunk = vecs[start : start + LOAD_BATCH]
+        recs = guard.write_many(idents[b % OWNERS], facts(chunk, f"{b}"))  # type: ignore[arg-type]
+        owner[start : start + len(chunk)] = b % OWNERS
+        ids.extend(r.fact_id for r in recs)
+    return idents, vecs, owner, ids, time.perf_counter() - t0
+
+
+def bench_size(root: Path, size: int, queries: int, hnsw: bool) -> dict[str, float]:
+    rng = np.random.default_rng(size)
+    state = root / f"state-{size}"
+    stack = open_embedded(state)
+    store = stack.guard.store
+    assert isinstance(store, QdrantEdgeStore), type(store)
+    out: dict[str, float] = {"size": size}
+    idents, vecs, owner, ids, secs = load(stack, size, rng)
+    out["load_s"] = secs
+    out["rss_mib"] = rss_mib()
+    me = idents[0]
+    mask = owner == 0
+    mine = vecs[mask]
+    mine_ids = np.asarray(ids)[mask]
+    # the filter the guard pushes down, taken from a real guarded search's plan
+    captured: list[object] = []
+    original = store.search
+
+    def spy(vector, *, condition, limit, offset=0):  # type: ignore[no-untyped-def]
+        captured.append(condition)
+        return original(vector, condition=condition, limit=limit, offset=offset)
+
+    store.search = spy  # type: ignore[method-assign]
+    q0 = unit(rng, 1)[0]
+    stack.guard.search(me, vector=[float(x) for x in q0], k=K)  # type: ignore[arg-type]
+    store.search = original  # type: ignore[method-assign]
+    condition = captured[0]
+    flt = None if condition is None else to_edge_filter(condition)  # type: ignore[arg-type]
+    shard = store._shard
+    qs = unit(rng, queries)
+
+    def searches(tag: str) -> None:
+        g, rf, ru, npb, recall = [], [], [], [], []
+        for q in qs:
+            ql = [float(x) for x in q]
+            t0 = time.perf_counter()
+            hits = stack.guard.search(me, vector=ql, k=K)  # type: ignore[arg-type]
+            g.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            shard.query(qe.QueryRequest(limit=K, query=qe.Query.Nearest(ql), filter=flt, with_payload=True))
+            rf.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            shard.query(qe.QueryRequest(limit=K, query=qe.Query.Nearest(ql), with_payload=True))
+            ru.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            sel = vecs[owner == 0]
+            scores = sel @ q
+            np.argpartition(-scores, K)[:K]
+            npb.append(time.perf_counter() - t0)
+            exact = set(mine_ids[np.argsort(-(mine @ q))[:K]].tolist())
+            recall.append(len(exact & {h.fact_id for h in hits}) / K)
+        out.update({f"guarded_ms{tag}": med_ms(g), f"raw_filtered_ms{tag}": med_ms(rf),
+                    f"raw_unfiltered_ms{tag}": med_ms(ru), f"numpy_ms{tag}": med_ms(npb),
+                    f"recall10{tag}": min(recall)})  # fmt: skip
+
+    searches("")
+    if hnsw:  # the HNSW build, off the request path (`memguard store optimize`), then the same
+        t0 = time.perf_counter()
+        store.optimize()
+        out["optimize_s"] = time.perf_counter() - t0
+        searches("_hnsw")
+    # writes, batch 64: guarded vs raw engine upsert of the same payloads + one fdatasync
+    gw, rw, fs = [], [], []
+    probe = root / f"fsync-{size}.bin"
+    with probe.open("wb") as fh:
+        for i in range(12):
+            batch = unit(rng, BATCH)
+            t0 = time.perf_counter()
+            recs = stack.guard.write_many(idents[i % OWNERS], facts(batch, f"w{i}"))  # type: ignore[arg-type]
+            gw.append(time.perf_counter() - t0)
+            got = store.retrieve([r.fact_id for r in recs])
+            pts = [qe.Point(str(uuid.uuid4()), [float(x) for x in v], dict(p.payload))
+                   for v, p in zip(batch, got, strict=True)]  # fmt: skip
+            t0 = time.perf_counter()
+            shard.update(qe.UpdateOperation.upsert_points(pts))
+            rw.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            fh.write(b"x" * 4096)
+            fh.flush()
+            os.fdatasync(fh.fileno())
+            fs.append(time.perf_counter() - t0)
+    out.update(guard64_ms=med_ms(gw), raw64_ms=med_ms(rw), fdatasync_ms=med_ms(fs))
+    stack.close()
+    t0 = time.perf_counter()
+    stack = open_embedded(state)
+    out["reopen_s"] = time.perf_counter() - t0
+    stack.close()
+    out["disk_mib"] = sum(f.stat().st_size for f in (state / "edge").rglob("*") if f.is_file()) / 2**20
+    return out
+
+
+def fsync_per_write(root: Path) -> str:
+    """fdatasync+fsync per guarded write call (batch 1), from ``strace -f -c`` of a child that
+    writes 0 and then 40 facts into a fresh default stack (the difference / 40)."""
+    if shutil.which("strace") is None:
+        return "n/a (strace not installed)"
+    counts = []
+    for n in (0, 40):
+        state = root / f"strace-{n}"
+        log = root / f"strace-{n}.txt"
+        src = "Source(kind=SourceKind.USER_MESSAGE)"
+        code = "\n".join([
+            f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r})",
+            "from memguard import open_embedded, Source, SourceKind, Turn",
+            f"s = open_embedded({str(state)!r}); g = s.guard",
+            "me = g.authenticate(s.tokens.issue('a'))",
+            f"g.write(me, 'warm', namespace='n', source={src}, turn=Turn(session_id='s', turn_index=0))",
+            f"for i in range({n}):",
+            f"    g.write(me, 'f' + str(i), namespace='n', source={src}, turn=Turn(session_id='s', turn_index=i))",
+            "s.close()",
+        ])  # fmt: skip
+        subprocess.run(["strace", "-f", "-c", "-e", "trace=fsync,fdatasync", "-o", str(log),
+                        sys.executable, "-c", code], check=True, capture_output=True)  # fmt: skip
+        total = 0
+        for line in log.read_text().splitlines():
+            parts = line.split()
+            if parts and parts[-1] in ("fsync", "fdatasync"):
+                total += int(parts[3])
+        counts.append(total)
+    return f"{(counts[1] - counts[0]) / 40:.2f}"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="10^4 only (CI, < 1 min)")
+    ap.add_argument("--million", action="store_true", help="add 10^6 (hours)")
+    ap.add_argument("--sizes", type=int, nargs="*")
+    ap.add_argument("--queries", type=int, default=50)
+    ap.add_argument("--hnsw", action=argparse.BooleanOptionalAction, default=None,
+                    help="also measure after the HNSW build (default: on, off with --quick)")
+    args = ap.parse_args()
+    hnsw = (not args.quick) if args.hnsw is None else args.hnsw
+    sizes = args.sizes or ([10_000] if args.quick else [10_000, 100_000])
+    if args.million:
+        sizes.append(1_000_000)
+    print(f"load average: {os.getloadavg()}  cpus: {os.cpu_count()}")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="mg-bench-storage-") as tmp:
+        root = Path(tmp)
+        with quiet_logs():
+            fsyncs = fsync_per_write(root)
+            for size in sizes:
+                rows.append(bench_size(root, size, args.queries, hnsw))
+    print(f"load average after: {os.getloadavg()}")
+    print(f"fdatasync+fsync per guarded write call (batch 1): {fsyncs}")
+    print()
+    print("Searches (k=10, the caller's scope holds ~10% of the facts; medians, ms). Before / after"
+          " the HNSW build (`memguard store optimize`, its time in the last column).")
+    print()
+    print("| facts | guarded | raw filtered (same engine) | raw unfiltered | numpy brute force"
+          " | guarded / raw filtered | guarded / numpy | recall@10 (min) | HNSW build s |")  # fmt: skip
+    print("|" + "---|" * 9)
+    for r in rows:
+        for tag, label in (("", "exact"), ("_hnsw", "HNSW")):
+            if "guarded_ms" + tag not in r:
+                continue
+            print(f"| {int(r['size']):,} {label} | {r['guarded_ms' + tag]:.2f} | {r['raw_filtered_ms' + tag]:.2f} | "
+                  f"{r['raw_unfiltered_ms' + tag]:.2f} | {r['numpy_ms' + tag]:.2f} | "
+                  f"{r['guarded_ms' + tag] / r['raw_filtered_ms' + tag]:.2f}x | "
+                  f"{r['guarded_ms' + tag] / r['numpy_ms' + tag]:.2f}x | {r['recall10' + tag]:.2f} | "
+                  f"{r['optimize_s'] if tag else 0:.1f} |")  # fmt: skip
+    print()
+    print("| facts | write 64 guarded ms | raw upsert 64 + fdatasync ms | ratio | load s | peak RSS MiB"
+          " | disk MiB | reopen s |")  # fmt: skip
+    print("|" + "---|" * 8)
+    for r in rows:
+        raw_w = r["raw64_ms"] + r["fdatasync_ms"]
+        print(f"| {int(r['size']):,} | {r['guard64_ms']:.1f} | {raw_w:.1f} | {r['guard64_ms'] / raw_w:.2f}x | "
+              f"{r['load_s']:.1f} | {r['rss_mib']:.0f} | {r['disk_mib']:.0f} | {r['reopen_s']:.2f} |")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,246 @@
+"""The qdrant-edge store (the embedded default): the MemoryStore protocol on a real shard, one process
+per folder, damage found and isolated, and ``memguard store check`` / ``rebuild``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from memguard import FactNotFound, Source, SourceKind, Turn, open_embedded
+from memguard.cli import app
+from memguard.clikit import ExitCode
+from memguard.errors import StoreError, UntranslatableCondition
+from memguard.scope import FIELDS, And, Eq, Gte, Not
+from memguard.stores.base import StoredPoint
+from memguard.stores.edge import QdrantEdgeStore, StoreDamaged, StoreLocked
+
+DIM = 4
+TURN = Turn(session_id="s-store", turn_index=1)
+
+
+def _id(i: int) -> str:
+    return str(uuid.UUID(int=i + 1))
+
+
+def _point(i: int, owner: str, trust: int) -> StoredPoint:
+    fields = {"fact_id": _id(i), "owner_iss": "iss", "owner_sub": owner, "trust": trust}
+    return StoredPoint(_id(i), {"text": f"t{i}", "metadata": {}, "memguard": fields},
+                       [1.0, float(i), 0.0, 0.5])  # fmt: skip
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> QdrantEdgeStore:
+    s = QdrantEdgeStore(tmp_path / "edge", dimension=DIM)
+    s.upsert([_point(i, "alice" if i % 2 else "bob", i % 7) for i in range(20)])
+    yield s  # type: ignore[misc]
+    s.close()
+
+
+def test_protocol_on_a_real_shard(store: QdrantEdgeStore) -> None:
+    alice = And((Eq("owner_iss", "iss"), Eq("owner_sub", "alice")))
+    hits = store.search([1.0, 3.0, 0.0, 0.5], condition=alice, limit=5)
+    assert len(hits) == 5 and all(h.payload["memguard"]["owner_sub"] == "alice" for h in hits)
+    assert hits[0].fact_id == _id(3)  # exact nearest within the scope
+    page = store.search([1.0, 3.0, 0.0, 0.5], condition=alice, limit=5, offset=5)
+    assert {h.fact_id for h in page}.isdisjoint(h.fact_id for h in hits) and len(page) == 5
+    # scroll pages in id order with an inclusive cursor
+    first, cursor = store.scroll(condition=alice, limit=4)
+    assert [p.fact_id for p in first] == sorted(p.fact_id for p in first) and cursor is not None
+    rest, end = store.scroll(condition=alice, limit=100, cursor=cursor)
+    assert end is None and len(first) + len(rest) == 10 and rest[0].fact_id == cursor
+    # negation carries its existence guard: a point without `trust` is not "not trust >= 3"
+    store.upsert([StoredPoint(_id(99), {"memguard": {"owner_sub": "alice"}}, [1.0, 0, 0, 0])])
+    low = store.scroll(condition=Not(Gte("trust", 3)), limit=100)[0]
+    assert _id(99) not in {p.fact_id for p in low} and len(low) == 9
+    # retrieve: unknown and non-UUID ids are simply absent
+    got = store.retrieve([_id(0), _id(500), "not-a-uuid"])
+    assert [p.fact_id for p in got] == [_id(0)]
+    store.set_trust({_id(0): 0, _id(500): 6})
+    assert store.retrieve([_id(0)])[0].payload["memguard"]["trust"] == 0
+    store.delete([_id(0), "not-a-uuid"])
+    assert store.retrieve([_id(0)]) == [] and store.count() == 20
+    assert set(store.vectors([_id(1)])) == {_id(1)}
+    with pytest.raises(StoreError):
+        store.upsert([StoredPoint(_id(1), {}, [1.0, 2.0])])  # wrong dimension
+
+
+def test_an_untranslatable_condition_is_refused(store: QdrantEdgeStore) -> None:
+    with pytest.raises(UntranslatableCondition):
+        store.search([1.0, 0, 0, 0], condition=Eq("not_a_field", "x"), limit=3)
+
+
+def test_payload_indexes_on_every_scope_field_and_reopen(tmp_path: Path) -> None:
+    s = QdrantEdgeStore(tmp_path / "edge", dimension=DIM)
+    s.upsert([_point(i, "alice", 3) for i in range(5)])
+    s.close()
+    s = QdrantEdgeStore(tmp_path / "edge", dimension=DIM)
+    try:
+        assert s.count() == 5
+        schema = s._shard.info().payload_schema
+        assert {f"memguard.{name}" for name in FIELDS} <= set(schema)
+        tenant = schema["memguard.owner_sub"].params
+        assert getattr(tenant, "is_tenant", None) is True
+    finally:
+        s.close()
+    with pytest.raises(StoreError, match="dimension"):
+        QdrantEdgeStore(tmp_path / "edge", dimension=8)
+
+
+def test_a_second_opener_gets_store_locked(tmp_path: Path) -> None:
+    s = QdrantEdgeStore(tmp_path / "edge", dimension=DIM)
+    try:
+        with pytest.raises(StoreLocked, match="Qdrant server"):
+            QdrantEdgeStore(tmp_path / "edge", dimension=DIM)
+        code = (
+            "from memguard.stores.edge import QdrantEdgeStore\n"
+            "from memguard.errors import StoreError\n"
+            "try:\n"
+            f"    QdrantEdgeStore({str(tmp_path / 'edge')!r}, dimension={DIM})\n"
+            "except StoreError as exc:\n"
+            "    print(exc.code)\n"
+        )
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        assert out.stdout.strip() == "backend.store.locked", out.stderr
+    finally:
+        s.close()
+    QdrantEdgeStore(tmp_path / "edge", dimension=DIM).close()  # released on close
+
+
+# -- damage, through the guard and the CLI ----------------------------------------------------------
+
+
+def _write_three(state: Path) -> tuple[list[str], list[str]]:
+    stack = open_embedded(state)
+    try:
+        me = stack.guard.authenticate(stack.tokens.issue("alice"))
+        texts = [f"fact number {n} " + f"unique-marker-{n}-" * 12 for n in range(3)]
+        ids = [
+            stack.guard.write(me, t, namespace="notes",
+                              source=Source(kind=SourceKind.WEB, uri="https://example.org"), turn=TURN).fact_id
+            for t in texts
+        ]  # fmt: skip
+    finally:
+        stack.close()
+    return ids, texts
+
+
+def _corrupt(state: Path, marker: str) -> None:
+    """Overwrite the stored bytes of one point's payload (behind memguard's back)."""
+    pages = list((state / "edge" / "shard" / "segments").glob("*/payload_storage/page_*.dat"))
+    for page in pages:
+        data = bytearray(page.read_bytes())
+        at = data.find(marker.encode())
+        if at >= 0:
+            data[at - 16 : at + 48] = b"\xff" * 64
+            page.write_bytes(bytes(data))
+            return
+    raise AssertionError("marker not found in the payload storage")
+
+
+def cli(*args: str | Path) -> tuple[int, str]:
+    got = CliRunner().invoke(app, [str(a) for a in args])
+    if got.exception is not None and not isinstance(got.exception, SystemExit):
+        raise got.exception
+    return got.exit_code, got.stdout
+
+
+def test_an_unreadable_point_is_withheld_with_an_alarm_and_the_rest_served(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    ids, _ = _write_three(state)
+    _corrupt(state, "unique-marker-1-")
+    stack = open_embedded(state)
+    try:
+        me = stack.guard.authenticate(stack.tokens.issue("alice"))
+        served = {r.fact_id for r in stack.guard.search(me, "fact number", k=10)}
+        assert served == {ids[0], ids[2]}
+        with pytest.raises(FactNotFound):
+            stack.guard.get(me, ids[1])
+        alarms = [e for e in stack.guard.ledger.events(decision="alarm") if ids[1] in e.fact_ids]
+        assert alarms and alarms[0].reason == "integrity.malformed_payload"
+    finally:
+        stack.close()
+    code, out = cli("store", "check", "--json", "--state-dir", state)
+    assert code == ExitCode.VERIFY_FAILED
+    report = json.loads(out)
+    assert report["problems"] == {ids[1]: "integrity.malformed_payload"} and report["matching"] == 2
+    # rebuild: the two intact facts are restored; the damaged one's content is not in the ledger
+    code, out = cli("store", "rebuild", "--json", "--state-dir", state)
+    assert code == 0, out
+    rebuilt = json.loads(out)
+    assert rebuilt["restored"] == 2 and set(rebuilt["lost"]) == {ids[1]}
+    assert rebuilt["kept"] and Path(rebuilt["kept"]).is_dir()
+    code, out = cli("store", "check", "--json", "--state-dir", state)
+    assert json.loads(out)["problems"] == {ids[1]: "integrity.missing_point"}
+    stack = open_embedded(state)
+    try:
+        me = stack.guard.authenticate(stack.tokens.issue("alice"))
+        assert {r.fact_id for r in stack.guard.search(me, "fact number", k=10)} == {ids[0], ids[2]}
+        events = [e for e in stack.guard.ledger.events() if e.action == "store_rebuild"]
+        assert events and events[0].fact_ids == (ids[1],)  # the rebuild is on the record
+    finally:
+        stack.close()
+
+
+def test_rebuild_restores_a_tampered_reserved_block_from_the_ledger(tmp_path: Path) -> None:
+    import qdrant_edge as qe
+
+    state = tmp_path / "state"
+    ids, _ = _write_three(state)
+    shard = qe.EdgeShard.load(str(state / "edge" / "shard"))
+    shard.update(qe.UpdateOperation.set_payload([ids[0]], {"trust": 6}, key="memguard"))
+    shard.close()
+    code, out = cli("store", "check", "--json", "--state-dir", state)
+    assert code == ExitCode.VERIFY_FAILED
+    assert json.loads(out)["problems"] == {ids[0]: "integrity.index_mismatch"}
+    code, out = cli("store", "rebuild", "--state-dir", state)
+    assert code == 0 and "restored 3 of 3" in out
+    code, out = cli("store", "check", "--state-dir", state)
+    assert code == 0 and "3 match the ledger" in out
+    code, out = cli("store", "optimize", "--json", "--state-dir", state)
+    assert code == 0 and isinstance(json.loads(out)["optimized"], bool)
+
+
+def test_a_shard_that_does_not_open_is_store_damaged(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    _write_three(state)
+    for seg in (state / "edge" / "shard" / "segments").glob("*/segment.json"):
+        seg.write_text("garbage")
+    with pytest.raises(StoreDamaged, match="memguard store rebuild"):
+        open_embedded(state)
+    code, out = cli("store", "rebuild", "--json", "--state-dir", state)
+    assert code == 0  # nothing readable survives: every fact is reported lost, not invented
+    assert json.loads(out)["restored"] == 0 and len(json.loads(out)["lost"]) == 3
+
+
+def test_a_folder_with_an_older_local_store_keeps_it_until_rebuilt(tmp_path: Path) -> None:
+    from memguard import QdrantStore
+
+    state = tmp_path / "state"
+    stack = open_embedded(state, engine="local")
+    try:
+        assert isinstance(stack.guard.store, QdrantStore)
+        me = stack.guard.authenticate(stack.tokens.issue("alice"))
+        fid = stack.guard.write(me, "kept across the move", namespace="n",
+                                source=Source(kind=SourceKind.WEB, uri="https://e.org"), turn=TURN).fact_id  # fmt: skip
+    finally:
+        stack.close()
+    stack = open_embedded(state)  # follows the folder: its facts stay readable
+    try:
+        assert isinstance(stack.guard.store, QdrantStore)
+    finally:
+        stack.close()
+    code, out = cli("store", "rebuild", "--state-dir", state)  # the move to qdrant-edge
+    assert code == 0 and "restored 1 of 1" in out
+    stack = open_embedded(state)
+    try:
+        assert isinstance(stack.guard.store, QdrantEdgeStore)
+        me = stack.guard.authenticate(stack.tokens.issue("alice"))
+        assert stack.guard.get(me, fid).text == "kept across the move"
+    finally:
+        stack.close()
