@@ -10,14 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memguard.ledger import LedgerRecord
-from memguard.ledger.replay import LoggedHead
 from memguard.provenance import Provenance, canonical_json, content_digest, sha256_digest
 from memguard.scope import index_fields
 from memguard.stores.base import RESERVED_PAYLOAD_KEY
 from memguard.trust import TrustLevel
+
+if TYPE_CHECKING:  # the ledger checks store points with this module: types only, no import cycle
+    from memguard.ledger import LedgerRecord
+    from memguard.ledger.replay import LoggedHead
 
 __all__ = [
     "Candidate",

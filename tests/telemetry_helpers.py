@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -25,8 +26,14 @@ class Telemetry:
     def spans(self, name: str | None = None) -> list[ReadableSpan]:
         return [s for s in self.exporter.get_finished_spans() if name is None or s.name == name]
 
-    def one(self, name: str) -> ReadableSpan:
+    def one(self, name: str, wait: float = 5.0) -> ReadableSpan:
+        """The one finished span named ``name``. A server span ends after the response was sent,
+        so the client can see the response first: wait up to ``wait`` seconds for it."""
+        deadline = time.monotonic() + wait
         found = self.spans(name)
+        while not found and time.monotonic() < deadline:
+            time.sleep(0.02)
+            found = self.spans(name)
         assert len(found) == 1, f"{len(found)} spans named {name}: {[s.name for s in self.spans()]}"
         return found[0]
 

@@ -153,12 +153,16 @@ def test_cli_revoke_audit_endorse(tmp_path: Path) -> None:
     listing = run("audit", "--domain", "lisbon-travel-tips.example", "--json",
                   "--state-dir", state, cwd=tmp_path)  # fmt: skip
     assert listing.returncode == 0, listing.stderr
-    (web,) = json.loads(listing.stdout)["matched"]
+    matched = json.loads(listing.stdout)["matched"]
+    # the demo's site: the poisoned page (untrusted) and the injection the scanner quarantined
+    (web,) = [m for m in matched if m["source"]["uri"].endswith("/may")]
+    (injected,) = [m for m in matched if m["source"]["uri"].endswith("/contact")]
+    assert (web["trust"], injected["trust"]) == ("untrusted", "quarantined")
     revoked = run("revoke", "--domain", "lisbon-travel-tips.example", "--reason", "injected page",
                   "--json", "--state-dir", state, cwd=tmp_path)  # fmt: skip
     assert revoked.returncode == 0, revoked.stderr
     out = json.loads(revoked.stdout)
-    assert out["roots"] == [web["fact_id"]] and out["store_synced"] is True
+    assert web["fact_id"] in out["roots"] and out["store_synced"] is True
     audit = run("audit", web["fact_id"], "--json", "--state-dir", state, cwd=tmp_path)
     assert audit.returncode == 0, audit.stderr
     report = json.loads(audit.stdout)

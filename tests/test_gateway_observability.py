@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,17 @@ def _lines(buffer: io.StringIO) -> list[dict[str, Any]]:
     return [json.loads(line) for line in buffer.getvalue().splitlines() if line.strip()]
 
 
+def _access_lines(buffer: io.StringIO, count: int, wait: float = 5.0) -> list[dict[str, Any]]:
+    """The access lines, once ``count`` are there: a line is written when the request's ASGI call
+    returns, which can be just after the client read the response."""
+    deadline = time.monotonic() + wait
+    while True:
+        access = [line for line in _lines(buffer) if line["event"] == "gateway.request"]
+        if len(access) >= count or time.monotonic() > deadline:
+            return access
+        time.sleep(0.02)
+
+
 def test_every_request_has_exactly_one_access_line(gw: Gateway, json_lines: io.StringIO) -> None:
     alice = gw.user_token("alice")
     bob = gw.user_token("bob")
@@ -73,8 +85,8 @@ def test_every_request_has_exactly_one_access_line(gw: Gateway, json_lines: io.S
     json_lines.seek(0)
     statuses = [call().status_code for call in calls]
     assert statuses == [201, 200, 404, 401, 422, 200, 404]
+    access = _access_lines(json_lines, len(statuses))
     lines = _lines(json_lines)
-    access = [line for line in lines if line["event"] == "gateway.request"]
     assert [a["status"] for a in access] == statuses  # one line per request, in order
     # the kernel's decision lines are folded into the access lines, never a second line
     assert not [line for line in lines if line["event"] == "memguard.decision"]

@@ -596,29 +596,34 @@ def test_every_store_payload_field_mutation_is_named(tmp_path: Path) -> None:
     try:
         workload(guard, tokens)
         assert guard.ledger.verify(store=store).ok
-        fact_id = guard.ledger.in_state(FactState.COMMITTED)[0].fact_id
-        (original,) = store.retrieve([fact_id])
-        fields = [("text",), ("metadata",)] + [
-            (RESERVED_PAYLOAD_KEY, k) for k in original.payload[RESERVED_PAYLOAD_KEY]
-        ]
+        committed = [r.fact_id for r in guard.ledger.in_state(FactState.COMMITTED)]
+        heads = guard.ledger.latest(committed)
+        # a plain fact, and a quarantined one (its store copy carries the quarantine mark)
+        picks = [next(f for f in committed if not heads[f].quarantined),
+                 next(f for f in committed if heads[f].quarantined)]
         missed = []
-        for path in [*fields, ("<deleted>",)]:
-            if path == ("<deleted>",):
-                store.delete([fact_id])
-            else:
-                payload = copying.deepcopy(dict(original.payload))
-                target = payload if len(path) == 1 else payload[path[0]]
-                value = target[path[-1]]
-                target[path[-1]] = (
-                    {**value, "x": 1} if isinstance(value, dict)
-                    else value + 1 if isinstance(value, int) and not isinstance(value, bool)
-                    else f"{value}x"
-                )  # fmt: skip
-                store.upsert([StoredPoint(fact_id, payload, original.vector)])
-            found = guard.ledger.verify(store=store).problems
-            if not any(p.table == "store" and p.key == {"fact_id": fact_id} for p in found):
-                missed.append(path)
-            store.upsert([original])
+        for fact_id in picks:
+            (original,) = store.retrieve([fact_id])
+            fields = [("text",), ("metadata",)] + [
+                (RESERVED_PAYLOAD_KEY, k) for k in original.payload[RESERVED_PAYLOAD_KEY]
+            ]
+            for path in [*fields, ("<deleted>",)]:
+                if path == ("<deleted>",):
+                    store.delete([fact_id])
+                else:
+                    payload = copying.deepcopy(dict(original.payload))
+                    target = payload if len(path) == 1 else payload[path[0]]
+                    value = target[path[-1]]
+                    target[path[-1]] = (
+                        {**value, "x": 1} if isinstance(value, dict)
+                        else value + 1 if isinstance(value, int) and not isinstance(value, bool)
+                        else f"{value}x"
+                    )  # fmt: skip
+                    store.upsert([StoredPoint(fact_id, payload, original.vector)])
+                found = guard.ledger.verify(store=store).problems
+                if not any(p.table == "store" and p.key == {"fact_id": fact_id} for p in found):
+                    missed.append((fact_id, *path))
+                store.upsert([original])
         assert missed == [], missed
         assert guard.ledger.verify(store=store).ok
     finally:

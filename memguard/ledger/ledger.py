@@ -60,6 +60,7 @@ from memguard.ledger.tables import (
 from memguard.ledger.witness import CheckpointWitness, WitnessDir
 from memguard.provenance import Provenance
 from memguard.stores.base import MemoryStore
+from memguard.trust import TrustLevel
 
 __all__ = ["FactState", "Ledger", "LedgerRecord", "TurnRead"]
 
@@ -675,7 +676,7 @@ class Ledger:
     def _check_store(self, store: MemoryStore, problems: _Problems) -> None:
         """Each committed fact's point: present, and its payload (text and metadata digest,
         reserved record, record digest, version, index fields) matching the row."""
-        from memguard.integrity import payload_problem  # memguard.integrity imports this module
+        from memguard.integrity import payload_problem
         from memguard.stores.base import RESERVED_PAYLOAD_KEY
 
         ids = [r.fact_id for r in self.in_state(FactState.COMMITTED)]
@@ -701,6 +702,12 @@ class Ledger:
                     not isinstance(reserved, dict) or reserved.get("version") != rec.version
                 ):
                     problem = "integrity.version_mismatch"
+                if (problem is None and rec.quarantined and fact_id not in unsynced
+                        and isinstance(reserved, dict)
+                        and reserved.get("trust") != int(TrustLevel.QUARANTINED)):
+                    # a synced quarantine marks the store copy; a copy without the mark would
+                    # pass pushed-down trust filters (the kernel still withholds it on reads)
+                    problem = "integrity.quarantine_mark_missing"
                 if problem is not None:
                     problems.add(ProblemKind.ROW_EDITED,
                                  f"store point {fact_id}: {problem}", table="store", key=key,
