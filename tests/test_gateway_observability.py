@@ -81,6 +81,7 @@ def test_every_request_has_exactly_one_access_line(gw: Gateway, json_lines: io.S
         lambda: httpx.get(f"{gw.base}/no/such/path", timeout=10),                      # 404 none
     ]
     written = gw.post("/v1/facts", alice, fact("first")).json()["fact_id"]
+    assert len(_access_lines(json_lines, 1)) == 1  # its line is written, then the buffer emptied
     json_lines.truncate(0)
     json_lines.seek(0)
     statuses = [call().status_code for call in calls]
