@@ -354,16 +354,31 @@ class SsfTransmitter(_Section):
     jwks_file: str | None = None
     jwks_url: str | None = None
     algorithms: tuple[str, ...] = ("ES256", "EdDSA")
+    #: RFC 8936 poll delivery (memguard.gateway.ssf_poll): the transmitter's polling endpoint.
+    poll_url: str | None = Field(default=None, min_length=1, max_length=2048)
+    #: The bearer token memguard presents to the polling endpoint: a file holding it, or the
+    #: name of an environment variable (never the token itself in the config).
+    poll_token_file: str | None = None
+    poll_token_env: str | None = Field(default=None, pattern=r"^[A-Z_][A-Z0-9_]{0,127}$")
+    #: Seconds between polls (the longest a polled event waits before it is applied).
+    poll_interval: float = Field(default=1.0, gt=0, le=300)
+    poll_max_events: int = Field(default=32, ge=1, le=256)
 
     @model_validator(mode="after")
     def _one_key_source(self) -> SsfTransmitter:
         if sum(x is not None for x in (self.jwks, self.jwks_file, self.jwks_url)) != 1:
             raise ValueError("give exactly one of `jwks`, `jwks_file`, `jwks_url`")
+        if self.poll_token_file is not None and self.poll_token_env is not None:
+            raise ValueError("give at most one of `poll_token_file`, `poll_token_env`")
+        if self.poll_url is not None and not self.poll_url.startswith(("https://", "http://127.",
+                                                                        "http://localhost")):
+            raise ValueError("`poll_url` must be https (or a loopback http address)")
         return self
 
 
 class SsfSection(_Section):
-    """SSF/CAEP receiver (memguard.gateway.ssf): RFC 8935 push delivery of RFC 8417 SETs."""
+    """SSF/CAEP receiver (memguard.gateway.ssf): RFC 8935 push delivery of RFC 8417 SETs, and
+    RFC 8936 poll delivery from the transmitters that name a ``poll_url``."""
 
     enabled: bool = False
     path: str = Field(default="/ssf/events", pattern=r"^/[a-z0-9_/-]{1,64}$")

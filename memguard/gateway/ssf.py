@@ -35,7 +35,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from memguard.errors import ConfigurationError, MemguardError
+from memguard.errors import ConfigurationError, IdentityError, MemguardError
 from memguard.events import AuditEvent, Decision
 from memguard.logging import get_logger
 from memguard.provenance import sha256_digest
@@ -109,16 +109,27 @@ class SsfReceiver:
         self.revoke_session_writes = revoke_session_writes
         self._log = get_logger()
 
-    def receive(self, token: str) -> SsfResult:
+    def receive(self, token: str, *, issuer: str | None = None, jti: str | None = None,
+                delivery: str = "push") -> SsfResult:
+        """Verify and apply one SET. ``issuer`` / ``jti``: what the delivery says the SET is (RFC
+        8936 poll: the polled transmitter, the key of ``sets``); a SET that is not is refused
+        before any effect."""
         digest = sha256_digest(token.encode("utf-8", "replace"))
         try:
             verified = self.verifier.verify(token, claim=False)
+            if issuer is not None and verified.issuer != issuer:
+                raise IdentityError("the SET is not the polled transmitter's",
+                                    code="identity.bad_issuer")
+            if jti is not None and verified.jti != jti:
+                raise IdentityError("the SET's `jti` is not its key in `sets`",
+                                    code="identity.bad_claims")
             found = signals(verified, retention=self.retention)
         except Exception as exc:
             code = exc.code if isinstance(exc, MemguardError) else "identity.internal"
-            self.deny(code, {"set_digest": digest})
+            self.deny(code, {"set_digest": digest, "delivery": delivery})
             raise SsfRefused(code) from None
-        where = {"transmitter": verified.issuer, "set_jti": verified.jti, "set_digest": digest}
+        where = {"transmitter": verified.issuer, "set_jti": verified.jti, "set_digest": digest,
+                 "delivery": delivery}
         try:
             for signal in found:
                 self.denylist.add(signal.entries)
