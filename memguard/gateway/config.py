@@ -202,6 +202,25 @@ class SpiffeTrustDomainConfig(_Section):
         return self
 
 
+class TxnTokenTrust(_Section):
+    """A trust domain whose Transaction Tokens the token service takes as subject tokens
+    (memguard.tokens.txn_token): its identifier (the Txn-Tokens' ``aud``), the key set of its
+    Transaction Token Service, and that service's ``iss`` if it sends one."""
+
+    trust_domain: str = Field(min_length=1, max_length=1024)
+    issuer: str | None = Field(default=None, min_length=1, max_length=1024)
+    jwks: dict[str, Any] | None = None
+    jwks_file: str | None = None
+    jwks_url: str | None = None
+    algorithms: tuple[str, ...] = ("ES256", "EdDSA")
+
+    @model_validator(mode="after")
+    def _one_key_source(self) -> TxnTokenTrust:
+        if sum(x is not None for x in (self.jwks, self.jwks_file, self.jwks_url)) != 1:
+            raise ValueError("give exactly one of `jwks`, `jwks_file`, `jwks_url`")
+        return self
+
+
 class StsSection(_Section):
     """The built-in RFC 8693 token service, served at ``/token`` with its JWKS."""
 
@@ -224,6 +243,11 @@ class StsSection(_Section):
     #: are re-owned to it when the gateway opens the ledger; with several, this names the one
     #: (memguard/owner_migration.py). Without it the gateway refuses to start on such a ledger.
     legacy_subject_issuer: str | None = Field(default=None, min_length=1, max_length=1024)
+    #: Transaction Tokens of these trust domains are accepted as subject tokens
+    transaction_tokens: tuple[TxnTokenTrust, ...] = ()
+    #: The entity profile (``sub_profile``) of each actor in the ``act`` entries this service
+    #: issues, by actor (SPIFFE) id: ``ai_agent``, ``service``, ...
+    actor_profiles: dict[str, str] = {}
 
 
 class PolicySection(_Section):

@@ -56,6 +56,7 @@ __all__ = [
     "SsfRefused",
     "SsfResult",
     "build_receiver",
+    "config_key_source",
     "ssf_audience",
     "ssf_route",
 ]
@@ -201,7 +202,8 @@ class SsfReceiver:
             self._log.error("audit_event_lost", op="ssf.receive", error=type(exc).__name__)
 
 
-def _key_source(t: Any, config: GatewayConfig, clock: Callable[[], float]) -> KeySource:
+def config_key_source(t: Any, config: GatewayConfig, clock: Callable[[], float]) -> KeySource:
+    """The key source a config entry with ``jwks`` / ``jwks_file`` / ``jwks_url`` names."""
     algorithms = frozenset(t.algorithms)
     if t.jwks_url is not None:
         return JwksUrlSource(t.jwks_url, algorithms, clock=clock)
@@ -211,7 +213,7 @@ def _key_source(t: Any, config: GatewayConfig, clock: Callable[[], float]) -> Ke
             jwks = json.loads(config.path(t.jwks_file).read_text("utf-8"))
         except (OSError, ValueError) as exc:
             raise ConfigurationError(
-                f"ssf transmitter `{t.issuer}`: cannot read jwks_file: {exc}") from None
+                f"`{getattr(t, 'issuer', None) or t.trust_domain}`: cannot read jwks_file: {exc}") from None
     return StaticKeySource(jwks, algorithms)
 
 
@@ -228,7 +230,7 @@ def build_receiver(
     if not ssf.transmitters:
         raise ConfigurationError("ssf: `transmitters` must name at least one transmitter")
     transmitters = {t.issuer: Transmitter(t.issuer, frozenset(t.algorithms),
-                                          _key_source(t, config, clock))
+                                          config_key_source(t, config, clock))
                     for t in ssf.transmitters}
     verifier = SetVerifier(transmitters, audiences=frozenset({ssf_audience(config)}),
                            replay=replay, max_age=ssf.max_age, clock=clock)
