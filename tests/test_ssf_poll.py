@@ -195,8 +195,14 @@ def test_poll_settings_are_checked(tmp_path: Path) -> None:
 
     base = {"issuer": "https://idp.example.test/ssf", "jwks": {"keys": []}}
     for bad in ({"poll_url": "http://idp.example.test/poll"},
+                {"poll_url": "http://127.0.0.1.evil.example/poll"},
+                {"poll_url": "ftp://127.0.0.1/poll"},
                 {"poll_url": "https://idp.example.test/poll", "poll_token_file": "t",
                  "poll_token_env": "T"}):
         with pytest.raises(Exception, match="poll"):
             GatewayConfig.from_mapping({"ssf": {"enabled": True,
                                                 "transmitters": [{**base, **bad}]}})
+    for good in ("https://idp.example.test/poll", "http://127.0.0.1:8080/poll",
+                 "http://[::1]:8080/poll", "http://localhost/poll"):
+        GatewayConfig.from_mapping({"ssf": {"enabled": True, "transmitters": [
+            {**base, "poll_url": good}]}})

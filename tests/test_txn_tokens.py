@@ -179,6 +179,15 @@ def test_token_kinds_do_not_cross(env: Env, tts: TxnTokenServiceForTests) -> Non
     assert info.value.code == "identity.bad_type"
 
 
+def test_a_trust_domain_cannot_share_a_name_with_a_token_issuer(
+        tmp_path: Path, tts: TxnTokenServiceForTests) -> None:
+    from memguard.errors import ConfigurationError
+
+    clash = TxnTokenService(ISSUER, frozenset({"ES256"}), tts.service().keys)
+    with pytest.raises(ConfigurationError, match="also a trusted token issuer"):
+        make_env(tmp_path, tts.clock, txn_tokens=[clash])
+
+
 def test_without_a_trusted_trust_domain_no_txn_token_is_taken(
         tmp_path: Path, tts: TxnTokenServiceForTests) -> None:
     env = make_env(tmp_path, tts.clock)

@@ -370,6 +370,23 @@ class IdempotencySection(_Section):
     lease: float = Field(default=60.0, ge=1, le=3600)
 
 
+def _https_or_loopback(url: str) -> bool:
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme == "https" and parts.hostname:
+        return True
+    if parts.scheme != "http" or not parts.hostname:
+        return False
+    if parts.hostname == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(parts.hostname).is_loopback
+    except ValueError:
+        return False
+
+
 class SsfTransmitter(_Section):
     """A Shared Signals transmitter whose Security Event Tokens this gateway accepts."""
 
@@ -394,8 +411,7 @@ class SsfTransmitter(_Section):
             raise ValueError("give exactly one of `jwks`, `jwks_file`, `jwks_url`")
         if self.poll_token_file is not None and self.poll_token_env is not None:
             raise ValueError("give at most one of `poll_token_file`, `poll_token_env`")
-        if self.poll_url is not None and not self.poll_url.startswith(("https://", "http://127.",
-                                                                        "http://localhost")):
+        if self.poll_url is not None and not _https_or_loopback(self.poll_url):
             raise ValueError("`poll_url` must be https (or a loopback http address)")
         return self
 

@@ -221,6 +221,10 @@ class SecurityTokenService:
         self.workload_keys = KeyRing(base / "workload", alg=alg, retain=workload_ttl + leeway,
                                      clock=clock)
         external = {k: v for k, v in (extra_issuers or {}).items() if k != issuer}
+        for t in txn_tokens:  # (trust domain, sub) must never name another issuer's user
+            if t.trust_domain == issuer or t.trust_domain in external:
+                raise ConfigurationError(f"transaction tokens: trust domain `{t.trust_domain}` "
+                                         "is also a trusted token issuer")
         #: Transaction Tokens of these trust domains are subject tokens (memguard.tokens.txn_token)
         self.txn_verifier = TxnTokenVerifier({t.trust_domain: t for t in txn_tokens},
                                              leeway=leeway, clock=clock) if txn_tokens else None
