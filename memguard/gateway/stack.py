@@ -50,6 +50,7 @@ from memguard.tokens.verifier import IdentityVerifier
 if TYPE_CHECKING:
     from memguard.gateway.receipts import ReceiptIssuer
     from memguard.gateway.ssf import SsfReceiver
+    from memguard.tokens.txn_token import TxnTokenService
 
 __all__ = ["GatewayStack", "LazyStore", "gateway_identity", "open_ledger", "open_stack"]
 
@@ -425,11 +426,22 @@ def gateway_identity(
             alg=config.sts.alg, max_ttl=config.sts.max_ttl, replay=replay, sink=sink,
             extra_issuers={k: v for k, v in external.items() if k != sts_issuer},
             token_endpoint=config.token_endpoint, presenter_audience=config.presenter_audience,
-            clock=clock,
+            txn_tokens=_txn_token_services(config, clock),
+            actor_profiles=config.sts.actor_profiles, clock=clock,
         )
         if config.sts.spiffe_trust_domains:
             sts.spiffe_clients = _spiffe_clients(config, sts, clock)
     return sts, _identity_config(config, base, sts, config.sts.delegation)
+
+
+def _txn_token_services(config: GatewayConfig, clock: Callable[[], float]) -> list[TxnTokenService]:
+    """The trust domains whose Transaction Tokens are subject tokens (memguard.tokens.txn_token)."""
+    from memguard.gateway.ssf import config_key_source
+    from memguard.tokens.txn_token import TxnTokenService
+
+    return [TxnTokenService(t.trust_domain, frozenset(t.algorithms),
+                            config_key_source(t, config, clock), t.issuer)
+            for t in config.sts.transaction_tokens]
 
 
 def _spiffe_clients(
