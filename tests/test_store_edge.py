@@ -16,7 +16,7 @@ from memguard import FactNotFound, Source, SourceKind, Turn, open_embedded
 from memguard.cli import app
 from memguard.clikit import ExitCode
 from memguard.errors import StoreError, UntranslatableCondition
-from memguard.scope import FIELDS, And, Eq, Gte, Not
+from memguard.scope import FIELDS, And, Eq, Gte, In, Not
 from memguard.stores.base import StoredPoint
 from memguard.stores.edge import QdrantEdgeStore, StoreDamaged, StoreLocked
 
@@ -244,3 +244,58 @@ def test_a_folder_with_an_older_local_store_keeps_it_until_rebuilt(tmp_path: Pat
         assert stack.guard.get(me, fid).text == "kept across the move"
     finally:
         stack.close()
+
+
+def _unit(rng: object, n: int, dim: int) -> list[list[float]]:
+    import numpy as np
+
+    assert isinstance(rng, np.random.Generator)
+    m = rng.standard_normal((n, dim))
+    m /= np.linalg.norm(m, axis=1, keepdims=True)
+    return [[float(x) for x in row] for row in m]
+
+
+def test_per_tenant_graphs_serve_a_scoped_search_and_others_run_exact(tmp_path: Path) -> None:
+    """After ``optimize`` (graphs built: a tiny threshold here), a search pinned to one owner walks
+    that owner's graph and finds its exact top 10; a search over two owners (no graph spans them:
+    there is no global graph) is run exact and finds exactly the top 10 of both."""
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    dim, n, owners = 16, 1600, 4
+    s = QdrantEdgeStore(tmp_path / "edge", dimension=dim, index_threshold_kb=8)
+    vecs = _unit(rng, n, dim)
+    owner = [f"o{i % owners}" for i in range(n)]
+    s.upsert([
+        StoredPoint(_id(i), {"memguard": {"owner_iss": "iss", "owner_sub": owner[i], "trust": 3}}, vecs[i])
+        for i in range(n)
+    ])  # fmt: skip
+    assert s.optimize()  # graphs were built
+    config = json.loads((tmp_path / "edge" / "shard" / "edge_config.json").read_text())
+    assert config["hnsw_config"]["m"] == 0 and config["hnsw_config"]["payload_m"] > 0
+    arr = np.asarray(vecs)
+
+    def exact(q: list[float], allowed: set[str]) -> set[str]:
+        idx = [i for i in range(n) if owner[i] in allowed]
+        best = sorted(idx, key=lambda i: -float(arr[i] @ np.asarray(q)))[:10]
+        return {_id(i) for i in best}
+
+    found = total = 0
+    for q in _unit(rng, 20, dim):
+        one = And((Eq("owner_iss", "iss"), Eq("owner_sub", "o1")))
+        hits = s.search(q, condition=one, limit=10)
+        assert all(h.payload["memguard"]["owner_sub"] == "o1" for h in hits)
+        found += len(exact(q, {"o1"}) & {h.fact_id for h in hits})
+        total += 10
+        two = And((Eq("owner_iss", "iss"), In("owner_sub", ("o2", "o3"))))
+        assert {h.fact_id for h in s.search(q, condition=two, limit=10)} == exact(q, {"o2", "o3"})
+    assert found / total >= 0.95
+    s.close()
+
+
+def test_the_translation_cache_keeps_mistyped_literals_apart(store: QdrantEdgeStore) -> None:
+    """``Eq("trust", 1)`` and ``Eq("trust", True)`` are equal Python values; the cached translation of
+    the first must not answer for the second (a boolean literal is refused, not read as 1)."""
+    assert store.scroll(condition=Eq("trust", 1), limit=100)[0]
+    with pytest.raises(UntranslatableCondition):
+        store.scroll(condition=Eq("trust", True), limit=100)
