@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from memguard import FactNotFound, Source, SourceKind, Turn, open_embedded
+from memguard import FactNotFound, RevocationSelector, Source, SourceKind, Turn, open_embedded
 from memguard.cli import app
 from memguard.clikit import ExitCode
 from memguard.errors import StoreError, UntranslatableCondition
@@ -299,3 +299,71 @@ def test_the_translation_cache_keeps_mistyped_literals_apart(store: QdrantEdgeSt
     assert store.scroll(condition=Eq("trust", 1), limit=100)[0]
     with pytest.raises(UntranslatableCondition):
         store.scroll(condition=Eq("trust", True), limit=100)
+
+
+def test_a_rebuild_killed_midway_resumes_to_the_same_store(tmp_path: Path) -> None:
+    """SIGKILL after the second checkpoint (batches of 8, 40 facts, one quarantined), then run the
+    rebuild again: it continues after the checkpointed id, and the store it swaps in holds exactly
+    the facts, payloads and vectors of the store it replaced (``store check`` passes)."""
+    state = tmp_path / "state"
+    stack = open_embedded(state)
+    try:
+        me = stack.guard.authenticate(stack.tokens.issue("alice"))
+        src = Source(kind=SourceKind.WEB, uri="https://example.org")
+        ids = [stack.guard.write(me, f"resumable fact {i}", namespace="notes", source=src,
+                                 turn=Turn(session_id="s", turn_index=i)).fact_id for i in range(40)]  # fmt: skip
+        stack.guard.revoke(me, RevocationSelector.fact(ids[7]), reason="test")
+    finally:
+        stack.close()
+    before = QdrantEdgeStore(state / "edge")
+    try:
+        expected = {p.fact_id: dict(p.payload) for p in before.retrieve(ids)}
+        vectors = before.vectors(ids)
+    finally:
+        before.close()
+    killer = "\n".join([
+        "import os, signal, sys",
+        "import memguard.stores.repair as repair, memguard.storecli as cli",
+        "from memguard.cli import app",
+        "repair.BATCH = 8",
+        "saved, calls = cli._save_progress, []",
+        "def save(staging, state):",
+        "    saved(staging, state); calls.append(1)",
+        "    if len(calls) == 2: os.kill(os.getpid(), signal.SIGKILL)",
+        "cli._save_progress = save",
+        f"sys.argv = ['memguard', 'store', 'rebuild', '--state-dir', {str(state)!r}]",
+        "app()",
+    ])  # fmt: skip
+    killed = subprocess.run([sys.executable, "-c", killer], capture_output=True, text=True, timeout=300)
+    assert killed.returncode == -9, killed.stderr
+    progress = json.loads((state / "edge.rebuild" / "progress.json").read_text())
+    assert progress["after"] == sorted(ids)[15] and progress["restored"] == 16
+    code, out = cli("store", "rebuild", "--json", "--state-dir", state)
+    assert code == 0, out
+    done = json.loads(out)
+    assert done["resumed_after"] == sorted(ids)[15]
+    assert done["restored"] == 40 and done["lost"] == {}
+    assert not (state / "edge.rebuild").exists() and not (state / "edge" / "progress.json").exists()
+    after = QdrantEdgeStore(state / "edge")
+    try:
+        assert {p.fact_id: dict(p.payload) for p in after.retrieve(ids)} == expected
+        assert after.vectors(ids) == vectors and after.count() == 40
+    finally:
+        after.close()
+    code, out = cli("store", "check", "--state-dir", state)
+    assert code == 0 and "40 match the ledger" in out, out
+
+
+def test_a_rebuild_checkpoint_of_other_facts_is_not_resumed(tmp_path: Path) -> None:
+    """A checkpoint whose fingerprint is not the ledger's committed facts is discarded: the rebuild
+    starts over instead of skipping facts it never wrote."""
+    state = tmp_path / "state"
+    ids, _ = _write_three(state)
+    staging = state / "edge.rebuild"
+    staging.mkdir()
+    (staging / "progress.json").write_text(json.dumps(
+        {"fingerprint": "sha256:other", "after": max(ids), "committed": 3, "restored": 3, "lost": {}}))  # fmt: skip
+    code, out = cli("store", "rebuild", "--json", "--state-dir", state)
+    assert code == 0 and json.loads(out)["resumed_after"] is None
+    assert json.loads(out)["restored"] == 3
+    assert cli("store", "check", "--state-dir", state)[0] == 0
