@@ -14,7 +14,8 @@ of the facts) with precomputed 384-d unit vectors (embedding excluded). Per size
 
     python benchmarks/bench_storage.py --quick          # 10^4 without the HNSW phase, CI
     python benchmarks/bench_storage.py                  # 10^4 and 10^5 (~10 min on 2 cores)
-    python benchmarks/bench_storage.py --million        # adds 10^6 (hours; ~1 GiB per 10^5 on disk)
+    python benchmarks/bench_storage.py --million        # adds 10^6 (hours; ~1.2 GiB per 10^5 on disk)
+    python benchmarks/bench_storage.py --sizes 1000000 --queries 20 --no-hnsw   # 10^6 alone, exact
 """
 
 from __future__ import annotations
@@ -97,6 +98,7 @@ def bench_size(root: Path, size: int, queries: int, hnsw: bool) -> dict[str, flo
     idents, vecs, owner, ids, secs = load(stack, size, rng)
     out["load_s"] = secs
     out["rss_mib"] = rss_mib()
+    out["arrays_mib"] = vecs.nbytes / 2**20  # the benchmark's own copy of the vectors, inside RSS
     me = idents[0]
     mask = owner == 0
     mine = vecs[mask]
@@ -256,12 +258,13 @@ def main() -> None:
                   f"{r['optimize_s'] if tag else 0:.1f} |")  # fmt: skip
     print()
     print("| facts | write 64 guarded ms | raw upsert 64 + fdatasync ms | ratio | load s | peak RSS MiB"
-          " | disk MiB | reopen s |")  # fmt: skip
+          " (bench arrays MiB) | disk MiB | reopen s |")  # fmt: skip
     print("|" + "---|" * 8)
     for r in rows:
         raw_w = r["raw64_ms"] + r["fdatasync_ms"]
         print(f"| {int(r['size']):,} | {r['guard64_ms']:.1f} | {raw_w:.1f} | {r['guard64_ms'] / raw_w:.2f}x | "
-              f"{r['load_s']:.1f} | {r['rss_mib']:.0f} | {r['disk_mib']:.0f} | {r['reopen_s']:.2f} |")  # fmt: skip
+              f"{r['load_s']:.1f} | {r['rss_mib']:.0f} ({r['arrays_mib']:.0f}) | {r['disk_mib']:.0f} | "
+              f"{r['reopen_s']:.2f} |")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -199,11 +199,11 @@ def rebuild(state_dir: StateDir = DEFAULT_STATE, as_json: AsJson = False) -> Non
 
 @store_app.command()
 def optimize(state_dir: StateDir = DEFAULT_STATE, as_json: AsJson = False) -> None:
-    """Build the qdrant-edge store's HNSW index now (blocks for seconds at 10^5 facts).
+    """Build the qdrant-edge store's per-owner HNSW graphs now (blocks for minutes at 10^5 facts).
 
     Run it off the request path (no other process may hold the store). Searches are exact until
-    then and approximate after: at 10^5 facts with a 10% scope, recall@10 fell to 0.30
-    (docs/benchmarks.md), so keep the exact default unless you have measured your own scopes."""
+    then; after it, a search scoped to one owner walks that owner's graph and any other scope
+    stays exact (docs/storage.md; recall@10 against exact search in docs/benchmarks.md)."""
     import time
 
     from memguard.embedded import store_engine
