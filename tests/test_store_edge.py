@@ -367,3 +367,19 @@ def test_a_rebuild_checkpoint_of_other_facts_is_not_resumed(tmp_path: Path) -> N
     assert code == 0 and json.loads(out)["resumed_after"] is None
     assert json.loads(out)["restored"] == 3
     assert cli("store", "check", "--state-dir", state)[0] == 0
+
+
+def test_a_shard_made_before_the_per_owner_layout_gets_it_on_open(tmp_path: Path) -> None:
+    import qdrant_edge as qe
+
+    old = qe.EdgeShard.create(str(tmp_path / "edge" / "shard"), qe.EdgeConfig(
+        vectors=qe.EdgeVectorParams(size=DIM, distance=qe.Distance.Cosine)))  # fmt: skip
+    old.update(qe.UpdateOperation.upsert_points([qe.Point(_id(1), [1.0, 0, 0, 0], {"memguard": {"owner_sub": "a"}})]))
+    old.close()
+    s = QdrantEdgeStore(tmp_path / "edge", dimension=DIM)
+    try:
+        assert s.count() == 1
+        config = json.loads((tmp_path / "edge" / "shard" / "edge_config.json").read_text())
+        assert config["hnsw_config"]["m"] == 0 and config["hnsw_config"]["payload_m"] == 32
+    finally:
+        s.close()
