@@ -2,7 +2,7 @@
 
 Unknown keys, wrong types and out-of-range values are :class:`~memguard.errors.ConfigurationError`\\ s
 naming the field. Every section is optional; with no file at all the gateway runs the embedded stack
-(Qdrant local mode, a SQLite ledger and the built-in token service) under ``state_dir``. Example::
+(qdrant-edge, a SQLite ledger and the built-in token service) under ``state_dir``. Example::
 
     version: 1
     state_dir: /var/lib/memguard
@@ -13,7 +13,7 @@ naming the field. Every section is optional; with no file at all the gateway run
     ledger:
       url: postgresql+psycopg://memguard@db/memguard
     store:
-      url: http://qdrant:6333                  # or `path:` (Qdrant local mode, one process only)
+      url: http://qdrant:6333                  # or `path:` (the embedded qdrant-edge store, one process)
       api_key_env: QDRANT_API_KEY
       collection: memguard_facts
     identity:
@@ -128,15 +128,21 @@ class LedgerSection(_Section):
 
 
 class StoreSection(_Section):
-    """Qdrant: ``url`` (a server or cluster) or ``path`` (local mode); default: local mode in ``state_dir``."""
+    """Qdrant: ``url`` (a server or cluster) or ``path`` (an embedded store folder); default: the
+    embedded store in ``state_dir``, as :func:`memguard.open_embedded` opens it.
+
+    The embedded engine (``engine``) is qdrant-edge (``edge``, the default) or qdrant-client local
+    mode (``local``, slow at scale). Unset, a folder that holds only a local-mode store (made before
+    qdrant-edge was the default) keeps it; ``memguard store rebuild`` moves it to qdrant-edge."""
 
     url: str | None = None
     path: str | None = None
+    engine: Literal["edge", "local"] | None = None
     api_key_env: str | None = Field(default=None, pattern=r"^[A-Z_][A-Z0-9_]*$")
     collection: str = Field(default="memguard_facts", pattern=r"^[A-Za-z0-9_-]{1,64}$")
     dimension: int = Field(default=384, ge=1, le=65536)
     timeout: int = Field(default=5, ge=1, le=120)
-    #: Local mode cannot be shared by processes. ``true`` gives each worker its own local store
+    #: An embedded store cannot be shared by processes. ``true`` gives each worker its own store
     #: under ``path`` (facts written through one worker are invisible to the others): for
     #: development and loopback benchmarks only, never for a deployment.
     per_worker_local: bool = False
@@ -146,7 +152,9 @@ class StoreSection(_Section):
         if self.url is not None and self.path is not None:
             raise ValueError("give `url` or `path`, not both")
         if self.per_worker_local and self.url is not None:
-            raise ValueError("`per_worker_local` is for local mode (`path`)")
+            raise ValueError("`per_worker_local` is for an embedded store (`path`)")
+        if self.engine is not None and self.url is not None:
+            raise ValueError("`engine` is for an embedded store (`path`), not a server (`url`)")
         return self
 
 

@@ -24,7 +24,7 @@ from typing import Any, Literal
 from memguard.errors import IdentityError
 from memguard.identity import Actor, Principal, PrincipalId, check_identifier
 from memguard.tokens.entity_profiles import parse_profile
-from memguard.tokens.rfc7515 import check_alg, check_kid, parse_compact, verify_jws
+from memguard.tokens.rfc7515 import check_alg, check_kid, parse_jws, verify_parsed
 from memguard.tokens.rfc7517 import KeySource
 from memguard.tokens.rfc7519 import check_leeway, check_times, single_audience
 from memguard.tokens.rfc9493 import attested_subject
@@ -80,7 +80,8 @@ class AccessTokenVerifier:
         self._clock = clock
 
     def verify(self, token: str) -> VerifiedAccessToken:
-        header, unverified = parse_compact(token)
+        parsed = parse_jws(token)  # decoded once: the signature is checked over these bytes
+        header, unverified = parsed.header, parsed.claims
         typ = header.get("typ")
         if not isinstance(typ, str) or typ.lower() not in AT_JWT_TYPES:
             raise IdentityError("unsupported token type", code="identity.bad_type")
@@ -90,7 +91,7 @@ class AccessTokenVerifier:
             raise IdentityError("untrusted issuer", code="identity.bad_issuer")
         alg = check_alg(header, trusted.algorithms)
         key = trusted.keys.get(check_kid(header), alg)
-        claims = verify_jws(token, key, alg, unverified)
+        claims = verify_parsed(parsed, key, alg)
         single_audience(claims, self.audiences)
         exp = check_times(
             claims,
