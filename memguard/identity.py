@@ -115,6 +115,7 @@ class Principal(BaseModel):
             "workload_id": self.workload_id,
             "client_id": self.client_id,
             "jti": self.token_jti,
+            **({"txn": self.txn} if self.txn else {}),
         }
 
 
