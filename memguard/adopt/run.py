@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from qdrant_client import QdrantClient
 
     from memguard.guard import MemoryGuard
+    from memguard.ledger import Ledger
 
 __all__ = ["adopt_into_guard", "adopt_qdrant_in_place", "legacy_source"]
 
@@ -100,8 +101,19 @@ def _canonical_text(record: Any) -> str:
     return json.dumps(record, sort_keys=True, ensure_ascii=False, default=str)
 
 
+def _known(kernel: Kernel | None, ledger: Ledger | None) -> Callable[[list[str]], set[str]]:
+    """The ids the ledger already holds (a dry run without a ledger: none)."""
+    source = kernel.ledger if kernel is not None else ledger
+
+    def known(fact_ids: list[str]) -> set[str]:
+        return set(source.latest(fact_ids)) if source is not None and fact_ids else set()
+
+    return known
+
+
 def _run(
-    kernel: Kernel,
+    kernel: Kernel | None,
+    known: Callable[[list[str]], set[str]],
     rows: Iterable[LegacyRow],
     *,
     source: Source,
@@ -115,6 +127,8 @@ def _run(
 ) -> AdoptReport:
     if not isinstance(batch, int) or not 1 <= batch <= _MAX_BATCH:
         raise InvalidRequest(f"batch must be between 1 and {_MAX_BATCH}")
+    if kernel is None and not dry_run:
+        raise InvalidRequest("adoption needs a guard (or a kernel) unless it is a dry run")
     uri = source.uri or source.name or "-"
     report = AdoptReport(uri, dry_run)
     turn = _turn(uri)
@@ -135,10 +149,10 @@ def _run(
                 if seen[i.fact_id] > 1:
                     report.skip(i.row.key, "key.duplicate")
             items = [i for i in items if seen[i.fact_id] == 1]
-        known = kernel.ledger.latest([i.fact_id for i in items]) if items else {}
-        todo = [i for i in items if i.fact_id not in known]
+        held = known([i.fact_id for i in items])
+        todo = [i for i in items if i.fact_id not in held]
         report.already += len(items) - len(todo)
-        if dry_run or not todo:
+        if dry_run or not todo or kernel is None:
             for i in todo:
                 owner = str(i.owner)
                 report.owners[owner] = report.owners.get(owner, 0) + 1
@@ -182,7 +196,7 @@ def _run(
 
 
 def adopt_into_guard(
-    guard: MemoryGuard,
+    guard: MemoryGuard | None,
     rows: Iterable[LegacyRow],
     *,
     source: Source,
@@ -195,11 +209,13 @@ def adopt_into_guard(
     batch: int = 256,
     dry_run: bool = False,
     on_batch: Callable[[int], object] | None = None,
+    ledger: Ledger | None = None,
 ) -> AdoptReport:
     """Adopt ``rows`` into ``guard``'s store (module docstring). ``text_field`` ``None`` adopts
     the whole record as JSON text. ``keep_vectors`` reuses a row's vector when its dimension is
     the store's (only when the legacy store used the same embedding model as the guard);
-    otherwise the guard's embedder embeds the text."""
+    otherwise the guard's embedder embeds the text. A dry run needs no guard: ``ledger`` (if
+    any) tells what an earlier run adopted."""
     if source.kind is not SourceKind.LEGACY:
         raise InvalidRequest("adopted facts have source kind `legacy`")
     uri = source.uri or source.name or "-"
@@ -223,6 +239,7 @@ def adopt_into_guard(
                      content_digest(text, meta), meta)  # fmt: skip
 
     def write(items: list[_Item], records: list[Provenance]) -> None:
+        assert guard is not None
         dim = guard.store.dimension
         reuse = [
             list(i.row.vector) if keep_vectors and i.row.vector is not None
@@ -238,13 +255,14 @@ def adopt_into_guard(
         ]  # fmt: skip
         guard.store.upsert(points)
 
-    return _run(guard.kernel, rows, source=source, prepare=prepare, write=write,
+    kernel = guard.kernel if guard is not None else None
+    return _run(kernel, _known(kernel, ledger), rows, source=source, prepare=prepare, write=write,
                 operator=operator, trust=trust, batch=batch, dry_run=dry_run,
                 on_batch=on_batch)  # fmt: skip
 
 
 def adopt_qdrant_in_place(
-    kernel: Kernel,
+    kernel: Kernel | None,
     client: QdrantClient,
     collection: str,
     *,
@@ -256,6 +274,7 @@ def adopt_qdrant_in_place(
     batch: int = 256,
     dry_run: bool = False,
     on_batch: Callable[[int], object] | None = None,
+    ledger: Ledger | None = None,
 ) -> AdoptReport:
     """Stamp the points of ``collection`` where they are, in the layout of
     ``memguard.adapters.qdrant`` (fact id from the collection and point id, namespace the
@@ -268,11 +287,12 @@ def adopt_qdrant_in_place(
 
     uri = source_uri or f"qdrant:{collection}"
     source = legacy_source(uri, name=collection)
+    known = _known(kernel, ledger)
 
     def prepare(row: LegacyRow) -> _Item | Skip:
         if any(k.casefold() == RESERVED_PAYLOAD_KEY for k in row.record):
             fact_id = external_fact_id("qdrant", collection, row.key)
-            return "already" if kernel.ledger.latest([fact_id]) else "payload.reserved"
+            return "already" if known([fact_id]) else "payload.reserved"
         owner = mapping.owner_of(row)
         if isinstance(owner, str):
             return owner
@@ -295,7 +315,7 @@ def adopt_qdrant_in_place(
     def rows() -> Iterator[LegacyRow]:
         yield from qdrant_rows(client, collection)
 
-    report = _run(kernel, rows(), source=source, prepare=prepare, write=write,
+    report = _run(kernel, known, rows(), source=source, prepare=prepare, write=write,
                   operator=operator, trust=trust, batch=batch, dry_run=dry_run,
                   on_batch=on_batch)  # fmt: skip
     already = report.skipped.pop("already", 0)
