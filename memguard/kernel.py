@@ -384,8 +384,8 @@ class Operation:
 
         Admin-only: the operation's action is ``adopt`` and it has no caller identity (the local
         operator with file access). Each owner must be allowed to write the namespace by policy;
-        an id the ledger already knows is refused (adoption never overwrites a fact). ``None`` in
-        the result: the scanner refused that text (recorded in the event, nothing stamped)."""
+        an id the ledger already holds is refused (adoption never overwrites a fact; an aborted
+        attempt, whose store write failed, is retried as the next version). ``None`` in the result: the scanner refused that text (recorded in the event, nothing stamped)."""
         if self.action != "adopt" or self.principal is not None:
             raise AccessDenied("adoption is the local operator's operation", code="access_denied.not_allowed")
         kernel = self.kernel
@@ -398,8 +398,10 @@ class Operation:
         ids = [r.fact_id for r, _ in requests]
         if any(i is None for i in ids) or len(set(ids)) != len(ids):
             raise InvalidRequest("every adopted fact needs its own fact id")
-        if kernel.ledger.next_versions([i for i in ids if i is not None]):
+        named = [i for i in ids if i is not None]
+        if kernel.ledger.latest(named):  # only aborted attempts (a failed batch) may be retried
             raise InvalidRequest("an adopted fact id is already in the ledger")
+        versions = kernel.ledger.next_versions(named)
         scans = self._scan([r for r, _ in requests])
         bars = kernel.write_bars()
         now = now_utc()
@@ -440,7 +442,8 @@ class Operation:
                     level = cap
                     reason += f"; scan {scan.label} cap {cap.label}"
             prov = Provenance(
-                fact_id=req.fact_id, version=1, namespace=req.namespace, owner=owner,
+                fact_id=req.fact_id, version=versions.get(req.fact_id, 1),
+                namespace=req.namespace, owner=owner,
                 source=req.source, turn=req.turn, trust=level, trust_reason=reason,
                 writer=writer, created_at=now, content_digest=req.content_digest,
                 policy_digest=decision.policy_digest,
