@@ -391,6 +391,7 @@ class Operation:
         kernel = self.kernel
         policy = kernel.trust_policy
         self.detail["operator"] = operator
+        operator = operator.removeprefix("operator:")
         writer = WriterChain(
             subject=PrincipalId(issuer="memguard:operator", subject=operator),
             token_jti=f"operator:{operator}",
