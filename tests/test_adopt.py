@@ -118,6 +118,10 @@ def test_adopted_facts_are_served_by_the_guard_to_their_owner_only(
     event = assert_audited(h.guard, action="adopt", decision="allow", fact_id=cat.fact_id)
     assert event.detail["operator"] == "ops" and event.detail["adopted"] == 3
     assert event.principal is None  # the operator's path: no caller identity
+    assert event.detail["skipped"] == {"owner.missing": 1, "owner.ambiguous": 1, "text.missing": 1}
+    closing = assert_audited(h.guard, action="adopt", decision="allow", reason="adoption finished")
+    assert closing.detail["adopted"] == 3 and closing.detail["skipped"] == event.detail["skipped"]
+    assert {e["key"] for e in closing.detail["skipped_examples"]} == {"3", "4", "5"}
 
 
 def test_rerun_skips_what_was_adopted(h: GuardHarness, legacy: QdrantClient) -> None:
@@ -173,7 +177,7 @@ def test_scanner_runs_on_adopted_text(h: GuardHarness) -> None:
     assert len(quarantined) == 1
     scan = quarantined[0].provenance.scan
     assert scan is not None and scan.label == "malicious" and scan.uncapped is TrustLevel.USER
-    event = assert_audited(h.guard, action="adopt", decision="allow")
+    event = assert_audited(h.guard, action="adopt", decision="allow", reason="ok")
     assert [s["label"] for s in event.detail["scan"]] == ["malicious"]
 
 

@@ -147,6 +147,7 @@ def _into_guard(
     state_dir: Path,
     ledger_url: str | None,
     as_json: bool,
+    total: int | None = None,
 ) -> None:
     from memguard.adopt.run import adopt_into_guard, legacy_source
 
@@ -156,7 +157,7 @@ def _into_guard(
     ledger = _dry_ledger(state_dir, ledger_url) if dry_run else None
     stack = None if dry_run else _stack(state_dir, ledger_url)
     try:
-        with progress("reading (dry run)" if dry_run else "adopting") as bar:
+        with progress("reading (dry run)" if dry_run else "adopting", total=total) as bar:
             report = adopt_into_guard(
                 stack.guard if stack is not None else None, rows(), source=source,
                 mapping=mapping, namespace=namespace, operator=operator,
@@ -273,7 +274,7 @@ def _qdrant(
                     name=collection, mapping=mapping, namespace=namespace or collection,
                     text_field=text_field, trust=trust, keep_vectors=keep_vectors, batch=batch,
                     dry_run=dry_run, state_dir=state_dir, ledger_url=ledger_url,
-                    as_json=as_json)  # fmt: skip
+                    as_json=as_json, total=client.count(collection, exact=True).count)  # fmt: skip
     finally:
         client.close()
 
@@ -290,7 +291,8 @@ def _in_place(
     ledger = _dry_ledger(state_dir, ledger_url) if dry_run else None
     stack = None if dry_run else _stack(state_dir, ledger_url)
     try:
-        with progress("reading (dry run)" if dry_run else "adopting in place") as bar:
+        total = client.count(collection, exact=True).count
+        with progress("reading (dry run)" if dry_run else "adopting in place", total=total) as bar:
             report = adopt_qdrant_in_place(
                 stack.guard.kernel if stack is not None else None, client, collection,
                 mapping=mapping, operator=operator, text_field=text_field or None, trust=level,

@@ -134,6 +134,7 @@ def _run(
     turn = _turn(uri)
     for rows_batch in _batches(rows, batch):
         report.seen += len(rows_batch)
+        skipped_before = dict(report.skipped)
         items: list[_Item] = []
         for row in rows_batch:
             item = prepare(row)
@@ -183,8 +184,10 @@ def _run(
                 except BaseException:
                     op.abort(records)
                     raise
+                skipped = {r: n - skipped_before.get(r, 0) for r, n in report.skipped.items()
+                           if n != skipped_before.get(r, 0)}  # fmt: skip
                 op.commit(records, source=uri, adopted=len(records), seen=len(rows_batch),
-                          owners=sorted({str(p.owner) for p in records}))  # fmt: skip
+                          skipped=skipped, owners=sorted({str(p.owner) for p in records}))  # fmt: skip
         for i, _ in kept:
             owner = str(i.owner)
             report.owners[owner] = report.owners.get(owner, 0) + 1
@@ -192,6 +195,13 @@ def _run(
         report.batches += 1
         if on_batch is not None:
             on_batch(len(rows_batch))
+    if kernel is not None and not dry_run:
+        # one closing event with the totals and the rows it skipped (never adopted, so no fact
+        # event names them): what the operator was told is in the audit log too
+        with kernel.operation("adopt", None, require_identity=False) as op:
+            op.detail["operator"] = operator
+            summary = report.as_json()
+            op.finish("adoption finished", **{k: v for k, v in summary.items() if k != "dry_run"})
     return report
 
 
