@@ -326,3 +326,25 @@ def test_langgraph_sqlite_table_leaves_expired_items_out(h: GuardHarness, tmp_pa
     assert rows[0].path == ("users", "alice", "memories")
     report = adopt(h, rows, mapping=OwnerMapping(issuer=ISSUER, namespace_index=1))
     assert report.adopted == 1
+
+
+def test_langgraph_postgres_table(h: GuardHarness, pg_url: str) -> None:
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(pg_url)
+    with engine.begin() as conn:  # the table LangGraph's PostgresStore keeps (value is JSONB)
+        conn.execute(text("CREATE TABLE store (prefix text NOT NULL, key text NOT NULL, value jsonb"
+                          " NOT NULL, created_at timestamptz DEFAULT now(), updated_at timestamptz"
+                          " DEFAULT now(), expires_at timestamptz, ttl_minutes int,"
+                          " PRIMARY KEY (prefix, key))"))  # fmt: skip
+        conn.execute(text("INSERT INTO store (prefix, key, value, expires_at) VALUES"
+                          " ('users.bob.notes', 'a', '{\"text\": \"bob speaks Welsh\"}', NULL),"
+                          " ('users.bob.notes', 'b', '{\"text\": \"expired\"}', now() - interval '1 day'),"
+                          " ('users', 'c', '{\"text\": \"no owner element\"}', NULL)"))  # fmt: skip
+    engine.dispose()
+    rows = list(langgraph_sql_rows(pg_url))
+    assert [r.record["text"] for r in rows] == ["no owner element", "bob speaks Welsh"]
+    report = adopt(h, rows, mapping=OwnerMapping(issuer=ISSUER, namespace_index=1))
+    assert report.adopted == 1 and report.skipped == {"owner.missing": 1}
+    assert [f.text for f in h.guard.search(h.identity("bob"), "Welsh", k=5)] == ["bob speaks Welsh"]
+    assert h.guard.search(h.identity("alice"), "Welsh", k=5) == []
