@@ -348,3 +348,18 @@ def test_langgraph_postgres_table(h: GuardHarness, pg_url: str) -> None:
     assert report.adopted == 1 and report.skipped == {"owner.missing": 1}
     assert [f.text for f in h.guard.search(h.identity("bob"), "Welsh", k=5)] == ["bob speaks Welsh"]
     assert h.guard.search(h.identity("alice"), "Welsh", k=5) == []
+
+
+def test_adopted_facts_can_be_audited_and_revoked_by_source(h: GuardHarness, legacy: QdrantClient) -> None:
+    from memguard.revocation import RevocationSelector
+
+    adopt(h, qdrant_rows(legacy, "memories"))
+    alice = h.identity("alice")
+    (fact, *_) = h.guard.search(alice, "tea", k=1)
+    report = h.guard.audit(alice, fact.fact_id)
+    assert report["fact_id"] == fact.fact_id
+    assert json.dumps(report).count("legacy") >= 1
+    h.guard.revoke(None, RevocationSelector.source("qdrant:legacy#memories"), reason="bad import",
+                   operator="ops")  # fmt: skip
+    assert h.guard.search(alice, "tea", k=10) == []
+    assert h.guard.search(h.identity("bob"), "coffee", k=10) == []
