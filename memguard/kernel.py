@@ -385,9 +385,12 @@ class Operation:
         Admin-only: the operation's action is ``adopt`` and it has no caller identity (the local
         operator with file access). Each owner must be allowed to write the namespace by policy;
         an id the ledger already holds is refused (adoption never overwrites a fact; an aborted
-        attempt, whose store write failed, is retried as the next version). ``None`` in the result: the scanner refused that text (recorded in the event, nothing stamped)."""
+        attempt, whose store write failed, is retried as the next version). ``None`` in the
+        result: the scanner refused that text (recorded in the event, nothing stamped)."""
         if self.action != "adopt" or self.principal is not None:
-            raise AccessDenied("adoption is the local operator's operation", code="access_denied.not_allowed")
+            raise AccessDenied(
+                "adoption is the local operator's operation", code="access_denied.not_allowed"
+            )
         kernel = self.kernel
         policy = kernel.trust_policy
         self.detail["operator"] = operator
