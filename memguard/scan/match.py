@@ -1,0 +1,186 @@
+"""One pass over the text for every rule: an Aho-Corasick automaton over the rules' literal prefixes.
+
+:class:`RuleSet` compiles each top-level branch of each rule, computes the literal prefixes its
+matches start with (:mod:`memguard.scan.anchors`) and puts them all in one automaton
+(``pyahocorasick``, C). Scanning a text is one automaton pass; a branch is only tried where one of its
+prefixes occurs (``pattern.match(text, pos)``), so benign text with no rule's opening words costs
+the pass and nothing else, and a trigger word alone costs one anchored match attempt, not a search.
+
+The result is the same as searching every rule over the whole text
+(``tests/scan/test_match.py`` checks it against plain :func:`re.search` on the corpus).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from re import _constants as sre  # type: ignore[attr-defined]
+from re import _parser as sre_parse  # type: ignore[attr-defined]
+from typing import Any
+
+import ahocorasick  # type: ignore[import-not-found]  # ships no type information
+
+from memguard.scan.anchors import branches, factor, literal_prefixes, split_lead
+
+__all__ = ["LEAD_WINDOW", "RuleSet"]
+
+#: a factor is used when the body may run this much or more before it (a shorter, fixed gap
+#: makes the anchored match attempt cheap already)
+FACTOR_GAP = 8
+_NO_BOUND = 1 << 62
+#: how far back from an anchor a lead of unbounded width (``[\w.+-]+`` before ``@``) is followed
+LEAD_WINDOW = 4096
+_ZERO_WIDTH = (sre.AT, sre.ASSERT, sre.ASSERT_NOT)
+_REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", sre.MAX_REPEAT))
+_SPACE_CLASS = list(sre_parse.parse(r"\s"))[0:1]
+_UNBOUNDED = -1
+
+
+def _width(items: list[tuple[Any, Any]], tail: bool) -> int:
+    """The widest ``items`` can be, not counting a ``\\s*`` at the very end (``_UNBOUNDED``
+    when it has no bound)."""
+    total = 0
+    last = max((i for i, (op, _) in enumerate(items) if op not in _ZERO_WIDTH), default=-1)
+    for i, (op, av) in enumerate(items):
+        at_end = tail and i == last
+        if op in _ZERO_WIDTH:
+            width = 0
+        elif op in (sre.LITERAL, sre.NOT_LITERAL, sre.IN, sre.ANY):
+            width = 1
+        elif op is sre.SUBPATTERN:
+            width = _width(list(av[3]), at_end)
+        elif op is sre.BRANCH:
+            widths = [_width(list(alt), at_end) for alt in av[1]]
+            width = _UNBOUNDED if _UNBOUNDED in widths else max(widths)
+        elif op in _REPEATS:
+            _, high, sub = av
+            if at_end and high == sre.MAXREPEAT and list(sub) == _SPACE_CLASS:
+                width = 0  # trailing whitespace: _lead_start steps over it
+            else:
+                one = _width(list(sub), False)
+                width = _UNBOUNDED if one == _UNBOUNDED or high == sre.MAXREPEAT else one * high
+        else:
+            width = _UNBOUNDED
+        if width == _UNBOUNDED:
+            return _UNBOUNDED
+        total += width
+    return total
+
+
+def _lead_reach(lead: str) -> int:
+    """How far before the anchor (and the whitespace right before it) a lead can start."""
+    width = _width(list(sre_parse.parse(lead, re.MULTILINE)), True)
+    return LEAD_WINDOW if width == _UNBOUNDED else min(width, LEAD_WINDOW)
+
+
+@dataclass(frozen=True, slots=True)
+class _Branch:
+    rule: int
+    body: re.Pattern[str]  # matched at the anchor
+    boundary: bool  # a word boundary before the match (checked by hand: see below)
+    lead: re.Pattern[str] | None  # must end exactly at the anchor
+    reach: int  # how far before the anchor (and its whitespace) the lead can start
+    #: (factor id, low, high): a factor prefix must start in [anchor + low, anchor + high]
+    factor: tuple[int, int, int] | None
+
+
+def _lead_start(text: str, start: int, reach: int) -> int:
+    while start > 0 and text[start - 1].isspace():  # a lead's trailing \s* (rarely more than one)
+        start -= 1
+    return max(0, start - reach)
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+class RuleSet:
+    """Patterns (over lower-cased text, ``re.MULTILINE``) matched in one automaton pass."""
+
+    def __init__(self, patterns: Sequence[str]) -> None:
+        self.patterns = tuple(patterns)
+        keyed: dict[str, list[_Branch]] = {}
+        factor_keys: dict[str, list[int]] = {}
+        factors: dict[frozenset[str], int] = {}
+        #: branches no prefix anchors (searched in full every time; the rules have none)
+        self.unanchored: list[tuple[int, re.Pattern[str]]] = []
+        for index, pattern in enumerate(self.patterns):
+            for source in branches(pattern):
+                # a leading \b is checked by hand at the anchor: a pattern that starts with a
+                # word boundary cannot use the engine's literal-prefix scan
+                boundary = source.startswith("\\b")
+                body = source[2:] if boundary else source
+                lead, rest = split_lead(body)
+                if not rest:
+                    self.unanchored.append((index, re.compile(source, re.MULTILINE)))
+                    continue
+                compiled_lead, reach = None, 0
+                if lead:
+                    reach = _lead_reach(lead)
+                    word = "\\b" if boundary else ""
+                    compiled_lead = re.compile(f"{word}(?:{lead})\\Z", re.MULTILINE)
+                second = factor(rest)
+                gate: tuple[int, int, int] | None = None
+                if second is not None:
+                    prefixes, low, high = second
+                    if high is None or high - low >= FACTOR_GAP:
+                        fid = factors.setdefault(prefixes, len(factors))
+                        for prefix in prefixes:
+                            if fid not in factor_keys.setdefault(prefix, []):
+                                factor_keys[prefix].append(fid)
+                        gate = (fid, low, _NO_BOUND if high is None else high)
+                branch = _Branch(
+                    index, re.compile(rest, re.MULTILINE), boundary and not lead, compiled_lead,
+                    reach, gate,
+                )  # fmt: skip
+                for prefix in literal_prefixes(rest):
+                    keyed.setdefault(prefix, []).append(branch)
+        self._automaton: Any = ahocorasick.Automaton()
+        for prefix in keyed.keys() | factor_keys.keys():
+            self._automaton.add_word(
+                prefix,
+                (len(prefix), tuple(keyed.get(prefix, ())), tuple(factor_keys.get(prefix, ()))),
+            )
+        self._automaton.make_automaton()
+        self.keys = len(keyed.keys() | factor_keys.keys())
+
+    def matching(self, text: str) -> set[int]:
+        """The indices of the patterns that match somewhere in ``text``."""
+        found: set[int] = set()
+        hits = list(self._automaton.iter(text))
+        seen: dict[int, list[int]] = {}
+        for end, (length, _, factor_ids) in hits:
+            for fid in factor_ids:
+                if fid in seen:
+                    seen[fid].append(end - length + 1)
+                else:
+                    seen[fid] = [end - length + 1]
+        for end, (length, candidates, _) in hits:
+            if not candidates:
+                continue
+            start = end - length + 1
+            after_word = start > 0 and _is_word(text[start - 1])
+            for branch in candidates:
+                if branch.rule in found or (after_word and branch.boundary):
+                    continue
+                gate = branch.factor
+                if gate is not None:
+                    low, high = start + gate[1], start + gate[2]
+                    for at in seen.get(gate[0], ()):
+                        if low <= at <= high:
+                            break
+                    else:
+                        continue
+                if branch.body.match(text, start) is None:
+                    continue
+                lead = branch.lead
+                if lead is not None and (
+                    lead.search(text, _lead_start(text, start, branch.reach), start) is None
+                ):
+                    continue
+                found.add(branch.rule)
+        for index, compiled in self.unanchored:
+            if index not in found and compiled.search(text):
+                found.add(index)
+        return found
