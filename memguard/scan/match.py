@@ -13,7 +13,7 @@ The result is the same as searching every rule over the whole text
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
@@ -95,6 +95,17 @@ def _is_word(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
+def _automaton(
+    prefixes: Iterable[str], keyed: dict[str, list[_Branch]], factor_keys: dict[str, list[int]]
+) -> Any:
+    automaton = ahocorasick.Automaton()
+    for prefix in prefixes:
+        value = (len(prefix), tuple(keyed.get(prefix, ())), tuple(factor_keys.get(prefix, ())))
+        automaton.add_word(prefix, value)
+    automaton.make_automaton()
+    return automaton
+
+
 class RuleSet:
     """Patterns (over lower-cased text, ``re.MULTILINE``) matched in one automaton pass."""
 
@@ -136,19 +147,20 @@ class RuleSet:
                 )  # fmt: skip
                 for prefix in literal_prefixes(rest):
                     keyed.setdefault(prefix, []).append(branch)
-        self._automaton: Any = ahocorasick.Automaton()
-        for prefix in keyed.keys() | factor_keys.keys():
-            self._automaton.add_word(
-                prefix,
-                (len(prefix), tuple(keyed.get(prefix, ())), tuple(factor_keys.get(prefix, ()))),
-            )
-        self._automaton.make_automaton()
-        self.keys = len(keyed.keys() | factor_keys.keys())
+        # ASCII text can only hold ASCII prefixes; an automaton without the others has a far
+        # smaller fan-out at its root, and ASCII text is the common case
+        every = keyed.keys() | factor_keys.keys()
+        self._automaton: Any = _automaton(every, keyed, factor_keys)
+        self._ascii_automaton: Any = _automaton(
+            {p for p in every if p.isascii()}, keyed, factor_keys
+        )
+        self.keys = len(every)
 
     def matching(self, text: str) -> set[int]:
         """The indices of the patterns that match somewhere in ``text``."""
         found: set[int] = set()
-        hits = list(self._automaton.iter(text))
+        automaton = self._ascii_automaton if text.isascii() else self._automaton
+        hits = list(automaton.iter(text))
         seen: dict[int, list[int]] = {}
         for end, (length, _, factor_ids) in hits:
             for fid in factor_ids:
