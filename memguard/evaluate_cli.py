@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -11,7 +12,7 @@ import typer
 from memguard.clikit.exits import CliError, ExitCode
 from memguard.clikit.output import emit
 
-__all__ = ["eval_command", "rescan_command"]
+__all__ = ["endorsement_report", "eval_command", "rescan_command"]
 
 
 def eval_command(
@@ -72,17 +73,30 @@ def rescan_command(
         typer.Option("--ledger-url", help="A PostgreSQL ledger instead of STATE_DIR/ledger.db."),
     ] = None,
     batch: Annotated[int, typer.Option("--batch", min=1, max=10_000, help="Facts per batch.")] = 200,
+    config: Annotated[
+        Path | None,
+        typer.Option("--config", help="A gateway configuration whose `scan` section (its policy: "
+                     "what each verdict does to trust) to re-scan under; default: the built-in "
+                     "defaults."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")] = False,
 ) -> None:
-    """Re-scan the facts the built-in scanner (this version) has not scanned yet, as the local
-    operator: each gets a new version with the new verdict, and a lower trust when the verdict
-    caps it (a rescan never raises trust). Resumable: run it again after an interruption."""
+    """Re-scan the facts the built-in scanner has not scanned under this version and this scan
+    policy, as the local operator: each gets a new version with the new verdict, and a lower trust
+    when the verdict caps it (a rescan never raises trust). A changed scan policy counts as a
+    change (its digest is part of a verdict's version). Resumable: run it again after an
+    interruption."""
     from memguard.clikit.progress import progress
     from memguard.embedded import open_embedded
+    from memguard.scan import RuleScanner
+    from memguard.scan.stage import ScanStage
 
     if not (state_dir / "ledger.db").exists() and ledger_url is None:
         raise CliError(ExitCode.USAGE, "usage", f"no ledger in `{state_dir}` (see --state-dir)")
-    stack = open_embedded(state_dir, ledger_url=ledger_url)
+    policy = _scan_policy(config) if config is not None else None
+    stack = open_embedded(state_dir, ledger_url=ledger_url, scan=policy is None)
+    if policy is not None:
+        stack.guard.kernel.scan_stage = ScanStage(RuleScanner(), policy)
     try:
         total = len({r.fact_id for r in stack.guard.ledger.in_state(_committed())})
         with progress("re-scanning facts", total=total) as bar:
@@ -95,6 +109,59 @@ def rescan_command(
             "rescanned": len(report.rescanned), "lowered": list(report.lowered)}  # fmt: skip
     emit(data, as_json, f"re-scanned {len(report.rescanned)} facts with {report.scanner} "
          f"v{report.version}; {len(report.lowered)} got a lower trust")  # fmt: skip
+
+
+def _scan_policy(config: Path) -> Any:
+    from memguard.errors import ConfigurationError
+    from memguard.gateway.config import load_gateway_config
+
+    if not config.is_file():
+        raise CliError(ExitCode.USAGE, "usage", f"no configuration at `{config}` (see --config)")
+    try:
+        loaded = load_gateway_config(config)
+    except ConfigurationError as exc:
+        raise CliError(ExitCode.INVALID, "invalid_input", str(exc)) from None
+    if not loaded.scan.enabled:
+        raise CliError(ExitCode.USAGE, "usage", f"the `scan` section of `{config}` is disabled")
+    return loaded.scan.policy
+
+
+def endorsement_report(
+    asked: list[str], before: Mapping[str, Any], after: Mapping[str, Any], operator: str
+) -> tuple[dict[str, Any], str]:
+    """What ``memguard endorse`` lifted, fact by fact: a quarantine (a revocation held the fact),
+    a scanner's cap (the verdict, the cap it set, the trust the fact has now), and by whom."""
+    endorser = operator if operator.startswith("operator:") else f"operator:{operator}"
+    facts: list[dict[str, Any]] = []
+    lines: list[str] = []
+    for fact_id in asked:
+        if fact_id not in after:
+            continue
+        old, new = before[fact_id], after[fact_id]
+        entry: dict[str, Any] = {"fact_id": fact_id, "lifted": [], "trust": new.provenance.trust.label}
+        what: list[str] = []
+        if old.quarantined and not new.quarantined:
+            entry["lifted"].append("quarantine")
+            what.append("its quarantine")
+        scan = old.provenance.scan
+        if scan is not None and scan.cap is not None and new.provenance.scan is not None \
+                and new.provenance.scan.endorsed_by is not None:  # fmt: skip
+            entry["lifted"].append("scan_cap")
+            entry["verdict"] = {"label": scan.label, "scanner": scan.scanner,
+                                "version": scan.version, "cap": scan.cap.label,
+                                "reasons": list(scan.reasons)}  # fmt: skip
+            what.append(f"the {scan.cap.label} cap of a {scan.label} verdict by {scan.scanner} "
+                        f"v{scan.version}")  # fmt: skip
+        facts.append(entry)
+        change = " and ".join(what) or "nothing it still held"
+        lines.append(f"  {fact_id}: lifted {change}; trust now {entry['trust']}")
+    not_held = [f for f in asked if f not in after]
+    head = f"{endorser} endorsed {len(facts)} facts (reason in the audit log)"
+    if not_held:
+        head += f"; {len(not_held)} held nothing to lift: {', '.join(not_held)}"
+    data = {"lifted": [f["fact_id"] for f in facts], "endorser": endorser, "facts": facts,
+            "not_held": not_held}  # fmt: skip
+    return data, "\n".join([head, *lines])
 
 
 def _committed() -> Any:
