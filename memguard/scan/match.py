@@ -13,11 +13,10 @@ The result is the same as searching every rule over the whole text
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
 from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
-from typing import Any
+from typing import Any, NamedTuple
 
 import ahocorasick  # type: ignore[import-not-found]  # ships no type information
 
@@ -74,13 +73,14 @@ def _lead_reach(lead: str) -> int:
     return LEAD_WINDOW if width == _UNBOUNDED else min(width, LEAD_WINDOW)
 
 
-@dataclass(frozen=True, slots=True)
-class _Branch:
+class _Branch(NamedTuple):
     rule: int
-    body: re.Pattern[str]  # matched at the anchor
-    boundary: bool  # a word boundary before the match (checked by hand: see below)
-    lead: re.Pattern[str] | None  # must end exactly at the anchor
-    reach: int  # how far before the anchor (and its whitespace) the lead can start
+    #: ``body.match``: the branch after its lead, tried at the anchor
+    match: Callable[[str, int], re.Match[str] | None]
+    #: ``lead.search`` over ``(text, lead_start, anchor)``: the lead must end exactly at the anchor
+    lead: Callable[[str, int, int], re.Match[str] | None] | None
+    #: how far before the anchor (and the whitespace right before it) the lead can start
+    reach: int
     #: (factor id, low, high): a factor prefix must start in [anchor + low, anchor + high]
     factor: tuple[int, int, int] | None
 
@@ -96,11 +96,17 @@ def _is_word(char: str) -> bool:
 
 
 def _automaton(
-    prefixes: Iterable[str], keyed: dict[str, list[_Branch]], factor_keys: dict[str, list[int]]
+    prefixes: Iterable[str],
+    keyed: dict[str, list[_Branch]],
+    bounded: dict[str, list[_Branch]],
+    factor_keys: dict[str, list[int]],
 ) -> Any:
+    """Each prefix maps to ``(len - 1, branches, branches with \\b too, factor ids)``."""
     automaton = ahocorasick.Automaton()
     for prefix in prefixes:
-        value = (len(prefix), tuple(keyed.get(prefix, ())), tuple(factor_keys.get(prefix, ())))
+        plain = tuple(keyed.get(prefix, ()))
+        value = (len(prefix) - 1, plain, plain + tuple(bounded.get(prefix, ())),
+                 tuple(factor_keys.get(prefix, ())))  # fmt: skip
         automaton.add_word(prefix, value)
     automaton.make_automaton()
     return automaton
@@ -112,6 +118,7 @@ class RuleSet:
     def __init__(self, patterns: Sequence[str]) -> None:
         self.patterns = tuple(patterns)
         keyed: dict[str, list[_Branch]] = {}
+        bounded: dict[str, list[_Branch]] = {}
         factor_keys: dict[str, list[int]] = {}
         factors: dict[frozenset[str], int] = {}
         #: branches no prefix anchors (searched in full every time; the rules have none)
@@ -142,17 +149,19 @@ class RuleSet:
                                 factor_keys[prefix].append(fid)
                         gate = (fid, low, _NO_BOUND if high is None else high)
                 branch = _Branch(
-                    index, re.compile(rest, re.MULTILINE), boundary and not lead, compiled_lead,
-                    reach, gate,
+                    index, re.compile(rest, re.MULTILINE).match,
+                    None if compiled_lead is None else compiled_lead.search, reach, gate,
                 )  # fmt: skip
+                # a leading \b is checked by hand: is the character before the anchor a word's?
+                table = bounded if boundary and not lead else keyed
                 for prefix in literal_prefixes(rest):
-                    keyed.setdefault(prefix, []).append(branch)
+                    table.setdefault(prefix, []).append(branch)
         # ASCII text can only hold ASCII prefixes; an automaton without the others has a far
         # smaller fan-out at its root, and ASCII text is the common case
-        every = keyed.keys() | factor_keys.keys()
-        self._automaton: Any = _automaton(every, keyed, factor_keys)
+        every = keyed.keys() | bounded.keys() | factor_keys.keys()
+        self._automaton: Any = _automaton(every, keyed, bounded, factor_keys)
         self._ascii_automaton: Any = _automaton(
-            {p for p in every if p.isascii()}, keyed, factor_keys
+            {p for p in every if p.isascii()}, keyed, bounded, factor_keys
         )
         self.keys = len(every)
 
@@ -162,36 +171,31 @@ class RuleSet:
         automaton = self._ascii_automaton if text.isascii() else self._automaton
         hits = list(automaton.iter(text))
         seen: dict[int, list[int]] = {}
-        for end, (length, _, factor_ids) in hits:
+        for end, (back, _, _, factor_ids) in hits:
             for fid in factor_ids:
                 if fid in seen:
-                    seen[fid].append(end - length + 1)
+                    seen[fid].append(end - back)
                 else:
-                    seen[fid] = [end - length + 1]
-        for end, (length, candidates, _) in hits:
-            if not candidates:
-                continue
-            start = end - length + 1
-            after_word = start > 0 and _is_word(text[start - 1])
-            for branch in candidates:
-                if branch.rule in found or (after_word and branch.boundary):
+                    seen[fid] = [end - back]
+        for end, (back, plain, every, _) in hits:
+            start = end - back
+            candidates = plain if start and _is_word(text[start - 1]) else every
+            for rule, match, lead, reach, window in candidates:
+                if rule in found:
                     continue
-                gate = branch.factor
-                if gate is not None:
-                    low, high = start + gate[1], start + gate[2]
-                    for at in seen.get(gate[0], ()):
+                if window is not None:
+                    fid, low, high = window
+                    low, high = start + low, start + high
+                    for at in seen.get(fid, ()):
                         if low <= at <= high:
                             break
                     else:
                         continue
-                if branch.body.match(text, start) is None:
+                if match(text, start) is None:
                     continue
-                lead = branch.lead
-                if lead is not None and (
-                    lead.search(text, _lead_start(text, start, branch.reach), start) is None
-                ):
+                if lead is not None and lead(text, _lead_start(text, start, reach), start) is None:
                     continue
-                found.add(branch.rule)
+                found.add(rule)
         for index, compiled in self.unanchored:
             if index not in found and compiled.search(text):
                 found.add(index)
