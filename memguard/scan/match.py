@@ -101,12 +101,13 @@ def _automaton(
     bounded: dict[str, list[_Branch]],
     factor_keys: dict[str, list[int]],
 ) -> Any:
-    """Each prefix maps to ``(len - 1, branches, branches with \\b too, factor ids)``."""
+    """Each prefix maps to ``(len - 1, branches, the same with the \\b ones (``None``: there are
+    none), factor ids)``."""
     automaton = ahocorasick.Automaton()
     for prefix in prefixes:
         plain = tuple(keyed.get(prefix, ()))
-        value = (len(prefix) - 1, plain, plain + tuple(bounded.get(prefix, ())),
-                 tuple(factor_keys.get(prefix, ())))  # fmt: skip
+        every = plain + tuple(bounded.get(prefix, ())) if prefix in bounded else None
+        value = (len(prefix) - 1, plain, every, tuple(factor_keys.get(prefix, ())))
         automaton.add_word(prefix, value)
     automaton.make_automaton()
     return automaton
@@ -179,7 +180,9 @@ class RuleSet:
                     seen[fid] = [end - back]
         for end, (back, plain, every, _) in hits:
             start = end - back
-            candidates = plain if start and _is_word(text[start - 1]) else every
+            candidates = plain
+            if every is not None and not (start and _is_word(text[start - 1])):
+                candidates = every
             for rule, match, lead, reach, window in candidates:
                 if rule in found:
                     continue
