@@ -462,7 +462,7 @@ def endorse(
         after = stack.guard.ledger.latest(lifted)
     finally:
         stack.close()
-    from memguard.evaluate_cli import endorsement_report
+    from memguard.endorsement import endorsement_report
 
     data, text = endorsement_report(fact_ids, known, after, operator)
     emit(data, as_json, text)
