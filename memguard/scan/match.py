@@ -13,6 +13,7 @@ The result is the same as searching every rule over the whole text
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
@@ -22,8 +23,10 @@ import ahocorasick  # type: ignore[import-not-found]  # ships no type informatio
 
 from memguard.scan.anchors import branches, factor, literal_prefixes, split_lead
 
-__all__ = ["LEAD_WINDOW", "RuleSet"]
+__all__ = ["ATTEMPTS", "LEAD_WINDOW", "RuleSet"]
 
+#: anchored attempts per branch and text before the branch is searched over the whole text once
+ATTEMPTS = 32
 #: a factor is used when the body may run this much or more before it (a shorter, fixed gap
 #: makes the anchored match attempt cheap already)
 FACTOR_GAP = 8
@@ -75,6 +78,10 @@ def _lead_reach(lead: str) -> int:
 
 class _Branch(NamedTuple):
     rule: int
+    #: this branch's number in the rule set (for the per-text attempt budget)
+    number: int
+    #: ``search`` of the whole branch: the fallback once the budget is spent
+    search: Callable[[str], re.Match[str] | None]
     #: ``body.match``: the branch after its lead, tried at the anchor
     match: Callable[[str, int], re.Match[str] | None]
     #: ``lead.search`` over ``(text, lead_start, anchor)``: the lead must end exactly at the anchor
@@ -120,6 +127,7 @@ class RuleSet:
         self.patterns = tuple(patterns)
         keyed: dict[str, list[_Branch]] = {}
         bounded: dict[str, list[_Branch]] = {}
+        numbered = 0
         factor_keys: dict[str, list[int]] = {}
         factors: dict[frozenset[str], int] = {}
         #: branches no prefix anchors (searched in full every time; the rules have none)
@@ -150,9 +158,11 @@ class RuleSet:
                                 factor_keys[prefix].append(fid)
                         gate = (fid, low, _NO_BOUND if high is None else high)
                 branch = _Branch(
-                    index, re.compile(rest, re.MULTILINE).match,
+                    index, numbered, re.compile(source, re.MULTILINE).search,
+                    re.compile(rest, re.MULTILINE).match,
                     None if compiled_lead is None else compiled_lead.search, reach, gate,
                 )  # fmt: skip
+                numbered += 1
                 # a leading \b is checked by hand: is the character before the anchor a word's?
                 table = bounded if boundary and not lead else keyed
                 for prefix in literal_prefixes(rest):
@@ -178,22 +188,34 @@ class RuleSet:
                     seen[fid].append(end - back)
                 else:
                     seen[fid] = [end - back]
+        for positions in seen.values():
+            positions.sort()
+        tries: dict[int, int] = {}
+        spent: set[int] = set()
         for end, (back, plain, every, _) in hits:
             start = end - back
             candidates = plain
             if every is not None and not (start and _is_word(text[start - 1])):
                 candidates = every
-            for rule, match, lead, reach, window in candidates:
-                if rule in found:
+            for rule, number, search, match, lead, reach, window in candidates:
+                if rule in found or number in spent:
                     continue
                 if window is not None:
                     fid, low, high = window
-                    low, high = start + low, start + high
-                    for at in seen.get(fid, ()):
-                        if low <= at <= high:
-                            break
-                    else:
+                    places = seen.get(fid)
+                    if places is None:
                         continue
+                    at = bisect_left(places, start + low)
+                    if at == len(places) or places[at] > start + high:
+                        continue
+                # a text built to make one branch fail at many anchors (each attempt may run to
+                # the end of a line) gets one whole-text search instead: exact, and linear
+                if tries.get(number, 0) >= ATTEMPTS:
+                    spent.add(number)
+                    if search(text) is not None:
+                        found.add(rule)
+                    continue
+                tries[number] = tries.get(number, 0) + 1
                 if match(text, start) is None:
                     continue
                 if lead is not None and lead(text, _lead_start(text, start, reach), start) is None:

@@ -127,3 +127,20 @@ def test_mixed_script_words_are_counted_as_the_regex_counts_them(text: str) -> N
 
 def test_every_top_level_branch_is_split_outside_groups_and_classes() -> None:
     assert branches(r"a(?:b|c)|[|]d|e\|f") == ["a(?:b|c)", "[|]d", r"e\|f"]
+
+
+def test_past_the_attempt_budget_a_branch_is_searched_whole() -> None:
+    from memguard.scan.match import ATTEMPTS
+
+    rules = RuleSet([r"\b[a-z][a-z0-9]*_[a-z0-9_]+\s*\(\s*[a-z_]+\s*=", r"user\s*:[^\n]*\n\s*bot\s*:"])
+    failing = "._b(c= " * (ATTEMPTS * 3)  # the body matches at each `_`, the lead never does
+    assert rules.matching(failing) == set()
+    assert rules.matching(failing + " send_mail(to=") == {0}
+    lines = "user: x " * (ATTEMPTS * 3)  # one long line: each attempt runs to its end
+    assert rules.matching(lines) == set()
+    assert rules.matching(lines + "\nbot: y") == {1}
+    assert all(rules.matching(t) == plain_of(rules, t) for t in (failing, lines))
+
+
+def plain_of(rules: RuleSet, text: str) -> set[int]:
+    return {i for i, p in enumerate(rules.patterns) if re.search(p, text, re.MULTILINE)}
