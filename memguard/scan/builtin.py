@@ -3,6 +3,7 @@ over what encoded runs decode to. No model, no network, no data loaded at run ti
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -22,16 +23,21 @@ _MAX_REASONS = 12
 _ZW_IN_WORD = re.compile("(?<=[A-Za-z0-9 ,.:_(=\"'])[\u200b\u200c\u200d\u2060\ufeff\u180e](?=[A-Za-z0-9 ,.:_(=\"'])")
 _FLAG_TAGS = re.compile("\U0001f3f4[\U000e0020-\U000e007e]{1,8}\U000e007f")  # subdivision flags
 
-# one automaton pass finds the rules and what tells the decoders whether to run
-_RULE_SET = RuleSet([*(rule.pattern for rule in RULES), DECODE_LEAD.pattern, HEX_SPACE, ROT13_WORD])
 _DECODE_LEAD, _HEX_SPACE, _ROT13_WORD = len(RULES), len(RULES) + 1, len(RULES) + 2
+
+
+@functools.cache
+def rule_set() -> RuleSet:
+    """The rules, the decode lead and the decoders' gates in one automaton (built once, by the
+    first :class:`RuleScanner`: about 0.3 s, which importing memguard should not cost)."""
+    return RuleSet([*(rule.pattern for rule in RULES), DECODE_LEAD.pattern, HEX_SPACE, ROT13_WORD])
 
 
 def _hits(texts: Iterable[str], prefix: str = "") -> dict[str, float]:
     """The rules matching any of ``texts`` (lower-cased here), keyed ``prefix + rule id``."""
     out: dict[str, float] = {}
     for text in texts:
-        for index in _RULE_SET.matching(text.lower()):
+        for index in rule_set().matching(text.lower()):
             if index < _DECODE_LEAD:
                 rule = RULES[index]
                 out[prefix + rule.id] = rule.weight
@@ -51,13 +57,14 @@ class RuleScanner:
             raise ValueError("thresholds must satisfy 0 < suspicious_at <= malicious_at <= 1")
         self.suspicious_at = suspicious_at
         self.malicious_at = malicious_at
+        rule_set()  # built here, not in the first scan (whose stage may have a short timeout)
 
     def scan(self, text: str, context: ScanContext | None = None) -> Verdict:
         """Score ``text``; ``context`` is accepted for the protocol (the rules ignore the channel)."""
         if not isinstance(text, str):
             raise TypeError("text must be a string")
         lowered = text.lower()
-        matched = _RULE_SET.matching(lowered)
+        matched = rule_set().matching(lowered)
         hits = {RULES[i].id: RULES[i].weight for i in matched if i < _DECODE_LEAD}
         if not text.isascii():
             self._unicode(text, hits)
