@@ -7,7 +7,8 @@ Facts are ~1 KB: benign memories from tests/corpus joined until they reach 1,024
 ("benign"; "benign-ascii" uses only the ASCII ones), and the same with one attack row at the end
 ("attack"). The benign rows are written to hold trigger words (ignore, system, remember, ...), so
 they are a worst case for the rule gates. Prints wall-clock and process CPU microseconds per KB
-(CPU time is the steadier number on a shared machine) and the share flagged.
+(CPU time is the steadier number on a shared machine) and the share flagged; then the same for
+four hostile 1 MB texts (see ``HOSTILE``).
 """
 
 from __future__ import annotations
@@ -43,6 +44,17 @@ def facts(label: str, n: int, rng: random.Random) -> list[str]:
     return out
 
 
+#: 1 MB texts built to make anchored attempts fail again and again (a rule whose body matches at
+#: every anchor but whose lead never does, a line each attempt runs to the end of, a key on
+#: every character); the scanner bounds its attempts per rule, so these stay linear
+HOSTILE = {
+    "lead fails": "._b(c= " * 150_000,
+    "long line": "user: " * 170_000,
+    "key everywhere": "</" * 500_000,
+    "factor everywhere": "ignore " * 150_000,
+}
+
+
 def main() -> None:
     n = int(os.environ.get("MEMGUARD_BENCH_N", "2000"))
     rng = random.Random(7)
@@ -58,6 +70,13 @@ def main() -> None:
         kb = sum(len(t.encode("utf-8")) for t in texts) / 1024
         print(f"{label:12s} n={n} wall {elapsed / kb * 1e6:7.1f} us/KB  cpu {cpu / kb * 1e6:7.1f} "
               f"us/KB  flagged={flagged / n:.1%}")  # fmt: skip
+    for label, text in HOSTILE.items():
+        start, cpu = time.perf_counter(), time.process_time()
+        verdict = scanner.scan(text, ctx)
+        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+        kb = len(text.encode("utf-8")) / 1024
+        print(f"hostile 1 MB, {label:17s} wall {elapsed / kb * 1e6:7.1f} us/KB  cpu "
+              f"{cpu / kb * 1e6:7.1f} us/KB  {verdict.label}")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -461,14 +461,15 @@ def endorse(
         missing = [f for f in fact_ids if f not in known]
         if missing:
             raise _unknown_fact(missing[0])
-        lifted = stack.guard.endorse(None, fact_ids, reason=reason, operator=_operator())
+        operator = _operator()
+        lifted = stack.guard.endorse(None, fact_ids, reason=reason, operator=operator)
+        after = stack.guard.ledger.latest(lifted)
     finally:
         stack.close()
-    not_held = [f for f in fact_ids if f not in set(lifted)]
-    text = f"lifted the quarantine of {len(lifted)} facts"
-    if not_held:
-        text += f" ({len(not_held)} were not quarantined: {', '.join(not_held)})"
-    emit({"lifted": lifted}, as_json, text)
+    from memguard.endorsement import endorsement_report
+
+    data, text = endorsement_report(fact_ids, known, after, operator)
+    emit(data, as_json, text)
 
 
 # -- policy ----------------------------------------------------------------------------------------

@@ -213,8 +213,12 @@ def run_eval(
     min_detection: float = 0.9,
     max_false_positives: float = 0.02,
     searches: int = 20,
+    scan_stage: ScanStage | None = None,
 ) -> EvalReport:
-    """Write ``corpus`` into a fresh embedded deployment and measure it (see the module doc)."""
+    """Write ``corpus`` into a fresh embedded deployment and measure it (see the module doc).
+
+    ``scan_stage``: the scanners to deploy instead of the built-in one (to compare a third-party
+    scanner on the same corpus); ``scan=False`` and no ``scan_stage`` deploy none."""
     report = EvalReport(min_detection=min_detection, max_false_positives=max_false_positives)
     attacks = [r for r in corpus if r["label"] == "attack"]
     benign = [r for r in corpus if r["label"] == "benign"]
@@ -225,7 +229,7 @@ def run_eval(
         guard = MemoryGuard(
             store=InMemoryStore(dimension=384), ledger=Ledger.sqlite(root / "ledger.db"),
             verifier=tokens.verifier(), scope=scope,
-            scan_stage=ScanStage(RuleScanner()) if scan else None,
+            scan_stage=scan_stage or (ScanStage(RuleScanner()) if scan else None),
         )  # fmt: skip
         try:
             _measure(guard, tokens, attacks, benign, report, searches)

@@ -72,17 +72,30 @@ def rescan_command(
         typer.Option("--ledger-url", help="A PostgreSQL ledger instead of STATE_DIR/ledger.db."),
     ] = None,
     batch: Annotated[int, typer.Option("--batch", min=1, max=10_000, help="Facts per batch.")] = 200,
+    config: Annotated[
+        Path | None,
+        typer.Option("--config", help="A gateway configuration whose `scan` section (its policy: "
+                     "what each verdict does to trust) to re-scan under; default: the built-in "
+                     "defaults."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")] = False,
 ) -> None:
-    """Re-scan the facts the built-in scanner (this version) has not scanned yet, as the local
-    operator: each gets a new version with the new verdict, and a lower trust when the verdict
-    caps it (a rescan never raises trust). Resumable: run it again after an interruption."""
+    """Re-scan the facts the built-in scanner has not scanned under this version and this scan
+    policy, as the local operator: each gets a new version with the new verdict, and a lower trust
+    when the verdict caps it (a rescan never raises trust). A changed scan policy counts as a
+    change (its digest is part of a verdict's version). Resumable: run it again after an
+    interruption."""
     from memguard.clikit.progress import progress
     from memguard.embedded import open_embedded
+    from memguard.scan import RuleScanner
+    from memguard.scan.stage import ScanStage
 
     if not (state_dir / "ledger.db").exists() and ledger_url is None:
         raise CliError(ExitCode.USAGE, "usage", f"no ledger in `{state_dir}` (see --state-dir)")
-    stack = open_embedded(state_dir, ledger_url=ledger_url)
+    policy = _scan_policy(config) if config is not None else None
+    stack = open_embedded(state_dir, ledger_url=ledger_url, scan=policy is None)
+    if policy is not None:
+        stack.guard.kernel.scan_stage = ScanStage(RuleScanner(), policy)
     try:
         total = len({r.fact_id for r in stack.guard.ledger.in_state(_committed())})
         with progress("re-scanning facts", total=total) as bar:
@@ -95,6 +108,21 @@ def rescan_command(
             "rescanned": len(report.rescanned), "lowered": list(report.lowered)}  # fmt: skip
     emit(data, as_json, f"re-scanned {len(report.rescanned)} facts with {report.scanner} "
          f"v{report.version}; {len(report.lowered)} got a lower trust")  # fmt: skip
+
+
+def _scan_policy(config: Path) -> Any:
+    from memguard.errors import ConfigurationError
+    from memguard.gateway.config import load_gateway_config
+
+    if not config.is_file():
+        raise CliError(ExitCode.USAGE, "usage", f"no configuration at `{config}` (see --config)")
+    try:
+        loaded = load_gateway_config(config)
+    except ConfigurationError as exc:
+        raise CliError(ExitCode.INVALID, "invalid_input", str(exc)) from None
+    if not loaded.scan.enabled:
+        raise CliError(ExitCode.USAGE, "usage", f"the `scan` section of `{config}` is disabled")
+    return loaded.scan.policy
 
 
 def _committed() -> Any:

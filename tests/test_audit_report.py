@@ -174,7 +174,9 @@ def test_cli_revoke_audit_endorse(tmp_path: Path) -> None:
     endorsed = run("endorse", web["fact_id"], "--reason", "false alarm", "--json",
                    "--state-dir", state, cwd=tmp_path)  # fmt: skip
     assert endorsed.returncode == 0, endorsed.stderr
-    assert json.loads(endorsed.stdout) == {"lifted": [web["fact_id"]]}
+    lifted = json.loads(endorsed.stdout)
+    assert lifted["lifted"] == [web["fact_id"]] and lifted["facts"][0]["lifted"] == ["quarantine"]
+    assert lifted["endorser"].startswith("operator:")
     bad = run("audit", "--domain", "x.example", "--turn", "s#1", "--state-dir", state, cwd=tmp_path)
     assert bad.returncode == 2 and "one selector" in bad.stderr  # a usage error
     no_sel = run("revoke", "--reason", "r", "--state-dir", state, cwd=tmp_path)

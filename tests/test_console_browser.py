@@ -240,3 +240,34 @@ def test_skip_link_and_keyboard_shortcuts(browser: Any, console: str) -> None:
     d.find_element(By.TAG_NAME, "body").send_keys("/")
     assert d.switch_to.active_element.get_attribute("id") == "f-source"
     assert shutil.which(CHROMIUM) or Path(CHROMIUM).exists()
+
+
+def test_scanner_verdicts_in_the_list_and_on_the_fact_page(browser: Any, console: str) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    d = browser
+    d.get(console.split("/signin")[0] + "/signin/pick")
+    d.find_element(By.CSS_SELECTOR, "input[name=subject][value=alice]").click()
+    d.find_element(By.CSS_SELECTOR, "#pick button[type=submit]").click()
+    _titled(d, "Facts")
+    # the demo ran the built-in scanner on every write: alice's facts all carry a verdict
+    Select(d.find_element(By.ID, "f-scan")).select_by_value("unscanned")
+    d.find_element(By.CSS_SELECTOR, "form.filters button[type=submit]").click()
+    WebDriverWait(d, 15).until(lambda x: "scan=unscanned" in x.current_url)
+    assert d.find_elements(By.CSS_SELECTOR, "a.fact-link") == []
+    Select(d.find_element(By.ID, "f-scan")).select_by_value("clean")
+    d.find_element(By.CSS_SELECTOR, "form.filters button[type=submit]").click()
+    WebDriverWait(d, 15).until(lambda x: "scan=clean" in x.current_url)
+    rows = d.find_elements(By.CSS_SELECTOR, "table.facts tbody tr")
+    assert rows and all(r.find_element(By.CSS_SELECTOR, "td.scan").text == "clean" for r in rows)
+    web = next(r for r in rows if "lisbon-travel-tips.example/may" in r.text)
+    web.find_element(By.CSS_SELECTOR, "a.fact-link").click()
+    _titled(d, "Fact ")
+    verdict = d.find_element(By.ID, "scanner-verdict")
+    assert d.find_element(By.ID, "scan-label").text == "clean"
+    assert d.find_element(By.ID, "scan-scanner").text == "memguard.rules"
+    assert d.find_element(By.ID, "scan-effect").text == "no cap"
+    d.execute_script("arguments[0].scrollIntoView()", verdict)
+    _shot(d, "console-scan-verdict.png")
+    _no_script_errors(d)

@@ -130,3 +130,19 @@ def test_rescan_command(tmp_path: Path) -> None:
     assert again.returncode == 0 and json.loads(again.stdout)["rescanned"] == 0
     missing = memguard("rescan", "--state-dir", str(tmp_path / "nope"), cwd=tmp_path)
     assert missing.returncode == 2
+
+
+def test_another_scanner_can_be_measured_on_the_same_corpus() -> None:
+    from memguard.scan import Label, ScanContext, Verdict
+    from memguard.scan.stage import ScanStage
+
+    class FlagsEverything:
+        id, version = "test.everything", "0"
+
+        def scan(self, text: str, context: ScanContext) -> Verdict:
+            return Verdict(Label.SUSPICIOUS, 0.5, ("all",), self.id, self.version)
+
+    rows = load_corpus(OWN)[:4] + load_corpus(OWN)[-4:]
+    report = run_eval(rows, scope=None, scan_stage=ScanStage(FlagsEverything()), searches=1)
+    assert report.detection == 1.0 and report.false_positive_rate == 1.0
+    assert any("false positives" in f for f in report.failures())

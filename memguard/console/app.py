@@ -44,7 +44,13 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from memguard.console.graph import TRUST_STYLE
-from memguard.console.pages import CONSOLE_SELECTOR_KINDS, STATES, Console, FactFilters
+from memguard.console.pages import (
+    CONSOLE_SELECTOR_KINDS,
+    SCAN_FILTERS,
+    STATES,
+    Console,
+    FactFilters,
+)
 from memguard.console.signin import LocalSignIn, Session, TokenSignIn
 from memguard.console.svg import render_svg
 from memguard.errors import (
@@ -131,6 +137,7 @@ def _env() -> Environment:
     env.globals["trust_levels"] = [t.label for t in sorted(TrustLevel, reverse=True)]
     env.globals["source_kinds"] = [k.value for k in SourceKind]
     env.globals["states"] = STATES
+    env.globals["scan_filters"] = SCAN_FILTERS
     env.globals["trust_style"] = TRUST_STYLE
     return env
 

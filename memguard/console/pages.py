@@ -33,6 +33,7 @@ from memguard.trust import SourceKind, TrustLevel
 
 __all__ = [
     "CONSOLE_SELECTOR_KINDS",
+    "SCAN_FILTERS",
     "STATES",
     "Console",
     "FactFilters",
@@ -49,6 +50,10 @@ _Q = QuarantineRow.__table__  # type: ignore[attr-defined]
 _AUDIT = ReadRequest("audit")
 #: Filter values of ``state``: the fact's latest version, and whether a quarantine holds it.
 STATES = ("any", "committed", "quarantined", "deleted", "pending")
+#: The fact list's scanner filter: a verdict that flagged the text (suspicious, malicious or a
+#: scanner error), one that capped trust to quarantined (and no one lifted), a cap someone lifted
+#: by endorsing, a clean verdict, no verdict recorded.
+SCAN_FILTERS = ("any", "flagged", "quarantined", "endorsed", "clean", "unscanned")
 #: Selectors the console offers (principal selectors also bar callers: the CLI and API have them).
 CONSOLE_SELECTOR_KINDS = ("source", "domain", "session", "turn", "fact")
 PAGE_SIZE = 50
@@ -69,6 +74,7 @@ class FactFilters:
     session: str | None = None
     writer: str | None = None
     state: str = "any"
+    scan: str = "any"
 
     @classmethod
     def from_query(cls, query: Mapping[str, str]) -> FactFilters:
@@ -85,13 +91,19 @@ class FactFilters:
             raise InvalidRequest("invalid `source_kind`")
         if state not in STATES:
             raise InvalidRequest("invalid `state`")
-        return cls(trust, kind, text("source"), text("session", 256), text("writer"), state)
+        scan = text("scan", 32) or "any"
+        if scan not in SCAN_FILTERS:
+            raise InvalidRequest("invalid `scan`")
+        return cls(trust, kind, text("source"), text("session", 256), text("writer"), state, scan)
 
     def admits(self, row: FactRow) -> bool:
-        """The filters SQL does not apply: substrings of the source and of the writer chain."""
+        """The filters SQL does not apply: substrings of the source and of the writer chain, and
+        the scanner verdict."""
         if self.source and self.source.lower() not in row.source.lower():
             return False
-        return not (self.writer and self.writer.lower() not in row.writer.lower())
+        if self.writer and self.writer.lower() not in row.writer.lower():
+            return False
+        return self.scan == "any" or self.scan in row.scan_filter_values()
 
     def matches(self, row: FactRow) -> bool:
         """Every filter, on a row (search results, which SQL did not select)."""
@@ -110,6 +122,7 @@ class FactFilters:
             "trust": self.trust, "source_kind": self.source_kind, "source": self.source,
             "session": self.session, "writer": self.writer,
             "state": None if self.state == "any" else self.state,
+            "scan": None if self.scan == "any" else self.scan,
         }  # fmt: skip
         return {k: v for k, v in pairs.items() if v}
 
@@ -127,6 +140,21 @@ class FactRow:
     writer: str
     namespace: str
     created_at: str
+    #: the scanner's label (``None``: no verdict recorded), the cap it set, who lifted the cap
+    scan: str | None = None
+    scan_cap: str | None = None
+    scan_endorsed_by: str | None = None
+
+    def scan_filter_values(self) -> frozenset[str]:
+        """The :data:`SCAN_FILTERS` values this row is listed under."""
+        if self.scan is None:
+            return frozenset({"unscanned"})
+        out = {"clean"} if self.scan == "clean" else {"flagged"}
+        if self.scan_endorsed_by is not None:
+            out.add("endorsed")
+        elif self.scan_cap == "quarantined":
+            out.add("quarantined")
+        return frozenset(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +216,7 @@ def scanner_verdict(report: Mapping[str, Any]) -> dict[str, Any] | None:
 def _row(record: LedgerRecord) -> FactRow:
     prov = record.provenance
     chain = " -> ".join([prov.writer.subject.subject, *(a.subject for a in prov.writer.actors)])
+    scan = prov.scan
     return FactRow(
         fact_id=record.fact_id,
         trust=prov.trust.label,
@@ -200,6 +229,9 @@ def _row(record: LedgerRecord) -> FactRow:
         writer=chain,
         namespace=prov.namespace,
         created_at=prov.created_at.isoformat(timespec="seconds"),
+        scan=None if scan is None else scan.label,
+        scan_cap=None if scan is None or scan.cap is None else scan.cap.label,
+        scan_endorsed_by=None if scan is None else scan.endorsed_by,
     )
 
 

@@ -3,11 +3,13 @@ over what encoded runs decode to. No model, no network, no data loaded at run ti
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
-from memguard.scan.decode import decoded_texts
-from memguard.scan.rules import DECODE_LEAD, RULES, Rule
+from memguard.scan.decode import HEX_SPACE, ROT13_WORD, decoded_texts
+from memguard.scan.match import RuleSet
+from memguard.scan.rules import DECODE_LEAD, RULES
 from memguard.scan.unicode import reveal
 from memguard.scan.verdict import Label, ScanContext, Verdict
 
@@ -21,29 +23,24 @@ _MAX_REASONS = 12
 _ZW_IN_WORD = re.compile("(?<=[A-Za-z0-9 ,.:_(=\"'])[\u200b\u200c\u200d\u2060\ufeff\u180e](?=[A-Za-z0-9 ,.:_(=\"'])")
 _FLAG_TAGS = re.compile("\U0001f3f4[\U000e0020-\U000e007e]{1,8}\U000e007f")  # subdivision flags
 
-
-_WORD = re.compile(r"\w+")
-
-
-_MARKS = tuple(sorted({m for rule in RULES for m in rule.marks}))
-_ASCII_MARKS = tuple(m for m in _MARKS if m.isascii())
-_GATES = tuple((rule, rule.words | frozenset(rule.marks)) for rule in RULES)
+_DECODE_LEAD, _HEX_SPACE, _ROT13_WORD = len(RULES), len(RULES) + 1, len(RULES) + 2
 
 
-def _hits(texts: Iterable[str], rules: tuple[Rule, ...], prefix: str = "") -> dict[str, float]:
+@functools.cache
+def rule_set() -> RuleSet:
+    """The rules, the decode lead and the decoders' gates in one automaton (built once, by the
+    first :class:`RuleScanner`: about 0.3 s, which importing memguard should not cost)."""
+    return RuleSet([*(rule.pattern for rule in RULES), DECODE_LEAD.pattern, HEX_SPACE, ROT13_WORD])
+
+
+def _hits(texts: Iterable[str], prefix: str = "") -> dict[str, float]:
+    """The rules matching any of ``texts`` (lower-cased here), keyed ``prefix + rule id``."""
     out: dict[str, float] = {}
-    gates = _GATES if rules is RULES else tuple((r, r.words | frozenset(r.marks)) for r in rules)
     for text in texts:
-        lowered = text.lower()
-        ascii_only = lowered.isascii()
-        present = set(_WORD.findall(lowered))
-        present.update(m for m in (_ASCII_MARKS if ascii_only else _MARKS) if m in lowered)
-        for rule, gate in gates:
-            if gate and gate.isdisjoint(present):
-                continue
-            if rule.search(lowered, ascii_only):
-                key = prefix + rule.id
-                out[key] = max(out.get(key, 0.0), rule.weight)
+        for index in rule_set().matching(text.lower()):
+            if index < _DECODE_LEAD:
+                rule = RULES[index]
+                out[prefix + rule.id] = rule.weight
     return out
 
 
@@ -60,12 +57,35 @@ class RuleScanner:
             raise ValueError("thresholds must satisfy 0 < suspicious_at <= malicious_at <= 1")
         self.suspicious_at = suspicious_at
         self.malicious_at = malicious_at
+        rule_set()  # built here, not in the first scan (whose stage may have a short timeout)
 
     def scan(self, text: str, context: ScanContext | None = None) -> Verdict:
         """Score ``text``; ``context`` is accepted for the protocol (the rules ignore the channel)."""
         if not isinstance(text, str):
             raise TypeError("text must be a string")
-        hits = _hits((text,), RULES)
+        lowered = text.lower()
+        matched = rule_set().matching(lowered)
+        hits = {RULES[i].id: RULES[i].weight for i in matched if i < _DECODE_LEAD}
+        if not text.isascii():
+            self._unicode(text, hits)
+        decoded = decoded_texts(
+            text, hex_space=_HEX_SPACE in matched, rot13_word=_ROT13_WORD in matched
+        )
+        if decoded:
+            inner = _hits(decoded, "decoded:")
+            if any(w >= 0.5 for w in inner.values()):
+                hits["encoded.instruction"] = 0.9
+            elif any(len(d.split()) >= 4 for d in decoded if d not in text):
+                # prose hidden in an encoding: rarely innocent inside a memory
+                hits["encoded.prose"] = 0.5
+            hits.update(inner)
+        if _DECODE_LEAD in matched:
+            hits["encoded.decode_lead"] = 0.5
+        return self._verdict(hits)
+
+    @staticmethod
+    def _unicode(text: str, hits: dict[str, float]) -> None:
+        """Invisible and look-alike characters (only non-ASCII text can hold them)."""
         shown = _FLAG_TAGS.sub("", text) if "\U0001f3f4" in text else text
         hidden = reveal(shown)
         if hidden.tags:
@@ -77,21 +97,9 @@ class RuleScanner:
         if hidden.mixed_script_words >= 2:
             hits["unicode.mixed_script"] = 0.55
         if hidden.texts:
-            for key, weight in _hits(hidden.texts, RULES, "hidden:").items():
+            for key, weight in _hits(hidden.texts, "hidden:").items():
                 if key[7:] not in hits:
                     hits[key] = weight
-        decoded = decoded_texts(text)
-        if decoded:
-            inner = _hits(decoded, RULES, "decoded:")
-            if any(w >= 0.5 for w in inner.values()):
-                hits["encoded.instruction"] = 0.9
-            elif any(len(d.split()) >= 4 for d in decoded if d not in text):
-                # prose hidden in an encoding: rarely innocent inside a memory
-                hits["encoded.prose"] = 0.5
-            hits.update(inner)
-        if DECODE_LEAD.search(text.lower()) is not None:
-            hits["encoded.decode_lead"] = 0.5
-        return self._verdict(hits)
 
     def _verdict(self, hits: dict[str, float]) -> Verdict:
         remaining = 1.0

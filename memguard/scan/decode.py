@@ -12,7 +12,7 @@ import codecs
 import re
 import urllib.parse
 
-__all__ = ["decoded_texts"]
+__all__ = ["HEX_SPACE", "ROT13_WORD", "decoded_texts"]
 
 _B64 = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{24,}={0,2}")
 _HEX = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}[\s:]?){16,}")
@@ -20,6 +20,15 @@ _PCT = re.compile(r"%[0-9A-Fa-f]{2}")
 # rot13 of frequent English function words: "the", "and", "you", "to", "of", "is", "for", "your"
 _ROT13_WORDS = re.compile(r"\b(?:gur|naq|lbh|gb|bs|vf|sbe|lbhe|jvgu|guvf)\b", re.IGNORECASE)
 _MAX_DECODES = 16
+
+
+# What the scanner's one automaton pass (memguard.scan.builtin) also looks for, so that the
+# decoders run only on text that can hold what they decode:
+#: hex that can decode to readable text: that text holds a space, so the run holds the unit "20"
+#: with two more units on at least one side of it (a run is 16 units or more)
+HEX_SPACE = r"20(?:[\s:]?[0-9a-f]{2}){2}|(?:[0-9a-f]{2}[\s:]?){2}20"
+#: one rot13 function word (over lower-cased text; "\u017f" is the long s that ``re`` folds to s)
+ROT13_WORD = "\\b(?:gur|naq|lbh|gb|b[s\u017f]|vf|[s\u017f]be|lbhe|jvgu|guvf)\\b"
 
 
 def _readable(data: str) -> bool:
@@ -37,25 +46,33 @@ def _utf8(raw: bytes) -> str | None:
         return None
 
 
-def decoded_texts(text: str) -> list[str]:
-    """Readable texts hidden in ``text`` as base64, hex, URL encoding or rot13 (at most 16)."""
+def decoded_texts(text: str, *, hex_space: bool = True, rot13_word: bool = True) -> list[str]:
+    """Readable texts hidden in ``text`` as base64, hex, URL encoding or rot13 (at most 16).
+
+    ``hex_space=False`` or ``rot13_word=False`` say the caller has seen that ``text`` holds no
+    :data:`HEX_SPACE` or no :data:`ROT13_WORD` match, so those decoders cannot find anything.
+    """
     out: list[str] = []
-    longest = max(map(len, text.split()), default=0)
-    for m in _B64.finditer(text) if longest >= 24 else ():
-        if len(out) >= _MAX_DECODES:
-            return out
-        run = m.group(0)
-        if run.isalpha() and (run.islower() or run.isupper()):
-            continue  # a long word, not base64
-        padded = run + "=" * (-len(run) % 4)
-        try:
-            raw = base64.b64decode(padded, altchars=b"-_" if ("-" in run or "_" in run) else None)
-        except (binascii.Error, ValueError):
-            continue
-        decoded = _utf8(raw)
-        if decoded is not None and _readable(decoded):
-            out.append(decoded)
-    for m in _HEX.finditer(text) if longest >= 6 else ():
+    tokens = text.split()
+    longest = max(map(len, tokens), default=0)
+    # a base64 run holds no whitespace, so it lies inside one long token (scanning only those
+    # tokens finds the same runs: the lookbehind sees whitespace or the token's start)
+    for token in (t for t in tokens if len(t) >= 24) if longest >= 24 else ():
+        for m in _B64.finditer(token):
+            if len(out) >= _MAX_DECODES:
+                return out
+            run = m.group(0)
+            if run.isalpha() and (run.islower() or run.isupper()):
+                continue  # a long word, not base64
+            padded = run + "=" * (-len(run) % 4)
+            try:
+                raw = base64.b64decode(padded, altchars=b"-_" if ("-" in run or "_" in run) else None)
+            except (binascii.Error, ValueError):
+                continue
+            decoded = _utf8(raw)
+            if decoded is not None and _readable(decoded):
+                out.append(decoded)
+    for m in _HEX.finditer(text) if hex_space else ():
         if len(out) >= _MAX_DECODES:
             return out
         digits = re.sub(r"[\s:]", "", m.group(0))
@@ -65,12 +82,12 @@ def decoded_texts(text: str) -> list[str]:
             continue
         if decoded is not None and _readable(decoded):
             out.append(decoded)
-    if len(_PCT.findall(text)) >= 3:
+    if text.count("%") >= 3 and len(_PCT.findall(text)) >= 3:
         unquoted = urllib.parse.unquote(text)
         if unquoted != text:
             out.append(unquoted)
             if len(_PCT.findall(unquoted)) >= 3:  # encoded twice
                 out.append(urllib.parse.unquote(unquoted))
-    if len(_ROT13_WORDS.findall(text)) >= 2:
+    if rot13_word and len(_ROT13_WORDS.findall(text)) >= 2:
         out.append(codecs.decode(text, "rot13"))
     return out[:_MAX_DECODES]

@@ -9,93 +9,19 @@ never strings copied from one corpus. The weights combine as independent evidenc
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 
-__all__ = ["RULES", "Rule"]
+__all__ = ["DECODE_LEAD", "RULES", "Rule"]
 
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """One rule: a pattern, searched as its top-level branches.
-
-    A branch that starts with ``\\b`` is compiled without it and the boundary is checked on each
-    match (Python's engine scans a pattern that starts with a word boundary position by position,
-    but one that starts with letters far faster). The rule only runs when the text holds one of
-    its ``words`` (whole words) or ``marks`` (substrings).
-    """
+    """One rule: an attack family's id, how sure a match alone makes the scanner, and a pattern
+    over lower-cased text (``re.MULTILINE``), matched by :class:`memguard.scan.match.RuleSet`."""
 
     id: str
     weight: float
-    #: (pattern, check a word boundary at the match start, the branch can only match non-ASCII)
-    branches: tuple[tuple[re.Pattern[str], bool, bool], ...]
-    words: frozenset[str] = frozenset()
-    marks: tuple[str, ...] = ()
-
-    @property
-    def gated(self) -> bool:
-        return bool(self.words or self.marks)
-
-    def search(self, text: str, ascii_only: bool = False) -> bool:
-        for pattern, boundary, non_ascii in self.branches:
-            if non_ascii and ascii_only:
-                continue
-            pos = 0
-            while True:
-                m = pattern.search(text, pos)
-                if m is None:
-                    break
-                start = m.start()
-                if not boundary or start == 0 or not _is_word(text[start - 1]):
-                    return True
-                pos = start + 1
-        return False
-
-
-def _is_word(char: str) -> bool:
-    return char.isalnum() or char == "_"
-
-
-def _syntax(pattern: str) -> Iterator[tuple[int, str, int]]:
-    """``(index, char, depth)`` of each ``(``, ``)`` and ``|`` outside character classes and
-    escapes; ``depth`` is the group depth after the character."""
-    depth, in_class, escaped = 0, False, False
-    for i, c in enumerate(pattern):
-        if escaped:
-            escaped = False
-        elif c == "\\":
-            escaped = True
-        elif in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-        elif c in "()|":
-            depth += {"(": 1, ")": -1, "|": 0}[c]
-            yield i, c, depth
-
-
-def _branches(pattern: str) -> list[str]:
-    """Split a pattern at its top-level ``|`` (outside groups and character classes)."""
-    cuts = [i for i, c, depth in _syntax(pattern) if c == "|" and depth == 0]
-    return [pattern[a + 1 : b] for a, b in zip([-1, *cuts], [*cuts, len(pattern)], strict=True)]
-
-
-def _starts_non_ascii(branch: str) -> bool:
-    """Does every alternative the branch can start with begin with a non-ASCII character?"""
-    if branch.startswith("(?:"):
-        end = next((i for i, c, depth in _syntax(branch) if c == ")" and depth == 0), len(branch))
-        return all(h and not h[0].isascii() for h in _branches(branch[3:end]))
-    return bool(branch) and not branch[0].isascii()
-
-
-def _compile(pattern: str) -> tuple[tuple[re.Pattern[str], bool, bool], ...]:
-    out = []
-    for branch in _branches(pattern):
-        boundary = branch.startswith("\\b")
-        body = branch[2:] if boundary else branch
-        out.append((re.compile(body, re.MULTILINE), boundary, _starts_non_ascii(body)))
-    return tuple(out)
+    pattern: str
 
 
 def _alt(*words: str) -> str:
@@ -153,8 +79,8 @@ _IGN_OTHER = _alt("игнорируй", "игнорируйте", "проигн�
                   "अनदेखा", "नज़रअंदाज़", "भूल जाओ")  # fmt: skip
 _INSTR_LATIN = _alt(_INSTR, "instrucciones", "instru[çc][õo]es", "istruzioni", "consignes",
                     "anweisungen", "instruktionen", "vorgaben", "regeln", "instructies",
-                    "instrukcje", "instrukcji", "polecenia", "talimat\\w*", "yönerge\\w*")  # fmt: skip
-_INSTR_OTHER = _alt("инструкци\\w*", "указани\\w*", "指令", "指示", "提示", "命令", "지시", "지침",
+                    "instrukcje", "instrukcji", "polecenia", "talimat\\w{0,8}", "yönerge\\w{0,8}")  # fmt: skip
+_INSTR_OTHER = _alt("инструкци\\w{0,8}", "указани\\w{0,8}", "指令", "指示", "提示", "命令", "지시", "지침",
                     "명령", "التعليمات", "تعليمات", "الأوامر", "निर्देश")  # fmt: skip
 _PRIOR_LATIN = _alt(_PRIOR, "précédentes", "precedentes", "vorherigen", "bisherigen", "alle[ns]?",
                   "anteriores", "precedenti", "tutte", "todas", "vorige", "eerdere", "poprzednie",
@@ -222,139 +148,9 @@ _FUTURE_ML = _alt(
 )  # fmt: skip
 
 
-_IGN_WORDS = ("ignore", "ignores", "ignorez", "disregard", "forget", "override", "bypass", "ignora",
-              "ignorar", "ignorat", "oublie", "oublier", "oubliez", "ignoriere", "ignorieren",
-              "vergiss", "vergessen", "missachte", "olvida", "dimentica", "esqueça", "esqueca",
-              "negeer", "vergeet", "zignoruj", "zapomnij", "ignoruj", "unut")  # fmt: skip
-_IGN_MARKS = ("yok say", "görmezden", "игнор", "забуд", "忽略", "无视", "無視", "忘记", "忘れ", "무시", "잊어", "تجاهل", "انس",
-              "अनदेखा", "नज़रअंदाज़", "भूल")  # fmt: skip
-_AGENT_WORDS = ("assistant", "agent", "ai", "model", "llm", "chatbot", "bot", "copilot", "models")
-_ROLE_WORDS = ("system", "developer", "dev", "admin", "administrator", "operator", "root",
-               "sysadmin", "supervisor", "moderator", "owner", "maintainer", "security", "team",
-               "department", "orchestrator")  # fmt: skip
-_RUN_WORDS = ("execute", "run", "call", "invoke", "trigger", "perform", "führe", "rufe", "ejecuta",
-              "llama", "exécute", "exécuter", "exécutez", "execute", "appelle", "appeler",
-              "appelez", "esegui", "chiama", "chame", "voer", "roep", "wykonaj", "wywołaj",
-              "выполни", "вызови", "запусти", "now", "immediately", "çalıştır", "çağır")  # fmt: skip
-_RUN_MARKS = ("执行", "调用", "運行", "実行", "呼び出", "실행", "호출", "نفذ", "شغّل", "استدع", "चला")
-_SEND_WORDS = ("send", "forward", "email", "mail", "post", "upload", "transmit", "share", "leak",
-               "exfiltrate", "copy", "cc", "bcc", "deliver", "report", "sync", "submit", "envoie",
-               "envoyer", "envoyez", "sende", "schicke", "envía", "envia", "enviar", "invia",
-               "manda", "stuur", "wyślij", "отправь", "перешли", "gönder", "ilet")  # fmt: skip
-_SEND_MARKS = ("发送", "发给", "送って", "送信", "보내", "أرسل", "भेज")
-
-GATES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "override.ignore_instructions": (_IGN_WORDS, _IGN_MARKS),
-    "override.ignore_any_instructions": (_IGN_WORDS, _IGN_MARKS),
-    "override.forget_told": (("ignore", "disregard", "forget"), ()),
-    "override.supersede": (("supersede", "supersedes", "override", "overrides", "replace",
-                            "replaces", "precedence", "cancel"), ()),
-    "override.outdated_rules": (("outdated", "obsolete", "void", "canceled", "cancelled", "revoked",
-                                 "deprecated", "suspended", "lifted", "disabled", "longer"), ()),
-    "override.no_longer_apply": (("longer", "valid", "effect", "binding", "void", "revoked",
-                                  "cancelled", "canceled", "obsolete", "outdated"), ()),
-    "override.real_task": (("task", "goal", "objective", "job", "mission", "purpose",
-                            "instruction", "assignment"), ()),
-    "override.reconfigured": (("reconfigured", "configured", "reprogrammed", "programmed", "updated",
-                               "jailbroken", "unlocked", "reassigned", "assigned", "retasked",
-                               "tasked", "granted"), ()),
-    "override.stop_following": (("stop", "cease", "quit"), ()),
-    "override.mode_switch": (("mode", "dan", "unrestricted", "jailbroken", "unfiltered"), ()),
-    "agent.if_you_are_ai": (("humans", "human", "visible", "invisible", "hidden", "if"), ()),
-    "agent.note_to_agent": (("assistant", "agent", "ai", "model", "llm", "chatbot", "bot", "copilot",
-                             "models", "assistenten", "asistente", "assistente", "assistent",
-                             "asystenta", "ассистента", "ассистенту", "помощника", "asistana",
-                             "asistan", "l"), ("助手", "アシスタント", "어시스턴트", "المساعد", "सहायक")),
-    "agent.next_step": (_AGENT_WORDS, ()),
-    "agent.must": (_AGENT_WORDS, ()),
-    "agent.before_answering": (("before",), ()),
-    "agent.mandatory": (("mandatory", "required", "compulsory", "negotiable", "comply", "compliance"), ()),
-    "agent.no_confirmation": (("not", "don", "never", "without", "sans", "ohne", "sin", "senza", "sem",
-                               "zonder", "bez", "без", "не", "dan", "sormadan", "almadan"),
-                              ("确认", "確認", "확인", "묻지", "دون", "बिना")),
-    "agent.quietly": (("quietly", "silently", "secretly", "covertly", "discreetly", "without",
-                       "background"), ()),
-    "agent.reveal_prompt": (("reveal", "print", "output", "show", "repeat", "leak", "disclose", "dump",
-                             "display", "recite", "echo", "tell"), ()),
-    "agent.reply_only": (("reply", "respond", "answer", "output"), ()),
-    "agent.instead": (("instead", "not", "don"), ()),
-    "role.prefix_ml": ((), (":", "：")),
-    "sleeper.trigger_third_person_ml": ((), ("utilisat", "nutzer", "usuari", "usuári", "utente",
-                                             "gebruiker", "użytkownik", "пользовател", "用户",
-                                             "ユーザー", "사용자", "المستخدم", "उपयोगकर्ता",
-                                             "kullanıcı")),
-    "poison.user_account_ml": ((), ("iban", "compte", "konto", "cuenta", "conta", "conto",
-                                    "rekening", "счёт", "счет", "账户", "口座", "계좌", "حساب", "खाता",
-                                    "hesab")),
-    "agent.send_secret": ((*_SEND_WORDS, "reply", "include", "give", "tell", "reveal", "disclose", "read"), ()),
-    "agent.send_to_address": ((), ("@",)),
-    "agent.phishing_tell_user": (("tell", "log", "login", "sign", "signin", "verify", "enter",
-                                  "reenter", "confirm"), ()),
-    "agent.promote_only": (("recommend", "promote", "endorse", "suggest", "advertise", "mention"), ()),
-    "agent.approve_pending": (("approve", "authorize", "authorise", "confirm", "execute", "process",
-                               "release", "pay", "accept", "mark"), ()),
-    "agent.user_said_remember": (("user",), ()),
-    "role.prefix": (_ROLE_WORDS, ()),
-    "role.bracket": ((), ("[",)),
-    "role.tag": ((), ("<",)),
-    "role.from_authority": (("from",), ()),
-    "role.vendor_policy": (("openai", "anthropic", "google", "microsoft", "meta", "deepmind",
-                            "mistral", "vendor", "platform", "provider"), ()),
-    "role.internal_reasoning": (("internal", "hidden", "private", "secret"), ()),
-    "role.dialogue": (("user", "human"), ()),
-    "role.authority_says": (("says", "said", "wants", "requires", "instructs", "orders", "demands"), ()),
-    "role.multilingual_system": (("sistema", "système", "systeme", "systemnachricht", "systemanweisung",
-                                  "systemhinweis", "sistema", "systeembericht", "systeeminstructie",
-                                  "systemowy", "systemowa", "системное", "системная", "sistem"),
-                                 ("系统", "系統", "システム", "시스템", "النظام", "सिस्टम")),
-    "delimiter.chat_tokens": ((), ("<|", "inst]", "<<sys", "_of_turn>")),
-    "delimiter.closing_tag": ((), ("</",)),
-    "delimiter.end_marker": (("end", "close", "stop"), ()),
-    "delimiter.role_fence": ((), ("```",)),
-    "delimiter.json_role": (("role",), ()),
-    "delimiter.json_breakout": ((), ("}",)),
-    "tool.call_syntax": ((), ("_",)),
-    "tool.run_call": ((), ("_",)),
-    "tool.forged_call": ((), ("<", "\"", "'")),
-    "tool.action_label": ((), ("_",)),
-    "tool.pre_approved": (("preapproved", "pre", "preauthorized", "preauthorised", "approved"), ()),
-    "tool.shell_payload": (("curl", "wget", "rm", "cat", "ssh", "powershell", "scp"), ()),
-    "tool.run_now": (("now", "immediately", "right", "once"), ()),
-    "exfil.markdown_image_query": ((), ("![",)),
-    "exfil.url_placeholder": ((), ("://",)),
-    "exfil.append_to_url": ((), ("://",)),
-    "exfil.replace_placeholder": (("replace",), ()),
-    "exfil.open_url_tool": ((), ("://", " tool")),
-    "exfil.render_image": (("end", "render", "include", "display", "show", "embed", "add", "append",
-                            "insert", "output"), ()),
-    "exfil.link_with_data": (("link", "button"), ()),
-    "sleeper.all_future": (("future", "later", "subsequent", "upcoming", "following", "next", "new",
-                            "toutes", "allen", "todas", "tutte", "alle", "wszystkich", "всех",
-                            "tüm"), ("以后", "今後", "앞으로", "المستقبلية", "भविष्य")),
-    "sleeper.memory_write": (("memory", "memories", "notes", "knowledge", "profile", "facts",
-                              "verified", "trusted", "confirmed"), ()),
-    "sleeper.trigger_third_person": (("user", "they", "human", "someone", "anyone", "customer"), ()),
-    "sleeper.when_you": (("when", "whenever"), ()),
-    "sleeper.rule_persists": (("rule", "rules", "instruction", "instructions", "preference",
-                               "preferences", "setting", "settings", "directive", "directives",
-                               "policy", "policies", "persistent", "forget", "forever",
-                               "permanently", "remember"), ()),
-    "sleeper.start_by": ((), ("://",)),
-    "poison.user_attribute_changed": (("user",), ()),
-    "poison.new_account": (("new",), ()),
-    "poison.authority_pretext": (("correction", "per", "discussed", "verified", "settings", "whoever",
-                                  "fyi", "future"), ()),
-    "poison.user_approved": (("user",), ()),
-    "poison.security_disabled": (("disabled", "off", "removed", "longer", "waived", "lifted",
-                                  "bypassed", "not"), ()),
-    "poison.service_moved": ((), ("://",)),
-    "poison.copies_to": ((), ("@",)),
-}
-
-
 def _r(rule_id: str, weight: float, pattern: str) -> Rule:
-    words, marks = GATES.get(rule_id, ((), ()))
-    return Rule(rule_id, weight, _compile(pattern), frozenset(words), tuple(marks))
+    return Rule(rule_id, weight, pattern)
+
 
 
 RULES: tuple[Rule, ...] = (
@@ -631,7 +427,7 @@ RULES: tuple[Rule, ...] = (
 )  # fmt: skip
 
 #: leads that tell a reader to decode something and act on it (an encoded payload's carrier)
-DECODE_LEAD = re.compile(
+DECODE_LEAD = _r("encoded.decode_lead", 0.5,
     r"\b(?:decode|decoded|base ?64|b64|hex(?:-encoded)?|rot-?13|url-?(?:decode|encoded)|"
     r"encoded|deobfuscate|decipher|reverse)\b[^.\n]{0,40}\b(?:and|then)?\s*(?:follow|execute|run|"
     r"comply|obey|do|apply|act|perform)|\b(?:encoded|hidden|obfuscated|secret) (?:instruction|"

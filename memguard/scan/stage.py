@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import hashlib
 import inspect
+import json
 from collections.abc import Awaitable, Sequence
 from typing import Literal, cast
 
@@ -63,6 +65,12 @@ class ScanPolicy(BaseModel):
             raise ValueError("a scanner error caps to `untrusted` or lower")
         return level
 
+    def digest(self) -> str:
+        """``sha256:`` of what the policy does to trust (the caps; the timeout changes no verdict)."""
+        caps = self.model_dump(mode="json", include={"suspicious", "malicious", "error"})
+        canonical = json.dumps(caps, sort_keys=True, separators=(",", ":"))
+        return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+
     def cap(self, label: Label) -> TrustLevel | Literal["refuse"] | None:
         if label is Label.SUSPICIOUS:
             return self.suspicious
@@ -71,6 +79,9 @@ class ScanPolicy(BaseModel):
         if label is Label.ERROR:
             return self.error
         return None
+
+
+_DEFAULT_POLICY_DIGEST = ScanPolicy().digest()
 
 
 class ScanStage:
@@ -87,6 +98,7 @@ class ScanStage:
                 raise TypeError("a scanner has `id`, `version` and `scan(text, context)`")
         self.scanners = tuple(chain)
         self.policy = policy or ScanPolicy()
+        self._digested: tuple[ScanPolicy | None, str] = (None, "")
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
 
     @property
@@ -95,7 +107,16 @@ class ScanStage:
 
     @property
     def version(self) -> str:
-        return "+".join(s.version for s in self.scanners)
+        """The scanners' versions, and the scan policy's digest when it is not the default one.
+
+        Recorded with every verdict, so a verdict names the policy its cap came from, and
+        ``rescan`` (which re-scans facts whose recorded scanner or version differs) re-applies a
+        changed policy as it re-applies a changed scanner."""
+        versions = "+".join(s.version for s in self.scanners)
+        if self._digested[0] is not self.policy:  # a frozen model: digest it once
+            self._digested = (self.policy, self.policy.digest())
+        digest = self._digested[1]
+        return versions if digest == _DEFAULT_POLICY_DIGEST else f"{versions};policy={digest[7:19]}"
 
     def scan_batch(self, items: Sequence[tuple[str, ScanContext]]) -> list[ScanRecord]:
         """One record per item, in order; any failure gives every item the ``error`` record."""

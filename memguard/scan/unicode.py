@@ -24,9 +24,9 @@ _CONFUSABLE = str.maketrans(
 )
 _LATIN = re.compile(r"[A-Za-z]")
 _LOOKALIKE_SCRIPT = re.compile(r"[\u0370-\u03ff\u0400-\u04ff]")
-_MIXED_WORD = re.compile(
-    r"\w*(?:[A-Za-z][\u0370-\u03ff\u0400-\u04ff]|[\u0370-\u03ff\u0400-\u04ff][A-Za-z])\w*"
-)
+# where Latin meets Greek or Cyrillic; the words holding such a seam are the mixed-script words
+_SEAM = re.compile(r"[A-Za-z][\u0370-\u03ff\u0400-\u04ff]|[\u0370-\u03ff\u0400-\u04ff][A-Za-z]")
+_WORD_RUN = re.compile(r"\w*")
 _INVISIBLE_ANY = re.compile(
     "[\U000e0000-\U000e007f\u200b\u200c\u200d\u2060-\u2064\ufeff\u180e\u202a-\u202e\u2066-\u2069]"
 )
@@ -46,12 +46,32 @@ class Reveal:
 _NOTHING = Reveal(0, 0, 0, 0, ())
 
 
+def _run_end(text: str, pos: int) -> int:
+    run = _WORD_RUN.match(text, pos)
+    return pos if run is None else run.end()
+
+
+def _mixed_words(text: str) -> int:
+    """How many times ``\\w*(?:seam)\\w*`` matches, without the engine's position-by-position
+    retries of a leading ``\\w*``: from the first seam, the match runs over the rightmost seam its
+    word run reaches, then to the end of the word run after it."""
+    count, pos = 0, 0
+    while (seam := _SEAM.search(text, pos)) is not None:
+        at = seam.start()
+        reach = _run_end(text, at)  # the leading \w* can end anywhere up to here
+        while (later := _SEAM.search(text, at + 1, reach + 2)) is not None:
+            at = later.start()
+        pos = _run_end(text, at + 2)
+        count += 1
+    return count
+
+
 def reveal(text: str) -> Reveal:
     """Count the hiding characters in ``text`` and return the readable versions to scan as well."""
     has_invisible = _INVISIBLE_ANY.search(text) is not None
     mixed = 0
     if not text.isascii() and _LOOKALIKE_SCRIPT.search(text) and _LATIN.search(text):
-        mixed = len(_MIXED_WORD.findall(text))
+        mixed = _mixed_words(text)
     if not has_invisible and not mixed:
         return _NOTHING
     texts: list[str] = []

@@ -1,0 +1,210 @@
+"""Where a rule can match: the literal prefixes every match of a pattern branch starts with.
+
+The built-in scanner does not search each rule over the whole text. It finds, in one Aho-Corasick
+pass (:mod:`memguard.scan.match`), every place where some branch's literal prefix occurs, and tries
+that branch only there (``pattern.match(text, pos)``, which sees the whole text, so anchors,
+lookbehinds and word boundaries behave as in a search). That is exact as long as every match of a
+branch starts with one of its prefixes, which :func:`literal_prefixes` guarantees by reading the
+parsed pattern: it only ever cuts a prefix short, never guesses one.
+
+A branch that can start anywhere (``(?:^|[\\n:;.]\\s*)system:``, ``[\\w.+-]+@...``) is split into a
+*lead* and the rest (:func:`split_lead`): the rest is anchored on its own prefixes and the lead is
+checked backwards from there.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from re import _constants as sre  # type: ignore[attr-defined]
+from re import _parser as sre_parse  # type: ignore[attr-defined]
+from typing import Any
+
+__all__ = ["branches", "factor", "literal_prefixes", "minimal", "split_lead", "syntax", "weak"]
+
+#: prefixes longer than this add little selectivity and multiply the automaton's keys
+DEPTH = 12
+#: a branch whose prefix set would grow past this is cut back to the prefixes it had
+LIMIT = 4000
+_SMALL_CLASS = 12
+_REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", sre.MAX_REPEAT))
+_ZERO_WIDTH = (sre.AT, sre.ASSERT, sre.ASSERT_NOT)
+
+_Partial = tuple[str, bool]  # (prefix so far, finished)
+
+
+def syntax(pattern: str) -> Iterator[tuple[int, str, int]]:
+    """``(index, char, depth)`` of each ``(``, ``)`` and ``|`` outside character classes and
+    escapes; ``depth`` is the group depth after the character."""
+    depth, in_class, escaped = 0, False, False
+    for i, c in enumerate(pattern):
+        if escaped:
+            escaped = False
+        elif c == "\\":
+            escaped = True
+        elif in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+        elif c in "()|":
+            depth += {"(": 1, ")": -1, "|": 0}[c]
+            yield i, c, depth
+
+
+def branches(pattern: str) -> list[str]:
+    """Split a pattern at its top-level ``|`` (outside groups and character classes)."""
+    cuts = [i for i, c, depth in syntax(pattern) if c == "|" and depth == 0]
+    return [pattern[a + 1 : b] for a, b in zip([-1, *cuts], [*cuts, len(pattern)], strict=True)]
+
+
+def _class_chars(items: Iterable[tuple[Any, Any]]) -> set[str] | None:
+    out: set[str] = set()
+    for op, av in items:
+        if op is sre.LITERAL:
+            out.add(chr(av))
+        elif op is sre.RANGE and av[1] - av[0] < _SMALL_CLASS:
+            out.update(chr(c) for c in range(av[0], av[1] + 1))
+        else:  # NEGATE, a category (\w, \s) or a wide range: not a short list of characters
+            return None
+    return out if len(out) <= _SMALL_CLASS else None
+
+
+def _finish(partials: set[_Partial]) -> set[_Partial]:
+    return {(p, True) for p, _ in partials}
+
+
+def _extend(partials: set[_Partial], chars: Iterable[str]) -> set[_Partial]:
+    options = tuple(chars)
+    out: set[_Partial] = set()
+    for prefix, done in partials:
+        if done:
+            out.add((prefix, True))
+        else:
+            out.update((prefix + c, len(prefix) + 1 >= DEPTH) for c in options)
+    return out
+
+
+def _walk(items: list[tuple[Any, Any]], partials: set[_Partial]) -> set[_Partial]:
+    """Extend each unfinished prefix through ``items`` (a parsed sequence) as far as it is forced."""
+    for index, (op, av) in enumerate(items):
+        if all(done for _, done in partials):
+            return partials
+        rest = items[index + 1 :]
+        if op in _ZERO_WIDTH:
+            continue  # consumes nothing: the prefix goes on with what follows
+        if op is sre.LITERAL:
+            grown = _extend(partials, chr(av))
+        elif op is sre.IN and (chars := _class_chars(av)) is not None:
+            grown = _extend(partials, sorted(chars))
+        elif op is sre.SUBPATTERN and not av[1] and not av[2]:  # a group without inline flags
+            return _walk(list(av[3]) + rest, partials)
+        elif op is sre.BRANCH:
+            grown = set()
+            for alternative in av[1]:
+                grown |= _walk(list(alternative) + rest, partials)
+            return grown if len(grown) <= LIMIT else _finish(partials)
+        elif op in _REPEATS and av[0] == 0 and av[1] == 1:  # optional: with it and without it
+            grown = _walk(list(av[2]) + rest, partials) | _walk(rest, partials)
+            return grown if len(grown) <= LIMIT else _finish(partials)
+        elif op in _REPEATS and av[0] >= 1:  # the first `low` copies are forced
+            low, high, sub = av
+            copies = list(sub) * min(low, DEPTH)
+            return _walk(copies + rest if low == high <= DEPTH else copies, partials)
+        else:  # anything else (an optional repeat, a wide class, a backreference) ends the prefix
+            return _finish(partials)
+        if len(grown) > LIMIT:
+            return _finish(partials)
+        partials = grown
+    return _finish(partials)
+
+
+def minimal(prefixes: Iterable[str]) -> frozenset[str]:
+    """Drop every prefix that starts with another one of the set (the shorter one is enough)."""
+    out: list[str] = []
+    for prefix in sorted(set(prefixes)):
+        if not out or not prefix.startswith(out[-1]):
+            out.append(prefix)
+    return frozenset(out)
+
+
+def literal_prefixes(pattern: str, flags: int = re.MULTILINE) -> frozenset[str]:
+    """Literal strings one of which every match of ``pattern`` starts with (``""`` among them
+    means a match can start with anything)."""
+    tree = sre_parse.parse(pattern, flags)
+    return minimal(p for p, _ in _walk(list(tree), {("", False)}))
+
+
+def _rarity(prefixes: frozenset[str]) -> int:
+    # short ASCII words are everywhere in prose; non-ASCII ones only in their own script
+    return min((len(p) if p.isascii() else len(p) + 3) for p in prefixes)
+
+
+def factor(
+    pattern: str, flags: int = re.MULTILINE
+) -> tuple[frozenset[str], int, int | None] | None:
+    """A second anchor inside ``pattern``: ``(prefixes, low, high)`` says that every match starting
+    at ``s`` holds one of ``prefixes`` starting between ``s + low`` and ``s + high`` (``None``: no
+    upper bound). The part after the first element with the rarest prefixes; ``None`` if none."""
+    tree = sre_parse.parse(pattern, flags)
+    items = list(tree)
+    best: tuple[int, frozenset[str], int, int | None] | None = None
+    for j in range(1, len(items)):
+        if items[j][0] in _ZERO_WIDTH:
+            continue
+        prefixes = minimal(p for p, _ in _walk(items[j:], {("", False)}))
+        if "" in prefixes or weak(prefixes):
+            continue
+        low, high = sre_parse.SubPattern(tree.state, items[:j]).getwidth()
+        score = _rarity(prefixes)
+        if best is None or score > best[0]:
+            best = (score, prefixes, low, None if high >= sre.MAXREPEAT else high)
+    return None if best is None else best[1:]
+
+
+_QUANTIFIER = re.compile(r"(?:[*+?]|\{\d*(?:,\d*)?\})[?+]?")
+
+
+def _first_atom(pattern: str) -> int:
+    """The length of the first atom of ``pattern`` with its quantifier."""
+    if pattern.startswith("("):
+        end = next(i for i, c, depth in syntax(pattern) if c == ")" and depth == 0) + 1
+    elif pattern.startswith("["):
+        i = 1 + (pattern[1:2] == "^")
+        i += pattern[i : i + 1] == "]"
+        while pattern[i] != "]":
+            i += 2 if pattern[i] == "\\" else 1
+        end = i + 1
+    elif pattern.startswith("\\"):
+        end = 2
+    else:
+        end = 1
+    quantifier = _QUANTIFIER.match(pattern, end)
+    return quantifier.end() if quantifier else end
+
+
+#: one-character prefixes that ordinary prose is full of: an anchor on them is tried everywhere
+_COMMON = frozenset(" \t\n\r.,:;-'\"()?!/") | frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def weak(prefixes: Iterable[str]) -> bool:
+    """Does a match attempt at these prefixes happen at almost every position of prose?"""
+    return any(len(p) == 0 or (len(p) == 1 and p in _COMMON) for p in prefixes)
+
+
+def split_lead(branch: str, *, max_atoms: int = 4) -> tuple[str, str]:
+    """``(lead, rest)`` with ``lead + rest == branch`` and ``rest`` anchored on literal prefixes
+    that are not :func:`weak`: ``("", branch)`` when the branch itself is, the first atoms of the
+    branch as the lead otherwise; ``(branch, "")`` when no split gives an anchor at all."""
+    lead, rest = "", branch
+    fallback: tuple[str, str] | None = None
+    for _ in range(max_atoms + 1):
+        if not rest:
+            break
+        prefixes = literal_prefixes(rest)
+        if "" not in prefixes:
+            if not weak(prefixes):
+                return lead, rest
+            fallback = fallback or (lead, rest)
+        cut = _first_atom(rest)
+        lead, rest = lead + rest[:cut], rest[cut:]
+    return fallback or (branch, "")

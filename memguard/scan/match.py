@@ -1,0 +1,227 @@
+"""One pass over the text for every rule: an Aho-Corasick automaton over the rules' literal prefixes.
+
+:class:`RuleSet` compiles each top-level branch of each rule, computes the literal prefixes its
+matches start with (:mod:`memguard.scan.anchors`) and puts them all in one automaton
+(``pyahocorasick``, C). Scanning a text is one automaton pass; a branch is only tried where one of its
+prefixes occurs (``pattern.match(text, pos)``), so benign text with no rule's opening words costs
+the pass and nothing else, and a trigger word alone costs one anchored match attempt, not a search.
+
+The result is the same as searching every rule over the whole text
+(``tests/scan/test_match.py`` checks it against plain :func:`re.search` on the corpus).
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Sequence
+from re import _constants as sre  # type: ignore[attr-defined]
+from re import _parser as sre_parse  # type: ignore[attr-defined]
+from typing import Any, NamedTuple
+
+import ahocorasick  # type: ignore[import-not-found]  # ships no type information
+
+from memguard.scan.anchors import branches, factor, literal_prefixes, split_lead
+
+__all__ = ["ATTEMPTS", "LEAD_WINDOW", "RuleSet"]
+
+#: anchored attempts per branch and text before the branch is searched over the whole text once
+ATTEMPTS = 32
+#: a factor is used when the body may run this much or more before it (a shorter, fixed gap
+#: makes the anchored match attempt cheap already)
+FACTOR_GAP = 8
+_NO_BOUND = 1 << 62
+#: how far back from an anchor a lead of unbounded width (``[\w.+-]+`` before ``@``) is followed
+LEAD_WINDOW = 4096
+_ZERO_WIDTH = (sre.AT, sre.ASSERT, sre.ASSERT_NOT)
+_REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", sre.MAX_REPEAT))
+_SPACE_CLASS = list(sre_parse.parse(r"\s"))[0:1]
+_UNBOUNDED = -1
+
+
+def _width(items: list[tuple[Any, Any]], tail: bool) -> int:
+    """The widest ``items`` can be, not counting a ``\\s*`` at the very end (``_UNBOUNDED``
+    when it has no bound)."""
+    total = 0
+    last = max((i for i, (op, _) in enumerate(items) if op not in _ZERO_WIDTH), default=-1)
+    for i, (op, av) in enumerate(items):
+        at_end = tail and i == last
+        if op in _ZERO_WIDTH:
+            width = 0
+        elif op in (sre.LITERAL, sre.NOT_LITERAL, sre.IN, sre.ANY):
+            width = 1
+        elif op is sre.SUBPATTERN:
+            width = _width(list(av[3]), at_end)
+        elif op is sre.BRANCH:
+            widths = [_width(list(alt), at_end) for alt in av[1]]
+            width = _UNBOUNDED if _UNBOUNDED in widths else max(widths)
+        elif op in _REPEATS:
+            _, high, sub = av
+            if at_end and high == sre.MAXREPEAT and list(sub) == _SPACE_CLASS:
+                width = 0  # trailing whitespace: _lead_start steps over it
+            else:
+                one = _width(list(sub), False)
+                width = _UNBOUNDED if one == _UNBOUNDED or high == sre.MAXREPEAT else one * high
+        else:
+            width = _UNBOUNDED
+        if width == _UNBOUNDED:
+            return _UNBOUNDED
+        total += width
+    return total
+
+
+def _lead_reach(lead: str) -> int:
+    """How far before the anchor (and the whitespace right before it) a lead can start."""
+    width = _width(list(sre_parse.parse(lead, re.MULTILINE)), True)
+    return LEAD_WINDOW if width == _UNBOUNDED else min(width, LEAD_WINDOW)
+
+
+class _Branch(NamedTuple):
+    rule: int
+    #: this branch's number in the rule set (for the per-text attempt budget)
+    number: int
+    #: ``search`` of the whole branch: the fallback once the budget is spent
+    search: Callable[[str], re.Match[str] | None]
+    #: ``body.match``: the branch after its lead, tried at the anchor
+    match: Callable[[str, int], re.Match[str] | None]
+    #: ``lead.search`` over ``(text, lead_start, anchor)``: the lead must end exactly at the anchor
+    lead: Callable[[str, int, int], re.Match[str] | None] | None
+    #: how far before the anchor (and the whitespace right before it) the lead can start
+    reach: int
+    #: (factor id, low, high): a factor prefix must start in [anchor + low, anchor + high]
+    factor: tuple[int, int, int] | None
+
+
+def _lead_start(text: str, start: int, reach: int) -> int:
+    while start > 0 and text[start - 1].isspace():  # a lead's trailing \s* (rarely more than one)
+        start -= 1
+    return max(0, start - reach)
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _automaton(
+    prefixes: Iterable[str],
+    keyed: dict[str, list[_Branch]],
+    bounded: dict[str, list[_Branch]],
+    factor_keys: dict[str, list[int]],
+) -> Any:
+    """Each prefix maps to ``(len - 1, branches, the same with the \\b ones (``None``: there are
+    none), factor ids)``."""
+    automaton = ahocorasick.Automaton()
+    for prefix in prefixes:
+        plain = tuple(keyed.get(prefix, ()))
+        every = plain + tuple(bounded.get(prefix, ())) if prefix in bounded else None
+        value = (len(prefix) - 1, plain, every, tuple(factor_keys.get(prefix, ())))
+        automaton.add_word(prefix, value)
+    automaton.make_automaton()
+    return automaton
+
+
+class RuleSet:
+    """Patterns (over lower-cased text, ``re.MULTILINE``) matched in one automaton pass."""
+
+    def __init__(self, patterns: Sequence[str]) -> None:
+        self.patterns = tuple(patterns)
+        keyed: dict[str, list[_Branch]] = {}
+        bounded: dict[str, list[_Branch]] = {}
+        numbered = 0
+        factor_keys: dict[str, list[int]] = {}
+        factors: dict[frozenset[str], int] = {}
+        #: branches no prefix anchors (searched in full every time; the rules have none)
+        self.unanchored: list[tuple[int, re.Pattern[str]]] = []
+        for index, pattern in enumerate(self.patterns):
+            for source in branches(pattern):
+                # a leading \b is checked by hand at the anchor: a pattern that starts with a
+                # word boundary cannot use the engine's literal-prefix scan
+                boundary = source.startswith("\\b")
+                body = source[2:] if boundary else source
+                lead, rest = split_lead(body)
+                if not rest:
+                    self.unanchored.append((index, re.compile(source, re.MULTILINE)))
+                    continue
+                compiled_lead, reach = None, 0
+                if lead:
+                    reach = _lead_reach(lead)
+                    word = "\\b" if boundary else ""
+                    compiled_lead = re.compile(f"{word}(?:{lead})\\Z", re.MULTILINE)
+                second = factor(rest)
+                gate: tuple[int, int, int] | None = None
+                if second is not None:
+                    prefixes, low, high = second
+                    if high is None or high - low >= FACTOR_GAP:
+                        fid = factors.setdefault(prefixes, len(factors))
+                        for prefix in prefixes:
+                            if fid not in factor_keys.setdefault(prefix, []):
+                                factor_keys[prefix].append(fid)
+                        gate = (fid, low, _NO_BOUND if high is None else high)
+                branch = _Branch(
+                    index, numbered, re.compile(source, re.MULTILINE).search,
+                    re.compile(rest, re.MULTILINE).match,
+                    None if compiled_lead is None else compiled_lead.search, reach, gate,
+                )  # fmt: skip
+                numbered += 1
+                # a leading \b is checked by hand: is the character before the anchor a word's?
+                table = bounded if boundary and not lead else keyed
+                for prefix in literal_prefixes(rest):
+                    table.setdefault(prefix, []).append(branch)
+        # ASCII text can only hold ASCII prefixes; an automaton without the others has a far
+        # smaller fan-out at its root, and ASCII text is the common case
+        every = keyed.keys() | bounded.keys() | factor_keys.keys()
+        self._automaton: Any = _automaton(every, keyed, bounded, factor_keys)
+        self._ascii_automaton: Any = _automaton(
+            {p for p in every if p.isascii()}, keyed, bounded, factor_keys
+        )
+        self.keys = len(every)
+
+    def matching(self, text: str) -> set[int]:
+        """The indices of the patterns that match somewhere in ``text``."""
+        found: set[int] = set()
+        automaton = self._ascii_automaton if text.isascii() else self._automaton
+        hits = list(automaton.iter(text))
+        seen: dict[int, list[int]] = {}
+        for end, (back, _, _, factor_ids) in hits:
+            for fid in factor_ids:
+                if fid in seen:
+                    seen[fid].append(end - back)
+                else:
+                    seen[fid] = [end - back]
+        for positions in seen.values():
+            positions.sort()
+        tries: dict[int, int] = {}
+        spent: set[int] = set()
+        for end, (back, plain, every, _) in hits:
+            start = end - back
+            candidates = plain
+            if every is not None and not (start and _is_word(text[start - 1])):
+                candidates = every
+            for rule, number, search, match, lead, reach, window in candidates:
+                if rule in found or number in spent:
+                    continue
+                if window is not None:
+                    fid, low, high = window
+                    places = seen.get(fid)
+                    if places is None:
+                        continue
+                    at = bisect_left(places, start + low)
+                    if at == len(places) or places[at] > start + high:
+                        continue
+                # a text built to make one branch fail at many anchors (each attempt may run to
+                # the end of a line) gets one whole-text search instead: exact, and linear
+                if tries.get(number, 0) >= ATTEMPTS:
+                    spent.add(number)
+                    if search(text) is not None:
+                        found.add(rule)
+                    continue
+                tries[number] = tries.get(number, 0) + 1
+                if match(text, start) is None:
+                    continue
+                if lead is not None and lead(text, _lead_start(text, start, reach), start) is None:
+                    continue
+                found.add(rule)
+        for index, compiled in self.unanchored:
+            if index not in found and compiled.search(text):
+                found.add(index)
+        return found
