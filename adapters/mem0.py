@@ -75,6 +75,7 @@ from memguard.identity import Identity
 from memguard.integrity import Candidate
 from memguard.kernel import Kernel, Operation, StampRequest, VerifiedFact
 from memguard.ledger import FactState
+from memguard.ports import FlowPort
 from memguard.provenance import (
     Provenance,
     Source,
@@ -87,6 +88,8 @@ from memguard.pushdown.normal import NormalForm, fold
 from memguard.scope import PlanKind, ReadRequest, ScopePlan
 from memguard.stores.base import RESERVED_PAYLOAD_KEY, reserved_block
 from memguard.trust import TrustLevel
+
+from ._toolkit import backend_error
 
 __all__ = [
     "SUPPORTED_MEM0",
@@ -292,6 +295,12 @@ class _Call:
 _Flow = Generator[_Call, Any, T]
 
 
+def _one(call: _Call) -> _Flow[Any]:
+    """A flow of one backend call, returning its result."""
+    result = yield call
+    return result
+
+
 def _results(value: object) -> list[dict[str, Any]]:
     if not isinstance(value, Mapping) or not isinstance(value.get("results"), list):
         raise StoreError("mem0 returned an unexpected result")
@@ -474,7 +483,7 @@ def _target(op: Operation, memory_id: object) -> tuple[str, str]:
     if not isinstance(memory_id, str) or not memory_id or len(memory_id) > 256:
         raise InvalidRequest("`memory_id` must be a non-empty string")
     fact_id = memory_fact_id(memory_id)
-    op.fact_ids = [fact_id]
+    op.about([fact_id])
     return memory_id, fact_id
 
 
@@ -778,7 +787,7 @@ class _Core:
         item = yield _Call("memory", "get", (memory_id,))
         cand = self.candidate(item) if isinstance(item, Mapping) else None
         if cand is None:
-            op.detail["why"] = "no such memory"
+            op.note(why="no such memory")
             raise FactNotFound("fact not found")
         verified = op.verify(plan, request, [cand])
         if not verified:
@@ -789,7 +798,9 @@ class _Core:
         # like MemoryGuard's reads without `namespaces`: the policy decides which namespaces show
         return ReadRequest(action, purpose=self.context.purpose)
 
-    def _write_request(self, digest: str, fact_id: str | None = None) -> StampRequest:
+    def _write_request(
+        self, digest: str, fact_id: str | None = None, text: str | None = None
+    ) -> StampRequest:
         ctx = self.context
         return StampRequest(
             namespace=self.namespace,
@@ -799,6 +810,7 @@ class _Core:
             trust=ctx.trust,
             derived_from=tuple(i for i in ctx.derived_from if i != fact_id),
             fact_id=fact_id,
+            text=text,
         )
 
     def stamp(self, op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
@@ -884,11 +896,10 @@ class _Core:
             _digest(e.text, meta, self.promoted(e.role, e.name, expiration, e.attributed_to))
             for e in entries
         ]
-        # decide (policy, trust, revocations) before mem0 sees anything; these ids are dropped
-        self.stamp(op, [self._write_request(d) for d in digests])
+        # decide (policy, trust, revocations, scan) before mem0 sees anything; these ids are dropped
+        self.stamp(op, [self._write_request(d, None, e.text) for d, e in zip(digests, entries, strict=True)])
         items: list[dict[str, Any]] = []
         created: list[str] = []
-        staged: list[Provenance] = []
         try:
             for group in _groups(entries):
                 backend = [
@@ -915,22 +926,40 @@ class _Core:
             records = self.stamp(
                 op,
                 [
-                    self._write_request(d, memory_fact_id(mid))
-                    for d, mid in zip(digests, created, strict=True)
+                    self._write_request(d, memory_fact_id(mid), e.text)
+                    for d, mid, e in zip(digests, created, entries, strict=True)
                 ],
             )
-            op.stage(records)
-            staged = records
-            for mid, prov in zip(created, records, strict=True):
-                payload = {_RESERVED: reserved_block(prov)}
-                yield _Call("store", "update", (), {"vector_id": mid, "payload": payload})
+            by_fact = {memory_fact_id(m): m for m in created}
+
+            def mark(records: Sequence[Provenance]) -> _Flow[None]:
+                for prov in records:
+                    payload = {_RESERVED: reserved_block(prov)}
+                    yield _Call(
+                        "store", "update", (), {"vector_id": by_fact[prov.fact_id], "payload": payload}
+                    )
+
+            yield from op.persist_flow(
+                records, FlowPort(mark, self._probe(by_fact)), memory_ids=created
+            )
         except Exception:
-            if staged:
-                op.abort(staged)
             yield from self._discard(created)
             raise
-        op.commit(records, memory_ids=created)
         return items, records
+
+    def _probe(self, memories: Mapping[str, str]) -> Callable[[Sequence[str]], _Flow[Sequence[Candidate]]]:
+        """The kernel's probe: the memories of these fact ids as mem0 now holds them."""
+
+        def probe(fact_ids: Sequence[str]) -> _Flow[Sequence[Candidate]]:
+            out: list[Candidate] = []
+            for fact_id in fact_ids:
+                item = yield _Call("memory", "get", (memories[fact_id],))
+                cand = self.candidate(item) if isinstance(item, Mapping) else None
+                if cand is not None:
+                    out.append(cand)
+            return out
+
+        return probe
 
     # -- inference (mem0's default ``infer=True``) ----------------------------------------------
 
@@ -1016,13 +1045,13 @@ class _Core:
                     },
                 )
             except Exception as exc:
-                op.detail["error"] = type(exc).__name__
+                op.note(error=type(exc).__name__)
                 raise StoreError("mem0's LLM failed; nothing was written") from exc
             decisions = _decisions(raw)
-            op.detail["decisions"] = [d.event for d in decisions]
+            op.note(decisions=[d.event for d in decisions])
             for d in decisions:  # before anything is written: a decision naming an unseen memory
                 if d.event in ("UPDATE", "DELETE") and d.ref not in existing:
-                    op.detail["why"] = "the LLM named a memory it was not shown"
+                    op.note(why="the LLM named a memory it was not shown")
                     raise AccessDenied(
                         "mem0's LLM named a memory outside the caller's verified context",
                         code="access_denied.out_of_scope",
@@ -1121,25 +1150,23 @@ class _Core:
                             dict.fromkeys((*current.provenance.derived_from, *req.derived_from))
                         ),
                         fact_id=fact_id,
+                        text=final_text,
                     )
                 ],
             )
-            op.stage(records)
-            try:
-                result = yield _Call(
-                    "memory",
-                    "update",
-                    (mid,),
-                    {
-                        "text": new_text,
-                        "metadata": {**added, _RESERVED: reserved_block(records[0])},
-                        **kwargs,
-                    },
-                )
-            except Exception:
-                op.abort(records)
-                raise
-            op.commit(records, memory_ids=[mid])
+            call = _Call(
+                "memory",
+                "update",
+                (mid,),
+                {
+                    "text": new_text,
+                    "metadata": {**added, _RESERVED: reserved_block(records[0])},
+                    **kwargs,
+                },
+            )
+            result = yield from op.persist_flow(
+                records, FlowPort(lambda _: _one(call), self._probe({fact_id: mid})), memory_ids=[mid]
+            )
             out = dict(result) if isinstance(result, Mapping) else {}
             out["provenance"] = provenance_summary(records[0])
             return out
@@ -1156,13 +1183,15 @@ class _Core:
         """Tombstone, delete in mem0, redact mem0's history rows, mark purged."""
         fact_ids = [memory_fact_id(m) for m in memory_ids]
         # the same two steps as MemoryGuard.delete: the allow event commits with the tombstone
-        op.tombstone(fact_ids, memory_ids=list(memory_ids))
-        result: object = None
-        for mid in memory_ids:
-            result = yield _Call("memory", "delete", (mid,))
-            yield _Call("history", "redact", (mid,))
-        op.purged(fact_ids)
-        return result
+
+        def purge() -> _Flow[object]:
+            result: object = None
+            for mid in memory_ids:
+                result = yield _Call("memory", "delete", (mid,))
+                yield _Call("history", "redact", (mid,))
+            return result
+
+        return (yield from op.delete_flow(fact_ids, purge, memory_ids=list(memory_ids)))
 
     def delete_all(self, *, user_id: object, agent_id: object, run_id: object) -> _Flow[dict[str, Any]]:
         with self.kernel.operation("delete", self.identity) as op:
@@ -1193,7 +1222,6 @@ class _Core:
                 skipped.update(c.fact_id for c in cands if c.fact_id not in ok)
                 if not verified:
                     break
-                op.finished = False
                 yield from self._purge(op, [_id_of(v) for v in verified])
                 deleted += len(verified)
                 if len(items) < limit:
@@ -1292,10 +1320,10 @@ class _Core:
                 record = self.kernel.ledger.latest([fact_id]).get(fact_id)
                 # a deleted memory's (redacted) trail stays readable by whoever could read it
                 if record is None or record.state not in (FactState.COMMITTED, FactState.DELETED):
-                    op.detail["why"] = "no such fact"
+                    op.note(why="no such fact")
                     raise FactNotFound("fact not found")
                 if record.quarantined or not op.admits(plan, request, record):
-                    op.detail["why"] = "quarantined" if record.quarantined else "out of scope"
+                    op.note(why="quarantined") if record.quarantined else "out of scope"
                     raise FactNotFound("fact not found")
                 rows = yield _Call("memory", "history", (mid,))
                 op.finish(returned=[fact_id], rows=len(rows) if isinstance(rows, list) else 0)
@@ -1308,7 +1336,7 @@ class _Core:
         with self.kernel.operation("get", self.identity, purpose=ctx.purpose) as op:
             if not isinstance(fact_id, str) or not 0 < len(fact_id) <= 64:
                 raise InvalidRequest("`fact_id` must be a fact id")
-            op.fact_ids = [fact_id]
+            op.about([fact_id])
             request = self._read("get")
             plan = op.read_plan(request)
             by_fact = {f"{_RESERVED}.fact_id": {"eq": fact_id}}
@@ -1389,8 +1417,8 @@ def _drive(memory: Any, flow: _Flow[T]) -> T:
             send, error = None, None
             try:
                 send = _perform(memory, call)
-            except Exception as exc:
-                error = exc
+            except Exception as exc:  # the one error table
+                error = backend_error("mem0", f"{call.target}.{call.method}", exc)
     finally:
         flow.close()
 
@@ -1420,8 +1448,8 @@ async def _adrive(memory: Any, flow: _Flow[T]) -> T:
                     send = await getattr(memory, call.method)(*call.args, **call.kwargs)
                 else:
                     send = await asyncio.to_thread(_perform, memory, call)
-            except Exception as exc:
-                error = exc
+            except Exception as exc:  # the one error table
+                error = backend_error("mem0", f"{call.target}.{call.method}", exc)
     finally:
         try:
             flow.close()

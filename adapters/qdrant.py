@@ -51,12 +51,12 @@ from memguard.errors import (
     InvalidRequest,
     MemguardError,
     ReservedField,
-    StoreError,
 )
 from memguard.identity import Identity
 from memguard.integrity import Candidate
 from memguard.kernel import Kernel, Operation, StampRequest, VerifiedFact
 from memguard.ledger import FactState
+from memguard.ports import FlowPort
 from memguard.provenance import Provenance, Source, Turn, value_digest
 from memguard.pushdown.normal import fold
 from memguard.pushdown.qdrant import field_key, to_qdrant_filter
@@ -68,6 +68,8 @@ from memguard.scope import (
 )
 from memguard.stores.base import RESERVED_PAYLOAD_KEY, reserved_block
 from memguard.trust import TrustLevel
+
+from ._toolkit import backend_error, scan_text
 
 __all__ = [
     "ALLOWED_METHODS",
@@ -490,6 +492,12 @@ def _selector(selector: object) -> tuple[list[int | str] | None, models.Filter |
 # -- the core ---------------------------------------------------------------------------------------
 
 
+def _one(call: _Call) -> Flow[Any]:
+    """A flow of one backend call, returning its result."""
+    result = yield call
+    return result
+
+
 @dataclass(frozen=True, slots=True)
 class _Planner:
     """The guarded client's logic without I/O: each method is a flow that yields backend calls."""
@@ -512,6 +520,44 @@ class _Planner:
     def _write(self, action: str) -> Any:
         return self.kernel.operation(action, self.identity, trace_id=self.context.turn.trace_id)
 
+    def _port(
+        self,
+        method: str,
+        kwargs: dict[str, Any],
+        collection_name: str,
+        points: Mapping[str, int | str],
+        shard_key: Any,
+    ) -> FlowPort[Any]:
+        """The kernel's port for one write: ``method(**kwargs)``, and a probe that reads the
+        points back (payloads only) when the ledger failed after Qdrant took the write."""
+
+        def probe(fact_ids: Sequence[str]) -> Flow[Sequence[Candidate]]:
+            ids = [points[f] for f in fact_ids]
+            points = yield _Call(
+                "retrieve",
+                _kw(
+                    collection_name=collection_name,
+                    ids=ids,
+                    with_payload=True,
+                    with_vectors=False,
+                    shard_key_selector=shard_key,
+                ),
+            )
+            return [self._candidate(collection_name, p) for p in points]
+
+        return FlowPort(lambda _: _one(_Call(method, kwargs)), probe)
+
+    def _candidate(self, collection_name: str, point: Any) -> Candidate:
+        caller, reserved = _split(point.payload)
+        try:
+            digest: str | None = _digest(caller)
+        except (TypeError, ValueError):
+            digest = None
+        return Candidate(
+            fact_id_of(collection_name, point.id), digest, reserved, getattr(point, "score", None),
+            caller,
+        )  # fmt: skip
+
     def _request(self, action: str, collection_name: str) -> ReadRequest:
         if not isinstance(collection_name, str) or not collection_name:
             raise InvalidRequest("`collection_name` must be a non-empty string")
@@ -528,22 +574,7 @@ class _Planner:
         pushed_down: bool,
     ) -> list[tuple[Any, VerifiedFact]]:
         """The points whose payload matches their ledger row and the scope, with their facts."""
-        candidates = []
-        for point in points:
-            caller, reserved = _split(point.payload)
-            try:
-                digest: str | None = _digest(caller)
-            except (TypeError, ValueError):
-                digest = None
-            candidates.append(
-                Candidate(
-                    fact_id_of(collection_name, point.id),
-                    digest,
-                    reserved,
-                    getattr(point, "score", None),
-                    caller,
-                )
-            )
+        candidates = [self._candidate(collection_name, point) for point in points]
         verified = op.verify(plan, request, candidates, pushed_down=pushed_down)
         by_candidate = {id(v.candidate): v for v in verified}
         return [
@@ -623,7 +654,7 @@ class _Planner:
             if ok:
                 kept.append(pid)
             elif strict and by_ids:
-                op.detail["why"] = "no such fact in scope"
+                op.note(why="no such fact in scope")
                 raise FactNotFound("fact not found")
         return kept, shard_key
 
@@ -658,6 +689,7 @@ class _Planner:
                         trust=ctx.trust,
                         derived_from=ctx.derived_from,
                         fact_id=fact_id_of(collection_name, pid),
+                        text=scan_text(payload),
                     )
                     for pid, _, payload in items
                 ]
@@ -668,24 +700,25 @@ class _Planner:
                 )
                 for (pid, vector, payload), prov in zip(items, records, strict=True)
             ]
-            op.stage(records)  # durable before Qdrant sees anything
-            try:
-                # `wait` is forced: a committed ledger row must not point at a write still queued
-                result = yield _Call(
+            # `wait` is forced: a committed ledger row must not point at a write still queued
+            put = _kw(
+                collection_name=collection_name,
+                points=structs,
+                wait=True,
+                ordering=ordering,
+                shard_key_selector=shard_key_selector,
+                timeout=timeout,
+            )
+            result = yield from op.persist_flow(
+                records,
+                self._port(
                     "upsert",
-                    _kw(
-                        collection_name=collection_name,
-                        points=structs,
-                        wait=True,
-                        ordering=ordering,
-                        shard_key_selector=shard_key_selector,
-                        timeout=timeout,
-                    ),
-                )
-            except BaseException:
-                op.abort(records)
-                raise
-            op.commit(records)
+                    put,
+                    collection_name,
+                    {fact_id_of(collection_name, pid): pid for pid, _, _ in items},
+                    shard_key_selector,
+                ),
+            )
             out: types.UpdateResult = result
             return out
 
@@ -749,6 +782,7 @@ class _Planner:
                             dict.fromkeys((*fact.provenance.derived_from, *ctx.derived_from))
                         ),
                         fact_id=fact.fact_id,
+                        text=scan_text(new),
                     )
                     for _, fact, new in changes
                 ]
@@ -763,22 +797,24 @@ class _Planner:
                 )
                 for (pid, _, new), prov in zip(changes, records, strict=True)
             ]
-            op.stage(records)
-            try:
-                results = yield _Call(
+            put = _kw(
+                collection_name=collection_name,
+                update_operations=operations,
+                wait=True,
+                ordering=ordering,
+                timeout=timeout,
+            )
+            results = yield from op.persist_flow(
+                records,
+                self._port(
                     "batch_update_points",
-                    _kw(
-                        collection_name=collection_name,
-                        update_operations=operations,
-                        wait=True,
-                        ordering=ordering,
-                        timeout=timeout,
-                    ),
-                )
-            except BaseException:
-                op.abort(records)
-                raise
-            op.commit(records, changed=len(records))
+                    put,
+                    collection_name,
+                    {fact.fact_id: pid for pid, fact, _ in changes},
+                    shard_key,
+                ),
+                changed=len(records),
+            )
             last: types.UpdateResult = results[-1]
             return last
 
@@ -804,12 +840,11 @@ class _Planner:
                 strict=False,
             )
             fact_ids = [fact_id_of(collection_name, pid) for pid in ids]
-            op.fact_ids = fact_ids
+            op.about(fact_ids)
             if not ids:
                 op.finish("ok", deleted=0)
                 return models.UpdateResult(operation_id=None, status=models.UpdateStatus.COMPLETED)
-            op.tombstone(fact_ids, deleted=len(ids))  # never served again, even if Qdrant fails
-            result = yield _Call(
+            purge = _Call(
                 "delete",
                 _kw(
                     collection_name=collection_name,
@@ -819,7 +854,8 @@ class _Planner:
                     timeout=timeout,
                 ),
             )
-            op.purged(fact_ids)
+            # tombstoned first: never served again, even if Qdrant fails
+            result = yield from op.delete_flow(fact_ids, lambda: _one(purge), deleted=len(ids))
             out: types.UpdateResult = result
             return out
 
@@ -887,7 +923,7 @@ class _Planner:
             if isinstance(ids, str | bytes) or not isinstance(ids, Iterable):
                 raise InvalidRequest("`ids` must be a list of point ids")
             wanted = [_point_id(p) for p in ids]
-            op.fact_ids = [fact_id_of(collection_name, p) for p in wanted]
+            op.about([fact_id_of(collection_name, p) for p in wanted])
             points = yield _Call(
                 "retrieve",
                 _kw(
@@ -1110,14 +1146,7 @@ _STATE: weakref.WeakKeyDictionary[object, _Bound] = weakref.WeakKeyDictionary()
 
 
 def _backend_error(call: _Call, exc: Exception) -> MemguardError:
-    if isinstance(exc, MemguardError):
-        return exc
-    if isinstance(exc, ValueError | TypeError | KeyError | AssertionError):
-        err: MemguardError = InvalidRequest(f"qdrant refused `{call.method}`")
-    else:
-        err = StoreError(f"qdrant `{call.method}` failed: {type(exc).__name__}")
-    err.__cause__ = exc
-    return err
+    return backend_error("qdrant", call.method, exc)
 
 
 def _advance(flow: Flow[_T], value: Any, exc: MemguardError | None) -> tuple[bool, Any]:

@@ -22,13 +22,14 @@ cannot express; the kernel never post-filters a top-k on the caller's behalf.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -38,17 +39,19 @@ from memguard.errors import (
     FactNotFound,
     IdentityError,
     InvalidRequest,
+    LedgerError,
     MemguardError,
     TrustEscalation,
 )
 from memguard.events import AuditEvent, Decision
 from memguard.identity import Identity, Principal, Verifier, check_identifier
-from memguard.integrity import Candidate, candidate_problem, ledger_problem
+from memguard.integrity import Candidate, candidate_problem, ledger_problem, staged_problem
 from memguard.ledger import FactState, Ledger, LedgerRecord
 from memguard.ledger.ledger import TurnRead
 from memguard.ledger.lineage import Revocation, is_read_set, read_set_id
 from memguard.lineage_trust import channel_class, lineage_trust_of
 from memguard.logging import get_logger
+from memguard.ports import Flow, WritePort, done, holds, run_flow
 from memguard.provenance import (
     Provenance,
     ScanRecord,
@@ -84,6 +87,8 @@ if TYPE_CHECKING:
     from memguard.tokens.confusables import ConfusableWatch
 
 __all__ = ["Kernel", "Operation", "StampRequest", "VerifiedFact"]
+
+T = TypeVar("T")
 
 _GET = ReadRequest("get")
 _UPDATE = ReadRequest("update")
@@ -147,6 +152,8 @@ class Operation:
         self.finished = False
         self._read_trust: dict[str, int] = {}
         self._edges: dict[str, list[tuple[str, str, str]]] = {}
+        #: fact ids this operation holds against concurrent writes in this process
+        self._claims: set[str] = set()
 
     # -- identity ---------------------------------------------------------------------------------
 
@@ -194,7 +201,12 @@ class Operation:
         named = [r.fact_id for r in requests if r.fact_id is not None]
         if len(set(named)) != len(named):
             raise InvalidRequest("a batch names the same fact twice")
+        kernel._claim(self, named)  # one writer per fact id at a time in this process
         heads = ledger.latest(named) if named else {}
+        stuck = [f for f, h in heads.items() if h.state is FactState.PENDING and f in kernel._stuck]
+        if stuck:  # a write of ours whose abort the ledger refused: resolve it now, then go on
+            kernel.resolve_stuck(stuck)
+            heads = ledger.latest(named)
         next_versions = ledger.next_versions(named) if named else {}
         bars = kernel.write_bars()
         plans: dict[str, ScopePlan] = {}
@@ -372,46 +384,121 @@ class Operation:
             out.extend(v.provenance for v in versions)
         return out
 
-    # -- store protocol ---------------------------------------------------------------------------
+    # -- store protocol: the kernel's, for every adapter --------------------------------------
 
-    def stage(self, records: Sequence[Provenance]) -> None:
-        """Ledger rows ``pending``: durable before the backend sees anything."""
+    def note(self, **detail: Any) -> None:
+        """Add to what this operation's event will say (``why``, ``withheld``, ...)."""
+        self.detail.update(detail)
+
+    def about(self, fact_ids: Sequence[str]) -> None:
+        """The facts this operation's event names."""
+        self.fact_ids = list(fact_ids)
+
+    def persist(self, records: Sequence[Provenance], port: WritePort[T], **detail: Any) -> T:
+        """:meth:`persist_flow` for a port whose flows yield no backend call (no driver)."""
+        return run_flow(self.persist_flow(records, port, **detail))
+
+    def persist_flow(
+        self, records: Sequence[Provenance], port: WritePort[T], **detail: Any
+    ) -> Flow[T]:
+        """Stage -> store -> commit, the one write protocol: ledger rows ``pending`` (durable
+        before the backend sees anything), ``port.put``, then ``committed`` with the lineage edges
+        and the allow event (``detail``) in one transaction.
+
+        A failed put aborts the rows. A failed commit is resolved here, in-process: the port is
+        probed, a write that landed is committed again, anything else is aborted; a row the ledger
+        cannot move stays ``pending`` and is resolved when this kernel next touches its id (or by
+        :meth:`Kernel.resolve_stuck`). The caller gets the result, or the error as a deny.
+        """
+        records = list(records)
+        if not records:
+            raise InvalidRequest("nothing to write")
+        self.kernel._claim(self, [p.fact_id for p in records])
         self.fact_ids = [p.fact_id for p in records]
-        self.kernel.ledger.begin(records)
+        self.kernel.ledger.begin(records)  # nothing is staged if this raises: a plain deny
+        try:
+            result = yield from port.put(records)
+        except (Exception, GeneratorExit, asyncio.CancelledError):
+            # the store failed, or the call was cancelled; a dying process (KeyboardInterrupt,
+            # SystemExit) leaves the rows pending for recovery, which probes the store
+            self._abort(records)
+            raise
+        try:
+            self._commit(records, **detail)
+        except Exception as exc:
+            self.detail["commit_error"] = type(exc).__name__
+            if not (yield from self._resolve(records, port, detail)):
+                raise
+        return result
 
-    def commit(self, records: Sequence[Provenance], **detail: Any) -> None:
-        """Ledger rows ``committed``, lineage edges and the allow event, in one transaction."""
+    def _resolve(
+        self, records: list[Provenance], port: WritePort[Any], detail: Mapping[str, Any]
+    ) -> Flow[bool]:
+        """After a failed commit: commit what the backend holds exactly, else abort (fail closed).
+        True when the write stands committed."""
+        landed = False
+        try:
+            found = yield from port.probe([p.fact_id for p in records])
+            by_id = {c.fact_id: c for c in found}
+            landed = all(p.fact_id in by_id and holds(by_id[p.fact_id], p) for p in records)
+        except Exception as exc:  # cannot tell what the backend holds: never commit blind
+            self.detail["probe_error"] = type(exc).__name__
+        if landed:
+            try:
+                self._commit(records, "recovered_commit", **detail)
+                return True
+            except Exception:
+                if self.kernel._committed(records):  # the first commit went through after all
+                    self.finished = True
+                    return True
+        self._abort(records)
+        return False
+
+    def _commit(self, records: Sequence[Provenance], reason: str = "ok", **detail: Any) -> None:
+        """Ledger rows ``committed``, lineage edges and the allow event, in one transaction; the
+        event is emitted only once it is recorded."""
         edges = [e for p in records for e in self._edges.get(p.fact_id, ())]
-        event = self.kernel._allow_event(
-            self, "ok", versions=[p.version for p in records], **detail
+        event = self.kernel._event(
+            self, Decision.ALLOW, reason, versions=[p.version for p in records], **detail
         )
         if edges:
             self.kernel.ledger.commit(records, [event], edges=edges)
         else:
             self.kernel.ledger.commit(records, [event])
+        self.kernel._emit(event)
         self.finished = True
         self.kernel._after_events()
 
-    def abort(self, records: Sequence[Provenance]) -> None:
-        """Abort staged rows after a backend failure; a ledger failure leaves them for recovery."""
+    def _abort(self, records: Sequence[Provenance]) -> None:
+        """Abort staged rows; rows the ledger cannot move are resolved on their next touch."""
         try:
             self.kernel.ledger.abort(records)
-        except MemguardError:
-            pass  # recovery aborts it later: the row stays pending, so it is never served
+        except Exception as exc:
+            self.detail["abort_error"] = type(exc).__name__
+            self.kernel._stuck.update({p.fact_id: p for p in records})
 
-    def tombstone(self, fact_ids: Sequence[str], **detail: Any) -> None:
-        """Delete, first half: the ledger rows become ``deleted`` with the allow event, in one
-        transaction, before the backend is touched (a deleted fact is never served again, even if
-        the backend delete then fails); call :meth:`purged` once the backend deleted them."""
-        self.fact_ids = list(fact_ids)
-        event = self.kernel._allow_event(self, "ok", **detail)
-        self.kernel.ledger.mark_deleted(self.fact_ids, [event])
+    def delete(self, fact_ids: Sequence[str], purge: Callable[[], T], **detail: Any) -> T:
+        """:meth:`delete_flow` with a direct purge (no driver)."""
+        return run_flow(self.delete_flow(fact_ids, lambda: done(purge()), **detail))
+
+    def delete_flow(
+        self, fact_ids: Sequence[str], purge: Callable[[], Flow[T]], **detail: Any
+    ) -> Flow[T]:
+        """Delete: the ledger rows become ``deleted`` with the allow event, in one transaction,
+        before the backend is touched (a deleted fact is never served again, even if the purge
+        then fails), then ``purge()`` runs and the rows are marked purged (recovery redoes an
+        unfinished purge)."""
+        ids = list(fact_ids)
+        self.kernel._claim(self, ids)
+        self.fact_ids = ids
+        event = self.kernel._event(self, Decision.ALLOW, "ok", **detail)
+        self.kernel.ledger.mark_deleted(ids, [event])
+        self.kernel._emit(event)
         self.finished = True
         self.kernel._after_events()
-
-    def purged(self, fact_ids: Sequence[str]) -> None:
-        """Delete, second half: the backend no longer holds them (recovery redoes unfinished ones)."""
-        self.kernel.ledger.mark_purged(list(fact_ids))
+        result = yield from purge()
+        self.kernel.ledger.mark_purged(ids)
+        return result
 
     # -- verify -----------------------------------------------------------------------------------
 
@@ -600,6 +687,13 @@ class Kernel:
         self.scan_stage = scan_stage
         self._revocations = _RevocationCache()
         self._revocation_lock = threading.Lock()
+        #: fact ids a live operation of this process is writing, and the condition to wait on
+        self._claimed: dict[str, int] = {}
+        self._claim_cond = threading.Condition()
+        #: how long (seconds) a write waits for another one on the same fact id before a conflict
+        self.claim_timeout = 5.0
+        #: staged rows whose abort the ledger refused: aborted on their next touch
+        self._stuck: dict[str, Provenance] = {}
         self._log = get_logger()
         #: optional: flags principals that look like existing ones (memguard/tokens/confusables.py)
         self.confusables: ConfusableWatch | None = None
@@ -680,6 +774,139 @@ class Kernel:
                 op.detail["revocation_id"] = revocation.revocation_id
                 raise IdentityError("credential revoked", code="identity.revoked")
 
+    # -- the write protocol's bookkeeping -----------------------------------------------------
+
+    def _claim(self, op: Operation, fact_ids: Sequence[str]) -> None:
+        """Hold ``fact_ids`` for ``op`` until it ends: concurrent writes of one id in this process
+        run one after the other (a waiter gives up with a conflict after ``claim_timeout``; on an
+        event loop's own thread it does not wait at all)."""
+        ids = [f for f in dict.fromkeys(fact_ids) if f not in op._claims]
+        if not ids:
+            return
+        wait = self.claim_timeout
+        try:
+            asyncio.get_running_loop()
+            wait = 0.0  # never block the loop: the holder may be a coroutine on it
+        except RuntimeError:
+            pass
+        deadline = time.monotonic() + wait
+        with self._claim_cond:
+            while any(f in self._claimed for f in ids):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AccessDenied("the fact is being written", code="access_denied.conflict")
+                self._claim_cond.wait(left)
+            for fact_id in ids:
+                self._claimed[fact_id] = id(op)
+        op._claims.update(ids)
+
+    def _release(self, op: Operation) -> None:
+        if not op._claims:
+            return
+        with self._claim_cond:
+            for fact_id in op._claims:
+                if self._claimed.get(fact_id) == id(op):
+                    del self._claimed[fact_id]
+            self._claim_cond.notify_all()
+        op._claims.clear()
+
+    def _committed(self, records: Sequence[Provenance]) -> bool:
+        """Are these exact versions committed (a commit whose answer was lost)?"""
+        try:
+            for prov in records:
+                versions = {r.version: r.state for r in self.ledger.versions(prov.fact_id)}
+                if versions.get(prov.version) is not FactState.COMMITTED:
+                    return False
+            return True
+        except Exception:
+            return False
+
+    def _pending(self, prov: Provenance) -> bool:
+        return any(
+            r.version == prov.version and r.state is FactState.PENDING
+            for r in self.ledger.versions(prov.fact_id)
+        )
+
+    def resolve_stuck(self, fact_ids: Sequence[str] | None = None) -> list[str]:
+        """Abort the staged rows of this process's failed writes that the ledger refused to move
+        (all, or those of ``fact_ids``); idempotent. Returns the ids now resolved."""
+        ids = [f for f in (fact_ids if fact_ids is not None else list(self._stuck)) if f in self._stuck]
+        done_ids: list[str] = []
+        for fact_id in ids:
+            prov = self._stuck[fact_id]
+            try:
+                with self.operation(
+                    "recover", None, require_identity=False, fact_ids=[fact_id]
+                ) as op:
+                    try:
+                        self.ledger.abort([prov])
+                    except LedgerError:
+                        if self._pending(prov):
+                            raise  # still stuck: stays listed, the touch that asked is refused
+                    op.finish("recovered_abort", version=prov.version)
+            except MemguardError:
+                continue
+            self._stuck.pop(fact_id, None)
+            done_ids.append(fact_id)
+        return done_ids
+
+    def recover_pending(
+        self,
+        probe: Callable[[Sequence[str]], Flow[Sequence[Candidate]]],
+        *,
+        older_than: float = 0.0,
+    ) -> tuple[list[str], list[str]]:
+        """Reconcile ``pending`` ledger rows with the backend (after a crash): a row whose exact
+        version the backend holds (``probe``, run directly) and that the signed log staged is
+        committed, any other is aborted. Rows younger than ``older_than`` seconds are left (other
+        processes may have them in flight). Idempotent. Returns ``(committed, aborted)`` ids."""
+        committed: list[str] = []
+        aborted: list[str] = []
+        cutoff = self.clock() - older_than
+        pending = self.ledger.in_state(FactState.PENDING)
+        logged = self.ledger.logged_heads([r.fact_id for r in pending])
+        for rec in pending:
+            prov = rec.provenance
+            if prov.created_at.timestamp() > cutoff:
+                continue
+            forged = staged_problem(rec, logged.get(rec.fact_id))
+            if forged is not None:
+                # a pending row the log never staged (inserted around it, with a store point to
+                # match): never committed; an alarm, and aborted (it stays unlogged for verify)
+                with self.operation(
+                    "recover", None, require_identity=False, fact_ids=[rec.fact_id]
+                ) as op:
+                    op.alarm(rec.fact_id, forged)
+                    op.finished = True
+                found: Sequence[Candidate] = []
+            else:
+                found = run_flow(probe([rec.fact_id]))
+            matches = any(
+                c.fact_id == rec.fact_id and candidate_problem(c, rec, prov) is None for c in found
+            )
+            try:
+                with self.operation(
+                    "recover", None, require_identity=False, fact_ids=[rec.fact_id]
+                ) as op:
+                    if matches:
+                        event = self._event(op, Decision.ALLOW, "recovered_commit", version=rec.version)
+                        self.ledger.commit([prov], [event])
+                        self._emit(event)
+                        op.finished = True
+                        self._after_events()
+                        committed.append(rec.fact_id)
+                    else:
+                        self.ledger.abort([prov])
+                        op.finish("recovered_abort", version=rec.version)
+                        aborted.append(rec.fact_id)
+                    self._stuck.pop(rec.fact_id, None)
+            except LedgerError:
+                # several processes starting on one ledger: another one's recovery (or the
+                # writer itself) moved the row on first; anything else is still an error
+                if self._pending(prov):
+                    raise
+        return committed, aborted
+
     # -- the audited operation --------------------------------------------------------------------
 
     @contextmanager
@@ -720,6 +947,7 @@ class Kernel:
             self._deny(op, internal)
             raise internal from exc
         finally:
+            self._release(op)
             watch.close()
 
     def _event(self, op: Operation, decision: Decision, reason: str, **detail: Any) -> AuditEvent:

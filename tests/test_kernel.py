@@ -15,6 +15,7 @@ from memguard.identity import Identity
 from memguard.integrity import payload_candidate
 from memguard.kernel import Kernel, StampRequest
 from memguard.ledger import FactState, Ledger
+from memguard.ports import FlowPort, done
 from memguard.provenance import Source, Turn, content_digest
 from memguard.scope import DefaultScopeResolver, ReadRequest
 from memguard.stores.base import build_payload
@@ -56,13 +57,8 @@ def ident(kernel: Kernel, subject: str = "alice") -> Identity:
 def write(kernel: Kernel, backend: Backend, who: Identity, text: str) -> str:
     with kernel.operation("write", who, turn=TURN) as op:
         (prov,) = op.stamp([StampRequest("notes", SOURCE, TURN, content_digest(text, {}))])
-        op.stage([prov])
-        try:
-            backend.put(prov.fact_id, build_payload(text, {}, prov))
-        except Exception:
-            op.abort([prov])
-            raise
-        op.commit([prov])
+        op.persist([prov], FlowPort(lambda _: done(backend.put(prov.fact_id, build_payload(
+            text, {}, prov))), lambda ids: done([])))
         return prov.fact_id
 
 
@@ -105,7 +101,7 @@ def test_a_point_the_ledger_never_committed_is_withheld(kernel: Kernel) -> None:
     backend, alice = Backend(), ident(kernel)
     with kernel.operation("write", alice, turn=TURN) as op:
         (prov,) = op.stamp([StampRequest("notes", SOURCE, TURN, content_digest("half", {}))])
-        op.stage([prov])
+        kernel.ledger.begin([prov])  # the protocol's first step, by hand
         backend.put(prov.fact_id, build_payload("half", {}, prov))
         op.finished = True  # the process "dies" here: no commit
     assert kernel.ledger.latest([prov.fact_id])[prov.fact_id].state is FactState.PENDING
