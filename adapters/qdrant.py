@@ -1085,10 +1085,7 @@ class _Planner:
             return out
 
     def _may_write(self, op: Operation, collection_name: str) -> None:
-        decision = self.kernel.scope.write_decision(op.who, collection_name)
-        op.policy_digest = decision.policy_digest
-        if not decision.allowed:
-            raise AccessDenied("write not permitted", code="access_denied.policy")
+        op.decide_write(collection_name)
 
 
 @dataclass(frozen=True, slots=True)

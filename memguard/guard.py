@@ -692,14 +692,9 @@ class MemoryGuard:
         """
         probe = StorePort(self.store, lambda _: ()).probe
         committed, aborted = self.kernel.recover_pending(probe, older_than=older_than)
-        purged = [r.fact_id for r in self.ledger.in_state(FactState.DELETED, purged=False)]
-        if purged:
-            self.store.delete(purged)
-            self.ledger.mark_purged(purged)
+        purged = self.kernel.redo_purges(self.store.delete)
         resynced = self._sync_quarantine() or []
-        return RecoveryReport(
-            tuple(committed), tuple(aborted), tuple(dict.fromkeys(purged)), tuple(resynced)
-        )
+        return RecoveryReport(tuple(committed), tuple(aborted), tuple(purged), tuple(resynced))
 
     def close(self) -> None:
         """Integrate the audit events still queued (and sign a checkpoint), then close."""

@@ -174,6 +174,13 @@ class Operation:
             raise AccessDenied("read not permitted", code="access_denied.policy")
         return plan
 
+    def decide_write(self, namespace: str) -> None:
+        """May this principal write into ``namespace`` at all (a collection-level call)?"""
+        decision = self.kernel.scope.write_decision(self.who, namespace)
+        self.policy_digest = decision.policy_digest
+        if not decision.allowed:
+            raise AccessDenied("write not permitted", code="access_denied.policy")
+
     def point_allows(self, request: ReadRequest, fields: Mapping[str, FieldValue]) -> bool:
         """Ask the resolver's independent point evaluator too, when it has one."""
         scope = self.kernel.scope
@@ -849,6 +856,16 @@ class Kernel:
             self._stuck.pop(fact_id, None)
             done_ids.append(fact_id)
         return done_ids
+
+    def redo_purges(self, purge: Callable[[list[str]], object]) -> list[str]:
+        """Finish deletes whose backend purge did not complete: ``purge(ids)``, then mark them."""
+        ids = list(dict.fromkeys(
+            r.fact_id for r in self.ledger.in_state(FactState.DELETED, purged=False)
+        ))  # fmt: skip
+        if ids:
+            purge(ids)
+            self.ledger.mark_purged(ids)
+        return ids
 
     def recover_pending(
         self,
