@@ -22,10 +22,8 @@ cannot express; the kernel never post-filters a top-k on the caller's behalf.
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -33,32 +31,29 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import ValidationError
 
+from memguard import protocol, recovery, revoking
+from memguard import stamp as stamping
 from memguard.denials import note_principal, request_credentials
 from memguard.errors import (
     AccessDenied,
     FactNotFound,
     IdentityError,
     InvalidRequest,
-    LedgerError,
     MemguardError,
     TrustEscalation,
 )
 from memguard.events import AuditEvent, Decision
-from memguard.identity import Identity, Principal, Verifier, check_identifier
-from memguard.integrity import Candidate, candidate_problem, ledger_problem, staged_problem
+from memguard.identity import Identity, Principal, Verifier
+from memguard.integrity import Candidate, candidate_problem, ledger_problem
 from memguard.ledger import FactState, Ledger, LedgerRecord
 from memguard.ledger.ledger import TurnRead
-from memguard.ledger.lineage import Revocation, is_read_set, read_set_id
-from memguard.lineage_trust import channel_class, lineage_trust_of
+from memguard.ledger.lineage import Revocation
 from memguard.logging import get_logger
-from memguard.ports import Flow, WritePort, done, holds, run_flow
+from memguard.ports import Flow, WritePort
 from memguard.provenance import (
     Provenance,
-    ScanRecord,
     Source,
     Turn,
-    WriterChain,
-    now_utc,
     sha256_digest,
 )
 from memguard.revocation import (
@@ -68,7 +63,6 @@ from memguard.revocation import (
     RevocationSelector,
 )
 from memguard.scan.stage import ScanStage
-from memguard.scan.verdict import ScanContext
 from memguard.scope import (
     DefaultScopeResolver,
     FieldValue,
@@ -200,196 +194,9 @@ class Operation:
 
     def stamp(self, requests: Sequence[StampRequest]) -> list[Provenance]:
         """Decide each write and build its provenance: trust from the channel, capped by the
-        writer's ceiling, policy, the inputs it was derived from and what its turn has read."""
-        principal = self.who
-        kernel = self.kernel
-        ledger = kernel.ledger
-        now = now_utc()
-        named = [r.fact_id for r in requests if r.fact_id is not None]
-        if len(set(named)) != len(named):
-            raise InvalidRequest("a batch names the same fact twice")
-        kernel._claim(self, named)  # one writer per fact id at a time in this process
-        heads = ledger.latest(named) if named else {}
-        stuck = [f for f, h in heads.items() if h.state is FactState.PENDING and f in kernel._stuck]
-        if stuck:  # a write of ours whose abort the ledger refused: resolve it now, then go on
-            kernel.resolve_stuck(stuck)
-            heads = ledger.latest(named)
-        next_versions = ledger.next_versions(named) if named else {}
-        bars = kernel.write_bars()
-        plans: dict[str, ScopePlan] = {}
-        taint: dict[tuple[str, int], list[tuple[str, int]]] = {}
-        read_sets: dict[str, bool] = {}
-        out: list[Provenance] = []
-        scans = self._scan(requests)
-        for index, req in enumerate(requests):
-            try:
-                check_identifier(req.namespace, "namespace")
-            except IdentityError:  # the same character rules as identifiers, but not identity
-                raise InvalidRequest("namespace has forbidden characters") from None
-            if req.fact_id is not None and (
-                not (0 < len(req.fact_id) <= 64) or is_read_set(req.fact_id)
-            ):
-                raise InvalidRequest("a fact id has 1 to 64 characters and no reserved prefix")
-            if len(req.derived_from) > _MAX_DERIVED_FROM:
-                raise InvalidRequest(f"at most {_MAX_DERIVED_FROM} inputs per derived fact")
-            decision = kernel.scope.write_decision(principal, req.namespace)
-            self.policy_digest = decision.policy_digest
-            if not decision.allowed:
-                raise AccessDenied("write not permitted", code="access_denied.policy")
-            level, reason = kernel.assign_trust(principal, req, decision.max_trust)
-            fact_id = req.fact_id or str(uuid.uuid4())
-            edges: list[tuple[str, str, str]] = []
-            requested = tuple(dict.fromkeys(req.derived_from))
-            inherited: tuple[str, ...] = ()
-            version, owner = 1, principal.subject
-            if fact_id in next_versions:  # an existing id: this is an update of that fact
-                head = heads.get(fact_id)
-                if head is not None:
-                    if head.state is FactState.PENDING:
-                        raise AccessDenied(
-                            "the fact is being written", code="access_denied.conflict"
-                        )
-                    if "update" not in plans:
-                        plans["update"] = self.read_plan(_UPDATE)
-                    self._require_visible(plans["update"], _UPDATE, head, allow_deleted=True)
-                    owner = head.provenance.owner
-                    if head.state is FactState.COMMITTED:
-                        # the lineage stays with the fact: a new version is still capped by the
-                        # inputs of the one it replaces (an overwrite cannot launder its trust)
-                        inherited = tuple(dict.fromkeys(head.provenance.derived_from))
-                version = next_versions[fact_id]
-            new_inputs = tuple(i for i in requested if i not in inherited)
-            inputs = (*inherited, *new_inputs)
-            lineage = channel_class(req.source.kind)
-            if inputs:
-                if fact_id in inputs:
-                    raise InvalidRequest("a fact cannot be derived from itself")
-                upstream: list[Provenance] = []
-                if new_inputs:  # named now: the writer must be able to read each of them
-                    if "get" not in plans:
-                        plans["get"] = self.read_plan(_GET)
-                    records = self.visible_records(plans["get"], _GET, list(new_inputs))
-                    upstream.extend(r.provenance for r in records)
-                # the fact's own inputs may since be deleted, quarantined or out of its owner's
-                # scope: the edge stays (to the tombstone) and every version they had still caps
-                upstream.extend(self._recorded_inputs(inherited))
-                weakest = min(p.trust for p in upstream)
-                if weakest < level:  # model output (agent_inference) is already capped at derived
-                    level = weakest
-                    reason += f"; min of inputs = {weakest.label}"
-                lineage = min(lineage, *(lineage_trust_of(p) for p in upstream))
-                edges.extend((fact_id, parent, "derived") for parent in inputs)
-            key = (req.turn.session_id, req.turn.turn_index)
-            if key not in taint:
-                taint[key] = ledger.lineage.turn_reads(
-                    principal.subject.issuer, principal.subject.subject, *key
-                )
-            read = [(fid, t) for fid, t in taint[key] if fid != fact_id]
-            if read:
-                lowest = TrustLevel(min(t for _, t in read))
-                if lowest < level:
-                    level = lowest
-                    reason += f"; turn tainted: it read {lowest.label} facts"
-                # what the turn read: its trust when read, and its lineage (never above either)
-                seen = ledger.latest([fid for fid, _ in read])
-                lineage = min(
-                    lineage,
-                    *(min(TrustLevel(t), lineage_trust_of(seen[fid].provenance))
-                      if fid in seen else TrustLevel(t) for fid, t in read),
-                )  # fmt: skip
-                node = read_set_id(
-                    principal.subject.issuer, principal.subject.subject, *key,
-                    [fid for fid, _ in read],
-                )  # fmt: skip
-                edges.append((fact_id, node, "context"))
-                if node not in read_sets:
-                    read_sets[node] = ledger.lineage.has_read_set(node)
-                    if not read_sets[node]:
-                        edges.extend((node, fid, "read") for fid, _ in read)
-            if req.trust is not None and level < req.trust:
-                # the writer asked for more than its inputs or its turn allow: refuse, never narrow
-                raise TrustEscalation(
-                    "requested trust is above what the inputs or the turn's reads allow"
-                )
-            scan = scans[index]
-            if scan is not None:  # the content's verdict caps what the channel gave
-                if scan.refused:
-                    self.detail.setdefault("scan", []).append(
-                        {"fact_id": req.fact_id, **scan.summary()}
-                    )
-                    raise AccessDenied(
-                        "the content scanner refused this text", code="access_denied.scanner"
-                    )
-                cap = scan.cap
-                if cap is not None and cap < level:
-                    scan = scan.model_copy(update={"uncapped": level})
-                    level = cap
-                    reason += f"; scan {scan.label} cap {cap.label}"
-            prov = Provenance(
-                fact_id=fact_id,
-                version=version,
-                namespace=req.namespace,
-                owner=owner,
-                source=req.source,
-                turn=telemetry.stamp_turn(req.turn),
-                trust=level,
-                trust_reason=reason,
-                writer=WriterChain.from_principal(principal),
-                derived_from=inputs,
-                created_at=now,
-                content_digest=req.content_digest,
-                policy_digest=decision.policy_digest,
-                lineage_trust=lineage,
-                scan=scan,
-            )
-            if scan is not None and scan.label != "clean":
-                self.detail.setdefault("scan", []).append({"fact_id": fact_id, **scan.summary()})
-                if scan.label == "error":
-                    self.alarm(fact_id, "scan.failed")
-            for revocation in bars:
-                if revocation.reaches(owner.issuer, owner.subject) and revocation.selector.matches(
-                    prov
-                ):
-                    self.detail["revocation_id"] = revocation.revocation_id
-                    raise AccessDenied(
-                        "the source, turn or writer is revoked", code="access_denied.revoked"
-                    )
-            self._edges[fact_id] = edges
-            out.append(prov)
-        return telemetry.stamped(self, out)
-
-    def _scan(self, requests: Sequence[StampRequest]) -> list[ScanRecord | None]:
-        """The scan stage: every request with text, scanned together; fails closed per fact."""
-        stage = self.kernel.scan_stage
-        if stage is None:
-            return [None] * len(requests)
-        items = [
-            (i, r.text, ScanContext(r.namespace, r.source.kind, bool(r.derived_from)))
-            for i, r in enumerate(requests)
-            if r.text is not None
-        ]
-        out: list[ScanRecord | None] = [None] * len(requests)
-        try:
-            records = stage.scan_batch([(text, ctx) for _, text, ctx in items])
-        except Exception as exc:  # the stage itself broke: every fact is capped, never clean
-            records = [stage.error_record(f"scan.error:{type(exc).__name__}") for _ in items]
-        for (i, _, _), record in zip(items, records, strict=True):
-            out[i] = record
-        for i, req in enumerate(requests):
-            if req.text is None:  # a scanner is configured but the adapter sent no text
-                out[i] = stage.error_record("scan.no_text")
-        return out
-
-    def _recorded_inputs(self, fact_ids: Sequence[str]) -> list[Provenance]:
-        """Every recorded version of each input, whatever its state now (deleted, quarantined, out
-        of scope): a new version of a fact stays capped by the inputs it was derived from."""
-        out: list[Provenance] = []
-        for fact_id in fact_ids:
-            versions = self.kernel.ledger.versions(fact_id)
-            if not versions:  # pragma: no cover - an input id the ledger never held
-                raise FactNotFound("fact not found")
-            out.extend(v.provenance for v in versions)
-        return out
+        writer's ceiling, policy, the inputs it was derived from, what its turn has read and the
+        scan verdict (:mod:`memguard.stamp`)."""
+        return stamping.stamp(self, requests)
 
     # -- store protocol: the kernel's, for every adapter --------------------------------------
 
@@ -403,109 +210,29 @@ class Operation:
 
     def persist(self, records: Sequence[Provenance], port: WritePort[T], **detail: Any) -> T:
         """:meth:`persist_flow` for a port whose flows yield no backend call (no driver)."""
-        return run_flow(self.persist_flow(records, port, **detail))
+        return protocol.persist(self, records, port, **detail)
 
     def persist_flow(
         self, records: Sequence[Provenance], port: WritePort[T], **detail: Any
     ) -> Flow[T]:
         """Stage -> store -> commit, the one write protocol: ledger rows ``pending`` (durable
         before the backend sees anything), ``port.put``, then ``committed`` with the lineage edges
-        and the allow event (``detail``) in one transaction.
-
-        A failed put aborts the rows. A failed commit is resolved here, in-process: the port is
-        probed, a write that landed is committed again, anything else is aborted; a row the ledger
-        cannot move stays ``pending`` and is resolved when this kernel next touches its id (or by
-        :meth:`Kernel.resolve_stuck`). The caller gets the result, or the error as a deny.
-        """
-        records = list(records)
-        if not records:
-            raise InvalidRequest("nothing to write")
-        self.kernel._claim(self, [p.fact_id for p in records])
-        self.fact_ids = [p.fact_id for p in records]
-        self.kernel.ledger.begin(records)  # nothing is staged if this raises: a plain deny
-        try:
-            result = yield from port.put(records)
-        except (Exception, GeneratorExit, asyncio.CancelledError):
-            # the store failed, or the call was cancelled; a dying process (KeyboardInterrupt,
-            # SystemExit) leaves the rows pending for recovery, which probes the store
-            self._abort(records)
-            raise
-        try:
-            self._commit(records, **detail)
-        except Exception as exc:
-            self.detail["commit_error"] = type(exc).__name__
-            if not (yield from self._resolve(records, port, detail)):
-                raise
-        return result
-
-    def _resolve(
-        self, records: list[Provenance], port: WritePort[Any], detail: Mapping[str, Any]
-    ) -> Flow[bool]:
-        """After a failed commit: commit what the backend holds exactly, else abort (fail closed).
-        True when the write stands committed."""
-        landed = False
-        try:
-            found = yield from port.probe([p.fact_id for p in records])
-            by_id = {c.fact_id: c for c in found}
-            landed = all(p.fact_id in by_id and holds(by_id[p.fact_id], p) for p in records)
-        except Exception as exc:  # cannot tell what the backend holds: never commit blind
-            self.detail["probe_error"] = type(exc).__name__
-        if landed:
-            try:
-                self._commit(records, "recovered_commit", **detail)
-                return True
-            except Exception:
-                if self.kernel._committed(records):  # the first commit went through after all
-                    self.finished = True
-                    return True
-        self._abort(records)
-        return False
-
-    def _commit(self, records: Sequence[Provenance], reason: str = "ok", **detail: Any) -> None:
-        """Ledger rows ``committed``, lineage edges and the allow event, in one transaction; the
-        event is emitted only once it is recorded."""
-        edges = [e for p in records for e in self._edges.get(p.fact_id, ())]
-        event = self.kernel._event(
-            self, Decision.ALLOW, reason, versions=[p.version for p in records], **detail
-        )
-        if edges:
-            self.kernel.ledger.commit(records, [event], edges=edges)
-        else:
-            self.kernel.ledger.commit(records, [event])
-        self.kernel._emit(event)
-        self.finished = True
-        self.kernel._after_events()
-
-    def _abort(self, records: Sequence[Provenance]) -> None:
-        """Abort staged rows; rows the ledger cannot move are resolved on their next touch."""
-        try:
-            self.kernel.ledger.abort(records)
-        except Exception as exc:
-            self.detail["abort_error"] = type(exc).__name__
-            self.kernel._stuck.update({p.fact_id: p for p in records})
+        and the allow event (``detail``) in one transaction. A failed put aborts the rows; a failed
+        commit is resolved in-process (the port is probed: a write that landed is committed again,
+        anything else aborted); see :mod:`memguard.protocol`."""
+        return (yield from protocol.persist_flow(self, records, port, **detail))
 
     def delete(self, fact_ids: Sequence[str], purge: Callable[[], T], **detail: Any) -> T:
         """:meth:`delete_flow` with a direct purge (no driver)."""
-        return run_flow(self.delete_flow(fact_ids, lambda: done(purge()), **detail))
+        return protocol.delete(self, fact_ids, purge, **detail)
 
     def delete_flow(
         self, fact_ids: Sequence[str], purge: Callable[[], Flow[T]], **detail: Any
     ) -> Flow[T]:
-        """Delete: the ledger rows become ``deleted`` with the allow event, in one transaction,
-        before the backend is touched (a deleted fact is never served again, even if the purge
-        then fails), then ``purge()`` runs and the rows are marked purged (recovery redoes an
-        unfinished purge)."""
-        ids = list(fact_ids)
-        self.kernel._claim(self, ids)
-        self.fact_ids = ids
-        event = self.kernel._event(self, Decision.ALLOW, "ok", **detail)
-        self.kernel.ledger.mark_deleted(ids, [event])
-        self.kernel._emit(event)
-        self.finished = True
-        self.kernel._after_events()
-        result = yield from purge()
-        self.kernel.ledger.mark_purged(ids)
-        return result
+        """Delete: tombstone with the allow event (never served again, even if the purge then
+        fails), ``purge()``, then mark purged (recovery redoes an unfinished purge)."""
+        return (yield from protocol.delete_flow(self, fact_ids, purge, **detail))
+
 
     # -- verify -----------------------------------------------------------------------------------
 
@@ -784,88 +511,16 @@ class Kernel:
     # -- the write protocol's bookkeeping -----------------------------------------------------
 
     def _claim(self, op: Operation, fact_ids: Sequence[str]) -> None:
-        """Hold ``fact_ids`` for ``op`` until it ends: concurrent writes of one id in this process
-        run one after the other (a waiter gives up with a conflict after ``claim_timeout``; on an
-        event loop's own thread it does not wait at all)."""
-        ids = [f for f in dict.fromkeys(fact_ids) if f not in op._claims]
-        if not ids:
-            return
-        wait = self.claim_timeout
-        try:
-            asyncio.get_running_loop()
-            wait = 0.0  # never block the loop: the holder may be a coroutine on it
-        except RuntimeError:
-            pass
-        deadline = time.monotonic() + wait
-        with self._claim_cond:
-            while any(f in self._claimed for f in ids):
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise AccessDenied("the fact is being written", code="access_denied.conflict")
-                self._claim_cond.wait(left)
-            for fact_id in ids:
-                self._claimed[fact_id] = id(op)
-        op._claims.update(ids)
-
-    def _release(self, op: Operation) -> None:
-        if not op._claims:
-            return
-        with self._claim_cond:
-            for fact_id in op._claims:
-                if self._claimed.get(fact_id) == id(op):
-                    del self._claimed[fact_id]
-            self._claim_cond.notify_all()
-        op._claims.clear()
-
-    def _committed(self, records: Sequence[Provenance]) -> bool:
-        """Are these exact versions committed (a commit whose answer was lost)?"""
-        try:
-            for prov in records:
-                versions = {r.version: r.state for r in self.ledger.versions(prov.fact_id)}
-                if versions.get(prov.version) is not FactState.COMMITTED:
-                    return False
-            return True
-        except Exception:
-            return False
-
-    def _pending(self, prov: Provenance) -> bool:
-        return any(
-            r.version == prov.version and r.state is FactState.PENDING
-            for r in self.ledger.versions(prov.fact_id)
-        )
+        recovery.claim(self, op, fact_ids)
 
     def resolve_stuck(self, fact_ids: Sequence[str] | None = None) -> list[str]:
         """Abort the staged rows of this process's failed writes that the ledger refused to move
         (all, or those of ``fact_ids``); idempotent. Returns the ids now resolved."""
-        ids = [f for f in (fact_ids if fact_ids is not None else list(self._stuck)) if f in self._stuck]
-        done_ids: list[str] = []
-        for fact_id in ids:
-            prov = self._stuck[fact_id]
-            try:
-                with self.operation(
-                    "recover", None, require_identity=False, fact_ids=[fact_id]
-                ) as op:
-                    try:
-                        self.ledger.abort([prov])
-                    except LedgerError:
-                        if self._pending(prov):
-                            raise  # still stuck: stays listed, the touch that asked is refused
-                    op.finish("recovered_abort", version=prov.version)
-            except MemguardError:
-                continue
-            self._stuck.pop(fact_id, None)
-            done_ids.append(fact_id)
-        return done_ids
+        return recovery.resolve_stuck(self, fact_ids)
 
     def redo_purges(self, purge: Callable[[list[str]], object]) -> list[str]:
         """Finish deletes whose backend purge did not complete: ``purge(ids)``, then mark them."""
-        ids = list(dict.fromkeys(
-            r.fact_id for r in self.ledger.in_state(FactState.DELETED, purged=False)
-        ))  # fmt: skip
-        if ids:
-            purge(ids)
-            self.ledger.mark_purged(ids)
-        return ids
+        return recovery.redo_purges(self, purge)
 
     def recover_pending(
         self,
@@ -873,56 +528,10 @@ class Kernel:
         *,
         older_than: float = 0.0,
     ) -> tuple[list[str], list[str]]:
-        """Reconcile ``pending`` ledger rows with the backend (after a crash): a row whose exact
-        version the backend holds (``probe``, run directly) and that the signed log staged is
-        committed, any other is aborted. Rows younger than ``older_than`` seconds are left (other
-        processes may have them in flight). Idempotent. Returns ``(committed, aborted)`` ids."""
-        committed: list[str] = []
-        aborted: list[str] = []
-        cutoff = self.clock() - older_than
-        pending = self.ledger.in_state(FactState.PENDING)
-        logged = self.ledger.logged_heads([r.fact_id for r in pending])
-        for rec in pending:
-            prov = rec.provenance
-            if prov.created_at.timestamp() > cutoff:
-                continue
-            forged = staged_problem(rec, logged.get(rec.fact_id))
-            if forged is not None:
-                # a pending row the log never staged (inserted around it, with a store point to
-                # match): never committed; an alarm, and aborted (it stays unlogged for verify)
-                with self.operation(
-                    "recover", None, require_identity=False, fact_ids=[rec.fact_id]
-                ) as op:
-                    op.alarm(rec.fact_id, forged)
-                    op.finished = True
-                found: Sequence[Candidate] = []
-            else:
-                found = run_flow(probe([rec.fact_id]))
-            matches = any(
-                c.fact_id == rec.fact_id and candidate_problem(c, rec, prov) is None for c in found
-            )
-            try:
-                with self.operation(
-                    "recover", None, require_identity=False, fact_ids=[rec.fact_id]
-                ) as op:
-                    if matches:
-                        event = self._event(op, Decision.ALLOW, "recovered_commit", version=rec.version)
-                        self.ledger.commit([prov], [event])
-                        self._emit(event)
-                        op.finished = True
-                        self._after_events()
-                        committed.append(rec.fact_id)
-                    else:
-                        self.ledger.abort([prov])
-                        op.finish("recovered_abort", version=rec.version)
-                        aborted.append(rec.fact_id)
-                    self._stuck.pop(rec.fact_id, None)
-            except LedgerError:
-                # several processes starting on one ledger: another one's recovery (or the
-                # writer itself) moved the row on first; anything else is still an error
-                if self._pending(prov):
-                    raise
-        return committed, aborted
+        """Reconcile ``pending`` rows with the backend after a crash: commit what ``probe`` shows
+        the backend holds exactly, abort the rest (:func:`memguard.recovery.recover_pending`)."""
+        return recovery.recover_pending(self, probe, older_than=older_than)
+
 
     # -- the audited operation --------------------------------------------------------------------
 
@@ -964,7 +573,7 @@ class Kernel:
             self._deny(op, internal)
             raise internal from exc
         finally:
-            self._release(op)
+            recovery.release(self, op)
             watch.close()
 
     def _event(self, op: Operation, decision: Decision, reason: str, **detail: Any) -> AuditEvent:
@@ -1074,29 +683,6 @@ class Kernel:
         """Active revocations that refuse a new write they match (all but fact revocations)."""
         return [r for r in self.active_revocations() if r.selector.kind != "fact"]
 
-    def _revocation_roots(
-        self, op: Operation, selector: RevocationSelector
-    ) -> tuple[list[str], tuple[str, str] | None]:
-        """The facts a revocation by ``op``'s caller roots at, and whose calls it bars (``None``:
-        everyone's). The operator's path (no principal) roots at every match."""
-        if not isinstance(selector, RevocationSelector):
-            raise InvalidRequest("`selector` must be a RevocationSelector")
-        matched = self.ledger.lineage.match(selector)
-        if op.principal is None:
-            return matched, None
-        reach: tuple[str, str] | None = None
-        revoke_request = ReadRequest("revoke")
-        plan = op.read_plan(revoke_request)
-        if plan.kind is not PlanKind.ALLOW:
-            # a revoker whose scope is not every fact bars only its own owner's future
-            # writes and calls: one user's revocation must not lock another user out
-            reach = (op.who.subject.issuer, op.who.subject.subject)
-        records = self.ledger.latest(matched)
-        roots = [
-            fid for fid in matched if fid in records and op.admits(plan, revoke_request, records[fid])
-        ]
-        return roots, reach
-
     def preview_revocation(
         self,
         identity: Identity | None,
@@ -1107,23 +693,8 @@ class Kernel:
     ) -> RevocationPreview:
         """What :meth:`revoke` would quarantine, computed the same way, without revoking anything
         (a dry run, audited as ``revoke_preview``; refused where the revocation would be)."""
-        with self.operation(
-            "revoke_preview", identity, require_identity=operator is None
-        ) as op:
-            if operator is not None:
-                op.detail["operator"] = operator
-            roots, reach = self._revocation_roots(op, selector)
-            affected = self.ledger.lineage.plan_revocation(roots, follow_context=follow_context)
-            op.fact_ids = affected
-            quarantined = self.ledger.lineage.quarantined(affected)
-            op.finish(
-                "previewed",
-                selector=selector.model_dump(mode="json", exclude_none=True),
-                roots=len(roots),
-                count=len(affected),
-            )
-        return RevocationPreview(
-            selector, tuple(roots), tuple(affected), frozenset(quarantined), reach
+        return revoking.preview_revocation(
+            self, identity, selector, follow_context=follow_context, operator=operator
         )
 
     def revoke(
@@ -1144,47 +715,10 @@ class Kernel:
         ``identity=None``) is the local operator's path, used by the ``memguard revoke`` command
         on a ledger it has file access to; its revocations bar everyone.
         """
-        with self.operation(
-            "revoke", identity, require_identity=operator is None
-        ) as op:
-            if not isinstance(reason, str) or not reason.strip() or len(reason) > 2000:
-                raise InvalidRequest("a revocation needs a reason (at most 2000 characters)")
-            if operator is not None:
-                op.detail["operator"] = operator
-            roots, reach = self._revocation_roots(op, selector)
-            affected = self.ledger.lineage.plan_revocation(roots, follow_context=follow_context)
-            revocation_id = str(uuid.uuid4())
-            op.fact_ids = affected
-            event = self._allow_event(
-                op,
-                "revoked",
-                revocation_id=revocation_id,
-                selector=selector.model_dump(mode="json", exclude_none=True),
-                revocation_reason=reason,
-                roots=roots,
-                count=len(affected),
-                follow_context=follow_context,
-                reach=list(reach) if reach is not None else "everyone",
-            )
-            actor = operator or (
-                " -> ".join([op.who.subject.subject, *(a.subject for a in op.who.actors)])
-            )
-            self.ledger.lineage.revoke(
-                selector, reason=reason, actor=actor, event=event, reach=reach
-            )
-            op.finished = True
-            self._refresh_revocations()
-            self._after_events()
-            shown = affected
-            if op.principal is not None:  # the report shows what the revoker may see, counts the rest
-                from memguard.audit import reader_visibility
-
-                visible = reader_visibility(op, "get", "revoke")
-                records = self.ledger.latest(affected)
-                shown = [f for f in affected if f in records and visible(records[f])]
-        return RevocationReport(
-            revocation_id, selector, tuple(roots), tuple(shown), False, len(affected) - len(shown)
-        )
+        return revoking.revoke(
+            self, identity, selector, reason=reason, follow_context=follow_context,
+            operator=operator,
+        )  # fmt: skip
 
     def endorse(
         self,
@@ -1199,29 +733,4 @@ class Kernel:
         Each id must be in the caller's ``endorse`` scope; returns the ids whose quarantine was
         lifted. Descendants stay quarantined until endorsed themselves.
         """
-        ids = [f for f in dict.fromkeys(fact_ids) if isinstance(f, str)]
-        with self.operation(
-            "endorse", identity, require_identity=operator is None, fact_ids=ids
-        ) as op:
-            if not isinstance(reason, str) or not reason.strip() or len(reason) > 2000:
-                raise InvalidRequest("an endorsement needs a reason (at most 2000 characters)")
-            if not ids or len(ids) != len(list(fact_ids)):
-                raise InvalidRequest("give distinct fact ids to endorse")
-            if operator is not None:
-                op.detail["operator"] = operator
-            if op.principal is not None:
-                request = ReadRequest("endorse")
-                plan = op.read_plan(request)
-                records = self.ledger.latest(ids)
-                for fact_id in ids:
-                    record = records.get(fact_id)
-                    if record is None or record.state is not FactState.COMMITTED:
-                        raise FactNotFound("fact not found")
-                    if not op.admits(plan, request, record):
-                        op.detail["why"] = "out of scope"
-                        raise FactNotFound("fact not found")
-            event = self._allow_event(op, "endorsed", endorsement_reason=reason)
-            lifted = self.ledger.lineage.lift(ids, event)
-            op.finished = True
-            self._after_events()
-        return lifted
+        return revoking.endorse(self, identity, fact_ids, reason=reason, operator=operator)
