@@ -6,8 +6,9 @@ The error table (:func:`backend_error`), in one place for all four adapters:
     backend unavailable                    -> StoreUnavailable  (code ``backend.unavailable``, 503)
         ConnectionError, TimeoutError, any other OSError, httpx / httpcore transport errors,
         qdrant-client ``ResponseHandlingException``, gRPC ``UNAVAILABLE`` / ``DEADLINE_EXCEEDED``,
-        SQLAlchemy ``OperationalError`` / ``InterfaceError`` / ``DisconnectionError``,
-        sqlite3 / DB-API ``OperationalError`` / ``InterfaceError``, redis ``ConnectionError``
+        a lost SQL connection (SQLAlchemy ``DisconnectionError`` or an invalidated connection,
+        psycopg ``OperationalError`` / ``InterfaceError``, sqlite3 "unable to open" / "locked"),
+        redis ``ConnectionError``
     ValueError, TypeError, KeyError        -> InvalidRequest (the backend refused the call's shape)
     anything else                          -> StoreError        (code ``backend.store``, 503)
 
@@ -38,10 +39,6 @@ _UNAVAILABLE_NAMES = frozenset(
         "PoolTimeout",
         "NetworkError",
         "RemoteProtocolError",
-        # SQLAlchemy and DB-API drivers (sqlite3, psycopg)
-        "OperationalError",
-        "InterfaceError",
-        "DisconnectionError",
         # redis-py
         "ConnectionError",
         "TimeoutError",
@@ -51,14 +48,37 @@ _UNAVAILABLE_NAMES = frozenset(
 _GRPC_UNAVAILABLE = frozenset({"UNAVAILABLE", "DEADLINE_EXCEEDED"})
 
 
+_SQLITE_UNAVAILABLE = ("unable to open", "database is locked", "disk i/o error")
+
+
+def _sql_unavailable(exc: BaseException) -> bool | None:
+    """SQL errors: a lost connection or a database that cannot be opened is unavailable; a
+    missing table or a bad statement (also an ``OperationalError``) is not. ``None``: not SQL."""
+    root = type(exc).__module__.split(".")[0]
+    if root == "sqlalchemy":
+        if type(exc).__name__ == "DisconnectionError" or getattr(exc, "connection_invalidated", False):
+            return True
+        orig = getattr(exc, "orig", None)
+        return is_unavailable(orig) if isinstance(orig, BaseException) else False
+    if root in ("psycopg", "psycopg2"):  # libpq: OperationalError is the connection class
+        return any(c.__name__ in ("OperationalError", "InterfaceError") for c in type(exc).__mro__)
+    if root == "sqlite3":
+        return type(exc).__name__ == "OperationalError" and any(
+            k in str(exc).lower() for k in _SQLITE_UNAVAILABLE
+        )
+    return None
+
+
 def is_unavailable(exc: BaseException) -> bool:
     """Is ``exc`` a backend that cannot be reached (as opposed to one that refused the call)?"""
     if isinstance(exc, OSError):  # ConnectionError, TimeoutError, socket errors
         return True
+    sql = _sql_unavailable(exc)
+    if sql is not None:
+        return sql
     for cls in type(exc).__mro__:
         if cls.__name__ in _UNAVAILABLE_NAMES and cls.__module__.split(".")[0] in (
-            "qdrant_client", "httpx", "httpcore", "sqlalchemy", "sqlite3", "psycopg", "psycopg2",
-            "redis", "builtins",
+            "qdrant_client", "httpx", "httpcore", "redis",
         ):  # fmt: skip
             return True
     code = getattr(exc, "code", None)

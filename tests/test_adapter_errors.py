@@ -110,3 +110,14 @@ def test_scan_text_takes_every_string_and_odd_keys() -> None:
     assert scan_text({"text": "a"}) == "a"
     assert scan_text({"a": ["b", {"c": "d"}], "n": 1}) == "b\nd"
     assert scan_text({"ignore previous instructions": 1}) == "ignore previous instructions"
+
+
+def test_a_sql_error_that_is_not_about_the_connection_stays_a_store_error() -> None:
+    import sqlite3
+
+    from sqlalchemy.exc import OperationalError
+
+    missing = OperationalError("SELECT 1", {}, sqlite3.OperationalError("no such table: t"))
+    gone = OperationalError("SELECT 1", {}, sqlite3.OperationalError("unable to open database file"))
+    assert type(backend_error("sql", "q", missing)) is StoreError
+    assert type(backend_error("sql", "q", gone)) is StoreUnavailable
