@@ -51,8 +51,7 @@ def preview_revocation(
     follow_context: bool = True,
     operator: str | None = None,
 ) -> RevocationPreview:
-    """What :meth:`revoke` would quarantine, computed the same way, without revoking anything
-    (a dry run, audited as ``revoke_preview``; refused where the revocation would be)."""
+    """:meth:`memguard.kernel.Kernel.preview_revocation`."""
     with kernel.operation("revoke_preview", identity, require_identity=operator is None) as op:
         if operator is not None:
             op.detail["operator"] = operator
@@ -78,15 +77,7 @@ def revoke(
     follow_context: bool = True,
     operator: str | None = None,
 ) -> RevocationReport:
-    """Revoke what ``selector`` matches and quarantine every transitive descendant.
-
-    With an ``identity``, the roots are limited to facts its ``revoke`` scope admits (the
-    descendants are quarantined wherever they are: containment does not stop at the
-    revoker's scope), and unless that scope is every fact, the revocation bars only the
-    revoker's own owner's future writes and calls. ``operator`` (a name, with
-    ``identity=None``) is the local operator's path, used by the ``memguard revoke`` command
-    on a ledger it has file access to; its revocations bar everyone.
-    """
+    """:meth:`memguard.kernel.Kernel.revoke`."""
     with kernel.operation("revoke", identity, require_identity=operator is None) as op:
         if not isinstance(reason, str) or not reason.strip() or len(reason) > 2000:
             raise InvalidRequest("a revocation needs a reason (at most 2000 characters)")
@@ -134,11 +125,7 @@ def endorse(
     reason: str,
     operator: str | None = None,
 ) -> list[str]:
-    """Lift the quarantine of ``fact_ids`` (an explicit, audited, policy-gated endorsement).
-
-    Each id must be in the caller's ``endorse`` scope; returns the ids whose quarantine was
-    lifted. Descendants stay quarantined until endorsed themselves.
-    """
+    """:meth:`memguard.kernel.Kernel.endorse`."""
     ids = [f for f in dict.fromkeys(fact_ids) if isinstance(f, str)]
     with kernel.operation(
         "endorse", identity, require_identity=operator is None, fact_ids=ids
