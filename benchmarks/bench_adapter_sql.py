@@ -42,12 +42,12 @@ from memguard import (
     Ledger,
     LocalTokenService,
     MemoryGuard,
-    ReadRequest,
     Source,
     SourceKind,
     Turn,
 )
 from memguard.adapters.sql import SqlStore
+from memguard.scope import ReadRequest
 from memguard.stores.base import StoredPoint
 
 DIM = 384

@@ -37,12 +37,12 @@ from memguard import (
     LocalTokenService,
     MemoryGuard,
     QdrantStore,
-    ReadRequest,
     Source,
     SourceKind,
     Turn,
 )
 from memguard.pushdown.qdrant import to_qdrant_filter
+from memguard.scope import ReadRequest
 
 DIM = 384
 OWNERS = 10  # the caller's scope keeps ~10% of the facts

@@ -24,10 +24,11 @@ import statistics
 import time
 from collections.abc import Callable
 
-from memguard import Actor, Principal, PrincipalId, ReadRequest
+from memguard import Actor, Principal, PrincipalId
 from memguard.policy.evaluate import principal_env
 from memguard.policy.loader import load_policy_text
 from memguard.policy.resolver import PolicyResolver
+from memguard.scope import ReadRequest
 
 NOW = 1_800_000_000
 SHARED = """\

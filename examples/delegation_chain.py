@@ -23,20 +23,22 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from memguard import (
-    And,
-    DefaultScopeResolver,
     IdentityError,
-    In,
     InMemoryStore,
     Ledger,
     MemoryGuard,
-    PlanKind,
     Principal,
-    ReadRequest,
-    ScopePlan,
     Source,
     SourceKind,
     Turn,
+)
+from memguard.scope import (
+    And,
+    DefaultScopeResolver,
+    In,
+    PlanKind,
+    ReadRequest,
+    ScopePlan,
     WriteDecision,
 )
 from memguard.tokens import IdentityVerifier, SecurityTokenService

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from memguard.agentauth import agent_auth_record
 from memguard.errors import FactNotFound, MemguardError
 from memguard.integrity import payload_problem
 from memguard.ledger import FactState, Ledger, LedgerRecord
@@ -288,6 +289,7 @@ def audit_fact(
             "actors": (ev.principal or {}).get("actors", []),
             "purpose": ev.purpose,
             "digest_ok": ev.digest == stored_digest,
+            "agent_auth": agent_auth_record(ev),
         }
         if seq in by_seq:
             row["leaf_index"] = by_seq[seq].get("leaf_index")

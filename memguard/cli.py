@@ -64,6 +64,10 @@ class _Memguard(ConventionGroup):
             "memguard.evaluate_cli:rescan_command",
             "Re-scan stored facts with the current scanner (resumable; may lower trust).",
         ),
+        "adopt": LazySubcommand(
+            "memguard.adopt.cli:adopt_app",
+            "Turn an existing Qdrant, mem0, LangGraph or SQL store into guarded facts (resumable).",
+        ),
         "serve": LazySubcommand(
             "memguard.gateway.cli:serve",
             "Run memguard as a service: memory API, RFC 8693 token endpoint, JWKS, MCP.",

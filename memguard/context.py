@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from memguard.errors import IdentityError, InvalidRequest
 from memguard.identity import Identity
 from memguard.provenance import Source, Turn, canonical_json
+from memguard.readargs import check_purpose
 from memguard.trust import TrustLevel
 
 __all__ = [
@@ -55,6 +56,10 @@ class CallContext:
     purpose: str = "answer"
     trust: TrustLevel | None = None
     derived_from: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        # checked when the context is made, so no adapter opens an operation with a bad one
+        check_purpose(self.purpose)
 
     def replace(
         self,

@@ -35,6 +35,7 @@ from memguard.provenance import (
     content_digest,
     now_utc,
 )
+from memguard.readargs import check_min_trust, check_purpose
 from memguard.revocation import RevocationReport, RevocationSelector
 from memguard.scan.stage import ScanStage
 from memguard.scan.verdict import ScanContext
@@ -314,6 +315,7 @@ class MemoryGuard:
     ) -> RecalledFact:
         """Fetch one fact by id. Unknown, quarantined and out-of-scope ids all raise
         :class:`FactNotFound`. With ``turn``, the read taints later writes in that turn."""
+        purpose = check_purpose(purpose)  # before the operation opens (memguard/readargs.py)
         with self.kernel.operation(
             "get", identity, purpose=purpose, turn=turn, fact_ids=[fact_id]
         ) as op:
@@ -341,6 +343,7 @@ class MemoryGuard:
         turn that read an ``untrusted`` fact writes ``untrusted`` facts).
         """
         trace = trace_id or (turn.trace_id if isinstance(turn, Turn) else None)
+        min_trust, purpose = check_min_trust(min_trust), check_purpose(purpose)
         with self.kernel.operation(
             "search", identity, purpose=purpose, trace_id=trace, turn=turn
         ) as op:
@@ -382,6 +385,7 @@ class MemoryGuard:
         Returns the page and the cursor of the next page (``None`` at the end). A page can be
         shorter than ``limit`` when facts were withheld.
         """
+        min_trust, purpose = check_min_trust(min_trust), check_purpose(purpose)
         with self.kernel.operation("list", identity, purpose=purpose, turn=turn) as op:
             if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= _MAX_K:
                 raise InvalidRequest(f"limit must be between 1 and {_MAX_K}")

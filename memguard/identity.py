@@ -13,7 +13,7 @@ import weakref
 from collections.abc import Callable
 from typing import NoReturn, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from memguard.errors import IdentityError
 
@@ -61,8 +61,18 @@ class PrincipalId(BaseModel):
         return f"{self.subject} @ {self.issuer}"
 
 
+def _empty(value: tuple[str, ...]) -> bool:
+    return not value
+
+
 class Actor(PrincipalId):
-    """One delegation hop. Agents are named by their workload id (``spiffe://...``) as ``subject``."""
+    """One delegation hop. Agents are named by their workload id (``spiffe://...``) as ``subject``.
+
+    ``profile``: the hop's entity profile (the ``sub_profile`` of its ``act`` entry, e.g.
+    ``ai_agent``, ``service``, ``user``), as the token's issuer asserted it; left out of
+    serialized records when there is none, so records written before it keep their digests."""
+
+    profile: tuple[str, ...] = Field(default=(), exclude_if=_empty)
 
     @property
     def workload_id(self) -> str | None:
@@ -79,6 +89,10 @@ class Principal(BaseModel):
     client_id: str | None = None
     token_jti: str
     scopes: frozenset[str] = frozenset()
+    #: the subject's entity profile (the token's ``sub_profile``), e.g. ``user`` for a human
+    subject_profile: tuple[str, ...] = ()
+    #: the Transaction Token transaction id (``txn``) the token was exchanged under, if any
+    txn: str | None = None
 
     @property
     def depth(self) -> int:
@@ -101,6 +115,7 @@ class Principal(BaseModel):
             "workload_id": self.workload_id,
             "client_id": self.client_id,
             "jti": self.token_jti,
+            **({"txn": self.txn} if self.txn else {}),
         }
 
 

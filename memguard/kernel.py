@@ -3,10 +3,9 @@
 Every memory operation is one audited :class:`Operation`, opened with :meth:`Kernel.operation`::
 
     with kernel.operation("write", identity, trace_id=...) as op:   # verify
-        records = op.stamp([StampRequest(...)])                    # decide + stamp
-        op.stage(records)                                           # ledger: pending
-        backend.put(...)                                            # store (the adapter's own call)
-        op.commit(records)                                          # ledger: committed + allow event
+        records = op.stamp([StampRequest(..., text=...)])          # decide + scan + stamp
+        op.persist(records, port)        # ledger pending -> port.put (the adapter's I/O) -> committed
+                                         # + allow event; abort / in-process resolution on failure
 
     with kernel.operation("search", identity, purpose=..., turn=...) as op:
         plan = op.read_plan(ReadRequest("search", ...))             # decide: deny | allow | residual
@@ -43,7 +42,7 @@ from memguard.errors import (
     TrustEscalation,
 )
 from memguard.events import AuditEvent, Decision
-from memguard.identity import Identity, Principal, Verifier
+from memguard.identity import Identity, Principal, PrincipalId, Verifier
 from memguard.integrity import Candidate, candidate_problem, ledger_problem
 from memguard.ledger import FactState, Ledger, LedgerRecord
 from memguard.ledger.ledger import TurnRead
@@ -197,6 +196,14 @@ class Operation:
         writer's ceiling, policy, the inputs it was derived from, what its turn has read and the
         scan verdict (:mod:`memguard.stamp`)."""
         return stamping.stamp(self, requests)
+
+    def stamp_adopted(
+        self, requests: Sequence[tuple[StampRequest, PrincipalId]], *, operator: str
+    ) -> list[Provenance | None]:
+        """Stamp data that existed before memguard for the owner the operator's mapping named
+        (``memguard adopt``): see :func:`memguard.stamp.stamp_adopted`. ``None`` in the result:
+        the scanner refused that text (recorded in the event, nothing stamped)."""
+        return stamping.stamp_adopted(self, requests, operator=operator)
 
     # -- store protocol: the kernel's, for every adapter --------------------------------------
 

@@ -40,6 +40,7 @@ CHANNEL_CLASS: Final[Mapping[SourceKind, TrustLevel]] = {
     SourceKind.DOCUMENT: TrustLevel.TOOL,
     SourceKind.TOOL_OUTPUT: TrustLevel.TOOL,
     SourceKind.WEB: TrustLevel.UNTRUSTED,
+    SourceKind.LEGACY: TrustLevel.UNTRUSTED,
 }
 
 

@@ -171,6 +171,9 @@ class WriterChain(BaseModel):
     workload_id: str | None = None
     client_id: str | None = None
     token_jti: str
+    #: the Transaction Token ``txn`` of the call chain that wrote it (draft-ietf-oauth-transaction-
+    #: tokens); absent from the serialized record when there is none (older records keep digests)
+    txn: str | None = Field(default=None, max_length=256, exclude_if=lambda v: v is None)
 
     @classmethod
     def from_principal(cls, principal: Principal) -> WriterChain:
@@ -180,6 +183,7 @@ class WriterChain(BaseModel):
             workload_id=principal.workload_id,
             client_id=principal.client_id,
             token_jti=principal.token_jti,
+            txn=principal.txn,
         )
 
 

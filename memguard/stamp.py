@@ -18,7 +18,7 @@ from memguard.errors import (
     InvalidRequest,
     TrustEscalation,
 )
-from memguard.identity import check_identifier
+from memguard.identity import Principal, PrincipalId, check_identifier
 from memguard.ledger import FactState
 from memguard.ledger.lineage import is_read_set, read_set_id
 from memguard.lineage_trust import channel_class, lineage_trust_of
@@ -27,12 +27,12 @@ from memguard.recovery import claim
 from memguard.scan.verdict import ScanContext
 from memguard.scope import ReadRequest, ScopePlan
 from memguard.telemetry import hooks as telemetry
-from memguard.trust import TrustLevel
+from memguard.trust import SourceKind, TrustLevel
 
 if TYPE_CHECKING:
     from memguard.kernel import Operation, StampRequest
 
-__all__ = ["recorded_inputs", "scan_texts", "stamp"]
+__all__ = ["recorded_inputs", "scan_texts", "stamp", "stamp_adopted"]
 
 _GET = ReadRequest("get")
 _UPDATE = ReadRequest("update")
@@ -228,4 +228,94 @@ def recorded_inputs(op: Operation, fact_ids: Sequence[str]) -> list[Provenance]:
         if not versions:  # pragma: no cover - an input id the ledger never held
             raise FactNotFound("fact not found")
         out.extend(v.provenance for v in versions)
+    return out
+
+
+def stamp_adopted(
+    op: Operation, requests: Sequence[tuple[StampRequest, PrincipalId]], *, operator: str
+) -> list[Provenance | None]:
+    """Stamp data that existed before memguard for the owner the operator's mapping named
+    (``memguard adopt``, memguard/adopt/): source kind ``legacy``, written by
+    ``operator:NAME``, trust ``untrusted`` unless the request states a level (never above an
+    owner's own direct write, nor the policy's cap), then capped by the scan verdict.
+
+    Admin-only: the operation's action is ``adopt`` and it has no caller identity (the local
+    operator with file access). Each owner must be allowed to write the namespace by policy;
+    an id the ledger already holds is refused (adoption never overwrites a fact; an aborted
+    attempt, whose store write failed, is retried as the next version). ``None`` in the
+    result: the scanner refused that text (recorded in the event, nothing stamped)."""
+    if op.action != "adopt" or op.principal is not None:
+        raise AccessDenied(
+            "adoption is the local operator's operation", code="access_denied.not_allowed"
+        )
+    kernel = op.kernel
+    policy = kernel.trust_policy
+    op.detail["operator"] = operator
+    operator = operator.removeprefix("operator:")
+    writer = WriterChain(
+        subject=PrincipalId(issuer="memguard:operator", subject=operator),
+        token_jti=f"operator:{operator}",
+    )
+    ids = [r.fact_id for r, _ in requests]
+    if any(i is None for i in ids) or len(set(ids)) != len(ids):
+        raise InvalidRequest("every adopted fact needs its own fact id")
+    named = [i for i in ids if i is not None]
+    if kernel.ledger.latest(named):  # only aborted attempts (a failed batch) may be retried
+        raise InvalidRequest("an adopted fact id is already in the ledger")
+    versions = kernel.ledger.next_versions(named)
+    scans = scan_texts(op, [r for r, _ in requests])
+    bars = kernel.write_bars()
+    now = now_utc()
+    out: list[Provenance | None] = []
+    for (req, owner), scan in zip(requests, scans, strict=True):
+        assert req.fact_id is not None
+        if req.source.kind is not SourceKind.LEGACY:
+            raise InvalidRequest("adopted facts have source kind `legacy`")
+        try:
+            check_identifier(req.namespace, "namespace")
+        except IdentityError:
+            raise InvalidRequest("namespace has forbidden characters") from None
+        check_identifier(owner.issuer, "owner issuer")
+        check_identifier(owner.subject, "owner subject")
+        as_owner = Principal(subject=owner, token_jti=writer.token_jti)
+        decision = kernel.scope.write_decision(as_owner, req.namespace)
+        op.policy_digest = decision.policy_digest
+        if not decision.allowed:
+            raise AccessDenied("write not permitted", code="access_denied.policy")
+        ceiling = min(policy.ceiling(0, frozenset()), decision.max_trust)
+        level = min(policy.source_defaults[SourceKind.LEGACY], ceiling)
+        reason = f"source legacy default {level.label}; adopted by operator {operator}"
+        if req.trust is not None:
+            if req.trust > ceiling:
+                raise TrustEscalation(f"adopted trust is at most `{ceiling.label}`")
+            level = req.trust
+            reason += f"; stated by the operator: {level.label}"
+        if scan is not None:
+            if scan.refused:
+                op.detail.setdefault("scan", []).append(
+                    {"fact_id": req.fact_id, **scan.summary()}
+                )
+                out.append(None)
+                continue
+            cap = scan.cap
+            if cap is not None and cap < level:
+                scan = scan.model_copy(update={"uncapped": level})
+                level = cap
+                reason += f"; scan {scan.label} cap {cap.label}"
+        prov = Provenance(
+            fact_id=req.fact_id, version=versions.get(req.fact_id, 1),
+            namespace=req.namespace, owner=owner,
+            source=req.source, turn=req.turn, trust=level, trust_reason=reason,
+            writer=writer, created_at=now, content_digest=req.content_digest,
+            policy_digest=decision.policy_digest,
+            lineage_trust=channel_class(SourceKind.LEGACY), scan=scan,
+        )  # fmt: skip
+        if scan is not None and scan.label != "clean":
+            op.detail.setdefault("scan", []).append({"fact_id": req.fact_id, **scan.summary()})
+        for revocation in bars:
+            if revocation.reaches(owner.issuer, owner.subject) and revocation.selector.matches(prov):
+                op.detail["revocation_id"] = revocation.revocation_id
+                raise AccessDenied("the source is revoked", code="access_denied.revoked")
+        op._edges[req.fact_id] = []
+        out.append(prov)
     return out

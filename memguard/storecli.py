@@ -39,6 +39,37 @@ StateDir = Annotated[
 ]
 AsJson = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")]
 _log = get_logger("memguard.store")
+PROGRESS = "progress.json"
+
+if TYPE_CHECKING:
+    from memguard.stores.repair import RebuildProgress
+
+
+def _load_progress(staging: Path, expected: str) -> RebuildProgress | None:
+    """The checkpoint of an interrupted rebuild into ``staging``, if it walks ``expected``."""
+    import json
+
+    from memguard.stores.repair import RebuildProgress
+
+    try:
+        data = json.loads((staging / PROGRESS).read_text("utf-8"))
+        saved = RebuildProgress.from_json(data if isinstance(data, dict) else {})
+    except (OSError, ValueError):
+        return None
+    return saved if saved.fingerprint == expected else None
+
+
+def _save_progress(staging: Path, state: RebuildProgress) -> None:
+    """Atomically: a kill leaves the previous checkpoint or this one, never half of one."""
+    import json
+    import os
+
+    tmp = staging / (PROGRESS + ".tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        json.dump(state.as_json(), fh)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, staging / PROGRESS)
 
 
 def _ledger(state_dir: Path) -> Ledger:
@@ -90,15 +121,17 @@ def rebuild(state_dir: StateDir = DEFAULT_STATE, as_json: AsJson = False) -> Non
 
     Each committed fact's reserved block comes from its ledger record; its content and vector from
     the old store when their digest matches the ledger (the ledger keeps digests, not content).
-    The new store is built in ``edge.rebuild/`` (an interrupted run starts it again) and swapped
-    in; the old one is kept as ``edge.old-<time>/`` (or ``qdrant/`` stays, for an older folder).
+    The new store is built in ``edge.rebuild/`` and swapped in; the old one is kept as
+    ``edge.old-<time>/`` (or ``qdrant/`` stays, for an older folder). Resumable: progress is
+    checkpointed after each batch (``edge.rebuild/progress.json``), and a rebuild that was stopped
+    or killed continues where it was when run again (it starts over if the ledger's committed facts
+    changed since).
     """
     from memguard.embedded import store_engine
     from memguard.events import AuditEvent, Decision
-    from memguard.ledger import FactState
     from memguard.stores.base import MemoryStore
     from memguard.stores.edge import QdrantEdgeStore, StoreDamaged
-    from memguard.stores.repair import rebuild_store
+    from memguard.stores.repair import committed_ids, fingerprint, rebuild_store
 
     ledger = _ledger(state_dir)
     try:
@@ -114,17 +147,25 @@ def rebuild(state_dir: StateDir = DEFAULT_STATE, as_json: AsJson = False) -> Non
         except StoreDamaged as exc:
             _log.warning("store.rebuild.source_unreadable", reason=str(exc))
         staging = state_dir / "edge.rebuild"
-        if staging.exists():
-            shutil.rmtree(staging)  # an interrupted rebuild: ours to redo
+        committed = committed_ids(ledger)
+        resume = _load_progress(staging, fingerprint(committed))
+        if resume is None and staging.exists():
+            shutil.rmtree(staging)  # not resumable (no checkpoint, or the ledger moved on): redo
         target = QdrantEdgeStore(staging)
+
+        def save(state: RebuildProgress) -> None:
+            target.flush()  # the points before the checkpoint that says they are there
+            _save_progress(staging, state)
+
         try:
-            total = len(ledger.in_state(FactState.COMMITTED))
-            with progress("rebuilding the store", total=total) as bar:
-                report = rebuild_store(ledger, source, target, advance=bar.advance)
+            with progress("rebuilding the store", total=len(committed)) as bar:
+                report = rebuild_store(ledger, source, target, advance=bar.advance,
+                                       resume=resume, checkpoint=save)  # fmt: skip
         finally:
             target.close()
             if source is not None:
                 source.close()
+        (staging / PROGRESS).unlink(missing_ok=True)
         old = None
         if (state_dir / "edge").exists():
             old = state_dir / f"edge.old-{dt.datetime.now(dt.UTC).strftime('%Y%m%dT%H%M%S')}"
@@ -137,15 +178,19 @@ def rebuild(state_dir: StateDir = DEFAULT_STATE, as_json: AsJson = False) -> Non
                     decision=Decision.ALLOW,
                     reason="ok",
                     fact_ids=tuple(sorted(report.lost)),
-                    detail={"restored": report.restored, "lost": len(report.lost), "from": engine},
+                    detail={"restored": report.restored, "lost": len(report.lost), "from": engine,
+                            "resumed_after": None if resume is None else resume.after},
                 )
             ]
         )
     finally:
         ledger.close()
     _log.info("store.rebuild", restored=report.restored, lost=len(report.lost), kept=str(old))
-    data = {**report.as_json(), "kept": None if old is None else str(old)}
+    data = {**report.as_json(), "kept": None if old is None else str(old),
+            "resumed_after": None if resume is None else resume.after}
     lines = [f"restored {report.restored} of {report.committed} committed facts into `edge/`"]
+    if resume is not None:
+        lines.append(f"(resumed an interrupted rebuild after `{resume.after}`)")
     lines += [f"  lost {fid}  {why} (stays withheld)" for fid, why in sorted(report.lost.items())]
     if old is not None:
         lines.append(f"the old store is kept in `{old}`")
@@ -154,11 +199,11 @@ def rebuild(state_dir: StateDir = DEFAULT_STATE, as_json: AsJson = False) -> Non
 
 @store_app.command()
 def optimize(state_dir: StateDir = DEFAULT_STATE, as_json: AsJson = False) -> None:
-    """Build the qdrant-edge store's HNSW index now (blocks for seconds at 10^5 facts).
+    """Build the qdrant-edge store's per-owner HNSW graphs now (blocks for minutes at 10^5 facts).
 
     Run it off the request path (no other process may hold the store). Searches are exact until
-    then and approximate after: at 10^5 facts with a 10% scope, recall@10 fell to 0.30
-    (docs/benchmarks.md), so keep the exact default unless you have measured your own scopes."""
+    then; after it, a search scoped to one owner walks that owner's graph and any other scope
+    stays exact (docs/storage.md; recall@10 against exact search in docs/benchmarks.md)."""
     import time
 
     from memguard.embedded import store_engine

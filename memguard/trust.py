@@ -59,6 +59,8 @@ class SourceKind(enum.StrEnum):
     WEB = "web"
     AGENT_INFERENCE = "agent_inference"
     SUBAGENT_REPORT = "subagent_report"
+    #: data that existed before memguard and was adopted by the operator (``memguard adopt``)
+    LEGACY = "legacy"
 
 
 DEFAULT_SOURCE_TRUST: Mapping[SourceKind, TrustLevel] = {
@@ -71,6 +73,8 @@ DEFAULT_SOURCE_TRUST: Mapping[SourceKind, TrustLevel] = {
     # Model output never exceeds `derived` (DESIGN.md: an LLM-derived fact never exceeds derived).
     SourceKind.AGENT_INFERENCE: TrustLevel.DERIVED,
     SourceKind.SUBAGENT_REPORT: TrustLevel.DERIVED,
+    # Adopted data has no verified channel: nobody knows who wrote it or what it read.
+    SourceKind.LEGACY: TrustLevel.UNTRUSTED,
 }
 
 
@@ -120,6 +124,11 @@ class TrustPolicy(BaseModel):
         if kind is SourceKind.SYSTEM and self.system_scope not in scopes:
             raise AccessDenied(
                 "source kind `system` needs a system credential",
+                code="access_denied.source_kind",
+            )
+        if kind is SourceKind.LEGACY:  # the operator's `memguard adopt` stamps it (kernel)
+            raise AccessDenied(
+                "source kind `legacy` is stamped only by `memguard adopt`",
                 code="access_denied.source_kind",
             )
         assigned = min(self.source_defaults[kind], self.ceiling(depth, scopes))

@@ -13,17 +13,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from memguard import (
-    CheckpointSigner,
-    InMemoryStore,
-    Ledger,
-    LocalTokenService,
-    MemoryGuard,
-    Source,
-    SourceKind,
-    Turn,
-)
+from memguard import InMemoryStore, Ledger, LocalTokenService, MemoryGuard, Source, SourceKind, Turn
 from memguard.identity import Principal
+from memguard.ledger.checkpoint import CheckpointSigner
 from memguard.scope import (
     And,
     Condition,

@@ -58,6 +58,8 @@ FACT_DOMAIN: Mapping[str, list[Any]] = {
     "tags": TAGS,
 }
 
+PROFILES = ["user", "ai_agent", "service"]
+
 STR_DOMAIN: Mapping[str, list[str]] = {
     "principal.issuer": ISSUERS,
     "principal.subject": SUBJECTS,
@@ -67,6 +69,10 @@ STR_DOMAIN: Mapping[str, list[str]] = {
     "principal.workload_id": ["spiffe://d/agent/a", "spiffe://d/agent/b"],
     "principal.client_id": ["c1", "c2"],
     "principal.scopes": SCOPES,
+    "principal.subject_profile": PROFILES,
+    "principal.actor_profile": PROFILES,
+    "principal.delegator_profile": PROFILES,
+    "principal.actor_profiles": PROFILES,
     "context.purpose": PURPOSES,
 }
 #: integers at the edges of what a backend represents exactly: float64 (2^53), the stored domain
@@ -163,9 +169,11 @@ def policies(draw: st.DrawFn) -> PolicySet:
 def principals(draw: st.DrawFn) -> Principal:
     issuer = draw(st.sampled_from(ISSUERS))
     actors = draw(st.lists(st.sampled_from(AGENTS), max_size=3))
+    profile = st.lists(st.sampled_from(PROFILES), max_size=2, unique=True).map(tuple)
     return Principal(
         subject=PrincipalId(issuer=issuer, subject=draw(st.sampled_from(SUBJECTS))),
-        actors=tuple(Actor(issuer=issuer, subject=a) for a in actors),
+        actors=tuple(Actor(issuer=issuer, subject=a, profile=draw(profile)) for a in actors),
+        subject_profile=draw(profile),
         client_id=draw(st.sampled_from([None, "c1", "c2"])),
         token_jti="t",
         scopes=frozenset(draw(st.lists(st.sampled_from(SCOPES), max_size=2))),

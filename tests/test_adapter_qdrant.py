@@ -666,7 +666,7 @@ def test_expired_identity_is_refused(side: Side, tokens: LocalTokenService, cloc
 def test_policy_denies_a_collection(
     side: Side, tokens: LocalTokenService, tmp_path: Path, clock: Clock
 ) -> None:
-    from memguard import DefaultScopeResolver
+    from memguard.scope import DefaultScopeResolver
 
     kernel = make_kernel(tmp_path, tokens, clock, DefaultScopeResolver(namespaces=("notes-*",)))
     side.kernel = kernel

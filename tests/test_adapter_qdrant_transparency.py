@@ -22,8 +22,9 @@ from helpers import Clock
 from qdrant_adapter_helpers import ALLOW_ALL_POLICY, GuardView, Side, make_kernel, strip
 from qdrant_client import models
 
-from memguard import DefaultScopeResolver, LocalTokenService, MemguardError, PolicyResolver
+from memguard import LocalTokenService, MemguardError, PolicyResolver
 from memguard.kernel import Kernel
+from memguard.scope import DefaultScopeResolver
 
 C = "transparent"
 DIM = 6

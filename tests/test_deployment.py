@@ -26,8 +26,9 @@ import pytest
 from deploy_helpers import deployment
 from prometheus_client.parser import text_string_to_metric_families
 
-from memguard import FactState, Ledger, QdrantStore
+from memguard import FactState, Ledger
 from memguard.provenance import content_digest
+from memguard.stores.edge import QdrantEdgeStore
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]
 
@@ -172,8 +173,7 @@ def test_a_worker_killed_under_load_loses_no_acknowledged_write(tmp_path: Path) 
             ledger.close()
         stored: dict[str, str] = {}
         for folder in sorted((tmp_path / "qdrant").iterdir()):
-            store = QdrantStore(path=str(folder), collection="memguard_facts", dimension=384,
-                                partition_by_owner=True)
+            store = QdrantEdgeStore(folder, dimension=384)  # each worker's embedded store
             try:
                 for point in store.retrieve(list(acked)):
                     stored[point.fact_id] = str(point.payload["memguard"]["record_digest"])

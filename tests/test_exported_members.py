@@ -3,30 +3,35 @@
 import memguard
 
 EXPECTED = {
-    "AUDIT_SCHEMA", "AccessDenied", "Actor", "And", "AsyncMemoryGuard", "AuditEvent",
-    "BackendError", "Condition", "ConfigurationError", "Decision", "DefaultScopeResolver",
-    "EmbeddedStack", "Embedder", "Eq", "FactInput", "FactNotFound", "FactState", "Gte",
-    "HashEmbedder", "Identity", "IdentityError", "In", "InMemoryStore", "IntegrityError",
-    "InvalidRequest", "Ledger", "LedgerError", "LocalTokenService", "LocalVerifier",
-    "MemguardError", "MemoryGuard", "MemoryStore", "Not", "Or", "PlanKind", "PointDecider", "Principal",
-    "PrincipalId", "Provenance", "QdrantStore", "ReadRequest", "RecalledFact", "RecoveryReport",
-    "ReservedField", "ScopePlan", "ScopeResolver", "Source", "SourceKind", "StoreError",
-    "TrustEscalation", "TrustLevel", "TrustPolicy", "Turn", "UntranslatableCondition",
-    "Verifier", "WriteDecision", "WriterChain", "__version__", "audit_fact",
-    "configure_json_logging", "open_embedded", "render_text",
-    # the YAML policy engine (issue 4)
-    "PolicyDecision", "PolicyError", "PolicyResolver", "PolicySet", "load_policy_path",
-    "run_policy_tests", "to_sql_where",
-    # identity layer (issue 3)
-    "IdentityConfig", "IdentityVerifier", "RefusingVerifier", "SecurityTokenService",
-    "TokenExchangeError", "load_identity_config",
-    # lineage, revocation and the audit log (issue 5); the adapter kernel (issue 6)
-    "AuditLog", "CallContext", "Candidate", "CheckpointSigner", "CheckpointVerifier",
-    "InclusionProof", "Kernel", "Operation", "RevocationReport", "RevocationSelector",
-    "StampRequest", "VerifiedFact", "VerifyReport", "audit_selector", "external_fact_id",
-    "lineage_prov_json", "render_for_prompt",
-    # the gateway and its client (issue 7)
-    "AsyncMemguardClient", "GatewayConfig", "MemguardClient", "load_gateway_config",
+    # the guard and its inputs and outputs
+    "AsyncMemoryGuard", "CallContext", "EmbeddedStack", "FactInput", "MemoryGuard", "RecalledFact",
+    "RecoveryReport", "open_embedded",
+    # facts and provenance
+    "FactState", "Provenance", "Source", "SourceKind", "TrustLevel", "TrustPolicy", "Turn", "WriterChain",
+    # identity
+    "Actor", "Identity", "IdentityConfig", "IdentityVerifier", "LocalTokenService", "Principal",
+    "PrincipalId", "SecurityTokenService", "load_identity_config",
+    # policies
+    "PolicyError", "PolicyResolver", "PolicySet", "load_policy_path", "run_policy_tests",
+    # lineage, revocation, audit
+    "AuditEvent", "Decision", "Ledger", "RevocationReport", "RevocationSelector", "audit_fact",
+    "render_for_prompt", "configure_json_logging",
+    # stores, embedding, the gateway's client
+    "AsyncMemguardClient", "Embedder", "HashEmbedder", "InMemoryStore", "MemguardClient", "MemoryStore",
+    "QdrantStore",
+    # errors
+    "AccessDenied", "BackendError", "ConfigurationError", "FactNotFound", "IdentityError",
+    "IntegrityError", "InvalidRequest", "LedgerError", "MemguardError", "ReservedField", "StoreError",
+    "TokenExchangeError", "TrustEscalation", "UntranslatableCondition",
+    "__version__",
+}
+
+# Extension points: importable from their modules, deliberately not exported by `memguard` (issue 14).
+INTERNAL = {
+    "Kernel": "memguard.kernel", "Operation": "memguard.kernel", "StampRequest": "memguard.kernel",
+    "ScopeResolver": "memguard.scope", "ReadRequest": "memguard.scope", "ScopePlan": "memguard.scope",
+    "AuditLog": "memguard.ledger.auditlog", "CheckpointSigner": "memguard.ledger.checkpoint",
+    "GatewayConfig": "memguard.gateway", "lineage_prov_json": "memguard.prov",
 }
 
 
@@ -34,6 +39,15 @@ def test_exported_members() -> None:
     assert set(memguard.__all__) == EXPECTED
     for name in memguard.__all__:
         assert hasattr(memguard, name), name
+
+
+def test_extension_points_live_in_their_modules_not_in_the_package() -> None:
+    import importlib
+
+    for name, module in INTERNAL.items():
+        assert name not in memguard.__all__, name
+        assert not hasattr(memguard, name), name
+        assert hasattr(importlib.import_module(module), name), (module, name)
 
 
 def test_every_error_has_a_stable_code() -> None:

@@ -14,10 +14,10 @@ import psycopg
 import pytest
 from gateway_helpers import Gateway, fact, running_gateway
 from helpers import _dsn, pg_schema_url
-from qdrant_client import QdrantClient
 
 from memguard.gateway.server import free_port
 from memguard.ledger import FactState
+from memguard.stores.edge import QdrantEdgeStore
 from memguard.tokens import TokenExchangeError
 from memguard.tokens.replay_sql import SqlReplayCache
 
@@ -68,9 +68,9 @@ def test_local_store_taken_away_and_back(tmp_path: Path) -> None:
         token = gw.user_token()
         acked = [gw.post("/v1/facts", token, fact(f"before {i}")).json()["fact_id"]
                  for i in range(3)]
-        # the store goes away: its client is closed and another process holds the storage lock
+        # the store goes away: its engine is closed and another opener holds the folder's lock
         gw.stack.store.disconnect()
-        thief = QdrantClient(path=str(tmp_path / "qdrant"))
+        thief = QdrantEdgeStore(tmp_path / "qdrant")
         try:
             for i in range(3):
                 r = gw.post("/v1/facts", token, fact(f"during {i}"))

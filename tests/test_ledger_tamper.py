@@ -422,6 +422,32 @@ def test_read_path_alarms_on_a_hidden_state_or_a_lifted_quarantine(
     assert "integrity.unlogged_row" in _alarms(guard)
 
 
+def test_read_path_compare_holds_for_a_batch_after_its_entry_was_cached(
+    served: tuple[MemoryGuard, LocalTokenService],
+) -> None:
+    """A batch is one change entry; the read path parses it once and caches it by (seq, leaf).
+    A warm cache must not hide a projection row edited afterwards, for any fact of the batch."""
+    from memguard import FactInput
+    from memguard.errors import FactNotFound
+
+    guard, tokens = served
+    user = guard.authenticate(tokens.issue("alice"))
+    batch = guard.write_many(user, [FactInput(text=f"note {i}", namespace="travel",
+                                              source=Source(kind=SourceKind.USER_MESSAGE),
+                                              turn=_turn(1)) for i in range(40)])  # fmt: skip
+    assert len(guard.search(user, "note", k=40)) == 40  # every head read: the entry is cached
+    assert guard.ledger._entry_cache._entries  # warm: the batch entry is cached
+    victim, other = batch[17], batch[3]
+    _sql(guard, "UPDATE mg_provenance SET state = 'superseded' WHERE fact_id = :f",
+         f=victim.fact_id)
+    with pytest.raises(FactNotFound):
+        guard.get(user, victim.fact_id)
+    assert "integrity.state_mismatch" in _alarms(guard)
+    assert guard.get(user, other.fact_id).provenance.fact_id == other.fact_id  # the rest serve
+    served_ids = {h.provenance.fact_id for h in guard.search(user, "note", k=40)}
+    assert victim.fact_id not in served_ids and len(served_ids) == 39
+
+
 # -- faults: a damaged queue, several processes recovering at once ------------------------------
 
 

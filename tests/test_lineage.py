@@ -327,7 +327,7 @@ def test_overwriting_a_derived_fact_keeps_its_lineage(
 ) -> None:
     """A new version written through the kernel (an adapter's upsert/put of an existing id) keeps
     the inputs of the version it replaces, so its trust stays capped by them."""
-    from memguard import StampRequest
+    from memguard.kernel import StampRequest
     from memguard.ports import MemoryPort
     from memguard.provenance import content_digest
 

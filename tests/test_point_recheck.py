@@ -6,19 +6,15 @@ from collections.abc import Callable, Mapping
 
 import pytest
 
-from memguard import (
+from memguard import FactNotFound, MemoryGuard, Principal, Source, SourceKind, Turn
+from memguard.scope import (
     DefaultScopeResolver,
-    FactNotFound,
-    MemoryGuard,
-    Principal,
+    FieldValue,
+    PointDecider,
     ReadRequest,
     ScopePlan,
-    Source,
-    SourceKind,
-    Turn,
     WriteDecision,
 )
-from memguard.scope import FieldValue, PointDecider
 
 
 class DisagreeingResolver:

@@ -42,13 +42,13 @@ from hypothesis import strategies as st
 from policy_strategies import NOW, ir_fact, policies, principals, universe
 from pushdown_backends import Backends, langgraph_layout, well_typed
 
-from memguard import Principal, ReadRequest, TrustLevel
+from memguard import Principal, TrustLevel
 from memguard.errors import UntranslatableCondition
 from memguard.policy import capability
 from memguard.policy.evaluate import principal_env
 from memguard.policy.model import PolicySet
 from memguard.policy.resolver import PolicyResolver
-from memguard.scope import FieldValue, PlanKind, ScopePlan
+from memguard.scope import FieldValue, PlanKind, ReadRequest, ScopePlan
 
 LONG = os.environ.get("HYPOTHESIS_PROFILE") == "long"
 CASES = int(os.environ.get("POLICY_DIFFERENTIAL_CASES", "1000000" if LONG else "10000"))

@@ -8,18 +8,9 @@ from pathlib import Path
 import pytest
 from helpers import Clock
 
-from memguard import (
-    Actor,
-    PlanKind,
-    PolicyError,
-    PolicyResolver,
-    Principal,
-    PrincipalId,
-    ReadRequest,
-    TrustLevel,
-)
+from memguard import Actor, PolicyError, PolicyResolver, Principal, PrincipalId, TrustLevel
 from memguard.policy.resolver import NO_POLICY_DIGEST
-from memguard.scope import And, Eq, Gte, In, Not
+from memguard.scope import And, Eq, Gte, In, Not, PlanKind, ReadRequest
 
 HEAD = "apiVersion: memguard/v1\nrules:\n"
 ALICE = Principal(subject=PrincipalId(issuer="i", subject="alice"), token_jti="t")

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import pytest
 
-from memguard import Principal, PrincipalId, ReadRequest
+from memguard import Principal, PrincipalId
 from memguard.policy.evaluate import Engine
 from memguard.policy.loader import digest_rules, load_policy_text
 from memguard.policy.model import AllOf, Cmp, Effect, NotExpr, PolicyError, PolicySet, Ref, Rule
 from memguard.policy.resolver import PolicyResolver
+from memguard.scope import ReadRequest
 
 HEAD = "apiVersion: memguard/v1\nrules:\n"
 ALICE = Principal(subject=PrincipalId(issuer="i", subject="alice"), token_jti="t")

@@ -33,11 +33,11 @@ from pushdown_backends import COLLECTION, well_typed
 from qdrant_client import QdrantClient, models
 from test_policy_differential import UNIVERSE, point_and_plan, requests
 
-from memguard import Principal, ReadRequest
+from memguard import Principal
 from memguard.errors import UntranslatableCondition
 from memguard.policy.model import PolicySet
 from memguard.pushdown.qdrant import to_qdrant_filter
-from memguard.scope import PlanKind, ScopePlan
+from memguard.scope import PlanKind, ReadRequest, ScopePlan
 from memguard.stores.base import StoredPoint
 from memguard.stores.edge import QdrantEdgeStore
 

@@ -171,7 +171,7 @@ def test_a_mistyped_stored_value_makes_neither_hold() -> None:
         (Gte("trust", 7), False),
         (Gte("trust", 0), Exists("trust")),
         (Not(Eq("source_kind", "web")), Not(Eq("source_kind", "web"))),
-        (Not(In("source_kind", ("web", "document"))), In("source_kind", ("agent_inference",
+        (Not(In("source_kind", ("web", "document"))), In("source_kind", ("agent_inference", "legacy",
                                                                          "subagent_report", "system",
                                                                          "tool_output", "user_message"))),
         (And((Gte("trust", 1), Gte("trust", 3), Not(Gte("trust", 6)), Not(Gte("trust", 5)))),

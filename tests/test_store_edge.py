@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from memguard import FactNotFound, Source, SourceKind, Turn, open_embedded
+from memguard import FactNotFound, RevocationSelector, Source, SourceKind, Turn, open_embedded
 from memguard.cli import app
 from memguard.clikit import ExitCode
 from memguard.errors import StoreError, UntranslatableCondition
-from memguard.scope import FIELDS, And, Eq, Gte, Not
+from memguard.scope import FIELDS, And, Eq, Gte, In, Not
 from memguard.stores.base import StoredPoint
 from memguard.stores.edge import QdrantEdgeStore, StoreDamaged, StoreLocked
 
@@ -244,3 +244,142 @@ def test_a_folder_with_an_older_local_store_keeps_it_until_rebuilt(tmp_path: Pat
         assert stack.guard.get(me, fid).text == "kept across the move"
     finally:
         stack.close()
+
+
+def _unit(rng: object, n: int, dim: int) -> list[list[float]]:
+    import numpy as np
+
+    assert isinstance(rng, np.random.Generator)
+    m = rng.standard_normal((n, dim))
+    m /= np.linalg.norm(m, axis=1, keepdims=True)
+    return [[float(x) for x in row] for row in m]
+
+
+def test_per_tenant_graphs_serve_a_scoped_search_and_others_run_exact(tmp_path: Path) -> None:
+    """After ``optimize`` (graphs built: a tiny threshold here), a search pinned to one owner walks
+    that owner's graph and finds its exact top 10; a search over two owners (no graph spans them:
+    there is no global graph) is run exact and finds exactly the top 10 of both."""
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    dim, n, owners = 16, 1600, 4
+    s = QdrantEdgeStore(tmp_path / "edge", dimension=dim, index_threshold_kb=8)
+    vecs = _unit(rng, n, dim)
+    owner = [f"o{i % owners}" for i in range(n)]
+    s.upsert([
+        StoredPoint(_id(i), {"memguard": {"owner_iss": "iss", "owner_sub": owner[i], "trust": 3}}, vecs[i])
+        for i in range(n)
+    ])  # fmt: skip
+    assert s.optimize()  # graphs were built
+    config = json.loads((tmp_path / "edge" / "shard" / "edge_config.json").read_text())
+    assert config["hnsw_config"]["m"] == 0 and config["hnsw_config"]["payload_m"] > 0
+    arr = np.asarray(vecs)
+
+    def exact(q: list[float], allowed: set[str]) -> set[str]:
+        idx = [i for i in range(n) if owner[i] in allowed]
+        best = sorted(idx, key=lambda i: -float(arr[i] @ np.asarray(q)))[:10]
+        return {_id(i) for i in best}
+
+    found = total = 0
+    for q in _unit(rng, 20, dim):
+        one = And((Eq("owner_iss", "iss"), Eq("owner_sub", "o1")))
+        hits = s.search(q, condition=one, limit=10)
+        assert all(h.payload["memguard"]["owner_sub"] == "o1" for h in hits)
+        found += len(exact(q, {"o1"}) & {h.fact_id for h in hits})
+        total += 10
+        two = And((Eq("owner_iss", "iss"), In("owner_sub", ("o2", "o3"))))
+        assert {h.fact_id for h in s.search(q, condition=two, limit=10)} == exact(q, {"o2", "o3"})
+    assert found / total >= 0.95
+    s.close()
+
+
+def test_the_translation_cache_keeps_mistyped_literals_apart(store: QdrantEdgeStore) -> None:
+    """``Eq("trust", 1)`` and ``Eq("trust", True)`` are equal Python values; the cached translation of
+    the first must not answer for the second (a boolean literal is refused, not read as 1)."""
+    assert store.scroll(condition=Eq("trust", 1), limit=100)[0]
+    with pytest.raises(UntranslatableCondition):
+        store.scroll(condition=Eq("trust", True), limit=100)
+
+
+def test_a_rebuild_killed_midway_resumes_to_the_same_store(tmp_path: Path) -> None:
+    """SIGKILL after the second checkpoint (batches of 8, 40 facts, one quarantined), then run the
+    rebuild again: it continues after the checkpointed id, and the store it swaps in holds exactly
+    the facts, payloads and vectors of the store it replaced (``store check`` passes)."""
+    state = tmp_path / "state"
+    stack = open_embedded(state)
+    try:
+        me = stack.guard.authenticate(stack.tokens.issue("alice"))
+        src = Source(kind=SourceKind.WEB, uri="https://example.org")
+        ids = [stack.guard.write(me, f"resumable fact {i}", namespace="notes", source=src,
+                                 turn=Turn(session_id="s", turn_index=i)).fact_id for i in range(40)]  # fmt: skip
+        stack.guard.revoke(me, RevocationSelector.fact(ids[7]), reason="test")
+    finally:
+        stack.close()
+    before = QdrantEdgeStore(state / "edge")
+    try:
+        expected = {p.fact_id: dict(p.payload) for p in before.retrieve(ids)}
+        vectors = before.vectors(ids)
+    finally:
+        before.close()
+    killer = "\n".join([
+        "import os, signal, sys",
+        "import memguard.stores.repair as repair, memguard.storecli as cli",
+        "from memguard.cli import app",
+        "repair.BATCH = 8",
+        "saved, calls = cli._save_progress, []",
+        "def save(staging, state):",
+        "    saved(staging, state); calls.append(1)",
+        "    if len(calls) == 2: os.kill(os.getpid(), signal.SIGKILL)",
+        "cli._save_progress = save",
+        f"sys.argv = ['memguard', 'store', 'rebuild', '--state-dir', {str(state)!r}]",
+        "app()",
+    ])  # fmt: skip
+    killed = subprocess.run([sys.executable, "-c", killer], capture_output=True, text=True, timeout=300)
+    assert killed.returncode == -9, killed.stderr
+    progress = json.loads((state / "edge.rebuild" / "progress.json").read_text())
+    assert progress["after"] == sorted(ids)[15] and progress["restored"] == 16
+    code, out = cli("store", "rebuild", "--json", "--state-dir", state)
+    assert code == 0, out
+    done = json.loads(out)
+    assert done["resumed_after"] == sorted(ids)[15]
+    assert done["restored"] == 40 and done["lost"] == {}
+    assert not (state / "edge.rebuild").exists() and not (state / "edge" / "progress.json").exists()
+    after = QdrantEdgeStore(state / "edge")
+    try:
+        assert {p.fact_id: dict(p.payload) for p in after.retrieve(ids)} == expected
+        assert after.vectors(ids) == vectors and after.count() == 40
+    finally:
+        after.close()
+    code, out = cli("store", "check", "--state-dir", state)
+    assert code == 0 and "40 match the ledger" in out, out
+
+
+def test_a_rebuild_checkpoint_of_other_facts_is_not_resumed(tmp_path: Path) -> None:
+    """A checkpoint whose fingerprint is not the ledger's committed facts is discarded: the rebuild
+    starts over instead of skipping facts it never wrote."""
+    state = tmp_path / "state"
+    ids, _ = _write_three(state)
+    staging = state / "edge.rebuild"
+    staging.mkdir()
+    (staging / "progress.json").write_text(json.dumps(
+        {"fingerprint": "sha256:other", "after": max(ids), "committed": 3, "restored": 3, "lost": {}}))  # fmt: skip
+    code, out = cli("store", "rebuild", "--json", "--state-dir", state)
+    assert code == 0 and json.loads(out)["resumed_after"] is None
+    assert json.loads(out)["restored"] == 3
+    assert cli("store", "check", "--state-dir", state)[0] == 0
+
+
+def test_a_shard_made_before_the_per_owner_layout_gets_it_on_open(tmp_path: Path) -> None:
+    import qdrant_edge as qe
+
+    old = qe.EdgeShard.create(str(tmp_path / "edge" / "shard"), qe.EdgeConfig(
+        vectors=qe.EdgeVectorParams(size=DIM, distance=qe.Distance.Cosine)))  # fmt: skip
+    old.update(qe.UpdateOperation.upsert_points([qe.Point(_id(1), [1.0, 0, 0, 0], {"memguard": {"owner_sub": "a"}})]))
+    old.close()
+    s = QdrantEdgeStore(tmp_path / "edge", dimension=DIM)
+    try:
+        assert s.count() == 1
+        config = json.loads((tmp_path / "edge" / "shard" / "edge_config.json").read_text())
+        assert config["hnsw_config"]["m"] == 0 and config["hnsw_config"]["payload_m"] == 32
+    finally:
+        s.close()

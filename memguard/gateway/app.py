@@ -14,6 +14,7 @@ Routes::
     POST   /v1/revocations             revoke a source, turn, principal... 201
     POST   /token                      RFC 8693 token exchange (memguard.tokens.server)
     POST   /ssf/events                 RFC 8935 push of CAEP security events (memguard.gateway.ssf)
+                                       (and RFC 8936 polling of transmitters: gateway.ssf_poll)
     GET    /.well-known/receipt-jwks.json   the read-receipt key set (memguard.gateway.receipts)
     GET    /.well-known/jwks.json, /.well-known/workload-jwks.json, /.well-known/oauth-authorization-server
     GET    /.well-known/oauth-protected-resource   RFC 9728 metadata
@@ -165,13 +166,25 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
             host=config.server.host, stateless_http=True, json_response=True,
         )
 
+    pollers: list[Any] = []
+    if stack.ssf is not None:  # RFC 8936 poll delivery (memguard.gateway.ssf_poll)
+        from memguard.gateway.ssf_poll import build_pollers
+
+        pollers = build_pollers(config, stack.ssf)
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        if mcp_server is None:
-            yield
-            return
-        async with mcp_server.session_manager.run():
-            yield
+        for poller in pollers:
+            poller.start()
+        try:
+            if mcp_server is None:
+                yield
+                return
+            async with mcp_server.session_manager.run():
+                yield
+        finally:
+            for poller in pollers:
+                await asyncio.to_thread(poller.stop)
 
     app = FastAPI(
         title="memguard gateway", version=__version__, lifespan=lifespan,

@@ -2,7 +2,7 @@
 
 Unknown keys, wrong types and out-of-range values are :class:`~memguard.errors.ConfigurationError`\\ s
 naming the field. Every section is optional; with no file at all the gateway runs the embedded stack
-(Qdrant local mode, a SQLite ledger and the built-in token service) under ``state_dir``. Example::
+(qdrant-edge, a SQLite ledger and the built-in token service) under ``state_dir``. Example::
 
     version: 1
     state_dir: /var/lib/memguard
@@ -13,7 +13,7 @@ naming the field. Every section is optional; with no file at all the gateway run
     ledger:
       url: postgresql+psycopg://memguard@db/memguard
     store:
-      url: http://qdrant:6333                  # or `path:` (Qdrant local mode, one process only)
+      url: http://qdrant:6333                  # or `path:` (the embedded qdrant-edge store, one process)
       api_key_env: QDRANT_API_KEY
       collection: memguard_facts
     identity:
@@ -128,15 +128,21 @@ class LedgerSection(_Section):
 
 
 class StoreSection(_Section):
-    """Qdrant: ``url`` (a server or cluster) or ``path`` (local mode); default: local mode in ``state_dir``."""
+    """Qdrant: ``url`` (a server or cluster) or ``path`` (an embedded store folder); default: the
+    embedded store in ``state_dir``, as :func:`memguard.open_embedded` opens it.
+
+    The embedded engine (``engine``) is qdrant-edge (``edge``, the default) or qdrant-client local
+    mode (``local``, slow at scale). Unset, a folder that holds only a local-mode store (made before
+    qdrant-edge was the default) keeps it; ``memguard store rebuild`` moves it to qdrant-edge."""
 
     url: str | None = None
     path: str | None = None
+    engine: Literal["edge", "local"] | None = None
     api_key_env: str | None = Field(default=None, pattern=r"^[A-Z_][A-Z0-9_]*$")
     collection: str = Field(default="memguard_facts", pattern=r"^[A-Za-z0-9_-]{1,64}$")
     dimension: int = Field(default=384, ge=1, le=65536)
     timeout: int = Field(default=5, ge=1, le=120)
-    #: Local mode cannot be shared by processes. ``true`` gives each worker its own local store
+    #: An embedded store cannot be shared by processes. ``true`` gives each worker its own store
     #: under ``path`` (facts written through one worker are invisible to the others): for
     #: development and loopback benchmarks only, never for a deployment.
     per_worker_local: bool = False
@@ -146,7 +152,9 @@ class StoreSection(_Section):
         if self.url is not None and self.path is not None:
             raise ValueError("give `url` or `path`, not both")
         if self.per_worker_local and self.url is not None:
-            raise ValueError("`per_worker_local` is for local mode (`path`)")
+            raise ValueError("`per_worker_local` is for an embedded store (`path`)")
+        if self.engine is not None and self.url is not None:
+            raise ValueError("`engine` is for an embedded store (`path`), not a server (`url`)")
         return self
 
 
@@ -202,6 +210,25 @@ class SpiffeTrustDomainConfig(_Section):
         return self
 
 
+class TxnTokenTrust(_Section):
+    """A trust domain whose Transaction Tokens the token service takes as subject tokens
+    (memguard.tokens.txn_token): its identifier (the Txn-Tokens' ``aud``), the key set of its
+    Transaction Token Service, and that service's ``iss`` if it sends one."""
+
+    trust_domain: str = Field(min_length=1, max_length=1024)
+    issuer: str | None = Field(default=None, min_length=1, max_length=1024)
+    jwks: dict[str, Any] | None = None
+    jwks_file: str | None = None
+    jwks_url: str | None = None
+    algorithms: tuple[str, ...] = ("ES256", "EdDSA")
+
+    @model_validator(mode="after")
+    def _one_key_source(self) -> TxnTokenTrust:
+        if sum(x is not None for x in (self.jwks, self.jwks_file, self.jwks_url)) != 1:
+            raise ValueError("give exactly one of `jwks`, `jwks_file`, `jwks_url`")
+        return self
+
+
 class StsSection(_Section):
     """The built-in RFC 8693 token service, served at ``/token`` with its JWKS."""
 
@@ -224,6 +251,11 @@ class StsSection(_Section):
     #: are re-owned to it when the gateway opens the ledger; with several, this names the one
     #: (memguard/owner_migration.py). Without it the gateway refuses to start on such a ledger.
     legacy_subject_issuer: str | None = Field(default=None, min_length=1, max_length=1024)
+    #: Transaction Tokens of these trust domains are accepted as subject tokens
+    transaction_tokens: tuple[TxnTokenTrust, ...] = ()
+    #: The entity profile (``sub_profile``) of each actor in the ``act`` entries this service
+    #: issues, by actor (SPIFFE) id: ``ai_agent``, ``service``, ...
+    actor_profiles: dict[str, str] = {}
 
 
 class PolicySection(_Section):
@@ -346,6 +378,23 @@ class IdempotencySection(_Section):
     lease: float = Field(default=60.0, ge=1, le=3600)
 
 
+def _https_or_loopback(url: str) -> bool:
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme == "https" and parts.hostname:
+        return True
+    if parts.scheme != "http" or not parts.hostname:
+        return False
+    if parts.hostname == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(parts.hostname).is_loopback
+    except ValueError:
+        return False
+
+
 class SsfTransmitter(_Section):
     """A Shared Signals transmitter whose Security Event Tokens this gateway accepts."""
 
@@ -354,16 +403,30 @@ class SsfTransmitter(_Section):
     jwks_file: str | None = None
     jwks_url: str | None = None
     algorithms: tuple[str, ...] = ("ES256", "EdDSA")
+    #: RFC 8936 poll delivery (memguard.gateway.ssf_poll): the transmitter's polling endpoint.
+    poll_url: str | None = Field(default=None, min_length=1, max_length=2048)
+    #: The bearer token memguard presents to the polling endpoint: a file holding it, or the
+    #: name of an environment variable (never the token itself in the config).
+    poll_token_file: str | None = None
+    poll_token_env: str | None = Field(default=None, pattern=r"^[A-Z_][A-Z0-9_]{0,127}$")
+    #: Seconds between polls (the longest a polled event waits before it is applied).
+    poll_interval: float = Field(default=1.0, gt=0, le=300)
+    poll_max_events: int = Field(default=32, ge=1, le=256)
 
     @model_validator(mode="after")
     def _one_key_source(self) -> SsfTransmitter:
         if sum(x is not None for x in (self.jwks, self.jwks_file, self.jwks_url)) != 1:
             raise ValueError("give exactly one of `jwks`, `jwks_file`, `jwks_url`")
+        if self.poll_token_file is not None and self.poll_token_env is not None:
+            raise ValueError("give at most one of `poll_token_file`, `poll_token_env`")
+        if self.poll_url is not None and not _https_or_loopback(self.poll_url):
+            raise ValueError("`poll_url` must be https (or a loopback http address)")
         return self
 
 
 class SsfSection(_Section):
-    """SSF/CAEP receiver (memguard.gateway.ssf): RFC 8935 push delivery of RFC 8417 SETs."""
+    """SSF/CAEP receiver (memguard.gateway.ssf): RFC 8935 push delivery of RFC 8417 SETs, and
+    RFC 8936 poll delivery from the transmitters that name a ``poll_url``."""
 
     enabled: bool = False
     path: str = Field(default="/ssf/events", pattern=r"^/[a-z0-9_/-]{1,64}$")

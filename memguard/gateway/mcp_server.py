@@ -15,6 +15,14 @@ Streamable HTTP (mounted in the gateway app at ``/mcp``) follows MCP's authoriza
 - no token passthrough: the token is verified here and never sent anywhere; the gateway reaches
   the store with its own credentials.
 
+Both protocol eras are served on the one endpoint (the ``mcp`` package routes by the
+``MCP-Protocol-Version`` header): the handshake revisions up to 2025-11-25 (``initialize`` first;
+this server runs them ``stateless_http``, so no ``Mcp-Session-Id`` is minted) and the stateless
+revision 2026-07-28 (no ``initialize``, no session id; each request carries its protocol version
+and client capabilities in ``_meta``). Every request, of either era, is authenticated on its own:
+nothing is inferred from an earlier request. A W3C ``traceparent`` in a tool call's ``_meta`` is the
+parent of the call's decision span and the trace of what it writes and reads (:func:`meta_trace`).
+
 The workload credential (presenter binding) comes in the ``Workload-Identity-Token`` header, as on
 the HTTP API. Over stdio there are no headers: the caller's credentials come from the environment
 (``MEMGUARD_TOKEN``, ``MEMGUARD_WORKLOAD_CREDENTIAL``), as the MCP authorization spec says for stdio,
@@ -26,7 +34,8 @@ from __future__ import annotations
 import contextvars
 import os
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from mcp.server.auth.provider import AccessToken
@@ -48,9 +57,11 @@ from memguard.gateway.schemas import FACT_ID, FactOut, WriteOut
 from memguard.gateway.stack import GatewayStack
 from memguard.identity import Identity
 from memguard.provenance import Source, Turn
+from memguard.telemetry import tracing
 from memguard.trust import SourceKind, TrustLevel
 
-__all__ = ["GuardTokenVerifier", "PresentedCredential", "build_mcp_server", "meta_trace"]
+__all__ = ["GuardTokenVerifier", "PresentedCredential", "build_mcp_server", "meta_trace",
+           "trace_scope"]
 
 _presented: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "memguard_workload_credential", default=None
@@ -112,6 +123,22 @@ def meta_trace(ctx: Context[Any, Any]) -> tuple[str | None, str | None]:
     if m is None or set(m.group(1)) == {"0"} or set(m.group(2)) == {"0"}:
         return None, None
     return m.group(1), m.group(2)
+
+
+@contextmanager
+def trace_scope(ctx: Context[Any, Any]) -> Iterator[tuple[str | None, str | None]]:
+    """Run a tool's guard call in the trace its ``_meta`` names: the caller's span becomes the
+    parent of the decision span (``create_memory``, ``search_memory``, ...), whose ids then land
+    in provenance and the audit event. If the current context is already in that trace (the
+    ``mcp`` package's own server span extracted it under a global tracer provider), it is kept,
+    so the decision span nests under that span. Yields :func:`meta_trace`'s ids."""
+    trace_id, span_id = meta_trace(ctx)
+    current = tracing.current_ids()
+    if trace_id is None or (current is not None and current[0] == trace_id):
+        yield trace_id, span_id
+        return
+    with tracing.use_context(tracing.extract({"traceparent": f"00-{trace_id}-{span_id}-01"})):
+        yield trace_id, span_id
 
 
 def _fact_id(value: str) -> str:
@@ -214,15 +241,14 @@ def build_mcp_server(
         trust: str | None = None,
     ) -> dict[str, Any]:
         identity = await caller(ctx, scopes.write)
-        trace_id, span_id = meta_trace(ctx)
         try:
-            prov = await aguard.write(
-                identity, text, namespace=namespace,
-                source=Source(kind=SourceKind(source_kind), uri=source_uri),
-                turn=Turn(session_id=session_id, turn_index=turn_index, trace_id=trace_id,
-                          span_id=span_id),
-                trust=TrustLevel.parse(trust) if trust is not None else None,
-            )
+            with trace_scope(ctx):  # the turn gets the decision span's trace and span id
+                prov = await aguard.write(
+                    identity, text, namespace=namespace,
+                    source=Source(kind=SourceKind(source_kind), uri=source_uri),
+                    turn=Turn(session_id=session_id, turn_index=turn_index),
+                    trust=TrustLevel.parse(trust) if trust is not None else None,
+                )
         except MemguardError as exc:
             raise _tool_error(exc) from None
         except ValueError:
@@ -242,16 +268,16 @@ def build_mcp_server(
         turn_index: int | None = None,
     ) -> dict[str, Any]:
         identity = await caller(ctx, scopes.read)
-        trace_id, _ = meta_trace(ctx)
         if (session_id is None) != (turn_index is None):
             raise ToolError("invalid_request: give both `session_id` and `turn_index`, or neither")
         try:
-            turn = (Turn(session_id=session_id, turn_index=turn_index, trace_id=trace_id)
-                    if session_id is not None and turn_index is not None else None)
-            level = TrustLevel.parse(min_trust) if min_trust is not None else None
-            hits = await asyncio.to_thread(lambda: stack.guard.search(
-                identity, query, k=k, namespaces=namespaces, min_trust=level, turn=turn,
-                trace_id=trace_id))
+            with trace_scope(ctx) as (trace_id, _):
+                turn = (Turn(session_id=session_id, turn_index=turn_index, trace_id=trace_id)
+                        if session_id is not None and turn_index is not None else None)
+                level = TrustLevel.parse(min_trust) if min_trust is not None else None
+                hits = await asyncio.to_thread(lambda: stack.guard.search(
+                    identity, query, k=k, namespaces=namespaces, min_trust=level, turn=turn,
+                    trace_id=trace_id))
         except MemguardError as exc:
             raise _tool_error(exc) from None
         except ValueError:
@@ -262,7 +288,8 @@ def build_mcp_server(
     async def forget(fact_id: str, ctx: Context[Any, Any]) -> dict[str, Any]:
         identity = await caller(ctx, scopes.write)
         try:
-            await aguard.delete(identity, _fact_id(fact_id))
+            with trace_scope(ctx):
+                await aguard.delete(identity, _fact_id(fact_id))
         except MemguardError as exc:
             raise _tool_error(exc) from None
         return {"deleted": fact_id}
@@ -272,7 +299,8 @@ def build_mcp_server(
     async def audit(fact_id: str, ctx: Context[Any, Any]) -> dict[str, Any]:
         identity = await caller(ctx, scopes.audit)
         try:
-            return await asyncio.to_thread(stack.guard.audit, identity, _fact_id(fact_id))
+            with trace_scope(ctx):
+                return await asyncio.to_thread(stack.guard.audit, identity, _fact_id(fact_id))
         except MemguardError as exc:
             raise _tool_error(exc) from None
 

@@ -35,7 +35,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from memguard.errors import ConfigurationError, MemguardError
+from memguard.errors import ConfigurationError, IdentityError, MemguardError
 from memguard.events import AuditEvent, Decision
 from memguard.logging import get_logger
 from memguard.provenance import sha256_digest
@@ -56,6 +56,7 @@ __all__ = [
     "SsfRefused",
     "SsfResult",
     "build_receiver",
+    "config_key_source",
     "ssf_audience",
     "ssf_route",
 ]
@@ -109,16 +110,27 @@ class SsfReceiver:
         self.revoke_session_writes = revoke_session_writes
         self._log = get_logger()
 
-    def receive(self, token: str) -> SsfResult:
+    def receive(self, token: str, *, issuer: str | None = None, jti: str | None = None,
+                delivery: str = "push") -> SsfResult:
+        """Verify and apply one SET. ``issuer`` / ``jti``: what the delivery says the SET is (RFC
+        8936 poll: the polled transmitter, the key of ``sets``); a SET that is not is refused
+        before any effect."""
         digest = sha256_digest(token.encode("utf-8", "replace"))
         try:
             verified = self.verifier.verify(token, claim=False)
+            if issuer is not None and verified.issuer != issuer:
+                raise IdentityError("the SET is not the polled transmitter's",
+                                    code="identity.bad_issuer")
+            if jti is not None and verified.jti != jti:
+                raise IdentityError("the SET's `jti` is not its key in `sets`",
+                                    code="identity.bad_claims")
             found = signals(verified, retention=self.retention)
         except Exception as exc:
             code = exc.code if isinstance(exc, MemguardError) else "identity.internal"
-            self.deny(code, {"set_digest": digest})
+            self.deny(code, {"set_digest": digest, "delivery": delivery})
             raise SsfRefused(code) from None
-        where = {"transmitter": verified.issuer, "set_jti": verified.jti, "set_digest": digest}
+        where = {"transmitter": verified.issuer, "set_jti": verified.jti, "set_digest": digest,
+                 "delivery": delivery}
         try:
             for signal in found:
                 self.denylist.add(signal.entries)
@@ -190,7 +202,8 @@ class SsfReceiver:
             self._log.error("audit_event_lost", op="ssf.receive", error=type(exc).__name__)
 
 
-def _key_source(t: Any, config: GatewayConfig, clock: Callable[[], float]) -> KeySource:
+def config_key_source(t: Any, config: GatewayConfig, clock: Callable[[], float]) -> KeySource:
+    """The key source a config entry with ``jwks`` / ``jwks_file`` / ``jwks_url`` names."""
     algorithms = frozenset(t.algorithms)
     if t.jwks_url is not None:
         return JwksUrlSource(t.jwks_url, algorithms, clock=clock)
@@ -200,7 +213,7 @@ def _key_source(t: Any, config: GatewayConfig, clock: Callable[[], float]) -> Ke
             jwks = json.loads(config.path(t.jwks_file).read_text("utf-8"))
         except (OSError, ValueError) as exc:
             raise ConfigurationError(
-                f"ssf transmitter `{t.issuer}`: cannot read jwks_file: {exc}") from None
+                f"`{getattr(t, 'issuer', None) or t.trust_domain}`: cannot read jwks_file: {exc}") from None
     return StaticKeySource(jwks, algorithms)
 
 
@@ -217,7 +230,7 @@ def build_receiver(
     if not ssf.transmitters:
         raise ConfigurationError("ssf: `transmitters` must name at least one transmitter")
     transmitters = {t.issuer: Transmitter(t.issuer, frozenset(t.algorithms),
-                                          _key_source(t, config, clock))
+                                          config_key_source(t, config, clock))
                     for t in ssf.transmitters}
     verifier = SetVerifier(transmitters, audiences=frozenset({ssf_audience(config)}),
                            replay=replay, max_age=ssf.max_age, clock=clock)

@@ -13,11 +13,13 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import text
 
 from memguard.aio import AsyncMemoryGuard
+from memguard.embedded import Engine, store_engine
 from memguard.errors import ConfigurationError, MemguardError, StoreError
 from memguard.events import AuditEvent
 from memguard.gateway.config import GatewayConfig
@@ -30,6 +32,7 @@ from memguard.scan import RuleScanner
 from memguard.scan.stage import ScanStage
 from memguard.scope import Condition, ScopeResolver
 from memguard.stores.base import Hit, MemoryStore, StoredPoint
+from memguard.stores.edge import QdrantEdgeStore
 from memguard.stores.qdrant import QdrantStore
 from memguard.tokens.config import DelegationGrant, IdentityConfig, load_identity_config
 from memguard.tokens.confusables import ConfusableWatch
@@ -50,6 +53,7 @@ from memguard.tokens.verifier import IdentityVerifier
 if TYPE_CHECKING:
     from memguard.gateway.receipts import ReceiptIssuer
     from memguard.gateway.ssf import SsfReceiver
+    from memguard.tokens.txn_token import TxnTokenService
 
 __all__ = ["GatewayStack", "LazyStore", "gateway_identity", "open_ledger", "open_stack"]
 
@@ -273,14 +277,36 @@ def _store_factory(config: GatewayConfig) -> Callable[[], MemoryStore]:
                 raise ConfigurationError(f"`{sc.api_key_env}` is not set")
             return QdrantStore(url=sc.url, api_key=api_key, collection=sc.collection,
                                dimension=sc.dimension, timeout=sc.timeout)
-        base = config.path(sc.path) if sc.path else config.state_path / "qdrant"
+        engine, base = embedded_location(config)
         if sc.per_worker_local:
             base = base / f"worker-{os.getpid()}"
         base.mkdir(parents=True, exist_ok=True)
+        if engine == "edge":
+            return QdrantEdgeStore(base, dimension=sc.dimension)
         return QdrantStore(path=str(base), collection=sc.collection, dimension=sc.dimension,
                            partition_by_owner=True)
 
     return open_store
+
+
+def embedded_location(config: GatewayConfig) -> tuple[Engine, Path]:
+    """The engine and folder of the gateway's embedded store (``store.url`` unset).
+
+    Without ``store.path`` it is where :func:`memguard.open_embedded` keeps it in ``state_dir``
+    (``edge/``, or ``qdrant/`` for a folder made before qdrant-edge was the default), so ``memguard
+    store check`` and ``rebuild`` on the state folder see the gateway's store. With ``store.path``
+    the folder is the store itself; one that holds a qdrant-client local store stays local mode
+    unless ``store.engine`` says otherwise."""
+    sc = config.store
+    if sc.path is None:
+        root = config.state_path
+        engine = store_engine(root, sc.engine)
+        return engine, root / ("edge" if engine == "edge" else "qdrant")
+    base = config.path(sc.path)
+    if sc.engine is not None:
+        return sc.engine, base
+    local = (base / "meta.json").exists() or (base / "collection").is_dir()
+    return ("local" if local and not (base / "shard").exists() else "edge"), base
 
 
 def _base_identity(config: GatewayConfig) -> IdentityConfig | None:
@@ -425,11 +451,22 @@ def gateway_identity(
             alg=config.sts.alg, max_ttl=config.sts.max_ttl, replay=replay, sink=sink,
             extra_issuers={k: v for k, v in external.items() if k != sts_issuer},
             token_endpoint=config.token_endpoint, presenter_audience=config.presenter_audience,
-            clock=clock,
+            txn_tokens=_txn_token_services(config, clock),
+            actor_profiles=config.sts.actor_profiles, clock=clock,
         )
         if config.sts.spiffe_trust_domains:
             sts.spiffe_clients = _spiffe_clients(config, sts, clock)
     return sts, _identity_config(config, base, sts, config.sts.delegation)
+
+
+def _txn_token_services(config: GatewayConfig, clock: Callable[[], float]) -> list[TxnTokenService]:
+    """The trust domains whose Transaction Tokens are subject tokens (memguard.tokens.txn_token)."""
+    from memguard.gateway.ssf import config_key_source
+    from memguard.tokens.txn_token import TxnTokenService
+
+    return [TxnTokenService(t.trust_domain, frozenset(t.algorithms),
+                            config_key_source(t, config, clock), t.issuer)
+            for t in config.sts.transaction_tokens]
 
 
 def _spiffe_clients(

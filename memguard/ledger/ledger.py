@@ -41,6 +41,7 @@ from memguard.ledger.changelog import CHANGE_ACTION, PROJECTIONS, ChangeSet, enc
 from memguard.ledger.checkpoint import CheckpointSigner, CheckpointVerifier
 from memguard.ledger.lineage import Lineage
 from memguard.ledger.replay import (
+    EntryCache,
     LoggedHead,
     check_projections,
     expected_projection,
@@ -189,6 +190,7 @@ class Ledger:
         """
         self.engine = engine
         self.dialect = engine.dialect.name
+        self._entry_cache = EntryCache()  # change entries the read path has parsed (replay.py)
         with self._tx():
             pass
         try:
@@ -537,7 +539,7 @@ class Ledger:
         if not fact_ids:
             return {}
         with self._tx() as conn:
-            return logged_heads(conn, fact_ids)
+            return logged_heads(conn, fact_ids, self._entry_cache)
 
     def next_versions(self, fact_ids: Sequence[str]) -> dict[str, int]:
         """The version number a new version of each known fact id gets (aborted ones count)."""

@@ -17,6 +17,8 @@ Events that are neither in the tree nor queued are not replayed: the tree pass r
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -31,6 +33,7 @@ from memguard.ledger.tables import AuditEventRow, AuditFactRow
 from memguard.provenance import sha256_digest
 
 __all__ = [
+    "EntryCache",
     "LoggedHead",
     "check_projections",
     "expected_projection",
@@ -276,19 +279,69 @@ class LoggedHead:
 _PROV_NAME, _QUAR_NAME = "mg_provenance", "mg_quarantine"
 
 
-def logged_heads(conn: Connection, fact_ids: Sequence[str]) -> dict[str, LoggedHead]:
-    """The logged head of each fact among ``fact_ids`` that has change entries (one indexed query
-    over mg_audit_fact; each entry's JSON is hashed against its leaf, not replayed in full)."""
+class EntryCache:
+    """Change entries already parsed by the read path, per ledger: (log seq, leaf hash) -> the
+    entry's operations grouped by fact id.
+
+    An entry's text was hashed against that leaf when it was cached, and log entries are append-only,
+    so a hit skips fetching and parsing the text: a batch of 500 facts is one entry, and without this
+    every hit among them parsed all 500 records again. A changed leaf hash is a different key (a
+    miss, checked afresh). What a hit does not notice is an edit of the entry text alone after it was
+    cached; ``memguard ledger verify`` does (and the read path still serves what was signed).
+    """
+
+    def __init__(self, size: int = 512) -> None:
+        self._size = size
+        self._entries: OrderedDict[tuple[int, bytes], dict[str, list[Any]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[int, bytes]) -> dict[str, list[Any]] | None:
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+            return found
+
+    def put(self, key: tuple[int, bytes], ops: dict[str, list[Any]]) -> None:
+        with self._lock:
+            self._entries[key] = ops
+            while len(self._entries) > self._size:
+                self._entries.popitem(last=False)
+
+
+def _ops_by_fact(text: str) -> dict[str, list[Any]] | None:
+    """The entry's operations grouped by the fact id they touch (None: not a JSON object)."""
+    try:
+        ev = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(ev, dict):
+        return None
+    grouped: dict[str, list[Any]] = {}
+    for op in ops_of(ev.get("detail") or {}):
+        key = op.get("key") if isinstance(op, Mapping) else None
+        if isinstance(key, Mapping) and isinstance(key.get("fact_id"), str):
+            grouped.setdefault(key["fact_id"], []).append(op)
+    return grouped
+
+
+def logged_heads(
+    conn: Connection, fact_ids: Sequence[str], cache: EntryCache | None = None
+) -> dict[str, LoggedHead]:
+    """The logged head of each fact among ``fact_ids`` that has change entries: one indexed query
+    for the (fact, entry) links, then each distinct entry hashed against its leaf and parsed once
+    (or taken from ``cache``)."""
+    cache = cache if cache is not None else EntryCache(0)
     provs: dict[str, dict[int, dict[str, Any]]] = {}
     held: dict[str, dict[str, bool]] = {}
     intact: dict[str, bool] = {}
     wanted = list(dict.fromkeys(fact_ids))
     for start in range(0, len(wanted), 500):
         chunk = wanted[start : start + 500]
-        rows = conn.execute(
+        links = conn.execute(
             select(
                 _EVENT_FACT.c.fact_id,
-                _EVENT.c.event,
+                _EVENT.c.seq,
                 func.coalesce(LEAF.c.leaf_hash, PENDING.c.leaf_hash).label("leaf_hash"),
             )
             .select_from(
@@ -299,16 +352,34 @@ def logged_heads(conn: Connection, fact_ids: Sequence[str]) -> dict[str, LoggedH
             .where(_EVENT_FACT.c.fact_id.in_(chunk), _EVENT.c.action == CHANGE_ACTION)
             .order_by(_EVENT.c.seq)
         ).all()
-        for fact_id, text, stored in rows:
-            fid = str(fact_id)
-            ok = stored is not None and bytes(stored) == leaf_hash(str(text).encode("utf-8"))
-            intact[fid] = intact.get(fid, True) and ok
-            try:
-                ev = json.loads(text)
-            except ValueError:
-                intact[fid] = False
+        entries: dict[int, dict[str, list[Any]] | None] = {}
+        missing: dict[int, bytes | None] = {}
+        for _fid, seq, stored in links:
+            seq = int(seq)
+            if seq in entries or seq in missing:
                 continue
-            for op in ops_of(ev.get("detail") or {}) if isinstance(ev, dict) else []:
+            found = cache.get((seq, bytes(stored))) if stored is not None else None
+            if found is not None:
+                entries[seq] = found
+            else:
+                missing[seq] = bytes(stored) if stored is not None else None
+        for seq_chunk in _chunks(sorted(missing), 500):
+            for seq, text in conn.execute(
+                select(_EVENT.c.seq, _EVENT.c.event).where(_EVENT.c.seq.in_(seq_chunk))
+            ).all():
+                seq, raw = int(seq), str(text)
+                stored = missing[seq]
+                grouped = _ops_by_fact(raw)
+                if stored is None or stored != leaf_hash(raw.encode("utf-8")) or grouped is None:
+                    entries[seq] = None  # the entry no longer hashes to its leaf, or is not JSON
+                    continue
+                entries[seq] = grouped
+                cache.put((seq, stored), grouped)
+        for fact_id, seq, _stored in links:
+            fid = str(fact_id)
+            grouped = entries.get(int(seq))
+            intact[fid] = intact.get(fid, True) and grouped is not None
+            for op in grouped.get(fid, []) if grouped is not None else []:
                 _apply_fact_op(fid, op, provs.setdefault(fid, {}), held.setdefault(fid, {}))
     out: dict[str, LoggedHead] = {}
     for fid, ok in intact.items():
@@ -322,6 +393,11 @@ def logged_heads(conn: Connection, fact_ids: Sequence[str]) -> dict[str, LoggedH
             ok,
         )
     return out
+
+
+def _chunks(items: Sequence[int], size: int) -> Iterator[Sequence[int]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
 
 
 def _apply_fact_op(

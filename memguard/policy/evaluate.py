@@ -46,12 +46,14 @@ def principal_env(
 ) -> dict[str, tuple[Scalar, ...]]:
     """What the policy language calls ``principal.*`` and ``context.*`` for this request."""
     actors = principal.actors
+    subject_profile: tuple[Scalar, ...] = principal.subject_profile
     if len(actors) >= 2:
         delegator: tuple[Scalar, ...] = (actors[-2].subject,)
+        delegator_profile: tuple[Scalar, ...] = actors[-2].profile
     elif actors:
-        delegator = (principal.subject.subject,)
+        delegator, delegator_profile = (principal.subject.subject,), subject_profile
     else:
-        delegator = ()
+        delegator, delegator_profile = (), ()
     wid = principal.workload_id
     return {
         "principal.issuer": (principal.subject.issuer,),
@@ -63,6 +65,10 @@ def principal_env(
         "principal.workload_id": (wid,) if wid else (),
         "principal.client_id": (principal.client_id,) if principal.client_id else (),
         "principal.scopes": tuple(sorted(principal.scopes)),
+        "principal.subject_profile": subject_profile,
+        "principal.actor_profile": actors[-1].profile if actors else subject_profile,
+        "principal.delegator_profile": delegator_profile,
+        "principal.actor_profiles": tuple(sorted({p for a in actors for p in a.profile})),
         "context.purpose": (purpose,) if purpose else (),
     }
 

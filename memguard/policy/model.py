@@ -109,6 +109,17 @@ ATTRIBUTES: Mapping[str, AttrSpec] = {
         _spec("principal.workload_id", AttrType.STR, "the current actor's SPIFFE id, if any"),
         _spec("principal.client_id", AttrType.STR, "OAuth client id, if any"),
         _spec("principal.scopes", AttrType.STR, "token scopes", is_list=True),
+        # entity profiles (``sub_profile``, memguard.tokens.entity_profiles): per hop, as the
+        # token's issuer asserted them; a hop without one has none (``user`` = a human)
+        _spec("principal.subject_profile", AttrType.STR, "the subject's entity profile",
+              is_list=True),
+        _spec("principal.actor_profile", AttrType.STR,
+              "the current actor's entity profile (the subject's when there is no actor)",
+              is_list=True),
+        _spec("principal.delegator_profile", AttrType.STR,
+              "the entity profile of who delegated to the current actor", is_list=True),
+        _spec("principal.actor_profiles", AttrType.STR, "the entity profiles of every actor",
+              is_list=True),
         _spec("context.purpose", AttrType.STR, "what the read is for: answer, tool_argument, ..."),
         _spec("fact.id", AttrType.STR, "fact id", fld="fact_id"),
         _spec("fact.namespace", AttrType.STR, "namespace", fld="namespace"),

@@ -13,6 +13,13 @@ shard is flushed on :meth:`close`.
 One process per folder: a second opener gets :class:`StoreLocked`; share a store between processes
 with a Qdrant server (``open_embedded(qdrant_url=...)``).
 
+HNSW layout (``memguard store optimize`` builds it, off the request path): no global graph (``m=0``)
+and one graph per owner (``payload_m`` links among the points of each ``owner_sub`` value, the tenant
+key): a search scoped to one owner walks that owner's graph, which a global graph serves badly (recall@10
+0.30 at 10^5 with a 10% scope). Every other payload index is built without graph links. A search whose
+scope does not pin a single owner is run exact (a full scan of what the payload indexes admit), since
+there is no graph to walk across owners. Until the first optimize every search is exact.
+
 Damage: a shard that does not open raises :class:`StoreDamaged` (with the rebuild hint); a point
 whose payload cannot be read is returned with an empty payload, so the guard's re-check withholds
 that fact and raises an alarm while the rest are served.
@@ -37,7 +44,7 @@ from memguard.errors import InvalidRequest, MemguardError, StoreError
 from memguard.pushdown.edge import to_edge_filter
 from memguard.pushdown.normal import normalize
 from memguard.pushdown.qdrant import field_key
-from memguard.scope import FIELDS, Condition
+from memguard.scope import FIELDS, And, Condition, Eq
 from memguard.stores.base import RESERVED_PAYLOAD_KEY, Hit, StoredPoint
 
 __all__ = ["QdrantEdgeStore", "StoreDamaged", "StoreLocked"]
@@ -46,6 +53,16 @@ SUPPORTED = (">=", "0.9.0", "<", "0.10")
 SHARD = "shard"
 LOCK = "lock"
 _REBUILD_HINT = "`memguard store rebuild` recreates it from the ledger"
+#: the tenant key: one HNSW graph per value of it
+TENANT_FIELD = "owner_sub"
+#: HNSW build parameters (benchmarks/bench_storage.py measures recall@10 against exact search)
+HNSW_M = 0  # no global graph: per-tenant graphs only
+PAYLOAD_M = 32
+EF_CONSTRUCT = 200
+#: vectors (KB) below which a filtered search scans the admitted points instead of walking a graph
+FULL_SCAN_KB = 10_000
+#: search-time beam width of a tenant-scoped HNSW search
+HNSW_EF = 256
 
 
 class StoreLocked(StoreError):
@@ -63,9 +80,14 @@ class StoreDamaged(StoreError):
 class QdrantEdgeStore:
     """Facts as points of one qdrant-edge shard; the scope is pushed into the engine's filter."""
 
-    def __init__(self, path: str | Path, *, dimension: int = 384) -> None:
+    def __init__(
+        self, path: str | Path, *, dimension: int = 384, index_threshold_kb: int = FULL_SCAN_KB
+    ) -> None:
+        """``index_threshold_kb``: segments with more vector data get graphs at ``optimize``, and a
+        filtered search admitting more walks the graph (tests lower it to build graphs quickly)."""
         require_version("qdrant-edge-py", SUPPORTED[1], SUPPORTED[3])
         self.dimension = dimension
+        self.index_threshold_kb = index_threshold_kb
         self.path = Path(path)
         self._lock = threading.RLock()
         self.path.mkdir(parents=True, exist_ok=True)
@@ -79,9 +101,22 @@ class QdrantEdgeStore:
 
     def _open(self) -> qe.EdgeShard:
         shard_dir = self.path / SHARD
+        exists = (shard_dir / "edge_config.json").exists()
+        if exists:
+            try:
+                self._check_dimension()
+            except MemguardError:
+                raise
+            except Exception as exc:
+                raise StoreDamaged(
+                    f"the store at `{self.path}` has an unreadable configuration"
+                    f" ({type(exc).__name__}); {_REBUILD_HINT}"
+                ) from exc
         try:
-            if (shard_dir / "edge_config.json").exists():
-                shard = qe.EdgeShard.load(str(shard_dir))
+            if exists:
+                # the config is re-applied: a shard made before the per-tenant layout gets it at its
+                # next optimize
+                shard = qe.EdgeShard.load(str(shard_dir), self._config())
             else:
                 shard = qe.EdgeShard.create(str(shard_dir), self._config())
         except Exception as exc:
@@ -91,7 +126,6 @@ class QdrantEdgeStore:
                 f"the store at `{self.path}` cannot be opened ({type(exc).__name__}); {_REBUILD_HINT}"
             ) from exc
         try:
-            self._check_dimension()
             self._ensure_indexes(shard)
         except MemguardError:
             shard.close()
@@ -105,7 +139,14 @@ class QdrantEdgeStore:
 
     def _config(self) -> qe.EdgeConfig:
         return qe.EdgeConfig(
-            vectors=qe.EdgeVectorParams(size=self.dimension, distance=qe.Distance.Cosine)
+            vectors=qe.EdgeVectorParams(size=self.dimension, distance=qe.Distance.Cosine),
+            hnsw_config=qe.HnswIndexConfig(
+                m=HNSW_M,
+                ef_construct=EF_CONSTRUCT,
+                full_scan_threshold=self.index_threshold_kb,
+                payload_m=PAYLOAD_M,
+            ),
+            optimizers=qe.EdgeOptimizersConfig(indexing_threshold=self.index_threshold_kb),
         )
 
     def _check_dimension(self) -> None:
@@ -122,11 +163,15 @@ class QdrantEdgeStore:
             key = field_key(name)
             if key in present:
                 continue
+            # graph links only for the tenant key: a graph per value of any other field (one issuer
+            # holds every point) would be a global graph again, and as slow to build
             schema: qe.KeywordIndexParams | qe.IntegerIndexParams
             if kind is int:
-                schema = qe.IntegerIndexParams(lookup=True, range=True)
+                schema = qe.IntegerIndexParams(lookup=True, range=True, enable_hnsw=False)
+            elif name == TENANT_FIELD:
+                schema = qe.KeywordIndexParams(is_tenant=True, enable_hnsw=True)
             else:
-                schema = qe.KeywordIndexParams(is_tenant=name == "owner_sub")
+                schema = qe.KeywordIndexParams(enable_hnsw=False)
             shard.update(qe.UpdateOperation.create_field_index(key, schema))
 
     @contextmanager
@@ -200,15 +245,17 @@ class QdrantEdgeStore:
         limit: int,
         offset: int = 0,
     ) -> list[Hit]:
-        flt = _filter(condition)
-        if flt is False:
+        translated = _filter(condition)
+        if translated is False:
             return []
+        flt, tenant = translated
         query = [float(x) for x in vector]
         request = qe.QueryRequest(
             limit=limit,
             offset=offset,
             query=qe.Query.Nearest(query),
             filter=flt,
+            params=_TENANT_SEARCH if tenant else _EXACT_SEARCH,
             with_payload=True,
             with_vector=False,
         )
@@ -216,17 +263,15 @@ class QdrantEdgeStore:
             try:
                 points = shard.query(request)
             except Exception:
-                return self._search_isolating(shard, query, flt, limit, offset)
+                return self._search_isolating(shard, request)
         return [Hit(str(p.id), float(p.score), _payload(p.payload)) for p in points]
 
-    def _search_isolating(
-        self, shard: qe.EdgeShard, query: list[float], flt: qe.Filter | None, limit: int, offset: int
-    ) -> list[Hit]:
+    def _search_isolating(self, shard: qe.EdgeShard, request: qe.QueryRequest) -> list[Hit]:
         """The search again without payloads, then each hit's payload on its own: a damaged point
         comes back with an empty payload (withheld with an alarm), the rest are served."""
         request = qe.QueryRequest(
-            limit=limit, offset=offset, query=qe.Query.Nearest(query), filter=flt,
-            with_payload=False, with_vector=False,
+            limit=request.limit, offset=request.offset, query=request.query, filter=request.filter,
+            params=request.params, with_payload=False, with_vector=False,
         )  # fmt: skip
         points = shard.query(request)
         out = []
@@ -238,9 +283,10 @@ class QdrantEdgeStore:
     def scroll(
         self, *, condition: Condition | None, limit: int, cursor: str | None = None
     ) -> tuple[list[StoredPoint], str | None]:
-        flt = _filter(condition)
-        if flt is False:
+        translated = _filter(condition)
+        if translated is False:
             return [], None
+        flt = translated[0]
         if cursor is not None and not _is_uuid(cursor):
             raise InvalidRequest("invalid cursor")
         request = qe.ScrollRequest(
@@ -295,9 +341,9 @@ class QdrantEdgeStore:
                 return
 
     def optimize(self) -> bool:
-        """Build the HNSW index of large segments (blocks for minutes at 10^5 points; run it off
-        the request path, e.g. ``memguard store optimize``). Searches are exact until then; after
-        it, scoped recall can drop (0.30 at 10^5 with a 10% scope, docs/benchmarks.md)."""
+        """Build the per-tenant HNSW graphs of large segments (blocks for minutes at 10^5 points;
+        run it off the request path, e.g. ``memguard store optimize``). Searches are exact until
+        then; docs/benchmarks.md has recall@10 after it."""
         with self._errors() as shard:
             return shard.optimize()
 
@@ -319,17 +365,52 @@ class QdrantEdgeStore:
                 _unlock(self._lockfile)
 
 
-def _filter(condition: Condition | None) -> qe.Filter | Literal[False] | None:
-    """``None``: no filter; ``False``: nothing matches; else the engine's filter (the full condition
-    is translated first, so an untranslatable one is refused whatever the store holds)."""
+_EXACT_SEARCH = qe.SearchParams(exact=True)
+_TENANT_SEARCH = qe.SearchParams(hnsw_ef=HNSW_EF)
+
+
+_Translated = tuple[qe.Filter | None, bool] | Literal[False]
+_CACHE_SIZE = 256
+_cache: dict[str, _Translated] = {}
+_cache_lock = threading.Lock()
+
+
+def _filter(condition: Condition | None) -> _Translated:
+    """``False`` when nothing matches; else the engine's filter (``None``: no filter) and whether it
+    pins a single tenant (so the tenant's graph may serve it). The full condition is translated
+    first, so an untranslatable one is refused whatever the store holds.
+
+    Cached, since a caller's scope repeats on every read: keyed by the condition's ``repr``, not its
+    hash, because ``Eq(f, True)`` and ``Eq(f, 1)`` are equal as Python values and translate
+    differently (a mistyped literal matches nothing)."""
+    key = repr(condition)
+    with _cache_lock:
+        hit = _cache.get(key)
+    if hit is not None:
+        return hit
+    out = _translate(condition)
+    with _cache_lock:
+        if len(_cache) >= _CACHE_SIZE:
+            _cache.clear()
+        _cache[key] = out
+    return out
+
+
+def _translate(condition: Condition | None) -> _Translated:
     if condition is None:
-        return None
+        return None, False
     normal = normalize(condition)
     if normal is True:
-        return None
+        return None, False
     if normal is False:
         return False
-    return to_edge_filter(normal)
+    return to_edge_filter(normal), _pins_tenant(normal)
+
+
+def _pins_tenant(normal: Condition) -> bool:
+    """Whether every point ``normal`` admits has one given tenant key (an ``Eq`` on it at the top)."""
+    parts = normal.items if isinstance(normal, And) else (normal,)
+    return any(isinstance(p, Eq) and p.field == TENANT_FIELD for p in parts)
 
 
 def _payload(payload: dict[str, Any] | None) -> dict[str, Any]:

@@ -10,20 +10,34 @@ content (text, metadata) and vector are taken from the old store *only if* that 
 equals the ledger's content digest. The ledger holds digests, not content, so a fact whose content
 is lost or altered cannot be restored; it is reported (``lost``) and stays withheld, which is what
 the guard does for it anyway. Quarantined facts keep ``trust = quarantined`` in the new store.
+
+A rebuild is resumable: it walks the committed facts in id order and, after each batch, hands a
+:class:`RebuildProgress` (the last id written, the report so far, and a fingerprint of the committed
+ids) to ``checkpoint``; given back as ``resume``, it continues after that id. Re-writing the points
+of a batch that was written but not checkpointed is harmless (an upsert of the same point).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+import hashlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from memguard.integrity import candidate_problem, payload_candidate
 from memguard.ledger import FactState, Ledger, LedgerRecord
 from memguard.stores.base import MemoryStore, StoredPoint, build_payload
 from memguard.trust import TrustLevel
 
-__all__ = ["StoreCheckReport", "StoreRebuildReport", "check_store", "rebuild_store"]
+__all__ = [
+    "RebuildProgress",
+    "StoreCheckReport",
+    "StoreRebuildReport",
+    "check_store",
+    "committed_ids",
+    "fingerprint",
+    "rebuild_store",
+]
 
 BATCH = 256
 
@@ -79,8 +93,43 @@ class StoreRebuildReport:
         }
 
 
-def _committed(ledger: Ledger) -> list[str]:
+@dataclass
+class RebuildProgress:
+    """Where a rebuild stands: resumable when the ledger's committed facts are still ``fingerprint``."""
+
+    fingerprint: str
+    after: str | None = None  # the last fact id written (ids are walked in order)
+    report: StoreRebuildReport = field(default_factory=StoreRebuildReport)
+
+    def as_json(self) -> dict[str, object]:
+        return {"fingerprint": self.fingerprint, "after": self.after, **self.report.as_json()}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> RebuildProgress:
+        """Raises ``ValueError`` for anything but what :meth:`as_json` wrote."""
+        fp, after, lost = data.get("fingerprint"), data.get("after"), data.get("lost")
+        committed, restored = data.get("committed"), data.get("restored")
+        if not isinstance(fp, str) or not (after is None or isinstance(after, str)):
+            raise ValueError("malformed rebuild progress")
+        if not isinstance(committed, int) or not isinstance(restored, int):
+            raise ValueError("malformed rebuild progress")
+        if not isinstance(lost, dict) or not all(isinstance(v, str) for v in lost.values()):
+            raise ValueError("malformed rebuild progress")
+        report = StoreRebuildReport(committed, restored, {str(k): v for k, v in lost.items()})
+        return cls(fp, after, report)
+
+
+def committed_ids(ledger: Ledger) -> list[str]:
+    """The committed fact ids, in the order a rebuild walks them."""
     return sorted({r.fact_id for r in ledger.in_state(FactState.COMMITTED)})
+
+
+def fingerprint(ids: Sequence[str]) -> str:
+    """A digest of the committed ids a rebuild walks (a resumed rebuild must walk the same)."""
+    return "sha256:" + hashlib.sha256("\n".join(ids).encode("utf-8")).hexdigest()
+
+
+_committed = committed_ids
 
 
 def _batches(ids: Sequence[str]) -> Iterator[Sequence[str]]:
@@ -128,15 +177,31 @@ def rebuild_store(
     target: MemoryStore,
     *,
     advance: Callable[[int], None] | None = None,
+    resume: RebuildProgress | None = None,
+    checkpoint: Callable[[RebuildProgress], None] | None = None,
 ) -> StoreRebuildReport:
     """Write every committed fact whose content survives in ``source`` into the empty ``target``,
     with its reserved block rebuilt from the ledger. ``source`` ``None``: nothing survives (the old
-    store would not open); every fact is reported lost."""
-    report = StoreRebuildReport()
+    store would not open); every fact is reported lost.
+
+    ``resume``: continue a rebuild into the same ``target`` after the last id it checkpointed
+    (``ValueError`` if the committed facts changed since: start over with an empty target).
+    ``checkpoint`` gets the progress after each batch."""
     committed = _committed(ledger)
-    report.committed = len(committed)
+    state = RebuildProgress(fingerprint(committed))
+    state.report.committed = len(committed)
+    todo: Sequence[str] = committed
+    if resume is not None:
+        if resume.fingerprint != state.fingerprint:
+            raise ValueError("the committed facts changed since the rebuild started")
+        state = RebuildProgress(resume.fingerprint, resume.after, resume.report)
+        if resume.after is not None:
+            todo = [i for i in committed if i > resume.after]
+        if advance is not None:
+            advance(len(committed) - len(todo))
+    report = state.report
     fetch = getattr(source, "vectors", None)
-    for ids in _batches(committed):
+    for ids in _batches(todo):
         records = ledger.latest(ids)
         points = {p.fact_id: p for p in source.retrieve(ids)} if source is not None else {}
         vectors: dict[str, list[float]] = {}
@@ -165,6 +230,9 @@ def rebuild_store(
             report.restored += len(out)
         if quarantined:
             target.set_trust(quarantined)
+        state.after = ids[-1]
+        if checkpoint is not None:
+            checkpoint(state)
         if advance is not None:
             advance(len(ids))
     return report

@@ -14,6 +14,7 @@ log line, its idempotency record) with :func:`observing`.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -123,6 +124,7 @@ class Watch:
             return
         span.set_attribute(sc.MG_DECISION, decision)
         span.set_attribute(sc.MG_REASON, event.reason)
+        _agent_attributes(span, event)
         if event.policy_digest:
             span.set_attribute(sc.MG_POLICY_DIGEST, event.policy_digest)
         if decision == "deny":
@@ -217,6 +219,23 @@ class _NullWatch:
 
 
 _NULL = _NullWatch()
+
+
+def _agent_attributes(span: trace.Span, event: AuditEvent) -> None:
+    """The agent-auth record's identity fields on the decision span (memguard/agentauth.py):
+    the acting agent, the chain's depth, the transaction; the subject only as a digest."""
+    from memguard.agentauth import agent_auth_record
+
+    record = agent_auth_record(event)
+    if record["agent"] is not None:
+        span.set_attribute(sc.GEN_AI_AGENT_ID, record["agent"])
+    span.set_attribute(sc.MG_DELEGATION_DEPTH, len(record["delegation_chain"]))
+    if record["transaction_id"] is not None:
+        span.set_attribute(sc.MG_TRANSACTION_ID, str(record["transaction_id"]))
+    subject = record["delegated_subject"]
+    if subject is not None:
+        qualified = f"{subject['iss']}\x00{subject['sub']}".encode()
+        span.set_attribute(sc.MG_PRINCIPAL_DIGEST, hashlib.sha256(qualified).hexdigest())
 
 
 def decided(event: AuditEvent) -> None:

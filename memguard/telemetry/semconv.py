@@ -24,6 +24,8 @@ GEN_AI_MEMORY_RECORD_COUNT: Final = "gen_ai.memory.record.count"
 GEN_AI_MEMORY_QUERY_TEXT: Final = "gen_ai.memory.query.text"  # opt-in
 GEN_AI_MEMORY_RECORDS: Final = "gen_ai.memory.records"  # opt-in
 GEN_AI_CONVERSATION_ID: Final = "gen_ai.conversation.id"
+#: the agent that acted (the last actor of the delegation chain; a workload id, not a person)
+GEN_AI_AGENT_ID: Final = "gen_ai.agent.id"
 ERROR_TYPE: Final = "error.type"
 
 # -- HTTP (stable conventions) -------------------------------------------------------------------
@@ -42,7 +44,10 @@ MG_POLICY_DIGEST: Final = "memguard.policy.digest"
 #: the lowest trust among the records the operation wrote or returned
 MG_TRUST: Final = "memguard.trust"
 MG_PURPOSE: Final = "memguard.purpose"
+#: sha256 of the issuer-qualified delegated subject: correlates a user's calls without naming them
 MG_PRINCIPAL_DIGEST: Final = "memguard.principal.digest"
+MG_DELEGATION_DEPTH: Final = "memguard.delegation.depth"
+MG_TRANSACTION_ID: Final = "memguard.transaction.id"
 MG_REQUEST_ID: Final = "memguard.request_id"
 MG_FACT_ID: Final = "memguard.fact_id"
 MG_LINK: Final = "memguard.link"

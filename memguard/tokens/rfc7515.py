@@ -8,9 +8,11 @@ invalid if the critical list contains any Header Parameter names defined by this
 headers ``jku``/``jwk``/``x5u``/``x5c`` (keys come from configuration only).
 
 PyJWT accepts duplicate JSON keys (last wins), non-UTF-8 payloads, tokens of any size and headers
-that point at keys. :func:`parse_compact` closes those gaps in the order DESIGN.md gives (size cap ->
-compact shape -> strict header parse); :func:`verify_jws` then checks the signature over exactly the
-bytes that were parsed, with PyJWT's algorithm implementations (RFC 7515 5.2).
+that point at keys. :func:`parse_jws` closes those gaps in the order DESIGN.md gives (size cap ->
+compact shape -> strict header parse) and keeps the signing input and the decoded signature;
+:func:`verify_parsed` then checks the signature over exactly the bytes that were parsed, with
+PyJWT's algorithm implementations (RFC 7515 5.2), so a token is decoded once on the verify path.
+:func:`parse_compact` / :func:`verify_jws` are the same checks for callers holding the token text.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import base64
 import binascii
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import jwt
@@ -28,11 +31,14 @@ from memguard.errors import IdentityError
 __all__ = [
     "ASYMMETRIC_ALGS",
     "MAX_TOKEN_BYTES",
+    "ParsedJws",
     "check_alg",
     "check_kid",
     "parse_compact",
+    "parse_jws",
     "strict_json_object",
     "verify_jws",
+    "verify_parsed",
 ]
 
 MAX_TOKEN_BYTES = 8192
@@ -90,8 +96,18 @@ def strict_json_object(raw: bytes) -> dict[str, Any]:
     return value
 
 
-def parse_compact(token: object) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Return ``(header, claims)`` of a compact JWS after the strict checks; the signature is not checked."""
+@dataclass(frozen=True, slots=True)
+class ParsedJws:
+    """A compact JWS after the strict checks, its signature not yet verified."""
+
+    header: dict[str, Any]
+    claims: dict[str, Any]
+    signing_input: bytes  # ASCII ``header.payload``, the bytes the signature covers
+    signature: bytes
+
+
+def parse_jws(token: object) -> ParsedJws:
+    """The strict parse (size cap -> compact shape -> strict header and claims); no signature check."""
     if not isinstance(token, str):
         raise IdentityError("token must be a string", code="identity.malformed")
     if len(token.encode("utf-8", errors="replace")) > MAX_TOKEN_BYTES:
@@ -101,10 +117,17 @@ def parse_compact(token: object) -> tuple[dict[str, Any], dict[str, Any]]:
         raise _malformed()
     header = strict_json_object(_b64url(parts[0]))
     claims = strict_json_object(_b64url(parts[1]))
-    _b64url(parts[2])
+    signature = _b64url(parts[2])
     if _FORBIDDEN_HEADER.intersection(header):
         raise IdentityError("forbidden token header", code="identity.bad_header")
-    return header, claims
+    # every segment matched the base64url alphabet, so the signing input is ASCII
+    return ParsedJws(header, claims, f"{parts[0]}.{parts[1]}".encode("ascii"), signature)
+
+
+def parse_compact(token: object) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Return ``(header, claims)`` of a compact JWS after the strict checks; the signature is not checked."""
+    parsed = parse_jws(token)
+    return parsed.header, parsed.claims
 
 
 def check_alg(header: dict[str, Any], pinned: frozenset[str]) -> str:
@@ -141,3 +164,17 @@ def verify_jws(token: str, key: object, alg: str, claims: dict[str, Any]) -> dic
     if not ok:
         raise IdentityError("bad signature", code="identity.bad_signature")
     return claims
+
+
+def verify_parsed(parsed: ParsedJws, key: object, alg: str) -> dict[str, Any]:
+    """:func:`verify_jws` over a :func:`parse_jws` result: the bytes that were parsed, not decoded again."""
+    algorithm = _ALGORITHMS.get(alg)
+    if algorithm is None:
+        raise IdentityError("unsupported algorithm", code="identity.bad_alg")
+    try:
+        ok = algorithm.verify(parsed.signing_input, algorithm.prepare_key(key), parsed.signature)
+    except (ValueError, TypeError, jwt.PyJWTError):
+        raise IdentityError("invalid token", code="identity.invalid") from None
+    if not ok:
+        raise IdentityError("bad signature", code="identity.bad_signature")
+    return parsed.claims

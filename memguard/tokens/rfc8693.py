@@ -30,6 +30,7 @@ __all__ = [
     "ACCESS_TOKEN_TYPE",
     "GRANT_TYPE",
     "JWT_TOKEN_TYPE",
+    "TXN_TOKEN_TYPE",
     "ExchangeRequest",
     "TokenExchangeError",
     "parse_exchange_request",
@@ -38,7 +39,9 @@ __all__ = [
 GRANT_TYPE = "urn:ietf:params:oauth:grant-type:token-exchange"
 ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token"
 JWT_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:jwt"
-_TOKEN_TYPES = frozenset({ACCESS_TOKEN_TYPE, JWT_TOKEN_TYPE})
+#: draft-ietf-oauth-transaction-tokens: a Txn-Token as the subject (memguard.tokens.txn_token)
+TXN_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:txn_token"
+_TOKEN_TYPES = frozenset({ACCESS_TOKEN_TYPE, JWT_TOKEN_TYPE, TXN_TOKEN_TYPE})
 _MULTI = frozenset({"resource", "audience"})
 
 _DESCRIPTIONS = {
@@ -80,6 +83,7 @@ class ExchangeRequest:
     client_id: str | None
     client_assertion_type: str | None
     client_assertion: str | None
+    subject_token_type: str = ACCESS_TOKEN_TYPE
 
 
 def parse_exchange_request(form: Mapping[str, list[str]]) -> ExchangeRequest:
@@ -121,6 +125,7 @@ def parse_exchange_request(form: Mapping[str, list[str]]) -> ExchangeRequest:
         client_id=one("client_id"),
         client_assertion_type=one("client_assertion_type"),
         client_assertion=one("client_assertion"),
+        subject_token_type=str(subject_type),
     )
 
 

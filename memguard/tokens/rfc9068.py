@@ -9,7 +9,9 @@ corresponding to an identifier the resource server expects for itself" (memguard
 "The resource server MUST check the 'exp'"; 2.2 ``client_id`` and ``jti`` are REQUIRED.
 RFC 8693 4.1 ``act``: "A chain of delegation can be expressed by nesting one 'act' claim within
 another. The outermost 'act' claim represents the current actor" -- members are identity claims
-only (``sub``, ``iss``), nesting is bounded, cycles are refused.
+only (``sub``, ``iss``, and the entity profile ``sub_profile`` of the actor profile draft,
+:mod:`.entity_profiles`), nesting is bounded, cycles are refused. A token's own ``sub_profile``
+and a Transaction Token ``txn`` it was exchanged under are read into the principal.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from typing import Any, Literal
 
 from memguard.errors import IdentityError
 from memguard.identity import Actor, Principal, PrincipalId, check_identifier
-from memguard.tokens.rfc7515 import check_alg, check_kid, parse_compact, verify_jws
+from memguard.tokens.entity_profiles import parse_profile
+from memguard.tokens.rfc7515 import check_alg, check_kid, parse_jws, verify_parsed
 from memguard.tokens.rfc7517 import KeySource
 from memguard.tokens.rfc7519 import check_leeway, check_times, single_audience
 from memguard.tokens.rfc9493 import attested_subject
@@ -31,7 +34,7 @@ from memguard.tokens.uses import ACCESS_TYPES
 __all__ = ["AT_JWT_TYPES", "AccessTokenVerifier", "TrustedIssuer", "VerifiedAccessToken", "actor_chain"]
 
 AT_JWT_TYPES = ACCESS_TYPES
-_ACT_MEMBERS = frozenset({"sub", "iss", "act"})
+_ACT_MEMBERS = frozenset({"sub", "iss", "act", "sub_profile"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +80,8 @@ class AccessTokenVerifier:
         self._clock = clock
 
     def verify(self, token: str) -> VerifiedAccessToken:
-        header, unverified = parse_compact(token)
+        parsed = parse_jws(token)  # decoded once: the signature is checked over these bytes
+        header, unverified = parsed.header, parsed.claims
         typ = header.get("typ")
         if not isinstance(typ, str) or typ.lower() not in AT_JWT_TYPES:
             raise IdentityError("unsupported token type", code="identity.bad_type")
@@ -87,7 +91,7 @@ class AccessTokenVerifier:
             raise IdentityError("untrusted issuer", code="identity.bad_issuer")
         alg = check_alg(header, trusted.algorithms)
         key = trusted.keys.get(check_kid(header), alg)
-        claims = verify_jws(token, key, alg, unverified)
+        claims = verify_parsed(parsed, key, alg)
         single_audience(claims, self.audiences)
         exp = check_times(
             claims,
@@ -112,6 +116,9 @@ class AccessTokenVerifier:
             client_id=check_identifier(claims["client_id"], "client_id"),
             token_jti=check_identifier(claims["jti"], "jti"),
             scopes=frozenset(s for s in scope.split(" ") if s),
+            subject_profile=parse_profile(claims.get("sub_profile")),
+            txn=check_identifier(claims["txn"], "txn", code="identity.bad_claims")
+            if claims.get("txn") is not None else None,
         )
         return VerifiedAccessToken(principal=principal, expires_at=exp, claims=claims,
                                    issuer=trusted)
@@ -129,6 +136,7 @@ def actor_chain(
         actor = Actor(
             issuer=check_identifier(act.get("iss", default_issuer), "act.iss"),
             subject=check_identifier(act["sub"], "act.sub"),
+            profile=parse_profile(act.get("sub_profile"), "act.sub_profile"),
         )
         if ("*", actor.subject) in seen:  # the same subject under another issuer is a cycle too
             raise IdentityError("cycle in act chain", code="identity.bad_chain")

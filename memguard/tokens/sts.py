@@ -28,11 +28,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from memguard.errors import ConfigurationError, IdentityError
 from memguard.events import AuditEvent, Decision
-from memguard.identity import check_identifier
+from memguard.identity import Principal, check_identifier
 from memguard.logging import get_logger
 from memguard.provenance import sha256_digest
 from memguard.tokens.config import DelegationGrant
 from memguard.tokens.denylist import DenyCheck, TokenFacts
+from memguard.tokens.entity_profiles import format_profile, parse_profile
 from memguard.tokens.presenter import check_presenter
 from memguard.tokens.rfc7517 import key_fits, public_jwk
 from memguard.tokens.rfc7523 import (
@@ -44,15 +45,17 @@ from memguard.tokens.rfc7523 import (
 )
 from memguard.tokens.rfc8693 import (
     ACCESS_TOKEN_TYPE,
+    TXN_TOKEN_TYPE,
     ExchangeRequest,
     TokenExchangeError,
     may_act_allows,
     parse_exchange_request,
 )
-from memguard.tokens.rfc9068 import AccessTokenVerifier, TrustedIssuer
+from memguard.tokens.rfc9068 import AccessTokenVerifier, TrustedIssuer, VerifiedAccessToken
 from memguard.tokens.rfc9493 import subject_identifier
 from memguard.tokens.spiffe_client_auth import SpiffeClientVerifier
 from memguard.tokens.svid import TrustDomain, WorkloadCredentialVerifier, parse_spiffe_id
+from memguard.tokens.txn_token import TxnTokenService, TxnTokenVerifier
 from memguard.tokens.uses import (
     ACTOR_TYP,
     CLIENT_ASSERTION_TYP,
@@ -197,6 +200,8 @@ class SecurityTokenService:
         extra_issuers: Mapping[str, TrustedIssuer] | None = None,
         token_endpoint: str | None = None,
         presenter_audience: str | None = None,
+        txn_tokens: Sequence[TxnTokenService] = (),
+        actor_profiles: Mapping[str, str] | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.issuer = check_identifier(issuer, "issuer")
@@ -216,8 +221,19 @@ class SecurityTokenService:
         self.workload_keys = KeyRing(base / "workload", alg=alg, retain=workload_ttl + leeway,
                                      clock=clock)
         external = {k: v for k, v in (extra_issuers or {}).items() if k != issuer}
-        #: the issuers whose users' tokens this service exchanges (and so names in ``sub_id``)
-        self.attests = frozenset(external)
+        for t in txn_tokens:  # (trust domain, sub) must never name another issuer's user
+            if t.trust_domain == issuer or t.trust_domain in external:
+                raise ConfigurationError(f"transaction tokens: trust domain `{t.trust_domain}` "
+                                         "is also a trusted token issuer")
+        #: Transaction Tokens of these trust domains are subject tokens (memguard.tokens.txn_token)
+        self.txn_verifier = TxnTokenVerifier({t.trust_domain: t for t in txn_tokens},
+                                             leeway=leeway, clock=clock) if txn_tokens else None
+        #: the entity profile (``sub_profile``) each actor's ``act`` entry gets, by actor id
+        self.actor_profiles = {k: format_profile(parse_profile(v, "actor_profiles"))
+                               for k, v in (actor_profiles or {}).items()}
+        #: the issuers (and Txn-Token trust domains) whose subjects this service exchanges, and so
+        #: names in ``sub_id``
+        self.attests = frozenset(external) | frozenset(t.trust_domain for t in txn_tokens)
         issuers = {issuer: TrustedIssuer(issuer, frozenset({alg}), self.access_keys, self.attests),
                    **external}
         # Subject tokens: any audience this STS serves, or the STS itself.
@@ -362,6 +378,22 @@ class SecurityTokenService:
             raise IdentityError("client assertion replayed", code="identity.replayed")
         return workload.spiffe_id
 
+    def _txn_subject(self, token: str) -> VerifiedAccessToken:
+        """A Transaction Token as the subject: only of a configured trust domain."""
+        if self.txn_verifier is None:
+            raise IdentityError("no transaction token service is trusted", code="identity.bad_type")
+        txn = self.txn_verifier.verify(token)
+        jti = txn.claims.get("jti")
+        principal = Principal(
+            subject=txn.subject, token_jti=check_identifier(jti, "jti") if jti is not None
+            else sha256_digest(token.encode()), scopes=txn.scopes,
+            subject_profile=txn.subject_profile, txn=txn.txn)
+        service = self.txn_verifier.services[txn.subject.issuer]
+        return VerifiedAccessToken(principal=principal, expires_at=txn.expires_at,
+                                   claims=txn.claims,
+                                   issuer=TrustedIssuer(service.trust_domain, service.algorithms,
+                                                        service.keys))
+
     def _record(self, decision: Decision, reason: str, detail: dict[str, Any]) -> None:
         event = AuditEvent(action="token_exchange", decision=decision, reason=reason, detail=detail)
         self._log.info("memguard.sts", decision=decision.value, reason=reason, **detail)
@@ -417,7 +449,10 @@ class SecurityTokenService:
         if self.admit_client is not None:
             self.admit_client(client_id)
         try:
-            subject = self.subject_verifier.verify(req.subject_token)
+            if req.subject_token_type == TXN_TOKEN_TYPE:
+                subject = self._txn_subject(req.subject_token)
+            else:
+                subject = self.subject_verifier.verify(req.subject_token)
         except IdentityError as exc:
             raise TokenExchangeError("invalid_grant", f"subject_token {exc.code}") from None
         principal = subject.principal
@@ -489,14 +524,20 @@ class SecurityTokenService:
             raise TokenExchangeError("invalid_grant", "inputs expired")
         act: dict[str, Any] | None = None
         for hop in principal.actors:  # rebuilt from the verified chain, first delegate innermost
-            act = {"sub": hop.subject, "iss": hop.issuer, **({"act": act} if act else {})}
-        new_act = {"sub": new_actor, "iss": actor_iss, **({"act": act} if act else {})}
+            act = {"sub": hop.subject, "iss": hop.issuer, **_profile(format_profile(hop.profile)),
+                   **({"act": act} if act else {})}
+        new_act = {"sub": new_actor, "iss": actor_iss,
+                   **_profile(self.actor_profiles.get(new_actor)), **({"act": act} if act else {})}
         claims = {
             "iss": self.issuer, "sub": principal.subject.subject,
             "sub_id": subject_identifier(principal.subject), "aud": target,
             "iat": now, "exp": exp, "jti": secrets.token_urlsafe(16), "client_id": client_id,
             "scope": " ".join(sorted(req.scopes)), "act": new_act,
         }
+        if principal.txn is not None:  # the transaction this call chain belongs to
+            claims["txn"] = principal.txn
+            detail["txn"] = principal.txn
+        claims.update(_profile(format_profile(principal.subject_profile)))
         sid = subject.claims.get("sid")
         if isinstance(sid, str):  # the delegated token stays in the user's session (CAEP)
             claims["sid"] = check_identifier(sid, "sid")
@@ -509,3 +550,7 @@ class SecurityTokenService:
             "expires_in": exp - now,
             "scope": claims["scope"],
         }
+
+
+def _profile(value: str | None) -> dict[str, str]:
+    return {"sub_profile": value} if value else {}

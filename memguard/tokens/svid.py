@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from memguard.errors import IdentityError
 from memguard.identity import check_identifier
-from memguard.tokens.rfc7515 import check_alg, check_kid, parse_compact, verify_jws
+from memguard.tokens.rfc7515 import check_alg, check_kid, parse_jws, verify_parsed
 from memguard.tokens.rfc7517 import KeySource
 from memguard.tokens.rfc7519 import check_leeway, check_times, single_audience
 from memguard.tokens.uses import PRESENTER_TYP
@@ -81,7 +81,8 @@ class WorkloadCredentialVerifier:
         self._clock = clock
 
     def verify(self, credential: str) -> WorkloadIdentity:
-        header, unverified = parse_compact(credential)
+        parsed = parse_jws(credential)  # decoded once: the signature is checked over these bytes
+        header, unverified = parsed.header, parsed.claims
         typ = header.get("typ")
         if not isinstance(typ, str) or typ.lower() != self.typ:
             raise IdentityError("unsupported token type", code="identity.bad_type")
@@ -90,7 +91,7 @@ class WorkloadCredentialVerifier:
         if domain is None:
             raise IdentityError("untrusted trust domain", code="identity.bad_issuer")
         alg = check_alg(header, domain.algorithms)
-        claims = verify_jws(credential, domain.keys.get(check_kid(header), alg), alg, unverified)
+        claims = verify_parsed(parsed, domain.keys.get(check_kid(header), alg), alg)
         spiffe_id = check_identifier(claims.get("sub"), "sub")
         if parse_spiffe_id(spiffe_id)[0] != domain.name:
             raise IdentityError("untrusted trust domain", code="identity.bad_issuer")

@@ -1,0 +1,17 @@
+"""``memguard adopt``: turn data that existed before memguard into guarded facts.
+
+See :mod:`memguard.adopt.run` for the protocol, :mod:`memguard.adopt.sources` for the legacy
+stores it reads and :mod:`memguard.adopt.rows` for the owner mapping (docs/adopt.md).
+"""
+
+from memguard.adopt.rows import AdoptReport, LegacyRow, OwnerMapping
+from memguard.adopt.run import adopt_into_guard, adopt_qdrant_in_place, legacy_source
+
+__all__ = [
+    "AdoptReport",
+    "LegacyRow",
+    "OwnerMapping",
+    "adopt_into_guard",
+    "adopt_qdrant_in_place",
+    "legacy_source",
+]

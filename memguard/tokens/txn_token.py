@@ -1,0 +1,128 @@
+"""Transaction Tokens (draft-ietf-oauth-transaction-tokens) as subject tokens at the token endpoint.
+
+A Txn-Token is minted by the Transaction Token Service of one trust domain and carries the
+immutable context of one call chain through the workloads of that domain. memguard accepts one as
+the ``subject_token`` of an RFC 8693 exchange (``subject_token_type
+urn:ietf:params:oauth:token-type:txn_token``) only from a configured trust domain:
+
+- ``typ`` is ``txntoken+jwt`` (the draft's media type; explicit typing, RFC 8725 3.11), so an
+  access token, ID token or workload credential is never taken for one, nor one for them;
+- ``aud``: "the trust domain in which the Txn-Token is used" -- exactly one value, the configured
+  trust domain identifier; ``iss`` (optional in the draft) must be the configured Txn-Token
+  Service when one is configured;
+- ``iat`` / ``exp`` REQUIRED integers with a short lifetime (``max_ttl``, 300 s by default: the
+  draft calls Txn-Tokens short-lived); ``txn`` REQUIRED, "a unique transaction identifier"
+  (RFC 8417 2.2 ``txn``); ``sub`` REQUIRED, "unique within the trust domain"; ``scope`` REQUIRED;
+- ``tctx`` / ``rctx`` objects when present (``rctx.req_wl`` the requesting workload(s)).
+
+The subject is the principal (trust domain, ``sub``): unique per trust domain, never ``sub``
+alone. The exchanged access token keeps ``txn`` (and the subject's ``sub_profile``), so every fact
+written with it records the transaction in its provenance (``writer.txn``). A Txn-Token names no
+actors here (an ``act`` claim is refused): the exchange adds the first hop, under the token
+endpoint's delegation grants. Tokens are not recorded: the audit event holds their digest.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from memguard.errors import IdentityError
+from memguard.identity import PrincipalId, check_identifier
+from memguard.tokens.entity_profiles import parse_profile
+from memguard.tokens.rfc7515 import check_alg, check_kid, parse_compact, verify_jws
+from memguard.tokens.rfc7517 import KeySource
+from memguard.tokens.rfc7519 import check_leeway, check_times, single_audience
+from memguard.tokens.rfc8693 import TXN_TOKEN_TYPE
+
+__all__ = ["TXN_TOKEN_TYP", "TXN_TOKEN_TYPE", "TxnTokenService", "TxnTokenVerifier",
+           "VerifiedTxnToken"]
+
+TXN_TOKEN_TYP = "txntoken+jwt"
+
+
+@dataclass(frozen=True, slots=True)
+class TxnTokenService:
+    """A trusted trust domain: its identifier (the Txn-Tokens' ``aud``), the key set and pinned
+    algorithms of its Transaction Token Service, and that service's ``iss`` if it sends one."""
+
+    trust_domain: str
+    algorithms: frozenset[str]
+    keys: KeySource
+    issuer: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class VerifiedTxnToken:
+    subject: PrincipalId
+    txn: str
+    scopes: frozenset[str]
+    expires_at: int
+    subject_profile: tuple[str, ...]
+    #: the requesting workload(s) of ``rctx.req_wl``, if named
+    requesting_workloads: tuple[str, ...]
+    claims: Mapping[str, Any]
+
+
+class TxnTokenVerifier:
+    """Verifies Txn-Tokens of the configured trust domains; raises ``IdentityError`` otherwise."""
+
+    def __init__(
+        self,
+        services: Mapping[str, TxnTokenService],
+        *,
+        max_ttl: int = 300,
+        leeway: int = 30,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.services = dict(services)
+        self.max_ttl = max_ttl
+        self.leeway = check_leeway(leeway)
+        self._clock = clock
+
+    def verify(self, token: str) -> VerifiedTxnToken:
+        header, unverified = parse_compact(token)
+        typ = header.get("typ")
+        if not isinstance(typ, str) or typ.lower() not in (TXN_TOKEN_TYP,
+                                                           f"application/{TXN_TOKEN_TYP}"):
+            raise IdentityError("not a transaction token", code="identity.bad_type")
+        aud = unverified.get("aud")
+        service = self.services.get(aud) if isinstance(aud, str) else None
+        if service is None or service.trust_domain != aud:
+            raise IdentityError("not a trusted trust domain", code="identity.bad_audience")
+        iss = unverified.get("iss")
+        if service.issuer is not None and iss != service.issuer:
+            raise IdentityError("untrusted transaction token service", code="identity.bad_issuer")
+        alg = check_alg(header, service.algorithms)
+        claims = verify_jws(token, service.keys.get(check_kid(header), alg), alg, unverified)
+        single_audience(claims, {service.trust_domain})
+        exp = check_times(claims, now=self._clock(), leeway=self.leeway, max_ttl=self.max_ttl,
+                          max_age=self.max_ttl + self.leeway)
+        for required in ("txn", "sub", "scope"):
+            if required not in claims:
+                raise IdentityError(f"missing `{required}`", code="identity.bad_claims")
+        if "act" in claims:
+            raise IdentityError("a transaction token subject names no actors",
+                                code="identity.bad_chain")
+        scope = claims["scope"]
+        if not isinstance(scope, str):
+            raise IdentityError("scope must be a string", code="identity.bad_claims")
+        for name in ("tctx", "rctx"):
+            if name in claims and not isinstance(claims[name], dict):
+                raise IdentityError(f"`{name}` must be an object", code="identity.bad_claims")
+        req_wl = (claims.get("rctx") or {}).get("req_wl")
+        workloads = (req_wl,) if isinstance(req_wl, str) else tuple(req_wl or ())
+        return VerifiedTxnToken(
+            subject=PrincipalId(issuer=service.trust_domain,
+                                subject=check_identifier(claims["sub"], "sub",
+                                                         code="identity.bad_claims")),
+            txn=check_identifier(claims["txn"], "txn", code="identity.bad_claims"),
+            scopes=frozenset(s for s in scope.split(" ") if s),
+            expires_at=exp,
+            subject_profile=parse_profile(claims.get("sub_profile")),
+            requesting_workloads=tuple(check_identifier(w, "req_wl", code="identity.bad_claims")
+                                       for w in workloads),
+            claims=claims,
+        )
