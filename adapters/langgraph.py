@@ -75,6 +75,7 @@ from memguard.integrity import Candidate
 from memguard.kernel import Kernel, Operation, StampRequest, VerifiedFact
 from memguard.ledger import FactState
 from memguard.policy.capability import require as require_pushdown
+from memguard.ports import FlowPort
 from memguard.provenance import Provenance, Source, Turn, value_digest
 from memguard.pushdown.langgraph import (
     RESERVED_PREFIX,
@@ -87,6 +88,8 @@ from memguard.pushdown.normal import NormalForm, conj, fold
 from memguard.scope import FieldValue, Gte, PlanKind, ReadRequest, ScopePlan, fields_of
 from memguard.stores.base import reserved_block
 from memguard.trust import TrustLevel
+
+from ._toolkit import backend_error, scan_text
 
 __all__ = [
     "BINDING_KEY",
@@ -516,6 +519,8 @@ class GuardedStore(BaseStore):
             while True:
                 try:
                     response = inner.batch(request)
+                except Exception as exc:  # the one error table (a cancellation passes as it is)
+                    request = flow.throw(backend_error("langgraph store", "batch", exc))
                 except BaseException as exc:
                     request = flow.throw(exc)
                 else:
@@ -533,7 +538,9 @@ class GuardedStore(BaseStore):
             try:
                 response = await inner.abatch(value)
             except BaseException as exc:  # a cancellation too: the flow aborts what it staged
-                done, value = await asyncio.to_thread(_step, flow, None, exc)
+                err = backend_error("langgraph store", "abatch", exc) if isinstance(
+                    exc, Exception) else exc  # fmt: skip
+                done, value = await asyncio.to_thread(_step, flow, None, err)
             else:
                 done, value = await asyncio.to_thread(_step, flow, response, None)
         result: _T = value
@@ -646,7 +653,7 @@ class GuardedStore(BaseStore):
             plan = op.read_plan(request)
             (found,) = yield [GetOp(self._inner_ns(namespace), op_.key, op_.refresh_ttl)]
             if not isinstance(found, Item):
-                op.detail["why"] = "no such item"
+                op.note(why="no such item")
                 op.finish(returned=[])
                 return None
             verified = op.verify(plan, request, [_candidate(fact_id, found.value)])
@@ -830,6 +837,7 @@ class GuardedStore(BaseStore):
                         trust=ctx.trust,
                         derived_from=ctx.derived_from,
                         fact_id=fact_id,
+                        text=scan_text(value),
                     )
                 )
             records = op.stamp(requests)
@@ -842,13 +850,24 @@ class GuardedStore(BaseStore):
                 inner_ops.append(
                     PutOp(self._inner_ns(tuple(put.namespace)), put.key, stored, index)
                 )
-            op.stage(records)  # durable before the store sees anything
-            try:
+            inner_keys = {
+                fact_id: (self._inner_ns(tuple(put.namespace)), put.key)
+                for put, _, fact_id in prepared
+            }
+
+            def put_flow(_: Sequence[Provenance]) -> Flow[None]:
                 yield inner_ops
-            except BaseException:  # the store failed or the call was cancelled
-                op.abort(records)
-                raise
-            op.commit(records)
+                return None
+
+            def probe(fact_ids: Sequence[str]) -> Flow[Sequence[Candidate]]:
+                found = yield [GetOp(*inner_keys[f]) for f in fact_ids]
+                return [
+                    _candidate(f, item.value)
+                    for f, item in zip(fact_ids, found, strict=True)
+                    if isinstance(item, Item)
+                ]
+
+            yield from op.persist_flow(records, FlowPort(put_flow, probe))
         return None
 
     def _delete_flow(self, deletes: list[PutOp]) -> Flow[None]:
@@ -881,12 +900,16 @@ class GuardedStore(BaseStore):
                 else:
                     kept.append(fact_id)
             if kept:
-                op.detail["withheld"] = kept
-            op.fact_ids = doomed
+                op.note(withheld=kept)
+            op.about(doomed)
+
+            def purge() -> Flow[None]:
+                if forward:
+                    yield forward
+                return None
+
             if doomed:
-                op.tombstone(doomed)
-            if forward:
-                yield forward
-            if doomed:
-                op.purged(doomed)
+                yield from op.delete_flow(doomed, purge)
+            else:
+                yield from purge()
         return None

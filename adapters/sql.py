@@ -69,6 +69,7 @@ from memguard.errors import (
     InvalidRequest,
     MemguardError,
     StoreError,
+    StoreUnavailable,
 )
 from memguard.guard import MemoryGuard, RecalledFact
 from memguard.identity import Identity
@@ -78,6 +79,8 @@ from memguard.pushdown.sql import SqlFactTables, fact_rows, fact_tables, to_sql_
 from memguard.scope import FIELDS, LIST_FIELDS, Condition, FieldValue, PlanKind, ReadRequest
 from memguard.stores.base import RESERVED_PAYLOAD_KEY, Hit, StoredPoint
 from memguard.trust import TrustLevel
+
+from ._toolkit import is_unavailable
 
 __all__ = ["SUPPORTED", "GuardedSqlMemory", "MemoryRow", "SqlStore"]
 
@@ -225,6 +228,8 @@ class SqlStore:
         except MemguardError:
             raise
         except Exception as exc:  # any driver, SQL or decoding failure is a store failure
+            if is_unavailable(exc):  # the one adapter error table: the database is unreachable
+                raise StoreUnavailable("the sql store is unavailable") from exc
             raise StoreError(f"sql store operation failed: {type(exc).__name__}") from exc
 
     def _check_layout(self) -> None:

@@ -12,6 +12,7 @@
     ├── IntegrityError           integrity.*              the store no longer matches the ledger
     └── BackendError             backend.*                the store or the ledger failed
         ├── StoreError           backend.store
+        │   └── StoreUnavailable backend.unavailable  the store cannot be reached (any adapter)
         └── LedgerError          backend.ledger
 
 Messages are deliberately short and generic: the caller is untrusted. The full reason goes to the
@@ -34,6 +35,7 @@ __all__ = [
     "MemguardError",
     "ReservedField",
     "StoreError",
+    "StoreUnavailable",
     "TrustEscalation",
     "UntranslatableCondition",
 ]
@@ -117,6 +119,12 @@ class StoreError(BackendError):
     """The vector/memory store failed."""
 
     code = "backend.store"
+
+
+class StoreUnavailable(StoreError):
+    """The store cannot be reached (connection refused, timed out, transport down)."""
+
+    code = "backend.unavailable"
 
 
 class LedgerError(BackendError):

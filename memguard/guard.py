@@ -21,11 +21,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from memguard.embedding import Embedder, HashEmbedder
-from memguard.errors import FactNotFound, InvalidRequest, LedgerError
+from memguard.errors import FactNotFound, InvalidRequest
 from memguard.identity import Identity, Verifier
-from memguard.integrity import payload_candidate, payload_problem, staged_problem
+from memguard.integrity import payload_candidate
 from memguard.kernel import Kernel, Operation, StampRequest, VerifiedFact
 from memguard.ledger import FactState, Ledger, LedgerRecord
+from memguard.ports import StorePort
 from memguard.provenance import (
     Provenance,
     Source,
@@ -219,10 +220,11 @@ class MemoryGuard:
 
     def write_many(self, identity: Identity, facts: Sequence[FactInput]) -> list[Provenance]:
         """Store a batch atomically per phase: one ledger transaction each side of one store upsert."""
-        with self.kernel.operation("write", identity) as op:
+        first = facts[0] if facts else None
+        trace = first.turn.trace_id if isinstance(first, FactInput) else None
+        with self.kernel.operation("write", identity, trace_id=trace) as op:
             if not facts:
                 raise InvalidRequest("empty batch")
-            op.trace_id = facts[0].turn.trace_id
             return self._write(op, list(facts))
 
     def _write(
@@ -248,13 +250,7 @@ class MemoryGuard:
             StoredPoint(p.fact_id, build_payload(f.text, meta, p), vec)
             for f, meta, p, vec in zip(facts, metas, records, vectors, strict=True)
         ]
-        op.stage(records)  # durable before the store sees anything
-        try:
-            self.store.upsert(points)
-        except Exception:  # any store failure, typed or not: the rows must not stay pending
-            op.abort(records)
-            raise
-        op.commit(records)
+        op.persist(records, StorePort(self.store, lambda _: points))
         return records
 
     def _vectors(self, facts: Sequence[FactInput]) -> list[Sequence[float]]:
@@ -305,9 +301,7 @@ class MemoryGuard:
         with self.kernel.operation("delete", identity, fact_ids=[fact_id]) as op:
             request = ReadRequest("delete")
             self._visible(op, op.read_plan(request), request, [fact_id])
-            op.tombstone([fact_id])
-            self.store.delete([fact_id])
-            op.purged([fact_id])
+            op.delete([fact_id], lambda: self.store.delete([fact_id]))
 
     # -- reads ------------------------------------------------------------------------------------
 
@@ -446,7 +440,7 @@ class MemoryGuard:
         for fact_id in fact_ids:
             point = points.get(fact_id)
             if point is None:
-                op.detail["why"] = "no such point"
+                op.note(why="no such point")
                 raise FactNotFound("fact not found")
             verified = op.verify(plan, request, [payload_candidate(fact_id, point.payload)])
             if not verified:
@@ -516,7 +510,7 @@ class MemoryGuard:
             fact_ids=[r.fact_id for r in todo],
         ) as op:  # fmt: skip
             if operator is not None:
-                op.detail["operator"] = operator
+                op.note(operator=operator)
             who = op.principal
             endorser = (operator if operator.startswith("operator:") else f"operator:{operator}") \
                 if operator is not None else " -> ".join(
@@ -568,14 +562,7 @@ class MemoryGuard:
         if not staged:
             op.finish("nothing to change")
             return []
-        op.fact_ids = [p.fact_id for p in staged]
-        op.stage(staged)
-        try:
-            self.store.upsert(moved)
-        except Exception:
-            op.abort(staged)
-            raise
-        op.commit(staged, **detail)
+        op.persist(staged, StorePort(self.store, lambda _: moved), **detail)
         return [p.fact_id for p in staged]
 
     def rescan(
@@ -649,7 +636,7 @@ class MemoryGuard:
             scan = {**verdict.summary(), "uncapped": base.label if trust < base else None}
             changes.append((rec, {"trust": trust.label, "trust_reason": reason, "scan": scan}))
         with self.kernel.operation("rescan", None, require_identity=False) as op:
-            op.detail["operator"] = operator
+            op.note(operator=operator)
             done = self._reversion(op, changes, scanner=stage.name, scanner_version=stage.version,
                                    lowered=len(lowered))  # fmt: skip
         return done, [f for f in lowered if f in set(done)]
@@ -685,10 +672,10 @@ class MemoryGuard:
             plan = op.read_plan(request)
             record = self.ledger.latest([fact_id]).get(fact_id)
             if record is None:
-                op.detail["why"] = "no such fact"
+                op.note(why="no such fact")
                 raise FactNotFound("fact not found")
             if not op.admits(plan, request, record):
-                op.detail["why"] = "out of scope"
+                op.note(why="out of scope")
                 raise FactNotFound("fact not found")
             # related facts the caller may neither read nor audit appear only as counts
             visible = reader_visibility(op, "get", "audit")
@@ -707,62 +694,11 @@ class MemoryGuard:
         younger than that many seconds, for deployments where other processes may have writes in
         flight.
         """
-        committed: list[str] = []
-        aborted: list[str] = []
-        cutoff = self.kernel.clock() - older_than
-        pending = self.ledger.in_state(FactState.PENDING)
-        logged = self.ledger.logged_heads([r.fact_id for r in pending])
-        for rec in pending:
-            prov = rec.provenance
-            if prov.created_at.timestamp() > cutoff:
-                continue
-            points = self.store.retrieve([rec.fact_id])
-            forged = staged_problem(rec, logged.get(rec.fact_id))
-            if forged is not None:
-                # a pending row the log never staged (inserted around it, with a store point to
-                # match): never committed; an alarm, and aborted (it stays unlogged for verify)
-                with self.kernel.operation(
-                    "recover", None, require_identity=False, fact_ids=[rec.fact_id]
-                ) as op:
-                    op.alarm(rec.fact_id, forged)
-                    op.finished = True
-                points = []
-            matches = bool(points) and payload_problem(points[0].payload, rec, prov) is None
-            try:
-                with self.kernel.operation(
-                    "recover", None, require_identity=False, fact_ids=[rec.fact_id]
-                ) as op:
-                    if matches:
-                        event = self.kernel._allow_event(
-                            op, "recovered_commit", version=rec.version
-                        )
-                        self.ledger.commit([prov], [event])
-                        op.finished = True
-                        self.kernel._after_events()
-                        committed.append(rec.fact_id)
-                    else:
-                        self.ledger.abort([prov])
-                        op.finish("recovered_abort", version=rec.version)
-                        aborted.append(rec.fact_id)
-            except LedgerError:
-                # several processes starting on one ledger: another one's recovery (or the
-                # writer itself) moved the row on first; anything else is still an error
-                if self._still_pending(rec.fact_id, rec.version):
-                    raise
-        purged = [r.fact_id for r in self.ledger.in_state(FactState.DELETED, purged=False)]
-        if purged:
-            self.store.delete(purged)
-            self.ledger.mark_purged(purged)
+        probe = StorePort(self.store, lambda _: ()).probe
+        committed, aborted = self.kernel.recover_pending(probe, older_than=older_than)
+        purged = self.kernel.redo_purges(self.store.delete)
         resynced = self._sync_quarantine() or []
-        return RecoveryReport(
-            tuple(committed), tuple(aborted), tuple(dict.fromkeys(purged)), tuple(resynced)
-        )
-
-    def _still_pending(self, fact_id: str, version: int) -> bool:
-        return any(
-            r.version == version and r.state is FactState.PENDING
-            for r in self.ledger.versions(fact_id)
-        )
+        return RecoveryReport(tuple(committed), tuple(aborted), tuple(purged), tuple(resynced))
 
     def close(self) -> None:
         """Integrate the audit events still queued (and sign a checkpoint), then close."""

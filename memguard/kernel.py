@@ -3,10 +3,9 @@
 Every memory operation is one audited :class:`Operation`, opened with :meth:`Kernel.operation`::
 
     with kernel.operation("write", identity, trace_id=...) as op:   # verify
-        records = op.stamp([StampRequest(...)])                    # decide + stamp
-        op.stage(records)                                           # ledger: pending
-        backend.put(...)                                            # store (the adapter's own call)
-        op.commit(records)                                          # ledger: committed + allow event
+        records = op.stamp([StampRequest(..., text=...)])          # decide + scan + stamp
+        op.persist(records, port)        # ledger pending -> port.put (the adapter's I/O) -> committed
+                                         # + allow event; abort / in-process resolution on failure
 
     with kernel.operation("search", identity, purpose=..., turn=...) as op:
         plan = op.read_plan(ReadRequest("search", ...))             # decide: deny | allow | residual
@@ -24,14 +23,15 @@ from __future__ import annotations
 
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import ValidationError
 
+from memguard import protocol, recovery, revoking
+from memguard import stamp as stamping
 from memguard.denials import note_principal, request_credentials
 from memguard.errors import (
     AccessDenied,
@@ -42,20 +42,17 @@ from memguard.errors import (
     TrustEscalation,
 )
 from memguard.events import AuditEvent, Decision
-from memguard.identity import Identity, Principal, PrincipalId, Verifier, check_identifier
+from memguard.identity import Identity, Principal, PrincipalId, Verifier
 from memguard.integrity import Candidate, candidate_problem, ledger_problem
 from memguard.ledger import FactState, Ledger, LedgerRecord
 from memguard.ledger.ledger import TurnRead
-from memguard.ledger.lineage import Revocation, is_read_set, read_set_id
-from memguard.lineage_trust import channel_class, lineage_trust_of
+from memguard.ledger.lineage import Revocation
 from memguard.logging import get_logger
+from memguard.ports import Flow, WritePort
 from memguard.provenance import (
     Provenance,
-    ScanRecord,
     Source,
     Turn,
-    WriterChain,
-    now_utc,
     sha256_digest,
 )
 from memguard.revocation import (
@@ -65,7 +62,6 @@ from memguard.revocation import (
     RevocationSelector,
 )
 from memguard.scan.stage import ScanStage
-from memguard.scan.verdict import ScanContext
 from memguard.scope import (
     DefaultScopeResolver,
     FieldValue,
@@ -78,12 +74,14 @@ from memguard.scope import (
 )
 from memguard.telemetry import hooks as telemetry
 from memguard.tokens.confusables import ConfusableWatch
-from memguard.trust import SourceKind, TrustLevel, TrustPolicy
+from memguard.trust import TrustLevel, TrustPolicy
 
 if TYPE_CHECKING:
     from memguard.tokens.confusables import ConfusableWatch
 
 __all__ = ["Kernel", "Operation", "StampRequest", "VerifiedFact"]
+
+T = TypeVar("T")
 
 _GET = ReadRequest("get")
 _UPDATE = ReadRequest("update")
@@ -147,6 +145,8 @@ class Operation:
         self.finished = False
         self._read_trust: dict[str, int] = {}
         self._edges: dict[str, list[tuple[str, str, str]]] = {}
+        #: fact ids this operation holds against concurrent writes in this process
+        self._claims: set[str] = set()
 
     # -- identity ---------------------------------------------------------------------------------
 
@@ -167,6 +167,13 @@ class Operation:
             raise AccessDenied("read not permitted", code="access_denied.policy")
         return plan
 
+    def decide_write(self, namespace: str) -> None:
+        """May this principal write into ``namespace`` at all (a collection-level call)?"""
+        decision = self.kernel.scope.write_decision(self.who, namespace)
+        self.policy_digest = decision.policy_digest
+        if not decision.allowed:
+            raise AccessDenied("write not permitted", code="access_denied.policy")
+
     def point_allows(self, request: ReadRequest, fields: Mapping[str, FieldValue]) -> bool:
         """Ask the resolver's independent point evaluator too, when it has one."""
         scope = self.kernel.scope
@@ -186,323 +193,53 @@ class Operation:
 
     def stamp(self, requests: Sequence[StampRequest]) -> list[Provenance]:
         """Decide each write and build its provenance: trust from the channel, capped by the
-        writer's ceiling, policy, the inputs it was derived from and what its turn has read."""
-        principal = self.who
-        kernel = self.kernel
-        ledger = kernel.ledger
-        now = now_utc()
-        named = [r.fact_id for r in requests if r.fact_id is not None]
-        if len(set(named)) != len(named):
-            raise InvalidRequest("a batch names the same fact twice")
-        heads = ledger.latest(named) if named else {}
-        next_versions = ledger.next_versions(named) if named else {}
-        bars = kernel.write_bars()
-        plans: dict[str, ScopePlan] = {}
-        taint: dict[tuple[str, int], list[tuple[str, int]]] = {}
-        read_sets: dict[str, bool] = {}
-        out: list[Provenance] = []
-        scans = self._scan(requests)
-        for index, req in enumerate(requests):
-            try:
-                check_identifier(req.namespace, "namespace")
-            except IdentityError:  # the same character rules as identifiers, but not identity
-                raise InvalidRequest("namespace has forbidden characters") from None
-            if req.fact_id is not None and (
-                not (0 < len(req.fact_id) <= 64) or is_read_set(req.fact_id)
-            ):
-                raise InvalidRequest("a fact id has 1 to 64 characters and no reserved prefix")
-            if len(req.derived_from) > _MAX_DERIVED_FROM:
-                raise InvalidRequest(f"at most {_MAX_DERIVED_FROM} inputs per derived fact")
-            decision = kernel.scope.write_decision(principal, req.namespace)
-            self.policy_digest = decision.policy_digest
-            if not decision.allowed:
-                raise AccessDenied("write not permitted", code="access_denied.policy")
-            level, reason = kernel.assign_trust(principal, req, decision.max_trust)
-            fact_id = req.fact_id or str(uuid.uuid4())
-            edges: list[tuple[str, str, str]] = []
-            requested = tuple(dict.fromkeys(req.derived_from))
-            inherited: tuple[str, ...] = ()
-            version, owner = 1, principal.subject
-            if fact_id in next_versions:  # an existing id: this is an update of that fact
-                head = heads.get(fact_id)
-                if head is not None:
-                    if head.state is FactState.PENDING:
-                        raise AccessDenied(
-                            "the fact is being written", code="access_denied.conflict"
-                        )
-                    if "update" not in plans:
-                        plans["update"] = self.read_plan(_UPDATE)
-                    self._require_visible(plans["update"], _UPDATE, head, allow_deleted=True)
-                    owner = head.provenance.owner
-                    if head.state is FactState.COMMITTED:
-                        # the lineage stays with the fact: a new version is still capped by the
-                        # inputs of the one it replaces (an overwrite cannot launder its trust)
-                        inherited = tuple(dict.fromkeys(head.provenance.derived_from))
-                version = next_versions[fact_id]
-            new_inputs = tuple(i for i in requested if i not in inherited)
-            inputs = (*inherited, *new_inputs)
-            lineage = channel_class(req.source.kind)
-            if inputs:
-                if fact_id in inputs:
-                    raise InvalidRequest("a fact cannot be derived from itself")
-                upstream: list[Provenance] = []
-                if new_inputs:  # named now: the writer must be able to read each of them
-                    if "get" not in plans:
-                        plans["get"] = self.read_plan(_GET)
-                    records = self.visible_records(plans["get"], _GET, list(new_inputs))
-                    upstream.extend(r.provenance for r in records)
-                # the fact's own inputs may since be deleted, quarantined or out of its owner's
-                # scope: the edge stays (to the tombstone) and every version they had still caps
-                upstream.extend(self._recorded_inputs(inherited))
-                weakest = min(p.trust for p in upstream)
-                if weakest < level:  # model output (agent_inference) is already capped at derived
-                    level = weakest
-                    reason += f"; min of inputs = {weakest.label}"
-                lineage = min(lineage, *(lineage_trust_of(p) for p in upstream))
-                edges.extend((fact_id, parent, "derived") for parent in inputs)
-            key = (req.turn.session_id, req.turn.turn_index)
-            if key not in taint:
-                taint[key] = ledger.lineage.turn_reads(
-                    principal.subject.issuer, principal.subject.subject, *key
-                )
-            read = [(fid, t) for fid, t in taint[key] if fid != fact_id]
-            if read:
-                lowest = TrustLevel(min(t for _, t in read))
-                if lowest < level:
-                    level = lowest
-                    reason += f"; turn tainted: it read {lowest.label} facts"
-                # what the turn read: its trust when read, and its lineage (never above either)
-                seen = ledger.latest([fid for fid, _ in read])
-                lineage = min(
-                    lineage,
-                    *(min(TrustLevel(t), lineage_trust_of(seen[fid].provenance))
-                      if fid in seen else TrustLevel(t) for fid, t in read),
-                )  # fmt: skip
-                node = read_set_id(
-                    principal.subject.issuer, principal.subject.subject, *key,
-                    [fid for fid, _ in read],
-                )  # fmt: skip
-                edges.append((fact_id, node, "context"))
-                if node not in read_sets:
-                    read_sets[node] = ledger.lineage.has_read_set(node)
-                    if not read_sets[node]:
-                        edges.extend((node, fid, "read") for fid, _ in read)
-            if req.trust is not None and level < req.trust:
-                # the writer asked for more than its inputs or its turn allow: refuse, never narrow
-                raise TrustEscalation(
-                    "requested trust is above what the inputs or the turn's reads allow"
-                )
-            scan = scans[index]
-            if scan is not None:  # the content's verdict caps what the channel gave
-                if scan.refused:
-                    self.detail.setdefault("scan", []).append(
-                        {"fact_id": req.fact_id, **scan.summary()}
-                    )
-                    raise AccessDenied(
-                        "the content scanner refused this text", code="access_denied.scanner"
-                    )
-                cap = scan.cap
-                if cap is not None and cap < level:
-                    scan = scan.model_copy(update={"uncapped": level})
-                    level = cap
-                    reason += f"; scan {scan.label} cap {cap.label}"
-            prov = Provenance(
-                fact_id=fact_id,
-                version=version,
-                namespace=req.namespace,
-                owner=owner,
-                source=req.source,
-                turn=telemetry.stamp_turn(req.turn),
-                trust=level,
-                trust_reason=reason,
-                writer=WriterChain.from_principal(principal),
-                derived_from=inputs,
-                created_at=now,
-                content_digest=req.content_digest,
-                policy_digest=decision.policy_digest,
-                lineage_trust=lineage,
-                scan=scan,
-            )
-            if scan is not None and scan.label != "clean":
-                self.detail.setdefault("scan", []).append({"fact_id": fact_id, **scan.summary()})
-                if scan.label == "error":
-                    self.alarm(fact_id, "scan.failed")
-            for revocation in bars:
-                if revocation.reaches(owner.issuer, owner.subject) and revocation.selector.matches(
-                    prov
-                ):
-                    self.detail["revocation_id"] = revocation.revocation_id
-                    raise AccessDenied(
-                        "the source, turn or writer is revoked", code="access_denied.revoked"
-                    )
-            self._edges[fact_id] = edges
-            out.append(prov)
-        return telemetry.stamped(self, out)
-
-    def _scan(self, requests: Sequence[StampRequest]) -> list[ScanRecord | None]:
-        """The scan stage: every request with text, scanned together; fails closed per fact."""
-        stage = self.kernel.scan_stage
-        if stage is None:
-            return [None] * len(requests)
-        items = [
-            (i, r.text, ScanContext(r.namespace, r.source.kind, bool(r.derived_from)))
-            for i, r in enumerate(requests)
-            if r.text is not None
-        ]
-        out: list[ScanRecord | None] = [None] * len(requests)
-        try:
-            records = stage.scan_batch([(text, ctx) for _, text, ctx in items])
-        except Exception as exc:  # the stage itself broke: every fact is capped, never clean
-            records = [stage.error_record(f"scan.error:{type(exc).__name__}") for _ in items]
-        for (i, _, _), record in zip(items, records, strict=True):
-            out[i] = record
-        for i, req in enumerate(requests):
-            if req.text is None:  # a scanner is configured but the adapter sent no text
-                out[i] = stage.error_record("scan.no_text")
-        return out
-
-    def _recorded_inputs(self, fact_ids: Sequence[str]) -> list[Provenance]:
-        """Every recorded version of each input, whatever its state now (deleted, quarantined, out
-        of scope): a new version of a fact stays capped by the inputs it was derived from."""
-        out: list[Provenance] = []
-        for fact_id in fact_ids:
-            versions = self.kernel.ledger.versions(fact_id)
-            if not versions:  # pragma: no cover - an input id the ledger never held
-                raise FactNotFound("fact not found")
-            out.extend(v.provenance for v in versions)
-        return out
-
-    # -- adoption (memguard adopt) ------------------------------------------------------------------
+        writer's ceiling, policy, the inputs it was derived from, what its turn has read and the
+        scan verdict (:mod:`memguard.stamp`)."""
+        return stamping.stamp(self, requests)
 
     def stamp_adopted(
         self, requests: Sequence[tuple[StampRequest, PrincipalId]], *, operator: str
     ) -> list[Provenance | None]:
         """Stamp data that existed before memguard for the owner the operator's mapping named
-        (``memguard adopt``, memguard/adopt/): source kind ``legacy``, written by
-        ``operator:NAME``, trust ``untrusted`` unless the request states a level (never above an
-        owner's own direct write, nor the policy's cap), then capped by the scan verdict.
+        (``memguard adopt``): see :func:`memguard.stamp.stamp_adopted`. ``None`` in the result:
+        the scanner refused that text (recorded in the event, nothing stamped)."""
+        return stamping.stamp_adopted(self, requests, operator=operator)
 
-        Admin-only: the operation's action is ``adopt`` and it has no caller identity (the local
-        operator with file access). Each owner must be allowed to write the namespace by policy;
-        an id the ledger already holds is refused (adoption never overwrites a fact; an aborted
-        attempt, whose store write failed, is retried as the next version). ``None`` in the
-        result: the scanner refused that text (recorded in the event, nothing stamped)."""
-        if self.action != "adopt" or self.principal is not None:
-            raise AccessDenied(
-                "adoption is the local operator's operation", code="access_denied.not_allowed"
-            )
-        kernel = self.kernel
-        policy = kernel.trust_policy
-        self.detail["operator"] = operator
-        operator = operator.removeprefix("operator:")
-        writer = WriterChain(
-            subject=PrincipalId(issuer="memguard:operator", subject=operator),
-            token_jti=f"operator:{operator}",
-        )
-        ids = [r.fact_id for r, _ in requests]
-        if any(i is None for i in ids) or len(set(ids)) != len(ids):
-            raise InvalidRequest("every adopted fact needs its own fact id")
-        named = [i for i in ids if i is not None]
-        if kernel.ledger.latest(named):  # only aborted attempts (a failed batch) may be retried
-            raise InvalidRequest("an adopted fact id is already in the ledger")
-        versions = kernel.ledger.next_versions(named)
-        scans = self._scan([r for r, _ in requests])
-        bars = kernel.write_bars()
-        now = now_utc()
-        out: list[Provenance | None] = []
-        for (req, owner), scan in zip(requests, scans, strict=True):
-            assert req.fact_id is not None
-            if req.source.kind is not SourceKind.LEGACY:
-                raise InvalidRequest("adopted facts have source kind `legacy`")
-            try:
-                check_identifier(req.namespace, "namespace")
-            except IdentityError:
-                raise InvalidRequest("namespace has forbidden characters") from None
-            check_identifier(owner.issuer, "owner issuer")
-            check_identifier(owner.subject, "owner subject")
-            as_owner = Principal(subject=owner, token_jti=writer.token_jti)
-            decision = kernel.scope.write_decision(as_owner, req.namespace)
-            self.policy_digest = decision.policy_digest
-            if not decision.allowed:
-                raise AccessDenied("write not permitted", code="access_denied.policy")
-            ceiling = min(policy.ceiling(0, frozenset()), decision.max_trust)
-            level = min(policy.source_defaults[SourceKind.LEGACY], ceiling)
-            reason = f"source legacy default {level.label}; adopted by operator {operator}"
-            if req.trust is not None:
-                if req.trust > ceiling:
-                    raise TrustEscalation(f"adopted trust is at most `{ceiling.label}`")
-                level = req.trust
-                reason += f"; stated by the operator: {level.label}"
-            if scan is not None:
-                if scan.refused:
-                    self.detail.setdefault("scan", []).append(
-                        {"fact_id": req.fact_id, **scan.summary()}
-                    )
-                    out.append(None)
-                    continue
-                cap = scan.cap
-                if cap is not None and cap < level:
-                    scan = scan.model_copy(update={"uncapped": level})
-                    level = cap
-                    reason += f"; scan {scan.label} cap {cap.label}"
-            prov = Provenance(
-                fact_id=req.fact_id, version=versions.get(req.fact_id, 1),
-                namespace=req.namespace, owner=owner,
-                source=req.source, turn=req.turn, trust=level, trust_reason=reason,
-                writer=writer, created_at=now, content_digest=req.content_digest,
-                policy_digest=decision.policy_digest,
-                lineage_trust=channel_class(SourceKind.LEGACY), scan=scan,
-            )  # fmt: skip
-            if scan is not None and scan.label != "clean":
-                self.detail.setdefault("scan", []).append({"fact_id": req.fact_id, **scan.summary()})
-            for revocation in bars:
-                if revocation.reaches(owner.issuer, owner.subject) and revocation.selector.matches(prov):
-                    self.detail["revocation_id"] = revocation.revocation_id
-                    raise AccessDenied("the source is revoked", code="access_denied.revoked")
-            self._edges[req.fact_id] = []
-            out.append(prov)
-        return out
+    # -- store protocol: the kernel's, for every adapter --------------------------------------
 
-    # -- store protocol ---------------------------------------------------------------------------
+    def note(self, **detail: Any) -> None:
+        """Add to what this operation's event will say (``why``, ``withheld``, ...)."""
+        self.detail.update(detail)
 
-    def stage(self, records: Sequence[Provenance]) -> None:
-        """Ledger rows ``pending``: durable before the backend sees anything."""
-        self.fact_ids = [p.fact_id for p in records]
-        self.kernel.ledger.begin(records)
-
-    def commit(self, records: Sequence[Provenance], **detail: Any) -> None:
-        """Ledger rows ``committed``, lineage edges and the allow event, in one transaction."""
-        edges = [e for p in records for e in self._edges.get(p.fact_id, ())]
-        event = self.kernel._allow_event(
-            self, "ok", versions=[p.version for p in records], **detail
-        )
-        if edges:
-            self.kernel.ledger.commit(records, [event], edges=edges)
-        else:
-            self.kernel.ledger.commit(records, [event])
-        self.finished = True
-        self.kernel._after_events()
-
-    def abort(self, records: Sequence[Provenance]) -> None:
-        """Abort staged rows after a backend failure; a ledger failure leaves them for recovery."""
-        try:
-            self.kernel.ledger.abort(records)
-        except MemguardError:
-            pass  # recovery aborts it later: the row stays pending, so it is never served
-
-    def tombstone(self, fact_ids: Sequence[str], **detail: Any) -> None:
-        """Delete, first half: the ledger rows become ``deleted`` with the allow event, in one
-        transaction, before the backend is touched (a deleted fact is never served again, even if
-        the backend delete then fails); call :meth:`purged` once the backend deleted them."""
+    def about(self, fact_ids: Sequence[str]) -> None:
+        """The facts this operation's event names."""
         self.fact_ids = list(fact_ids)
-        event = self.kernel._allow_event(self, "ok", **detail)
-        self.kernel.ledger.mark_deleted(self.fact_ids, [event])
-        self.finished = True
-        self.kernel._after_events()
 
-    def purged(self, fact_ids: Sequence[str]) -> None:
-        """Delete, second half: the backend no longer holds them (recovery redoes unfinished ones)."""
-        self.kernel.ledger.mark_purged(list(fact_ids))
+    def persist(self, records: Sequence[Provenance], port: WritePort[T], **detail: Any) -> T:
+        """:meth:`persist_flow` for a port whose flows yield no backend call (no driver)."""
+        return protocol.persist(self, records, port, **detail)
+
+    def persist_flow(
+        self, records: Sequence[Provenance], port: WritePort[T], **detail: Any
+    ) -> Flow[T]:
+        """Stage -> store -> commit, the one write protocol: ledger rows ``pending`` (durable
+        before the backend sees anything), ``port.put``, then ``committed`` with the lineage edges
+        and the allow event (``detail``) in one transaction. A failed put aborts the rows; a failed
+        commit is resolved in-process (the port is probed: a write that landed is committed again,
+        anything else aborted); see :mod:`memguard.protocol`."""
+        return (yield from protocol.persist_flow(self, records, port, **detail))
+
+    def delete(self, fact_ids: Sequence[str], purge: Callable[[], T], **detail: Any) -> T:
+        """:meth:`delete_flow` with a direct purge (no driver)."""
+        return protocol.delete(self, fact_ids, purge, **detail)
+
+    def delete_flow(
+        self, fact_ids: Sequence[str], purge: Callable[[], Flow[T]], **detail: Any
+    ) -> Flow[T]:
+        """Delete: tombstone with the allow event (never served again, even if the purge then
+        fails), ``purge()``, then mark purged (recovery redoes an unfinished purge)."""
+        return (yield from protocol.delete_flow(self, fact_ids, purge, **detail))
+
 
     # -- verify -----------------------------------------------------------------------------------
 
@@ -691,6 +428,13 @@ class Kernel:
         self.scan_stage = scan_stage
         self._revocations = _RevocationCache()
         self._revocation_lock = threading.Lock()
+        #: fact ids a live operation of this process is writing, and the condition to wait on
+        self._claimed: dict[str, int] = {}
+        self._claim_cond = threading.Condition()
+        #: how long (seconds) a write waits for another one on the same fact id before a conflict
+        self.claim_timeout = 5.0
+        #: staged rows whose abort the ledger refused: aborted on their next touch
+        self._stuck: dict[str, Provenance] = {}
         self._log = get_logger()
         #: optional: flags principals that look like existing ones (memguard/tokens/confusables.py)
         self.confusables: ConfusableWatch | None = None
@@ -771,6 +515,31 @@ class Kernel:
                 op.detail["revocation_id"] = revocation.revocation_id
                 raise IdentityError("credential revoked", code="identity.revoked")
 
+    # -- the write protocol's bookkeeping -----------------------------------------------------
+
+    def _claim(self, op: Operation, fact_ids: Sequence[str]) -> None:
+        recovery.claim(self, op, fact_ids)
+
+    def resolve_stuck(self, fact_ids: Sequence[str] | None = None) -> list[str]:
+        """Abort the staged rows of this process's failed writes that the ledger refused to move
+        (all, or those of ``fact_ids``); idempotent. Returns the ids now resolved."""
+        return recovery.resolve_stuck(self, fact_ids)
+
+    def redo_purges(self, purge: Callable[[list[str]], object]) -> list[str]:
+        """Finish deletes whose backend purge did not complete: ``purge(ids)``, then mark them."""
+        return recovery.redo_purges(self, purge)
+
+    def recover_pending(
+        self,
+        probe: Callable[[Sequence[str]], Flow[Sequence[Candidate]]],
+        *,
+        older_than: float = 0.0,
+    ) -> tuple[list[str], list[str]]:
+        """Reconcile ``pending`` rows with the backend after a crash: commit what ``probe`` shows
+        the backend holds exactly, abort the rest (:func:`memguard.recovery.recover_pending`)."""
+        return recovery.recover_pending(self, probe, older_than=older_than)
+
+
     # -- the audited operation --------------------------------------------------------------------
 
     @contextmanager
@@ -811,6 +580,7 @@ class Kernel:
             self._deny(op, internal)
             raise internal from exc
         finally:
+            recovery.release(self, op)
             watch.close()
 
     def _event(self, op: Operation, decision: Decision, reason: str, **detail: Any) -> AuditEvent:
@@ -920,29 +690,6 @@ class Kernel:
         """Active revocations that refuse a new write they match (all but fact revocations)."""
         return [r for r in self.active_revocations() if r.selector.kind != "fact"]
 
-    def _revocation_roots(
-        self, op: Operation, selector: RevocationSelector
-    ) -> tuple[list[str], tuple[str, str] | None]:
-        """The facts a revocation by ``op``'s caller roots at, and whose calls it bars (``None``:
-        everyone's). The operator's path (no principal) roots at every match."""
-        if not isinstance(selector, RevocationSelector):
-            raise InvalidRequest("`selector` must be a RevocationSelector")
-        matched = self.ledger.lineage.match(selector)
-        if op.principal is None:
-            return matched, None
-        reach: tuple[str, str] | None = None
-        revoke_request = ReadRequest("revoke")
-        plan = op.read_plan(revoke_request)
-        if plan.kind is not PlanKind.ALLOW:
-            # a revoker whose scope is not every fact bars only its own owner's future
-            # writes and calls: one user's revocation must not lock another user out
-            reach = (op.who.subject.issuer, op.who.subject.subject)
-        records = self.ledger.latest(matched)
-        roots = [
-            fid for fid in matched if fid in records and op.admits(plan, revoke_request, records[fid])
-        ]
-        return roots, reach
-
     def preview_revocation(
         self,
         identity: Identity | None,
@@ -953,23 +700,8 @@ class Kernel:
     ) -> RevocationPreview:
         """What :meth:`revoke` would quarantine, computed the same way, without revoking anything
         (a dry run, audited as ``revoke_preview``; refused where the revocation would be)."""
-        with self.operation(
-            "revoke_preview", identity, require_identity=operator is None
-        ) as op:
-            if operator is not None:
-                op.detail["operator"] = operator
-            roots, reach = self._revocation_roots(op, selector)
-            affected = self.ledger.lineage.plan_revocation(roots, follow_context=follow_context)
-            op.fact_ids = affected
-            quarantined = self.ledger.lineage.quarantined(affected)
-            op.finish(
-                "previewed",
-                selector=selector.model_dump(mode="json", exclude_none=True),
-                roots=len(roots),
-                count=len(affected),
-            )
-        return RevocationPreview(
-            selector, tuple(roots), tuple(affected), frozenset(quarantined), reach
+        return revoking.preview_revocation(
+            self, identity, selector, follow_context=follow_context, operator=operator
         )
 
     def revoke(
@@ -990,47 +722,10 @@ class Kernel:
         ``identity=None``) is the local operator's path, used by the ``memguard revoke`` command
         on a ledger it has file access to; its revocations bar everyone.
         """
-        with self.operation(
-            "revoke", identity, require_identity=operator is None
-        ) as op:
-            if not isinstance(reason, str) or not reason.strip() or len(reason) > 2000:
-                raise InvalidRequest("a revocation needs a reason (at most 2000 characters)")
-            if operator is not None:
-                op.detail["operator"] = operator
-            roots, reach = self._revocation_roots(op, selector)
-            affected = self.ledger.lineage.plan_revocation(roots, follow_context=follow_context)
-            revocation_id = str(uuid.uuid4())
-            op.fact_ids = affected
-            event = self._allow_event(
-                op,
-                "revoked",
-                revocation_id=revocation_id,
-                selector=selector.model_dump(mode="json", exclude_none=True),
-                revocation_reason=reason,
-                roots=roots,
-                count=len(affected),
-                follow_context=follow_context,
-                reach=list(reach) if reach is not None else "everyone",
-            )
-            actor = operator or (
-                " -> ".join([op.who.subject.subject, *(a.subject for a in op.who.actors)])
-            )
-            self.ledger.lineage.revoke(
-                selector, reason=reason, actor=actor, event=event, reach=reach
-            )
-            op.finished = True
-            self._refresh_revocations()
-            self._after_events()
-            shown = affected
-            if op.principal is not None:  # the report shows what the revoker may see, counts the rest
-                from memguard.audit import reader_visibility
-
-                visible = reader_visibility(op, "get", "revoke")
-                records = self.ledger.latest(affected)
-                shown = [f for f in affected if f in records and visible(records[f])]
-        return RevocationReport(
-            revocation_id, selector, tuple(roots), tuple(shown), False, len(affected) - len(shown)
-        )
+        return revoking.revoke(
+            self, identity, selector, reason=reason, follow_context=follow_context,
+            operator=operator,
+        )  # fmt: skip
 
     def endorse(
         self,
@@ -1045,29 +740,4 @@ class Kernel:
         Each id must be in the caller's ``endorse`` scope; returns the ids whose quarantine was
         lifted. Descendants stay quarantined until endorsed themselves.
         """
-        ids = [f for f in dict.fromkeys(fact_ids) if isinstance(f, str)]
-        with self.operation(
-            "endorse", identity, require_identity=operator is None, fact_ids=ids
-        ) as op:
-            if not isinstance(reason, str) or not reason.strip() or len(reason) > 2000:
-                raise InvalidRequest("an endorsement needs a reason (at most 2000 characters)")
-            if not ids or len(ids) != len(list(fact_ids)):
-                raise InvalidRequest("give distinct fact ids to endorse")
-            if operator is not None:
-                op.detail["operator"] = operator
-            if op.principal is not None:
-                request = ReadRequest("endorse")
-                plan = op.read_plan(request)
-                records = self.ledger.latest(ids)
-                for fact_id in ids:
-                    record = records.get(fact_id)
-                    if record is None or record.state is not FactState.COMMITTED:
-                        raise FactNotFound("fact not found")
-                    if not op.admits(plan, request, record):
-                        op.detail["why"] = "out of scope"
-                        raise FactNotFound("fact not found")
-            event = self._allow_event(op, "endorsed", endorsement_reason=reason)
-            lifted = self.ledger.lineage.lift(ids, event)
-            op.finished = True
-            self._after_events()
-        return lifted
+        return revoking.endorse(self, identity, fact_ids, reason=reason, operator=operator)

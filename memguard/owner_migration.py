@@ -36,6 +36,7 @@ from memguard.errors import ConfigurationError
 from memguard.identity import PrincipalId
 from memguard.ledger import LedgerRecord
 from memguard.ledger.ledger import OWNER_SCHEME
+from memguard.ports import StorePort
 from memguard.provenance import Provenance
 from memguard.stores.base import RESERVED_PAYLOAD_KEY, StoredPoint, reserved_block
 from memguard.trust import TrustLevel
@@ -152,12 +153,6 @@ def _reown(
         return []
     with guard.kernel.operation("owner_migration", None, require_identity=False,
                                 fact_ids=[p.fact_id for p in records]) as op:
-        op.stage(records)
-        try:
-            guard.store.upsert(moved)
-        except BaseException:
-            op.abort(records)
-            raise
-        op.commit(records, token_service=token_service, subject_issuer=issuer,
-                  count=len(records))
+        op.persist(records, StorePort(guard.store, lambda _: moved), token_service=token_service,
+                   subject_issuer=issuer, count=len(records))
     return [p.fact_id for p in records]

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _modules() -> dict[str, Path]:
     mods: dict[str, Path] = {}
-    for path in [*ROOT.glob("memguard/**/*.py"), *ROOT.glob("adapters/*.py")]:
+    for path in [*ROOT.glob("memguard/**/*.py"), *ROOT.glob("adapters/**/*.py")]:
         parts = path.relative_to(ROOT).with_suffix("").parts
         name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
         mods[name] = path

@@ -328,6 +328,7 @@ def test_overwriting_a_derived_fact_keeps_its_lineage(
     """A new version written through the kernel (an adapter's upsert/put of an existing id) keeps
     the inputs of the version it replaces, so its trust stays capped by them."""
     from memguard.kernel import StampRequest
+    from memguard.ports import MemoryPort
     from memguard.provenance import content_digest
 
     c = Chain(g, tokens)
@@ -338,8 +339,7 @@ def test_overwriting_a_derived_fact_keeps_its_lineage(
         (v2,) = op.stamp([StampRequest(namespace="r", source=src(K.USER_MESSAGE), turn=T(9),
                                        content_digest=content_digest("clean", {}),
                                        fact_id=summary.fact_id)])  # fmt: skip
-        op.stage([v2])
-        op.commit([v2])
+        op.persist([v2], MemoryPort(lambda p: {}))
     assert v2.version == 2 and v2.derived_from == (page.fact_id,)
     assert v2.trust is TrustLevel.UNTRUSTED and "min of inputs = untrusted" in v2.trust_reason
 

@@ -22,7 +22,7 @@ metadata are skipped and counted, never adopted under a default owner.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +30,9 @@ from memguard.adopt.rows import AdoptReport, LegacyRow, OwnerMapping, Skip, look
 from memguard.context import external_fact_id
 from memguard.errors import InvalidRequest, ReservedField
 from memguard.identity import PrincipalId
+from memguard.integrity import Candidate
 from memguard.kernel import Kernel, StampRequest
+from memguard.ports import Flow, done
 from memguard.provenance import (
     Provenance,
     Source,
@@ -178,16 +180,12 @@ def _run(
                 op.finish("nothing adopted", source=uri, refused=len(todo))
             else:
                 records = [p for _, p in kept]
-                op.stage(records)  # durable before the store sees anything
-                try:
-                    write([i for i, _ in kept], records)
-                except BaseException:
-                    op.abort(records)
-                    raise
                 skipped = {r: n - skipped_before.get(r, 0) for r, n in report.skipped.items()
                            if n != skipped_before.get(r, 0)}  # fmt: skip
-                op.commit(records, source=uri, adopted=len(records), seen=len(rows_batch),
-                          skipped=skipped, owners=sorted({str(p.owner) for p in records}))  # fmt: skip
+                # the kernel stages, stores through `write`, commits; no probe: after a failed
+                # commit the batch is aborted (an adoption is re-run, never committed blind)
+                op.persist(records, _WritePort(write, [i for i, _ in kept]), source=uri, adopted=len(records), seen=len(rows_batch),
+                           skipped=skipped, owners=sorted({str(p.owner) for p in records}))  # fmt: skip
         for i, _ in kept:
             owner = str(i.owner)
             report.owners[owner] = report.owners.get(owner, 0) + 1
@@ -332,3 +330,17 @@ def adopt_qdrant_in_place(
     report.already += already
     report.examples = [(k, r) for k, r in report.examples if r != "already"]
     return report
+
+
+class _WritePort:
+    """The kernel's port for one adoption batch: ``write(items, records)`` stores it."""
+
+    def __init__(self, write: Callable[[list[Any], list[Provenance]], object], items: list[Any]) -> None:
+        self._write, self._items = write, items
+
+    def put(self, records: Sequence[Provenance]) -> Flow[None]:
+        self._write(self._items, list(records))
+        return done(None)
+
+    def probe(self, fact_ids: Sequence[str]) -> Flow[Sequence[Candidate]]:
+        return done([])

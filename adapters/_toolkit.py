@@ -1,0 +1,135 @@
+"""What every adapter shares: the one backend error table, and the text the scanner sees.
+
+The error table (:func:`backend_error`), in one place for all four adapters:
+
+    MemguardError                          -> itself (the guard's own refusal)
+    backend unavailable                    -> StoreUnavailable  (code ``backend.unavailable``, 503)
+        ConnectionError, TimeoutError, any other OSError, httpx / httpcore transport errors,
+        qdrant-client ``ResponseHandlingException``, gRPC ``UNAVAILABLE`` / ``DEADLINE_EXCEEDED``,
+        a lost SQL connection (SQLAlchemy ``DisconnectionError`` or an invalidated connection,
+        psycopg ``OperationalError`` / ``InterfaceError``, sqlite3 "unable to open" / "locked"),
+        redis ``ConnectionError``
+    ValueError, TypeError, KeyError        -> InvalidRequest (the backend refused the call's shape)
+    anything else                          -> StoreError        (code ``backend.store``, 503)
+
+The gateway maps every :class:`~memguard.errors.BackendError` to 503 with ``Retry-After``
+(``memguard/gateway/errors.py``), so a backend that is down is the same error and the same status
+whichever adapter met it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from memguard.errors import InvalidRequest, MemguardError, StoreError, StoreUnavailable
+
+__all__ = ["backend_error", "is_unavailable", "scan_text"]
+
+_UNAVAILABLE_NAMES = frozenset(
+    {
+        # qdrant-client (http and grpc transports)
+        "ResponseHandlingException",
+        # httpx / httpcore transport failures (connect, read, write, pool, protocol)
+        "TransportError",
+        "ConnectError",
+        "ConnectTimeout",
+        "ReadTimeout",
+        "WriteTimeout",
+        "PoolTimeout",
+        "NetworkError",
+        "RemoteProtocolError",
+        # redis-py
+        "ConnectionError",
+        "TimeoutError",
+        "BusyLoadingError",
+    }
+)
+_GRPC_UNAVAILABLE = frozenset({"UNAVAILABLE", "DEADLINE_EXCEEDED"})
+
+
+_SQLITE_UNAVAILABLE = ("unable to open", "database is locked", "disk i/o error")
+
+
+def _sql_unavailable(exc: BaseException) -> bool | None:
+    """SQL errors: a lost connection or a database that cannot be opened is unavailable; a
+    missing table or a bad statement (also an ``OperationalError``) is not. ``None``: not SQL."""
+    root = type(exc).__module__.split(".")[0]
+    if root == "sqlalchemy":
+        if type(exc).__name__ == "DisconnectionError" or getattr(exc, "connection_invalidated", False):
+            return True
+        orig = getattr(exc, "orig", None)
+        return is_unavailable(orig) if isinstance(orig, BaseException) else False
+    if root in ("psycopg", "psycopg2"):  # libpq: OperationalError is the connection class
+        return any(c.__name__ in ("OperationalError", "InterfaceError") for c in type(exc).__mro__)
+    if root == "sqlite3":
+        return type(exc).__name__ == "OperationalError" and any(
+            k in str(exc).lower() for k in _SQLITE_UNAVAILABLE
+        )
+    return None
+
+
+def is_unavailable(exc: BaseException) -> bool:
+    """Is ``exc`` a backend that cannot be reached (as opposed to one that refused the call)?"""
+    if isinstance(exc, OSError):  # ConnectionError, TimeoutError, socket errors
+        return True
+    sql = _sql_unavailable(exc)
+    if sql is not None:
+        return sql
+    for cls in type(exc).__mro__:
+        if cls.__name__ in _UNAVAILABLE_NAMES and cls.__module__.split(".")[0] in (
+            "qdrant_client", "httpx", "httpcore", "redis",
+        ):  # fmt: skip
+            return True
+    code = getattr(exc, "code", None)
+    if callable(code) and type(exc).__module__.startswith("grpc"):
+        try:
+            name = getattr(code(), "name", None)
+        except Exception:
+            return False
+        return name in _GRPC_UNAVAILABLE
+    return False
+
+
+def backend_error(system: str, what: str, exc: BaseException) -> MemguardError:
+    """The typed error for ``exc`` raised by ``system``'s ``what`` call (see the module table)."""
+    if isinstance(exc, MemguardError):
+        return exc
+    if is_unavailable(exc):
+        err: MemguardError = StoreUnavailable(f"{system} is unavailable (`{what}`)")
+    elif isinstance(exc, ValueError | TypeError | KeyError | AssertionError):
+        err = InvalidRequest(f"{system} refused `{what}`")
+    else:
+        err = StoreError(f"{system} `{what}` failed: {type(exc).__name__}")
+    err.__cause__ = exc
+    return err
+
+
+def scan_text(value: Any) -> str:
+    """The text the kernel's scanner sees for a structured value (a Qdrant payload, a LangGraph
+    item): every string in it, depth first, one per line. Keys are included unless they look like
+    plain field names, so an instruction hidden in a key is scanned too; a value with one string
+    field is scanned exactly as that string is through ``MemoryGuard.write``."""
+    out: list[str] = []
+    _collect(value, out, 0)
+    return "\n".join(out)
+
+
+def _collect(value: Any, out: list[str], depth: int) -> None:
+    if depth > 64:
+        return
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            if isinstance(key, str) and not _plain_key(key):
+                out.append(key)
+            _collect(item, out, depth + 1)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _collect(item, out, depth + 1)
+
+
+def _plain_key(key: str) -> bool:
+    return 0 < len(key) <= 64 and key.replace("_", "").replace("-", "").replace(".", "").isalnum() \
+        and key.isascii()  # fmt: skip

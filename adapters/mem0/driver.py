@@ -1,0 +1,118 @@
+"""The drivers that run a core flow on a ``Memory`` / ``AsyncMemory``, with the one error table."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+# mem0 reads this once, when it is first imported, and uploads usage events from construction
+# on: off unless the application turned it on itself (the shells refuse mem0 with it on)
+os.environ.setdefault("MEM0_TELEMETRY", "False")
+
+import mem0.memory.main as _mem0_main  # type: ignore[import-untyped]
+import mem0.memory.telemetry as _mem0_telemetry  # type: ignore[import-untyped]
+
+from memguard.errors import (
+    ConfigurationError,
+    StoreError,
+)
+
+from .._toolkit import backend_error
+from .base import T, _Call, _Flow
+
+
+def _redact_history(db: Any, memory_id: str) -> None:
+    """Null the text of one memory's rows in mem0's history table (the events and times stay)."""
+    conn = getattr(db, "connection", None)
+    lock = getattr(db, "_lock", None)  # mem0's SQLiteManager serializes its connection with it
+    if conn is None or lock is None:
+        raise StoreError("mem0's history store is closed or unknown")
+    with lock:
+        conn.execute("BEGIN")
+        try:
+            conn.execute(
+                "UPDATE history SET old_memory = NULL, new_memory = NULL, actor_id = NULL "
+                "WHERE memory_id = ?",
+                (memory_id,),
+            )
+            conn.execute("COMMIT")
+        except Exception:
+            conn.execute("ROLLBACK")
+            raise
+
+
+def _perform(memory: Any, call: _Call) -> Any:
+    if call.target == "memory":
+        return getattr(memory, call.method)(*call.args, **call.kwargs)
+    if call.target == "store":
+        return getattr(memory.vector_store, call.method)(*call.args, **call.kwargs)
+    if call.target == "llm":
+        return getattr(memory.llm, call.method)(*call.args, **call.kwargs)
+    return _redact_history(memory.db, *call.args)
+
+
+def _drive(memory: Any, flow: _Flow[T]) -> T:
+    """Run a core flow against a sync ``Memory``; backend errors go back into the flow (fail closed)."""
+    send: Any = None
+    error: Exception | None = None
+    try:
+        while True:
+            try:
+                call = flow.throw(error) if error is not None else flow.send(send)
+            except StopIteration as stop:
+                return stop.value  # type: ignore[no-any-return]
+            send, error = None, None
+            try:
+                send = _perform(memory, call)
+            except Exception as exc:  # the one error table
+                error = backend_error("mem0", f"{call.target}.{call.method}", exc)
+    finally:
+        flow.close()
+
+
+def _step(flow: _Flow[T], send: Any, error: Exception | None) -> tuple[bool, Any]:
+    # StopIteration cannot cross a Future, so the end of the flow is returned as a value
+    try:
+        return False, (flow.throw(error) if error is not None else flow.send(send))
+    except StopIteration as stop:
+        return True, stop.value
+
+
+async def _adrive(memory: Any, flow: _Flow[T]) -> T:
+    """Run a core flow against an ``AsyncMemory``: mem0's coroutines are awaited, the core's own
+    steps (ledger I/O) and mem0's sync parts run in a worker thread."""
+    send: Any = None
+    error: Exception | None = None
+    try:
+        while True:
+            done, value = await asyncio.to_thread(_step, flow, send, error)
+            if done:
+                return value  # type: ignore[no-any-return]
+            call: _Call = value
+            send, error = None, None
+            try:
+                if call.target == "memory":
+                    send = await getattr(memory, call.method)(*call.args, **call.kwargs)
+                else:
+                    send = await asyncio.to_thread(_perform, memory, call)
+            except Exception as exc:  # the one error table
+                error = backend_error("mem0", f"{call.target}.{call.method}", exc)
+    finally:
+        try:
+            flow.close()
+        except ValueError:  # still running in a worker thread after a cancellation
+            pass
+
+
+def _check_backend(memory: Any, allow_telemetry: bool) -> None:
+    provider = getattr(getattr(getattr(memory, "config", None), "vector_store", None), "provider", None)
+    if provider != "qdrant":
+        raise ConfigurationError(
+            f"the mem0 adapter supports the `qdrant` vector store, not `{provider}`"
+        )
+    if (_mem0_telemetry.MEM0_TELEMETRY or _mem0_main.MEM0_TELEMETRY) and not allow_telemetry:
+        raise ConfigurationError(
+            "mem0 telemetry is on: set MEM0_TELEMETRY=False before importing mem0 "
+            "(or pass `allow_telemetry=True`)"
+        )

@@ -1,0 +1,321 @@
+"""The stamp step of a write: decide each fact and build its provenance (memguard's trust rules).
+
+Trust comes from the channel, capped by the writer's ceiling, the policy, the inputs it was derived
+from, what its turn has read and the scan verdict (:func:`scan`, the scan stage between decide and
+stamp). :meth:`memguard.kernel.Operation.stamp` runs :func:`stamp`; nothing else calls it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from memguard.errors import (
+    AccessDenied,
+    FactNotFound,
+    IdentityError,
+    InvalidRequest,
+    TrustEscalation,
+)
+from memguard.identity import Principal, PrincipalId, check_identifier
+from memguard.ledger import FactState
+from memguard.ledger.lineage import is_read_set, read_set_id
+from memguard.lineage_trust import channel_class, lineage_trust_of
+from memguard.provenance import Provenance, ScanRecord, WriterChain, now_utc
+from memguard.recovery import claim
+from memguard.scan.verdict import ScanContext
+from memguard.scope import ReadRequest, ScopePlan
+from memguard.telemetry import hooks as telemetry
+from memguard.trust import SourceKind, TrustLevel
+
+if TYPE_CHECKING:
+    from memguard.kernel import Operation, StampRequest
+
+__all__ = ["recorded_inputs", "scan_texts", "stamp", "stamp_adopted"]
+
+_GET = ReadRequest("get")
+_UPDATE = ReadRequest("update")
+_MAX_DERIVED_FROM = 256
+
+
+def stamp(op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
+    """Decide each write and build its provenance: trust from the channel, capped by the
+    writer's ceiling, policy, the inputs it was derived from and what its turn has read."""
+    principal = op.who
+    kernel = op.kernel
+    ledger = kernel.ledger
+    now = now_utc()
+    named = [r.fact_id for r in requests if r.fact_id is not None]
+    if len(set(named)) != len(named):
+        raise InvalidRequest("a batch names the same fact twice")
+    claim(kernel, op, named)  # one writer per fact id at a time in this process
+    heads = ledger.latest(named) if named else {}
+    stuck = [f for f, h in heads.items() if h.state is FactState.PENDING and f in kernel._stuck]
+    if stuck:  # a write of ours whose abort the ledger refused: resolve it now, then go on
+        kernel.resolve_stuck(stuck)
+        heads = ledger.latest(named)
+    next_versions = ledger.next_versions(named) if named else {}
+    bars = kernel.write_bars()
+    plans: dict[str, ScopePlan] = {}
+    taint: dict[tuple[str, int], list[tuple[str, int]]] = {}
+    read_sets: dict[str, bool] = {}
+    out: list[Provenance] = []
+    scans = scan_texts(op, requests)
+    for index, req in enumerate(requests):
+        try:
+            check_identifier(req.namespace, "namespace")
+        except IdentityError:  # the same character rules as identifiers, but not identity
+            raise InvalidRequest("namespace has forbidden characters") from None
+        if req.fact_id is not None and (
+            not (0 < len(req.fact_id) <= 64) or is_read_set(req.fact_id)
+        ):
+            raise InvalidRequest("a fact id has 1 to 64 characters and no reserved prefix")
+        if len(req.derived_from) > _MAX_DERIVED_FROM:
+            raise InvalidRequest(f"at most {_MAX_DERIVED_FROM} inputs per derived fact")
+        decision = kernel.scope.write_decision(principal, req.namespace)
+        op.policy_digest = decision.policy_digest
+        if not decision.allowed:
+            raise AccessDenied("write not permitted", code="access_denied.policy")
+        level, reason = kernel.assign_trust(principal, req, decision.max_trust)
+        fact_id = req.fact_id or str(uuid.uuid4())
+        edges: list[tuple[str, str, str]] = []
+        requested = tuple(dict.fromkeys(req.derived_from))
+        inherited: tuple[str, ...] = ()
+        version, owner = 1, principal.subject
+        if fact_id in next_versions:  # an existing id: this is an update of that fact
+            head = heads.get(fact_id)
+            if head is not None:
+                if head.state is FactState.PENDING:
+                    raise AccessDenied("the fact is being written", code="access_denied.conflict")
+                if "update" not in plans:
+                    plans["update"] = op.read_plan(_UPDATE)
+                op._require_visible(plans["update"], _UPDATE, head, allow_deleted=True)
+                owner = head.provenance.owner
+                if head.state is FactState.COMMITTED:
+                    # the lineage stays with the fact: a new version is still capped by the
+                    # inputs of the one it replaces (an overwrite cannot launder its trust)
+                    inherited = tuple(dict.fromkeys(head.provenance.derived_from))
+            version = next_versions[fact_id]
+        new_inputs = tuple(i for i in requested if i not in inherited)
+        inputs = (*inherited, *new_inputs)
+        lineage = channel_class(req.source.kind)
+        if inputs:
+            if fact_id in inputs:
+                raise InvalidRequest("a fact cannot be derived from itself")
+            upstream: list[Provenance] = []
+            if new_inputs:  # named now: the writer must be able to read each of them
+                if "get" not in plans:
+                    plans["get"] = op.read_plan(_GET)
+                records = op.visible_records(plans["get"], _GET, list(new_inputs))
+                upstream.extend(r.provenance for r in records)
+            # the fact's own inputs may since be deleted, quarantined or out of its owner's
+            # scope: the edge stays (to the tombstone) and every version they had still caps
+            upstream.extend(recorded_inputs(op, inherited))
+            weakest = min(p.trust for p in upstream)
+            if weakest < level:  # model output (agent_inference) is already capped at derived
+                level = weakest
+                reason += f"; min of inputs = {weakest.label}"
+            lineage = min(lineage, *(lineage_trust_of(p) for p in upstream))
+            edges.extend((fact_id, parent, "derived") for parent in inputs)
+        key = (req.turn.session_id, req.turn.turn_index)
+        if key not in taint:
+            taint[key] = ledger.lineage.turn_reads(
+                principal.subject.issuer, principal.subject.subject, *key
+            )
+        read = [(fid, t) for fid, t in taint[key] if fid != fact_id]
+        if read:
+            lowest = TrustLevel(min(t for _, t in read))
+            if lowest < level:
+                level = lowest
+                reason += f"; turn tainted: it read {lowest.label} facts"
+            # what the turn read: its trust when read, and its lineage (never above either)
+            seen = ledger.latest([fid for fid, _ in read])
+            lineage = min(
+                lineage,
+                *(min(TrustLevel(t), lineage_trust_of(seen[fid].provenance))
+                  if fid in seen else TrustLevel(t) for fid, t in read),
+            )  # fmt: skip
+            node = read_set_id(
+                principal.subject.issuer, principal.subject.subject, *key,
+                [fid for fid, _ in read],
+            )  # fmt: skip
+            edges.append((fact_id, node, "context"))
+            if node not in read_sets:
+                read_sets[node] = ledger.lineage.has_read_set(node)
+                if not read_sets[node]:
+                    edges.extend((node, fid, "read") for fid, _ in read)
+        if req.trust is not None and level < req.trust:
+            # the writer asked for more than its inputs or its turn allow: refuse, never narrow
+            raise TrustEscalation(
+                "requested trust is above what the inputs or the turn's reads allow"
+            )
+        scan = scans[index]
+        if scan is not None:  # the content's verdict caps what the channel gave
+            if scan.refused:
+                op.detail.setdefault("scan", []).append({"fact_id": req.fact_id, **scan.summary()})
+                raise AccessDenied(
+                    "the content scanner refused this text", code="access_denied.scanner"
+                )
+            cap = scan.cap
+            if cap is not None and cap < level:
+                scan = scan.model_copy(update={"uncapped": level})
+                level = cap
+                reason += f"; scan {scan.label} cap {cap.label}"
+        prov = Provenance(
+            fact_id=fact_id,
+            version=version,
+            namespace=req.namespace,
+            owner=owner,
+            source=req.source,
+            turn=telemetry.stamp_turn(req.turn),
+            trust=level,
+            trust_reason=reason,
+            writer=WriterChain.from_principal(principal),
+            derived_from=inputs,
+            created_at=now,
+            content_digest=req.content_digest,
+            policy_digest=decision.policy_digest,
+            lineage_trust=lineage,
+            scan=scan,
+        )
+        if scan is not None and scan.label != "clean":
+            op.detail.setdefault("scan", []).append({"fact_id": fact_id, **scan.summary()})
+            if scan.label == "error":
+                op.alarm(fact_id, "scan.failed")
+        for revocation in bars:
+            if revocation.reaches(owner.issuer, owner.subject) and revocation.selector.matches(
+                prov
+            ):
+                op.detail["revocation_id"] = revocation.revocation_id
+                raise AccessDenied(
+                    "the source, turn or writer is revoked", code="access_denied.revoked"
+                )
+        op._edges[fact_id] = edges
+        out.append(prov)
+    return telemetry.stamped(op, out)
+
+
+def scan_texts(op: Operation, requests: Sequence[StampRequest]) -> list[ScanRecord | None]:
+    """The scan stage: every request with text, scanned together; fails closed per fact."""
+    stage = op.kernel.scan_stage
+    if stage is None:
+        return [None] * len(requests)
+    items = [
+        (i, r.text, ScanContext(r.namespace, r.source.kind, bool(r.derived_from)))
+        for i, r in enumerate(requests)
+        if r.text is not None
+    ]
+    out: list[ScanRecord | None] = [None] * len(requests)
+    try:
+        records = stage.scan_batch([(text, ctx) for _, text, ctx in items])
+    except Exception as exc:  # the stage itself broke: every fact is capped, never clean
+        records = [stage.error_record(f"scan.error:{type(exc).__name__}") for _ in items]
+    for (i, _, _), record in zip(items, records, strict=True):
+        out[i] = record
+    for i, req in enumerate(requests):
+        if req.text is None:  # a scanner is configured but the adapter sent no text
+            out[i] = stage.error_record("scan.no_text")
+    return out
+
+
+def recorded_inputs(op: Operation, fact_ids: Sequence[str]) -> list[Provenance]:
+    """Every recorded version of each input, whatever its state now (deleted, quarantined, out
+    of scope): a new version of a fact stays capped by the inputs it was derived from."""
+    out: list[Provenance] = []
+    for fact_id in fact_ids:
+        versions = op.kernel.ledger.versions(fact_id)
+        if not versions:  # pragma: no cover - an input id the ledger never held
+            raise FactNotFound("fact not found")
+        out.extend(v.provenance for v in versions)
+    return out
+
+
+def stamp_adopted(
+    op: Operation, requests: Sequence[tuple[StampRequest, PrincipalId]], *, operator: str
+) -> list[Provenance | None]:
+    """Stamp data that existed before memguard for the owner the operator's mapping named
+    (``memguard adopt``, memguard/adopt/): source kind ``legacy``, written by
+    ``operator:NAME``, trust ``untrusted`` unless the request states a level (never above an
+    owner's own direct write, nor the policy's cap), then capped by the scan verdict.
+
+    Admin-only: the operation's action is ``adopt`` and it has no caller identity (the local
+    operator with file access). Each owner must be allowed to write the namespace by policy;
+    an id the ledger already holds is refused (adoption never overwrites a fact; an aborted
+    attempt, whose store write failed, is retried as the next version). ``None`` in the
+    result: the scanner refused that text (recorded in the event, nothing stamped)."""
+    if op.action != "adopt" or op.principal is not None:
+        raise AccessDenied(
+            "adoption is the local operator's operation", code="access_denied.not_allowed"
+        )
+    kernel = op.kernel
+    policy = kernel.trust_policy
+    op.detail["operator"] = operator
+    operator = operator.removeprefix("operator:")
+    writer = WriterChain(
+        subject=PrincipalId(issuer="memguard:operator", subject=operator),
+        token_jti=f"operator:{operator}",
+    )
+    ids = [r.fact_id for r, _ in requests]
+    if any(i is None for i in ids) or len(set(ids)) != len(ids):
+        raise InvalidRequest("every adopted fact needs its own fact id")
+    named = [i for i in ids if i is not None]
+    if kernel.ledger.latest(named):  # only aborted attempts (a failed batch) may be retried
+        raise InvalidRequest("an adopted fact id is already in the ledger")
+    versions = kernel.ledger.next_versions(named)
+    scans = scan_texts(op, [r for r, _ in requests])
+    bars = kernel.write_bars()
+    now = now_utc()
+    out: list[Provenance | None] = []
+    for (req, owner), scan in zip(requests, scans, strict=True):
+        assert req.fact_id is not None
+        if req.source.kind is not SourceKind.LEGACY:
+            raise InvalidRequest("adopted facts have source kind `legacy`")
+        try:
+            check_identifier(req.namespace, "namespace")
+        except IdentityError:
+            raise InvalidRequest("namespace has forbidden characters") from None
+        check_identifier(owner.issuer, "owner issuer")
+        check_identifier(owner.subject, "owner subject")
+        as_owner = Principal(subject=owner, token_jti=writer.token_jti)
+        decision = kernel.scope.write_decision(as_owner, req.namespace)
+        op.policy_digest = decision.policy_digest
+        if not decision.allowed:
+            raise AccessDenied("write not permitted", code="access_denied.policy")
+        ceiling = min(policy.ceiling(0, frozenset()), decision.max_trust)
+        level = min(policy.source_defaults[SourceKind.LEGACY], ceiling)
+        reason = f"source legacy default {level.label}; adopted by operator {operator}"
+        if req.trust is not None:
+            if req.trust > ceiling:
+                raise TrustEscalation(f"adopted trust is at most `{ceiling.label}`")
+            level = req.trust
+            reason += f"; stated by the operator: {level.label}"
+        if scan is not None:
+            if scan.refused:
+                op.detail.setdefault("scan", []).append(
+                    {"fact_id": req.fact_id, **scan.summary()}
+                )
+                out.append(None)
+                continue
+            cap = scan.cap
+            if cap is not None and cap < level:
+                scan = scan.model_copy(update={"uncapped": level})
+                level = cap
+                reason += f"; scan {scan.label} cap {cap.label}"
+        prov = Provenance(
+            fact_id=req.fact_id, version=versions.get(req.fact_id, 1),
+            namespace=req.namespace, owner=owner,
+            source=req.source, turn=req.turn, trust=level, trust_reason=reason,
+            writer=writer, created_at=now, content_digest=req.content_digest,
+            policy_digest=decision.policy_digest,
+            lineage_trust=channel_class(SourceKind.LEGACY), scan=scan,
+        )  # fmt: skip
+        if scan is not None and scan.label != "clean":
+            op.detail.setdefault("scan", []).append({"fact_id": req.fact_id, **scan.summary()})
+        for revocation in bars:
+            if revocation.reaches(owner.issuer, owner.subject) and revocation.selector.matches(prov):
+                op.detail["revocation_id"] = revocation.revocation_id
+                raise AccessDenied("the source is revoked", code="access_denied.revoked")
+        op._edges[req.fact_id] = []
+        out.append(prov)
+    return out
