@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         MemguardError,
         ReservedField,
         StoreError,
+        StoreUnavailable,
         TrustEscalation,
         UntranslatableCondition,
     )
@@ -135,6 +136,7 @@ __all__ = [
     "Source",
     "SourceKind",
     "StoreError",
+    "StoreUnavailable",
     "TokenExchangeError",
     "TrustEscalation",
     "TrustLevel",

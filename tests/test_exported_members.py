@@ -21,7 +21,7 @@ EXPECTED = {
     "QdrantStore",
     # errors
     "AccessDenied", "BackendError", "ConfigurationError", "FactNotFound", "IdentityError",
-    "IntegrityError", "InvalidRequest", "LedgerError", "MemguardError", "ReservedField", "StoreError",
+    "IntegrityError", "InvalidRequest", "LedgerError", "MemguardError", "ReservedField", "StoreError", "StoreUnavailable",
     "TokenExchangeError", "TrustEscalation", "UntranslatableCondition",
     "__version__",
 }
