@@ -442,13 +442,16 @@ def test_ledger_commit_failure_leaves_nothing_visible(
     (deny,) = ledger.events(decision="deny")
     assert deny.action == "write" and deny.reason == "backend.ledger"
     (fact_id,) = deny.fact_ids
-    assert ledger.versions(fact_id)[0].state is FactState.PENDING
+    # the kernel resolved the failed commit in-process (protocol.py): the store held the version,
+    # the commit was tried again and failed again, so the rows were aborted: never left pending
+    assert ledger.versions(fact_id)[0].state is FactState.ABORTED
     assert len(guard.store.retrieve([fact_id])) == 1  # the store has it ...
     assert guard.search(alice, "alice's doomed fact", k=5) == []  # ... but it is not served
     with pytest.raises(FactNotFound):
         guard.get(alice, fact_id)
     assert next(e.decision.value for _, e, _ in ledger.events_for(fact_id)) == "deny"
-    # recovery settles it the documented way: the store holds exactly that version -> committed
+    # nothing is left for recovery, and the same fact can be written again once the ledger works
     ledger.fail = False
-    assert guard.recover().committed == (fact_id,)
-    assert guard.get(alice, fact_id).text == "alice's doomed fact"
+    assert guard.recover().committed == ()
+    again = guard.write(alice, "alice's doomed fact", namespace="doomed", source=SRC, turn=_turn())
+    assert guard.get(alice, again.fact_id).text == "alice's doomed fact"
