@@ -73,6 +73,13 @@ class AccessDenied(MemguardError):
     code = "access_denied"
 
 
+class Fenced(AccessDenied):
+    """A derived write read a fact that was deleted or revoked before it could commit (the
+    deletion fence): it is aborted, never committed next to the deletion it would undo."""
+
+    code = "access_denied.fenced"
+
+
 class TrustEscalation(AccessDenied):
     """The caller asked for a trust level above what its channel and chain allow."""
 

@@ -145,6 +145,8 @@ class Operation:
         self.finished = False
         self._read_trust: dict[str, int] = {}
         self._edges: dict[str, list[tuple[str, str, str]]] = {}
+        #: per written fact, what it read or derives from (newly): the deletion fence at commit
+        self._fence: dict[str, set[str]] = {}
         #: fact ids this operation holds against concurrent writes in this process
         self._claims: set[str] = set()
 

@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from memguard.errors import InvalidRequest
+from memguard.errors import Fenced, InvalidRequest
 from memguard.events import Decision
 from memguard.ports import Flow, WritePort, done, holds, run_flow
 from memguard.provenance import Provenance
@@ -57,6 +57,9 @@ def persist_flow(
         raise
     try:
         _commit(op, records, **detail)
+    except Fenced:
+        _abort(op, records)  # the deletion fence: what it read is gone; never commit it
+        raise
     except Exception as exc:
         op.detail["commit_error"] = type(exc).__name__
         if not (yield from _resolve(op, records, port, detail)):
@@ -94,10 +97,14 @@ def _commit(
     """Ledger rows ``committed``, lineage edges and the allow event, in one transaction; the
     event is emitted only once it is recorded."""
     edges = [e for p in records for e in op._edges.get(p.fact_id, ())]
+    fence = sorted({f for p in records for f in op._fence.get(p.fact_id, ())})
     event = op.kernel._event(
         op, Decision.ALLOW, reason, versions=[p.version for p in records], **detail
     )
-    if edges:
+    if fence:
+        writer = op.principal.summary() if op.principal is not None else None
+        op.kernel.ledger.commit(records, [event], edges=edges, fence=fence, writer=writer)
+    elif edges:
         op.kernel.ledger.commit(records, [event], edges=edges)
     else:
         op.kernel.ledger.commit(records, [event])

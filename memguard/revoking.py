@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from memguard.errors import FactNotFound, InvalidRequest
+from memguard.events import Decision
 from memguard.identity import Identity
 from memguard.ledger import FactState
 from memguard.revocation import RevocationPreview, RevocationReport, RevocationSelector
@@ -17,6 +18,8 @@ if TYPE_CHECKING:
     from memguard.kernel import Kernel, Operation
 
 __all__ = ["endorse", "preview_revocation", "revocation_roots", "revoke"]
+
+_MAX_LATE_ROUNDS = 16
 
 
 def revocation_roots(
@@ -102,6 +105,25 @@ def revoke(
             " -> ".join([op.who.subject.subject, *(a.subject for a in op.who.actors)])
         )
         kernel.ledger.lineage.revoke(selector, reason=reason, actor=actor, event=event, reach=reach)
+        # The deletion fence: a derived write that commits after the quarantine above is refused
+        # at its commit; one that committed between the plan and it is found here and joins
+        # the quarantine (until no new descendant appears: each round's are already committed)
+        for _ in range(_MAX_LATE_ROUNDS):
+            known = set(affected)
+            late = [
+                f
+                for f in kernel.ledger.lineage.plan_revocation(roots, follow_context=follow_context)
+                if f not in known
+            ]
+            if not late:
+                break
+            extra = kernel._event(op, Decision.ALLOW, "revoked.late_descendants",
+                                  revocation_id=revocation_id, count=len(late))  # fmt: skip
+            extra = extra.model_copy(update={"fact_ids": tuple(late)})
+            kernel.ledger.lineage.extend(revocation_id, late, extra)
+            kernel._emit(extra)
+            affected = [*affected, *late]
+        op.fact_ids = affected
         op.finished = True
         kernel._refresh_revocations()
         kernel._after_events()

@@ -192,6 +192,7 @@ def stamp(op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
                     "the source, turn or writer is revoked", code="access_denied.revoked"
                 )
         op._edges[fact_id] = edges
+        op._fence[fact_id] = {*new_inputs, *(fid for fid, _ in read)}
         out.append(prov)
     return telemetry.stamped(op, out)
 

@@ -10,8 +10,9 @@ crash, :meth:`Ledger.pending` rows are reconciled against the store by the guard
 from __future__ import annotations
 
 import enum
+import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -34,7 +35,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import SQLModel
 
 from memguard.denials import note_deny
-from memguard.errors import ConfigurationError, LedgerError
+from memguard.errors import ConfigurationError, Fenced, LedgerError
 from memguard.events import AuditEvent, Decision
 from memguard.ledger.auditlog import AuditLog, ProblemKind, VerifyReport, _Problems
 from memguard.ledger.changelog import CHANGE_ACTION, PROJECTIONS, ChangeSet, encode_row, key_of
@@ -73,6 +74,7 @@ _REVOCATION = RevocationRow.__table__  # type: ignore[attr-defined]
 _QUARANTINE = QuarantineRow.__table__  # type: ignore[attr-defined]
 _TURN_READ = TurnReadRow.__table__  # type: ignore[attr-defined]
 _META = LedgerMetaRow.__table__  # type: ignore[attr-defined]
+_FENCE_LOCK = 0x6D67_6665_6E63_65  # the deletion fence's PostgreSQL advisory lock key ("mgfence")
 _TABLES = [_PROV, _EVENT, _EVENT_FACT, _LINEAGE, _REVOCATION, _QUARANTINE, _TURN_READ, _META]
 #: How the owners of facts written through exchanged tokens are keyed in a ledger this code
 #: creates: by the subject's own issuer (RFC 9493 ``sub_id``). A ledger without the mark was
@@ -300,11 +302,94 @@ class Ledger:
         records: Sequence[Provenance],
         events: Sequence[AuditEvent],
         edges: Sequence[tuple[str, str, str]] = (),
+        *,
+        fence: Sequence[str] = (),
+        writer: Mapping[str, Any] | None = None,
     ) -> None:
         """Make ``records`` the current versions, in the same transaction as their audit events and
-        their lineage ``edges`` (``(child_id, parent_id, kind)``)."""
+        their lineage ``edges`` (``(child_id, parent_id, kind)``).
+
+        ``fence``: the facts the write read or derives from. If any of them is deleted (and not
+        written again) or under an active quarantine when this transaction runs, nothing commits
+        and :class:`~memguard.errors.Fenced` is raised: a delete or revocation that committed
+        first is never undone by a write that was in flight with what it removed. The check and
+        the commit are one transaction ordered against deletes and revocations (SQLite: ``BEGIN
+        IMMEDIATE``; PostgreSQL: a shared advisory lock that they take exclusively).
+
+        ``writer`` (the writing principal's summary): a fact that this same principal (issuer,
+        subject and actor chain) deleted does not fence its own write. An agent that replaces a
+        memory (reads it, deletes it, writes the merged one: LangMem's consolidation) meant the
+        deletion; anyone else's deletion, and every quarantine, fences."""
         with self._tx() as conn:
+            if fence:
+                self.fence_lock(conn, exclusive=False)
+                hit = self._fenced(conn, fence, writer)
+                if hit:
+                    raise Fenced(
+                        f"{len(hit)} fact(s) this write read or derives from were deleted or "
+                        f"revoked before it committed: {', '.join(sorted(hit)[:5])}"
+                    )
             self._commit(conn, records, events, edges)
+
+    def fence_lock(self, conn: Connection, *, exclusive: bool) -> None:
+        """Order fenced commits against deletes and revocations (see :meth:`commit`)."""
+        if self.dialect == "postgresql":
+            fn = "pg_advisory_xact_lock" if exclusive else "pg_advisory_xact_lock_shared"
+            conn.exec_driver_sql(f"SELECT {fn}({_FENCE_LOCK})")
+        elif self.dialect == "sqlite":
+            # pysqlite opens the transaction at the first write: take the write lock now, so
+            # the check below and the commit see one state
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+    def _deleted_by(self, conn: Connection, fact_id: str, writer: Mapping[str, Any] | None) -> bool:
+        """Whether ``writer`` made the newest allowed delete of ``fact_id`` (not, when unknown)."""
+        if writer is None:
+            return False
+        row = conn.execute(
+            select(_EVENT.c.event)
+            .select_from(_EVENT_FACT.join(_EVENT, _EVENT.c.seq == _EVENT_FACT.c.event_seq))
+            .where(
+                _EVENT_FACT.c.fact_id == fact_id,
+                _EVENT.c.action == "delete",
+                _EVENT.c.decision == Decision.ALLOW.value,
+            )
+            .order_by(_EVENT.c.seq.desc())
+            .limit(1)
+        ).first()
+        if row is None:
+            return False
+        try:
+            principal = json.loads(row[0]).get("principal") or {}
+        except (ValueError, AttributeError):
+            return False
+        keys = ("issuer", "subject", "actors")
+        return all(principal.get(k) == writer.get(k) for k in keys) and bool(principal.get("subject"))
+
+    def _fenced(
+        self, conn: Connection, fact_ids: Sequence[str], writer: Mapping[str, Any] | None
+    ) -> set[str]:
+        hit: set[str] = set()
+        for start in range(0, len(fact_ids), 500):
+            chunk = list(fact_ids[start : start + 500])
+            states: dict[str, set[str]] = {}
+            for fid, state in conn.execute(
+                select(_PROV.c.fact_id, _PROV.c.state).where(
+                    _PROV.c.fact_id.in_(chunk),
+                    _PROV.c.state.in_([FactState.DELETED.value, FactState.COMMITTED.value]),
+                )
+            ).all():
+                states.setdefault(str(fid), set()).add(str(state))
+            deleted = [f for f, st in states.items() if st == {FactState.DELETED.value}]
+            hit.update(f for f in deleted if not self._deleted_by(conn, f, writer))
+            hit.update(
+                str(r[0])
+                for r in conn.execute(
+                    select(_QUARANTINE.c.fact_id).where(
+                        _QUARANTINE.c.fact_id.in_(chunk), _QUARANTINE.c.lifted.is_(False)
+                    )
+                ).all()
+            )
+        return hit
 
     def _commit(
         self,
@@ -347,6 +432,7 @@ class Ledger:
         """Tombstone the committed versions; the store purge follows (and is redone by recovery)."""
         changes = ChangeSet("fact.delete")
         with self._tx() as conn:
+            self.fence_lock(conn, exclusive=True)
             changes.update(
                 conn,
                 _PROV,

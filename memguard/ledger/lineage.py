@@ -332,6 +332,7 @@ class Lineage:
             for fact_id in affected
         ]
         with self._ledger._tx() as conn:
+            self._ledger.fence_lock(conn, exclusive=True)
             conn.execute(insert(_REVOCATION), [revocation])
             changes.put(_REVOCATION, [revocation])
             if affected:
@@ -340,6 +341,38 @@ class Lineage:
             self._ledger._insert_events(conn, [event])
             self._ledger._log_changes(conn, changes)
         return revocation_id, affected
+
+    def extend(self, revocation_id: str, fact_ids: Sequence[str], event: AuditEvent) -> list[str]:
+        """Quarantine ``fact_ids`` under an existing revocation too: descendants that committed
+        between the revocation's plan and its transaction (see :func:`memguard.revoking.revoke`).
+        Returns the ids newly quarantined."""
+        changes = ChangeSet("revocation.extend")
+        with self._ledger._tx() as conn:
+            self._ledger.fence_lock(conn, exclusive=True)
+            held = {
+                str(r[0])
+                for chunk in _chunks(list(dict.fromkeys(fact_ids)))
+                for r in conn.execute(
+                    select(_QUARANTINE.c.fact_id).where(
+                        and_(
+                            _QUARANTINE.c.fact_id.in_(chunk),
+                            _QUARANTINE.c.revocation_id == revocation_id,
+                        )
+                    )
+                ).all()
+            }
+            new = [f for f in dict.fromkeys(fact_ids) if f not in held]
+            rows = [
+                {"fact_id": f, "revocation_id": revocation_id, "lifted": False,
+                 "lifted_event_id": None, "store_synced": False}
+                for f in new
+            ]  # fmt: skip
+            if rows:
+                conn.execute(insert(_QUARANTINE), rows)
+                changes.put(_QUARANTINE, rows)
+                self._ledger._insert_events(conn, [event])
+                self._ledger._log_changes(conn, changes)
+        return new
 
     def plan_revocation(
         self, roots: Sequence[str], *, follow_context: bool = True
