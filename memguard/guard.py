@@ -702,11 +702,21 @@ class MemoryGuard:
         holds are purged, and unfinished quarantine syncs are redone. ``older_than`` skips rows
         younger than that many seconds, for deployments where other processes may have writes in
         flight.
+
+        Several processes on one ledger: recovery runs under the ledger's lease (a process that
+        finds another live one recovering returns an empty report), and only rows whose staging
+        process is gone are touched (memguard/ledger/recovery.py).
         """
+        with self.ledger.recovery_lease() as held:
+            if not held:
+                return RecoveryReport((), (), (), ())
+            return self._recover(older_than)
+
+    def _recover(self, older_than: float) -> RecoveryReport:
         committed: list[str] = []
         aborted: list[str] = []
         cutoff = self.kernel.clock() - older_than
-        pending = self.ledger.in_state(FactState.PENDING)
+        pending = self.ledger.orphaned_pending(self.ledger.in_state(FactState.PENDING))
         logged = self.ledger.logged_heads([r.fact_id for r in pending])
         for rec in pending:
             prov = rec.provenance

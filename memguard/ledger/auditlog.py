@@ -65,6 +65,7 @@ from memguard.ledger.checkpoint import (
     CheckpointVerifier,
     SignedNote,
 )
+from memguard.ledger.durability import transaction
 from memguard.ledger.rfc6962 import (
     HASH_SIZE,
     append_leaves,
@@ -460,9 +461,9 @@ class AuditLog:
             raise LedgerError(f"cannot read the audit events: {type(exc).__name__}") from exc
 
     @contextmanager
-    def _tx(self) -> Iterator[Connection]:
+    def _tx(self, *, durable: bool = True) -> Iterator[Connection]:
         try:
-            with self.engine.begin() as conn:
+            with transaction(self.engine, durable=durable) as conn:
                 yield conn
         except (LedgerError, IntegrityError, ConfigurationError, InvalidRequest):
             raise
@@ -470,9 +471,10 @@ class AuditLog:
             raise LedgerError(f"audit log operation failed: {type(exc).__name__}") from exc
 
     @contextmanager
-    def _locked(self) -> Iterator[Connection]:
-        """A write transaction that holds the log's lock from its first statement on."""
-        with self._tx() as conn:
+    def _locked(self, *, durable: bool = True) -> Iterator[Connection]:
+        """A write transaction that holds the log's lock from its first statement on;
+        ``durable=False``: committed without an fsync (memguard/ledger/durability.py)."""
+        with self._tx(durable=durable) as conn:
             if self.dialect == "sqlite":
                 # Take the write lock now, not at the first write: reads below must not be stale.
                 conn.exec_driver_sql("BEGIN IMMEDIATE")
@@ -599,15 +601,15 @@ class AuditLog:
         total = 0
         with self._integrate_lock:
             while True:
-                signed: CheckpointInfo | None = None
-                with self._locked() as conn:
+                # no fsync: lost to a power failure, the leaves stay queued (integrated again);
+                # the next durable commit (the next write's, or the checkpoint's) covers it
+                with self._locked(durable=False) as conn:
                     n = self._integrate_tx(conn, self.max_batch)
                     total += n
                     last = n < self.max_batch
-                    if last and checkpoint_if_due and self._checkpoint_due(self._clock()):
-                        # same transaction: one commit, one fsync
+                if last and checkpoint_if_due and self._checkpoint_due(self._clock()):
+                    with self._locked() as conn:  # durable: the witness is told of it
                         signed = self._checkpoint_tx(conn)
-                if signed is not None:
                     self._publish(signed)
                 if last:
                     return total

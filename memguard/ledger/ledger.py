@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import enum
 import os
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -39,7 +40,9 @@ from memguard.events import AuditEvent, Decision
 from memguard.ledger.auditlog import AuditLog, ProblemKind, VerifyReport, _Problems
 from memguard.ledger.changelog import CHANGE_ACTION, PROJECTIONS, ChangeSet, encode_row, key_of
 from memguard.ledger.checkpoint import CheckpointSigner, CheckpointVerifier
+from memguard.ledger.durability import transaction
 from memguard.ledger.lineage import Lineage
+from memguard.ledger.recovery import drop_owner, lease, ops_metadata, orphaned, stage_owner
 from memguard.ledger.replay import (
     LoggedHead,
     check_projections,
@@ -191,11 +194,7 @@ class Ledger:
         self.dialect = engine.dialect.name
         with self._tx():
             pass
-        try:
-            fresh = not inspect(engine).has_table(_PROV.name)
-            SQLModel.metadata.create_all(engine, tables=_TABLES, checkfirst=True)
-        except SQLAlchemyError as exc:
-            raise LedgerError(f"cannot create ledger tables: {type(exc).__name__}") from exc
+        fresh = self._create_tables()
         self.lineage = Lineage(self)
         #: the tamper-evident audit log over this ledger's events (memguard/ledger/auditlog.py)
         self.log = AuditLog(
@@ -210,6 +209,24 @@ class Ledger:
                 self._log_changes(conn, changes)
             # the new ledger's first leaf, not left queued; signed (and witnessed) at once
             self.log.flush() if checkpoint_signer is not None else self.log.integrate()
+
+    def _create_tables(self) -> bool:
+        """Create what is missing; whether the ledger is new. Several processes opening a new
+        ledger at once may race on ``CREATE TABLE``: a failed attempt is retried (``checkfirst``
+        then finds the other's tables)."""
+        for attempt in range(5):
+            try:
+                fresh = not inspect(self.engine).has_table(_PROV.name)
+                SQLModel.metadata.create_all(self.engine, tables=_TABLES, checkfirst=True)
+                ops_metadata.create_all(self.engine, checkfirst=True)
+                return fresh
+            except SQLAlchemyError as exc:
+                if attempt == 4:
+                    raise LedgerError(
+                        f"cannot create ledger tables: {type(exc).__name__}"
+                    ) from exc
+                time.sleep(0.05 * (attempt + 1))
+        raise AssertionError("unreachable")  # pragma: no cover
 
     @classmethod
     def from_url(
@@ -273,9 +290,11 @@ class Ledger:
         )
 
     @contextmanager
-    def _tx(self) -> Iterator[Connection]:
+    def _tx(self, *, durable: bool = True) -> Iterator[Connection]:
+        """A transaction; ``durable=False``: one whose loss on power failure is harmless, committed
+        without an fsync (memguard/ledger/durability.py)."""
         try:
-            with self.engine.begin() as conn:
+            with transaction(self.engine, durable=durable) as conn:
                 yield conn
         except LedgerError:
             raise
@@ -285,11 +304,19 @@ class Ledger:
     # -- writes ---------------------------------------------------------------------------------
 
     def begin(self, records: Sequence[Provenance]) -> None:
-        """Insert ``pending`` rows; committed to disk before the store is touched."""
+        """Insert ``pending`` rows, committed before the store is touched.
+
+        One fsync per write: staging only new facts (version 1) commits without one; the
+        :meth:`commit` after the store write makes it durable (a sequential log). Lost to a power
+        failure before that, the store may hold a point no row describes: never served. A new
+        version of a known fact is staged durably (its point replaces the committed one's, so
+        recovery must find the pending row that describes it)."""
         rows = [_row_values(p) for p in records]
         changes = ChangeSet("fact.begin")
-        with self._tx() as conn:
+        durable = any(p.version > 1 for p in records)
+        with self._tx(durable=durable) as conn:
             conn.execute(insert(_PROV), rows)
+            stage_owner(conn, [(p.fact_id, p.version) for p in records])
             changes.put(_PROV, rows)
             self._log_changes(conn, changes)
 
@@ -337,7 +364,7 @@ class Ledger:
 
     def abort(self, records: Sequence[Provenance]) -> None:
         changes = ChangeSet("fact.abort")
-        with self._tx() as conn:
+        with self._tx(durable=False) as conn:  # lost: the row stays pending, recovery aborts it
             self._set_state(conn, records, FactState.PENDING, FactState.ABORTED, changes)
             self._log_changes(conn, changes)
 
@@ -356,7 +383,7 @@ class Ledger:
 
     def mark_purged(self, fact_ids: Sequence[str]) -> None:
         changes = ChangeSet("fact.purge")
-        with self._tx() as conn:
+        with self._tx(durable=False) as conn:  # lost: recovery purges again
             changes.update(
                 conn,
                 _PROV,
@@ -460,6 +487,8 @@ class Ledger:
             )
             if len(changed) != len(set(chunk)):
                 raise LedgerError("ledger row is not in the expected state")
+        if old is FactState.PENDING:
+            drop_owner(conn, keys)
 
     def _insert_events(self, conn: Connection, events: Sequence[AuditEvent]) -> None:
         if not events:
@@ -642,6 +671,31 @@ class Ledger:
                 conn, _META, _META.c.key == "owner_scheme", {"value": str(OWNER_SCHEME)}
             )
             self._log_changes(conn, changes)
+
+    # -- several processes: recovery (memguard/ledger/recovery.py) --------------------------------
+
+    @contextmanager
+    def recovery_lease(self, *, ttl: float = 600.0) -> Iterator[bool]:
+        """Hold the recovery lease while the block runs (``True``), or ``False`` at once when a
+        live process holds it (that process recovers; this one must not race it)."""
+        with lease(self._tx, self.dialect, ttl=ttl) as held:
+            yield held
+
+    def orphaned_pending(
+        self, records: Sequence[LedgerRecord], *, foreign_ttl: float = 300.0
+    ) -> list[LedgerRecord]:
+        """The ``pending`` ``records`` whose staging process is gone: only those may be
+        recovered (committed or aborted); a live process's in-flight rows are left alone."""
+        if not records:
+            return []
+        with self._tx() as conn:
+            gone = orphaned(
+                conn,
+                [(r.fact_id, r.version) for r in records],
+                now=time.time(),
+                foreign_ttl=foreign_ttl,
+            )
+        return [r for r in records if (r.fact_id, r.version) in gone]
 
     # -- verification and repair (memguard/ledger/replay.py) -------------------------------------
 
