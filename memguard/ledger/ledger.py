@@ -61,6 +61,7 @@ from memguard.ledger.tables import (
     TurnReadRow,
 )
 from memguard.ledger.witness import CheckpointWitness, WitnessDir
+from memguard.logging import get_logger
 from memguard.provenance import Provenance
 from memguard.stores.base import MemoryStore
 from memguard.trust import TrustLevel
@@ -809,5 +810,28 @@ class Ledger:
             self._insert_events(conn, [alarm])
         return counts
 
-    def close(self) -> None:
-        self.engine.dispose()
+    def drain(self) -> int:
+        """Integrate every queued event (this process's or one that stopped before it did) and
+        sign a checkpoint of them if there is a signer; returns how many were queued. Never
+        raises: the events are durable in the queue either way (``verify`` reports a queue it
+        cannot integrate, e.g. a damaged leaf hash), and a dead queue must not stop a start."""
+        try:
+            queued = self.log.pending_count()
+            if queued:
+                self.log.flush() if self.log.signer is not None else self.log.integrate()
+            return queued
+        except Exception as exc:
+            try:
+                get_logger().error("ledger.drain_failed", error=type(exc).__name__)
+            except Exception:
+                pass
+            return 0
+
+    def close(self, *, drain: bool = False) -> None:
+        """Close the connections; ``drain``: first integrate and sign what is queued
+        (:meth:`drain`; :meth:`MemoryGuard.close` does that through its own flush)."""
+        try:
+            if drain:
+                self.drain()
+        finally:
+            self.engine.dispose()
