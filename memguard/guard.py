@@ -149,6 +149,9 @@ class MemoryGuard:
             revocation_ttl=revocation_ttl,
             scan_stage=scan_stage,
         )
+        observe = getattr(scope, "observe", None)
+        if callable(observe):  # policy reloads and failures go into the ledger (policy_event)
+            observe(ledger.policy_event)
         self.embedder: Embedder = embedder or HashEmbedder(store.dimension)
         if self.embedder.dimension != store.dimension:
             raise InvalidRequest("embedder and store dimensions differ")

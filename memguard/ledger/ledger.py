@@ -62,7 +62,7 @@ from memguard.ledger.tables import (
 )
 from memguard.ledger.witness import CheckpointWitness, WitnessDir
 from memguard.logging import get_logger
-from memguard.provenance import Provenance
+from memguard.provenance import Provenance, canonical_json
 from memguard.stores.base import MemoryStore
 from memguard.trust import TrustLevel
 
@@ -672,6 +672,48 @@ class Ledger:
                 conn, _META, _META.c.key == "owner_scheme", {"value": str(OWNER_SCHEME)}
             )
             self._log_changes(conn, changes)
+
+    # -- the policy in force (memguard/policy/resolver.py reports it) ----------------------------
+
+    def policy_event(
+        self, status: str, policy_digest: str, problems: Sequence[str] = ()
+    ) -> None:
+        """Log what the policy engine did: ``loaded`` (a set now in force), ``failed`` (a reload
+        that did not validate: the last good set stays) or ``evaluation_failed`` (a decision
+        raised: denied). One transaction: the ``policy`` meta row (a projection: a logged change
+        entry) and an audit event, ``allow`` for a load and ``deny`` for a failure."""
+        problems = [str(p)[:500] for p in problems[:20]]
+        value = canonical_json(
+            {"status": status, "policy_digest": policy_digest, "problems": problems}
+        ).decode("utf-8")
+        row = {"key": "policy", "value": value}
+        changes = ChangeSet(f"policy.{status}")
+        failed = status != "loaded"
+        event = AuditEvent(
+            action=f"policy.{status}",
+            decision=Decision.DENY if failed else Decision.ALLOW,
+            reason=f"policy.{status}",
+            policy_digest=policy_digest,
+            detail={"problems": problems} if problems else {},
+        )
+        with self._tx() as conn:
+            stmt: Any
+            if self.dialect == "postgresql":
+                from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+                stmt = pg_insert(_META).on_conflict_do_update(
+                    index_elements=[_META.c.key], set_={"value": value}
+                )
+            else:
+                from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+                stmt = sqlite_insert(_META).on_conflict_do_update(
+                    index_elements=[_META.c.key], set_={"value": value}
+                )
+            conn.execute(stmt, row)
+            changes.put(_META, [row])
+            self._log_changes(conn, changes)
+            self._insert_events(conn, [event])
 
     # -- several processes: recovery (memguard/ledger/recovery.py) --------------------------------
 
