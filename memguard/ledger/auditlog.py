@@ -66,6 +66,7 @@ from memguard.ledger.checkpoint import (
     SignedNote,
 )
 from memguard.ledger.durability import transaction
+from memguard.ledger.opening import precheck
 from memguard.ledger.rfc6962 import (
     HASH_SIZE,
     append_leaves,
@@ -455,6 +456,7 @@ class AuditLog:
 
     def _has_events(self) -> bool:
         try:
+            precheck(self.engine)
             with self.engine.connect() as conn:
                 return conn.execute(select(_EVENT.c.seq).limit(1)).first() is not None
         except SQLAlchemyError as exc:
@@ -489,6 +491,7 @@ class AuditLog:
     def _snapshot(self) -> Iterator[Connection]:
         """A read-only transaction whose statements all see one snapshot."""
         try:
+            precheck(self.engine)
             with self.engine.connect() as conn:
                 if self.dialect == "sqlite":
                     conn.exec_driver_sql("BEGIN")  # pysqlite would run each SELECT on its own

@@ -22,12 +22,15 @@ from contextlib import contextmanager
 
 from sqlalchemy import Connection, Engine
 
+from memguard.ledger.opening import precheck
+
 __all__ = ["transaction"]
 
 
 @contextmanager
 def transaction(engine: Engine, *, durable: bool) -> Iterator[Connection]:
     """``engine.begin()``, relaxed (no fsync at commit) when not ``durable``."""
+    precheck(engine)  # a read-only SQLite state: a typed error before SQLite maps anything
     if durable:
         with engine.begin() as conn:
             yield conn

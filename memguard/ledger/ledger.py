@@ -42,6 +42,7 @@ from memguard.ledger.changelog import CHANGE_ACTION, PROJECTIONS, ChangeSet, enc
 from memguard.ledger.checkpoint import CheckpointSigner, CheckpointVerifier
 from memguard.ledger.durability import transaction
 from memguard.ledger.lineage import Lineage
+from memguard.ledger.opening import check_migrated, watch_sqlite_state
 from memguard.ledger.recovery import drop_owner, lease, ops_metadata, orphaned, stage_owner
 from memguard.ledger.replay import (
     LoggedHead,
@@ -196,6 +197,9 @@ class Ledger:
         with self._tx():
             pass
         fresh = self._create_tables()
+        if not fresh and not adopt_unlogged:
+            with self._tx() as conn:
+                check_migrated(conn, PROJECTIONS, CHANGE_ACTION)
         self.lineage = Lineage(self)
         #: the tamper-evident audit log over this ledger's events (memguard/ledger/auditlog.py)
         self.log = AuditLog(
@@ -258,6 +262,7 @@ class Ledger:
                 witness = WitnessDir(Path(database).parent / "witness")
             engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 10})
             event.listen(engine, "connect", _sqlite_pragmas)
+            watch_sqlite_state(engine, Path(database))  # read-only: a typed error, not SIGBUS
         elif parsed.get_backend_name() == "postgresql":
             engine = create_engine(url, pool_pre_ping=True)
         else:

@@ -1,0 +1,141 @@
+"""Checks at open (and, for a SQLite file, before each use) that turn a ledger this code cannot
+safely use into a typed error instead of alarms on every read or a crash.
+
+- An old ledger: projection rows but no change entries (written before every state change was
+  logged). Every read would alarm (no logged head to compare with); the open is refused with
+  :class:`LedgerNeedsMigration`, naming the command that adopts it (``memguard ledger verify``,
+  then ``memguard ledger repair --yes``, which logs one change entry per current row).
+- Read-only or immutable state (SQLite): SQLite maps the WAL index (``-shm``) into memory and
+  writes it even to read; if the file became immutable (``chattr +i``) or the file system
+  read-only, that write kills the process with SIGBUS. The open checks the directory
+  (``statvfs`` read-only flag) and the directory, database, ``-wal`` and ``-shm`` files (the
+  Linux immutable / append-only inode flags) and raises :class:`LedgerReadOnly`; every later
+  transaction checks the file system flag and the ``-shm`` file (an unwritable database file
+  alone is an ordinary SQLite error: reads still work, writes fail closed).
+  What is left: a change made between the check and SQLite's write (microseconds), and closing
+  the connections (``Ledger.close``, interpreter exit) of a ledger whose state became immutable
+  while they were open: SQLite checkpoints on the last close (Python 3.12's
+  ``Connection.setconfig(SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE)`` could turn that off).
+"""
+
+from __future__ import annotations
+
+import array
+import os
+import sys
+import weakref
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, Engine, select
+
+from memguard.errors import IntegrityError, LedgerError
+
+__all__ = [
+    "LedgerNeedsMigration",
+    "LedgerReadOnly",
+    "check_migrated",
+    "precheck",
+    "state_problem",
+    "watch_sqlite_state",
+]
+
+_FS_IOC_GETFLAGS = 0x80086601  # _IOR('f', 1, long) on 64-bit Linux
+_IMMUTABLE_FL = 0x00000010
+_APPEND_FL = 0x00000020
+
+
+class LedgerNeedsMigration(IntegrityError):
+    """The ledger predates the change log: adopt it explicitly before use."""
+
+    code = "integrity.unmigrated"
+
+
+class LedgerReadOnly(LedgerError):
+    """The ledger's files or directory cannot be written (read-only or immutable)."""
+
+    code = "backend.ledger_read_only"
+
+
+def check_migrated(conn: Connection, projections: dict[str, Any], change_action: str) -> None:
+    """Refuse a ledger with projection rows and no change entry (see the module docstring)."""
+    from memguard.ledger.tables import AuditEventRow
+
+    events = AuditEventRow.__table__  # type: ignore[attr-defined]
+    if conn.execute(select(events.c.seq).where(events.c.action == change_action).limit(1)).first():
+        return
+    for name, table in projections.items():
+        if conn.execute(select(*table.primary_key).limit(1)).first() is not None:
+            raise LedgerNeedsMigration(
+                f"the ledger has rows ({name}) but no change entries: it was written before "
+                "every state change was logged. Run `memguard ledger verify`, then "
+                "`memguard ledger repair --yes --reason migrate` to adopt the current rows as "
+                "logged history (itself logged), then open it again",
+            )
+
+
+def _flags(path: Path) -> int:
+    import fcntl
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return 0
+    except OSError:
+        return -1
+    try:
+        buf = array.array("l", [0])
+        fcntl.ioctl(fd, _FS_IOC_GETFLAGS, buf, True)
+        return int(buf[0])
+    except OSError:  # the file system has no inode flags: nothing to see
+        return 0
+    finally:
+        os.close(fd)
+
+
+def state_problem(db: Path, *, mapped_only: bool = False) -> str | None:
+    """Why the SQLite ledger at ``db`` cannot be written, or ``None``. ``mapped_only``: only
+    what would crash the process (the mapped ``-shm`` file, a read-only file system); an
+    unwritable database or WAL file is an ordinary SQLite error (reads still work)."""
+    folder = db.parent
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return f"the file system of `{folder}` is read-only"
+    except OSError:
+        return f"`{folder}` cannot be read"
+    if sys.platform != "linux":
+        return None
+    shm = db.with_name(db.name + "-shm")
+    paths = [shm] if mapped_only else [folder, db, db.with_name(db.name + "-wal"), shm]
+    for path in paths:
+        flags = _flags(path)
+        if flags == -1:
+            return f"`{path}` cannot be opened"
+        if flags & (_IMMUTABLE_FL | _APPEND_FL):
+            return f"`{path}` is immutable or append-only"
+    return None
+
+
+_WATCHED: weakref.WeakKeyDictionary[Engine, Path] = weakref.WeakKeyDictionary()
+
+
+def watch_sqlite_state(engine: Engine, db: Path) -> None:
+    """Check the state before SQLite touches it: now (a typed error at open) and before every
+    transaction of the ledger (:func:`precheck`). Not from a pool event: a connection the pool
+    then discards would be closed, and SQLite's checkpoint on close writes the mapped WAL index
+    (the very SIGBUS)."""
+    _raise_if_read_only(db)
+    _WATCHED[engine] = db
+
+
+def precheck(engine: Engine) -> None:
+    """Raise :class:`LedgerReadOnly` if ``engine``'s SQLite state became unwritable."""
+    db = _WATCHED.get(engine)
+    if db is not None:
+        _raise_if_read_only(db, mapped_only=True)
+
+
+def _raise_if_read_only(db: Path, *, mapped_only: bool = False) -> None:
+    problem = state_problem(db, mapped_only=mapped_only)
+    if problem is not None:
+        raise LedgerReadOnly(f"the ledger cannot be written: {problem}")
