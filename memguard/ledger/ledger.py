@@ -536,36 +536,50 @@ class Ledger:
         active quarantine holds it."""
         if not fact_ids:
             return {}
+        with self._tx() as conn:
+            return self._latest(conn, fact_ids)
+
+    def _latest(self, conn: Connection, fact_ids: Sequence[str]) -> dict[str, LedgerRecord]:
         quarantined = (
             select(_QUARANTINE.c.fact_id)
             .where(and_(_QUARANTINE.c.fact_id == _PROV.c.fact_id, _QUARANTINE.c.lifted.is_(False)))
             .exists()
             .label("quarantined")
         )
-        with self._tx() as conn:
-            rows = conn.execute(
-                select(
-                    _PROV.c.fact_id,
-                    _PROV.c.version,
-                    _PROV.c.state,
-                    _PROV.c.record_digest,
-                    _PROV.c.content_digest,
-                    _PROV.c.record,
-                    _PROV.c.purged,
-                    quarantined,
-                ).where(
-                    and_(
-                        _PROV.c.fact_id.in_(list(dict.fromkeys(fact_ids))),
-                        _PROV.c.state != FactState.ABORTED.value,
-                    )
+        rows = conn.execute(
+            select(
+                _PROV.c.fact_id,
+                _PROV.c.version,
+                _PROV.c.state,
+                _PROV.c.record_digest,
+                _PROV.c.content_digest,
+                _PROV.c.record,
+                _PROV.c.purged,
+                quarantined,
+            ).where(
+                and_(
+                    _PROV.c.fact_id.in_(list(dict.fromkeys(fact_ids))),
+                    _PROV.c.state != FactState.ABORTED.value,
                 )
-            ).all()
+            )
+        ).all()
         out: dict[str, LedgerRecord] = {}
         for row in rows:
             current = out.get(row.fact_id)
             if current is None or row.version > current.version:
                 out[row.fact_id] = _record(row)
         return out
+
+    def latest_checked(
+        self, fact_ids: Sequence[str]
+    ) -> tuple[dict[str, LedgerRecord], dict[str, LoggedHead]]:
+        """:meth:`latest` and :meth:`logged_heads` of the facts it finds, in one transaction (one
+        snapshot: the row and the log entry compared are read together)."""
+        if not fact_ids:
+            return {}, {}
+        with self.log._snapshot() as conn:
+            records = self._latest(conn, fact_ids)
+            return records, logged_heads(conn, list(records)) if records else {}
 
     def logged_heads(self, fact_ids: Sequence[str]) -> dict[str, LoggedHead]:
         """What the signed log says each fact's head is (for the read path's compare)."""
