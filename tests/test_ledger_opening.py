@@ -112,9 +112,10 @@ try:
         except LedgerError as exc:
             failures.append(type(exc).__name__)
     print(",".join(failures), flush=True)
+    guard.close()  # still immutable: closing must not checkpoint into the mapped index either
+    print("closed", flush=True)
 finally:
     subprocess.run(["chattr", "-i", *map(str, files)], check=True)
-guard.close()
 """
     probe = tmp_path / "probe"
     probe.touch()
@@ -122,5 +123,5 @@ guard.close()
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120)  # fmt: skip
     assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
-    assert done.stdout.strip() == "LedgerReadOnly,LedgerReadOnly,LedgerReadOnly"
+    assert done.stdout.split() == ["LedgerReadOnly,LedgerReadOnly,LedgerReadOnly", "closed"]
     assert issubclass(LedgerReadOnly, LedgerError)

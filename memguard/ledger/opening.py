@@ -12,10 +12,9 @@ safely use into a typed error instead of alarms on every read or a crash.
   Linux immutable / append-only inode flags) and raises :class:`LedgerReadOnly`; every later
   transaction checks the file system flag and the ``-shm`` file (an unwritable database file
   alone is an ordinary SQLite error: reads still work, writes fail closed).
-  What is left: a change made between the check and SQLite's write (microseconds), and closing
-  the connections (``Ledger.close``, interpreter exit) of a ledger whose state became immutable
-  while they were open: SQLite checkpoints on the last close (Python 3.12's
-  ``Connection.setconfig(SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE)`` could turn that off).
+  Once found, the open connections are told not to checkpoint when they close (SQLite's
+  checkpoint on the last close writes the mapped index too). What is left: a change made
+  between the check and SQLite's write (microseconds).
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, select
+from sqlalchemy import Connection, Engine, event, select
 
 from memguard.errors import IntegrityError, LedgerError
 
@@ -117,25 +116,96 @@ def state_problem(db: Path, *, mapped_only: bool = False) -> str | None:
 
 
 _WATCHED: weakref.WeakKeyDictionary[Engine, Path] = weakref.WeakKeyDictionary()
+#: the open DBAPI connections of each watched engine (sqlite3 connections take no weak refs)
+_OPEN: weakref.WeakKeyDictionary[Engine, dict[int, Any]] = weakref.WeakKeyDictionary()
 
 
 def watch_sqlite_state(engine: Engine, db: Path) -> None:
     """Check the state before SQLite touches it: now (a typed error at open) and before every
     transaction of the ledger (:func:`precheck`). Not from a pool event: a connection the pool
     then discards would be closed, and SQLite's checkpoint on close writes the mapped WAL index
-    (the very SIGBUS)."""
+    (the very SIGBUS). Once the state is found unwritable, the open connections are told not to
+    checkpoint when they close (:func:`_no_checkpoint_on_close`)."""
     _raise_if_read_only(db)
     _WATCHED[engine] = db
+    opened: dict[int, Any] = {}
+    _OPEN[engine] = opened
+
+    def connected(dbapi_conn: Any, _record: Any) -> None:
+        opened[id(dbapi_conn)] = dbapi_conn
+
+    def closed(dbapi_conn: Any, _record: Any = None) -> None:
+        opened.pop(id(dbapi_conn), None)
+
+    event.listen(engine, "connect", connected)
+    event.listen(engine, "close", closed)
+    event.listen(engine, "close_detached", closed)
 
 
 def precheck(engine: Engine) -> None:
     """Raise :class:`LedgerReadOnly` if ``engine``'s SQLite state became unwritable."""
     db = _WATCHED.get(engine)
-    if db is not None:
+    if db is None:
+        return
+    try:
         _raise_if_read_only(db, mapped_only=True)
+    except LedgerReadOnly:
+        for conn in list(_OPEN.get(engine, {}).values()):
+            _no_checkpoint_on_close(conn)
+        raise
 
 
 def _raise_if_read_only(db: Path, *, mapped_only: bool = False) -> None:
     problem = state_problem(db, mapped_only=mapped_only)
     if problem is not None:
         raise LedgerReadOnly(f"the ledger cannot be written: {problem}")
+
+
+_NO_CKPT_ON_CLOSE = 1006  # SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE (SQLite 3.16)
+
+
+def _no_checkpoint_on_close(conn: Any) -> bool:
+    """Tell a sqlite3 connection not to checkpoint when it closes (the checkpoint writes the
+    mapped WAL index: SIGBUS on an immutable ``-shm``). Python 3.12+: ``setconfig``; 3.11:
+    ``sqlite3_db_config`` through ctypes, only on CPython with the shared libsqlite3 that the
+    sqlite3 module is linked to (checked), else nothing. Whether it was done."""
+    setconfig = getattr(conn, "setconfig", None)
+    if setconfig is not None:
+        try:
+            setconfig(_NO_CKPT_ON_CLOSE, True)
+            return True
+        except Exception:
+            return False
+    try:
+        return _db_config_ctypes(conn)
+    except Exception:
+        return False
+
+
+def _db_config_ctypes(conn: Any) -> bool:
+    import ctypes
+    import platform
+    import sqlite3
+
+    if platform.python_implementation() != "CPython" or not isinstance(conn, sqlite3.Connection):
+        return False
+    maps = Path("/proc/self/maps")
+    if not maps.exists() or "libsqlite3.so" not in maps.read_text():
+        return False  # the module may carry its own SQLite: never hand it a foreign handle
+    lib = ctypes.CDLL("libsqlite3.so.0")
+    lib.sqlite3_libversion.restype = ctypes.c_char_p
+    if lib.sqlite3_libversion().decode() != sqlite3.sqlite_version:
+        return False
+    # CPython's pysqlite_Connection: PyObject_HEAD, then ``sqlite3 *db``
+    handle = ctypes.c_void_p.from_address(id(conn) + 2 * ctypes.sizeof(ctypes.c_void_p)).value
+    if not handle:
+        return False
+    lib.sqlite3_db_filename.restype = ctypes.c_char_p
+    lib.sqlite3_db_filename.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+    if not lib.sqlite3_db_filename(handle, b"main"):
+        return False
+    now = ctypes.c_int(-1)
+    rc = lib.sqlite3_db_config(
+        ctypes.c_void_p(handle), ctypes.c_int(_NO_CKPT_ON_CLOSE), ctypes.c_int(1), ctypes.byref(now)
+    )
+    return bool(rc == 0 and now.value == 1)
