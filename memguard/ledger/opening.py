@@ -7,11 +7,11 @@ safely use into a typed error instead of alarms on every read or a crash.
   then ``memguard ledger repair --yes``, which logs one change entry per current row).
 - Read-only or immutable state (SQLite): SQLite maps the WAL index (``-shm``) into memory and
   writes it even to read; if the file became immutable (``chattr +i``) or the file system
-  read-only, that write kills the process with SIGBUS. The open checks the directory
-  (``statvfs`` read-only flag) and the directory, database, ``-wal`` and ``-shm`` files (the
-  Linux immutable / append-only inode flags) and raises :class:`LedgerReadOnly`; every later
-  transaction checks the file system flag and the ``-shm`` file (an unwritable database file
-  alone is an ordinary SQLite error: reads still work, writes fail closed).
+  read-only, that write kills the process with SIGBUS. The open and every later transaction
+  check the file system (``statvfs`` read-only flag) and the state directory (the Linux
+  immutable / append-only inode flags) and raise :class:`LedgerReadOnly`. The database files
+  are never opened for it (closing a descriptor drops the process's POSIX locks on the file,
+  SQLite's included); an immutable ``-shm`` in a writable directory is not seen.
   Once found, the open connections are told not to checkpoint when they close (SQLite's
   checkpoint on the last close writes the mapped index too). What is left: a change made
   between the check and SQLite's write (microseconds).
@@ -93,9 +93,9 @@ def _flags(path: Path) -> int:
 
 
 def state_problem(db: Path, *, mapped_only: bool = False) -> str | None:
-    """Why the SQLite ledger at ``db`` cannot be written, or ``None``. ``mapped_only``: only
-    what would crash the process (the mapped ``-shm`` file, a read-only file system); an
-    unwritable database or WAL file is an ordinary SQLite error (reads still work)."""
+    """Why the SQLite ledger at ``db`` cannot be written, or ``None``: a read-only file system,
+    or an immutable / append-only state directory. ``mapped_only`` is kept for callers; the
+    files themselves are never opened here (see the comment below)."""
     folder = db.parent
     try:
         if os.statvfs(folder).f_flag & os.ST_RDONLY:
@@ -104,9 +104,10 @@ def state_problem(db: Path, *, mapped_only: bool = False) -> str | None:
         return f"`{folder}` cannot be read"
     if sys.platform != "linux":
         return None
-    shm = db.with_name(db.name + "-shm")
-    paths = [shm] if mapped_only else [folder, db, db.with_name(db.name + "-wal"), shm]
-    for path in paths:
+    # Only the directory is opened: opening and closing a database, -wal or -shm file would
+    # drop every POSIX lock this process's SQLite connections hold on it (fcntl semantics),
+    # which lets another process reset the WAL index under them.
+    for path in [folder]:
         flags = _flags(path)
         if flags == -1:
             return f"`{path}` cannot be opened"
