@@ -151,6 +151,9 @@ class MemoryGuard:
             revocation_ttl=revocation_ttl,
             scan_stage=scan_stage,
         )
+        observe = getattr(scope, "observe", None)
+        if callable(observe):  # policy reloads and failures go into the ledger (policy_event)
+            observe(ledger.policy_event)
         self.embedder: Embedder = embedder or HashEmbedder(store.dimension)
         if self.embedder.dimension != store.dimension:
             raise InvalidRequest("embedder and store dimensions differ")
@@ -693,10 +696,17 @@ class MemoryGuard:
         holds are purged, and unfinished quarantine syncs are redone. ``older_than`` skips rows
         younger than that many seconds, for deployments where other processes may have writes in
         flight.
+
+        Several processes on one ledger: recovery runs under the ledger's lease (a process that
+        finds another live one recovering returns an empty report), and only rows whose staging
+        process is gone are touched (memguard/ledger/recovery.py).
         """
-        probe = StorePort(self.store, lambda _: ()).probe
-        committed, aborted = self.kernel.recover_pending(probe, older_than=older_than)
-        purged = self.kernel.redo_purges(self.store.delete)
+        with self.ledger.recovery_lease() as held:
+            if not held:
+                return RecoveryReport((), (), (), ())
+            probe = StorePort(self.store, lambda _: ()).probe
+            committed, aborted = self.kernel.recover_pending(probe, older_than=older_than)
+            purged = self.kernel.redo_purges(self.store.delete)
         resynced = self._sync_quarantine() or []
         return RecoveryReport(tuple(committed), tuple(aborted), tuple(purged), tuple(resynced))
 

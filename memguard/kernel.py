@@ -297,8 +297,8 @@ class Operation:
         ``pushed_down`` candidates (the store applied the plan) that the plan excludes raise a
         ``scope.pushdown_mismatch`` alarm; quarantined and uncommitted facts are withheld quietly.
         """
-        records = self.kernel.ledger.latest([c.fact_id for c in candidates])
-        logged = self.kernel.ledger.logged_heads(list(records))  # row vs signed log (compare)
+        # the rows and what the signed log says of them (the compare), in one transaction
+        records, logged = self.kernel.ledger.latest_checked([c.fact_id for c in candidates])
         out: list[VerifiedFact] = []
         for cand in candidates:
             record = records.get(cand.fact_id)

@@ -132,7 +132,9 @@ def recover_pending(
     committed: list[str] = []
     aborted: list[str] = []
     cutoff = kernel.clock() - older_than
-    pending = kernel.ledger.in_state(FactState.PENDING)
+    # only rows whose staging process is gone (memguard/ledger/recovery.py): another live
+    # process's writes in flight are its own to finish
+    pending = kernel.ledger.orphaned_pending(kernel.ledger.in_state(FactState.PENDING))
     logged = kernel.ledger.logged_heads([r.fact_id for r in pending])
     for rec in pending:
         prov = rec.provenance

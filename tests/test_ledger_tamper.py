@@ -11,7 +11,6 @@ projection row its key and column. Prints the detection rate; the target is 100%
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sqlite3
@@ -471,70 +470,7 @@ def test_deleting_the_last_queued_event_is_reported_not_fatal(
     assert any(p.kind in (ProblemKind.DELETED, ProblemKind.TRUNCATED) for p in report.problems)
 
 
-def _start_and_recover(url: str, out: Any) -> None:
-    from memguard.stores.memory import InMemoryStore
-
-    try:
-        keys = Path(url.split("|")[1])
-        ledger = Ledger.from_url(url.split("|")[0])
-        guard = MemoryGuard(store=InMemoryStore(dimension=8), ledger=ledger,
-                            verifier=LocalTokenService(keys).verifier())  # fmt: skip
-        try:
-            report = guard.recover()
-            out.put(("ok", len(report.committed) + len(report.aborted)))
-        finally:
-            guard.close()
-    except BaseException as exc:  # reported to the parent
-        out.put(("failed", repr(exc)))
-
-
-@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
-def test_four_processes_recovering_one_ledger_all_start(backend: str, tmp_path: Path) -> None:
-    import multiprocessing
-    from contextlib import ExitStack
-
-    from helpers import pg_schema_url
-
-    from memguard.stores.memory import InMemoryStore
-
-    with ExitStack() as stack:
-        if backend == "sqlite":
-            url = f"sqlite:///{tmp_path / 'ledger.db'}"
-        else:
-            url = stack.enter_context(pg_schema_url())
-        tokens = LocalTokenService(tmp_path / "keys")
-        ledger = Ledger.from_url(url)
-        seeded = MemoryGuard(store=InMemoryStore(dimension=8), ledger=ledger,
-                             verifier=tokens.verifier())  # fmt: skip
-        user = seeded.authenticate(tokens.issue("alice"))
-        seeded.write(user, "x", namespace="n", source=Source(kind=SourceKind.USER_MESSAGE),
-                     turn=_turn(1))  # fmt: skip
-        # twenty writes that "crashed" after staging: pending rows no store holds
-        from memguard.provenance import Provenance
-
-        (committed,) = ledger.in_state(FactState.COMMITTED)
-        base = json.loads(committed.record)
-        staged = [Provenance.model_validate({**base, "fact_id": f"crashed-{i}"}) for i in range(20)]
-        ledger.begin(staged)
-        seeded.close()
-        ctx = multiprocessing.get_context("spawn")
-        out = ctx.Queue()
-        procs = [ctx.Process(target=_start_and_recover, args=(f"{url}|{tmp_path / 'keys'}", out))
-                 for _ in range(4)]  # fmt: skip
-        for p in procs:
-            p.start()
-        results = [out.get(timeout=120) for _ in procs]
-        for p in procs:
-            p.join(timeout=60)
-        assert [r[0] for r in results] == ["ok"] * 4, results
-        check = Ledger.from_url(url)
-        try:
-            assert check.in_state(FactState.PENDING) == []
-            assert len(check.in_state(FactState.ABORTED)) == 20
-            report = check.verify()
-            assert report.ok, [p.as_json() for p in report.problems]
-        finally:
-            check.close()
+# several processes starting on one ledger: tests/test_ledger_processes.py
 
 
 # -- the witness --------------------------------------------------------------------------------

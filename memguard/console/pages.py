@@ -422,8 +422,8 @@ class Console:
                     signature = "INVALID"
         report = None
         problems: list[str] = []
-        if verify:
-            result = log.verify()
+        if verify:  # the full replay (tree, every projection row and event column), not the tree
+            result = self.guard.ledger.verify()
             report = result.as_json()
             problems = [f"{p.kind.value}: {p.message}" for p in result.problems[:50]]
         when = (

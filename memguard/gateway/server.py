@@ -170,7 +170,7 @@ def run(config: GatewayConfig, *, workers: int | None = None, log_level: str = "
     finally:
         if metrics is not None:
             metrics.close()
-        ledger.close()
+        ledger.close(drain=True)  # the workers' queued events, integrated and signed
 
 
 @contextmanager

@@ -22,49 +22,54 @@ is not detectable). See docs/audit-log.md.
 
 from __future__ import annotations
 
-import base64
-import enum
-import itertools
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import (
-    BigInteger,
-    ClauseElement,
-    Column,
-    Connection,
-    Dialect,
-    Engine,
-    Float,
-    Integer,
-    LargeBinary,
-    MetaData,
-    Select,
-    Table,
-    Text,
-    and_,
-    exists,
-    func,
-    insert,
-    inspect,
-    or_,
-    select,
-    text,
-)
+from sqlalchemy import Connection, Engine, exists, func, insert, inspect, select, text
 from sqlalchemy.exc import SQLAlchemyError
-from sqlalchemy.sql.compiler import SQLCompiler
 
 from memguard.errors import ConfigurationError, IntegrityError, InvalidRequest, LedgerError
-from memguard.ledger.checkpoint import (
-    Checkpoint,
-    CheckpointSigner,
-    CheckpointVerifier,
-    SignedNote,
+from memguard.ledger.checkpoint import Checkpoint, CheckpointSigner, CheckpointVerifier, SignedNote
+from memguard.ledger.durability import transaction
+from memguard.ledger.logcheck import (
+    _as_size,
+    _check_claims,
+    _check_consecutive,
+    _check_leaves,
+    _check_nodes,
+    _check_pending,
+    _check_unlogged,
+    _check_witness_lag,
+    _check_witnessed_rows,
+    _info,
+    _open_checkpoints,
+    _oracle,
+    _subtrees_sql,
 )
+from memguard.ledger.logreport import (
+    CheckpointInfo,
+    ConsistencyProof,
+    InclusionProof,
+    Problem,
+    ProblemKind,
+    VerifyReport,
+)
+from memguard.ledger.logreport import _Problems as _Problems  # imported from here elsewhere
+from memguard.ledger.logtables import (
+    _CHUNK,
+    _EVENT,
+    _LOCK_CLASS,
+    CHECKPOINT,
+    NODE,
+    _Compiled,
+    log_metadata,
+)
+from memguard.ledger.logtables import LEAF as LEAF  # (the paths from before the split)
+from memguard.ledger.logtables import PENDING as PENDING
+from memguard.ledger.opening import precheck
 from memguard.ledger.rfc6962 import (
     HASH_SIZE,
     append_leaves,
@@ -73,14 +78,11 @@ from memguard.ledger.rfc6962 import (
     inclusion_proof,
     leaf_hash,
     needed_subtrees,
-    node_hash,
     root_from_frontier,
     tree_root,
     verify_consistency,
-    verify_inclusion,
 )
-from memguard.ledger.tables import AuditEventRow
-from memguard.ledger.witness import CheckpointWitness, WitnessedCheckpoint, note_size
+from memguard.ledger.witness import CheckpointWitness
 
 __all__ = [
     "AuditLog",
@@ -91,283 +93,6 @@ __all__ = [
     "ProblemKind",
     "VerifyReport",
 ]
-
-_EVENT = AuditEventRow.__table__  # type: ignore[attr-defined]
-
-# SQLite: an INTEGER PRIMARY KEY is the rowid (no second index); PostgreSQL: BIGINT.
-_Index = BigInteger().with_variant(Integer, "sqlite")
-
-log_metadata = MetaData()
-
-PENDING = Table(
-    "mg_log_pending",
-    log_metadata,
-    Column("event_seq", _Index, primary_key=True, autoincrement=False),
-    Column("leaf_hash", LargeBinary(HASH_SIZE), nullable=False),
-    Column("queued_at", Float, nullable=False),
-)
-LEAF = Table(
-    "mg_log_leaf",
-    log_metadata,
-    Column("leaf_index", _Index, primary_key=True, autoincrement=False),
-    Column("event_seq", BigInteger, nullable=False, unique=True),
-    Column("leaf_hash", LargeBinary(HASH_SIZE), nullable=False),
-)
-NODE = Table(
-    "mg_log_node",
-    log_metadata,
-    Column("level", Integer, primary_key=True, autoincrement=False),
-    Column("node_index", BigInteger, primary_key=True, autoincrement=False),
-    Column("hash", LargeBinary(HASH_SIZE), nullable=False),
-)
-CHECKPOINT = Table(
-    "mg_log_checkpoint",
-    log_metadata,
-    Column("tree_size", _Index, primary_key=True, autoincrement=False),
-    Column("root_hash", LargeBinary(HASH_SIZE), nullable=False),
-    Column("note", Text, nullable=False),
-    Column("created_at", Float, nullable=False),
-)
-
-_LOCK_CLASS = 0x6D67_6C67  # "mglg": pg_advisory_xact_lock(class, hashtext(current_schema()))
-_CHUNK = 500
-
-
-def _b64(raw: bytes) -> str:
-    return base64.b64encode(raw).decode("ascii")
-
-
-class _Compiled:
-    """A statement compiled once for the engine's dialect, run with ``exec_driver_sql``.
-
-    The hot paths (one queued row per event, thousands of leaf and node rows per batch) spent most
-    of their time in SQLAlchemy's per-row parameter processing; the driver takes plain tuples or
-    dicts. Errors are still wrapped by SQLAlchemy (and become :class:`LedgerError`).
-    """
-
-    def __init__(self, statement: ClauseElement, dialect: Dialect) -> None:
-        compiled = statement.compile(dialect=dialect)
-        assert isinstance(compiled, SQLCompiler)
-        self.sql = str(compiled)
-        self._names: tuple[str, ...] | None = (
-            tuple(compiled.positiontup or ()) if compiled.positional else None
-        )
-
-    def _params(self, rows: Sequence[dict[str, object]]) -> list[Any]:
-        names = self._names
-        return list(rows) if names is None else [tuple(row[n] for n in names) for row in rows]
-
-    def run(self, conn: Connection, rows: Sequence[dict[str, object]]) -> None:
-        if rows:
-            conn.exec_driver_sql(self.sql, self._params(rows))
-
-    def run_raw(
-        self, conn: Connection, rows: Sequence[dict[str, object]], errors: type[Exception]
-    ) -> None:
-        """On the driver's own cursor, in the same transaction: the once-per-event path, where
-        SQLAlchemy's execution context cost three times the insert itself. Driver errors (PEP 249
-        ``errors``) become :class:`LedgerError` here, since SQLAlchemy does not see them."""
-        params = self._params(rows)
-        dbapi = conn.connection.dbapi_connection
-        assert dbapi is not None
-        cursor = dbapi.cursor()
-        try:
-            if len(params) == 1:
-                cursor.execute(self.sql, params[0])
-            else:
-                cursor.executemany(self.sql, params)
-        except errors as exc:
-            raise LedgerError(f"ledger operation failed: {type(exc).__name__}") from exc
-        finally:
-            cursor.close()
-
-
-# -- values ------------------------------------------------------------------------------------------
-
-
-class ProblemKind(enum.StrEnum):
-    """What :meth:`AuditLog.verify` found. All but the warnings mean the log was tampered with."""
-
-    EDITED = "edited"  # an event no longer hashes to its leaf
-    DELETED = "deleted"  # an event row (or a leaf row) is gone
-    REORDERED = "reordered"  # an event now sits where another logged event was
-    TRUNCATED = "truncated"  # the tree or the event table is shorter than a checkpoint says
-    UNLOGGED = "unlogged"  # an event row that is neither in the tree nor queued
-    DUPLICATE = "duplicate"  # one event logged twice
-    LEAF_MISMATCH = "leaf_mismatch"  # a stored leaf hash was edited (the event still matches)
-    NODE_MISMATCH = "node_mismatch"  # a stored subtree hash is wrong, missing or out of place
-    ROOT_MISMATCH = "root_mismatch"  # the tree no longer has a checkpoint's root
-    BAD_SIGNATURE = "bad_signature"  # a checkpoint does not verify
-    INCONSISTENT = "inconsistent"  # two checkpoints are not consistent
-    PENDING_TOO_OLD = "pending_too_old"  # warning: events wait too long for integration
-    NO_CHECKPOINT = "no_checkpoint"  # warning: nothing signed, so truncation is undetectable
-    WITNESS_LAGS = "witness_lags"  # warning: the witness misses the latest stored checkpoint
-    ROW_EDITED = "row_edited"  # a projection row's column differs from the log's value
-    ROW_DELETED = "row_deleted"  # a row the log wrote is gone
-    ROW_UNLOGGED = "row_unlogged"  # a row no log entry wrote (inserted around the log)
-    EVENT_COLUMN = "event_column"  # an event row's column differs from its logged event JSON
-
-
-WARNING_KINDS = frozenset(
-    {ProblemKind.PENDING_TOO_OLD, ProblemKind.NO_CHECKPOINT, ProblemKind.WITNESS_LAGS}
-)
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """One finding of :meth:`AuditLog.verify`, located as precisely as the evidence allows."""
-
-    kind: ProblemKind
-    message: str
-    leaf_index: int | None = None
-    event_seq: int | None = None
-    node: tuple[int, int] | None = None
-    tree_size: int | None = None
-    #: projection findings: which row (table, key) and column, the logged and the stored value
-    table: str | None = None
-    key: dict[str, Any] | None = None
-    column: str | None = None
-    expected: Any = None
-    found: Any = None
-
-    @property
-    def severity(self) -> str:
-        return "warning" if self.kind in WARNING_KINDS else "tamper"
-
-    def as_json(self) -> dict[str, object]:
-        return {
-            "kind": self.kind.value,
-            "severity": self.severity,
-            "message": self.message,
-            "leaf_index": self.leaf_index,
-            "event_seq": self.event_seq,
-            "node": list(self.node) if self.node is not None else None,
-            "tree_size": self.tree_size,
-            "table": self.table,
-            "key": self.key,
-            "column": self.column,
-            "expected": self.expected,
-            "found": self.found,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class CheckpointInfo:
-    """A stored signed checkpoint."""
-
-    tree_size: int
-    root_hash: bytes
-    note: str
-    created_at: float
-
-    def as_json(self) -> dict[str, object]:
-        return {
-            "tree_size": self.tree_size,
-            "root_hash": _b64(self.root_hash),
-            "note": self.note,
-            "created_at": self.created_at,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class InclusionProof:
-    """RFC 6962 audit path of one leaf in the tree of ``tree_size`` leaves."""
-
-    leaf_index: int
-    tree_size: int
-    leaf_hash: bytes
-    path: tuple[bytes, ...]
-    root_hash: bytes
-
-    def verify(self, root_hash: bytes | None = None) -> None:
-        """Raise :class:`IntegrityError` unless the path leads to ``root_hash`` (default: its own)."""
-        root = self.root_hash if root_hash is None else root_hash
-        verify_inclusion(self.leaf_index, self.tree_size, self.leaf_hash, self.path, root)
-
-    def as_json(self) -> dict[str, object]:
-        return {
-            "leaf_index": self.leaf_index,
-            "tree_size": self.tree_size,
-            "leaf_hash": _b64(self.leaf_hash),
-            "inclusion_path": [_b64(p) for p in self.path],
-            "root_hash": _b64(self.root_hash),
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class ConsistencyProof:
-    """RFC 6962 consistency proof between the trees of ``old_size`` and ``new_size`` leaves."""
-
-    old_size: int
-    new_size: int
-    old_root: bytes
-    new_root: bytes
-    path: tuple[bytes, ...]
-
-    def verify(self, old_root: bytes | None = None, new_root: bytes | None = None) -> None:
-        """Raise :class:`IntegrityError` unless the proof links the two roots (default: its own)."""
-        verify_consistency(
-            self.old_size,
-            self.new_size,
-            self.old_root if old_root is None else old_root,
-            self.new_root if new_root is None else new_root,
-            self.path,
-        )
-
-    def as_json(self) -> dict[str, object]:
-        return {
-            "old_size": self.old_size,
-            "new_size": self.new_size,
-            "old_root": _b64(self.old_root),
-            "new_root": _b64(self.new_root),
-            "consistency_path": [_b64(p) for p in self.path],
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class VerifyReport:
-    """The result of :meth:`AuditLog.verify`; ``ok`` is false if any problem is not a warning."""
-
-    ok: bool
-    tree_size: int
-    events: int
-    pending: int
-    last_checkpoint: CheckpointInfo | None
-    checkpoints_checked: int
-    external_checked: int
-    leaves_after_checkpoint: int
-    problems: tuple[Problem, ...]
-    problems_omitted: int
-
-    def as_json(self) -> dict[str, object]:
-        return {
-            "format": "memguard.ledger-verify/v1",
-            "verified": self.ok,
-            "tree_size": self.tree_size,
-            "events": self.events,
-            "pending": self.pending,
-            "last_checkpoint": (
-                self.last_checkpoint.as_json() if self.last_checkpoint is not None else None
-            ),
-            "checkpoints_checked": self.checkpoints_checked,
-            "external_checkpoints_checked": self.external_checked,
-            "leaves_after_checkpoint": self.leaves_after_checkpoint,
-            "problems": [p.as_json() for p in self.problems],
-            "problems_omitted": self.problems_omitted,
-        }
-
-
-class _Problems:
-    def __init__(self, limit: int) -> None:
-        self.items: list[Problem] = []
-        self.omitted = 0
-        self._limit = limit
-
-    def add(self, kind: ProblemKind, message: str, **where: Any) -> None:
-        if len(self.items) < self._limit:
-            self.items.append(Problem(kind, message, **where))
-        else:
-            self.omitted += 1
 
 
 # -- the log -----------------------------------------------------------------------------------------
@@ -454,15 +179,16 @@ class AuditLog:
 
     def _has_events(self) -> bool:
         try:
+            precheck(self.engine)
             with self.engine.connect() as conn:
                 return conn.execute(select(_EVENT.c.seq).limit(1)).first() is not None
         except SQLAlchemyError as exc:
             raise LedgerError(f"cannot read the audit events: {type(exc).__name__}") from exc
 
     @contextmanager
-    def _tx(self) -> Iterator[Connection]:
+    def _tx(self, *, durable: bool = True) -> Iterator[Connection]:
         try:
-            with self.engine.begin() as conn:
+            with transaction(self.engine, durable=durable) as conn:
                 yield conn
         except (LedgerError, IntegrityError, ConfigurationError, InvalidRequest):
             raise
@@ -470,9 +196,10 @@ class AuditLog:
             raise LedgerError(f"audit log operation failed: {type(exc).__name__}") from exc
 
     @contextmanager
-    def _locked(self) -> Iterator[Connection]:
-        """A write transaction that holds the log's lock from its first statement on."""
-        with self._tx() as conn:
+    def _locked(self, *, durable: bool = True) -> Iterator[Connection]:
+        """A write transaction that holds the log's lock from its first statement on;
+        ``durable=False``: committed without an fsync (memguard/ledger/durability.py)."""
+        with self._tx(durable=durable) as conn:
             if self.dialect == "sqlite":
                 # Take the write lock now, not at the first write: reads below must not be stale.
                 conn.exec_driver_sql("BEGIN IMMEDIATE")
@@ -487,6 +214,7 @@ class AuditLog:
     def _snapshot(self) -> Iterator[Connection]:
         """A read-only transaction whose statements all see one snapshot."""
         try:
+            precheck(self.engine)
             with self.engine.connect() as conn:
                 if self.dialect == "sqlite":
                     conn.exec_driver_sql("BEGIN")  # pysqlite would run each SELECT on its own
@@ -585,7 +313,7 @@ class AuditLog:
 
     def integrate(self, max_batch: int | None = None) -> int:
         """Move up to ``max_batch`` queued events into the tree in one transaction; returns how many."""
-        with self._integrate_lock, self._locked() as conn:
+        with self._integrate_lock, self._locked(durable=False) as conn:  # no checkpoint: relaxed
             return self._integrate_tx(conn, max_batch or self.max_batch)
 
     def flush(self) -> CheckpointInfo | None:
@@ -599,15 +327,15 @@ class AuditLog:
         total = 0
         with self._integrate_lock:
             while True:
-                signed: CheckpointInfo | None = None
-                with self._locked() as conn:
+                # no fsync: lost to a power failure, the leaves stay queued (integrated again);
+                # the next durable commit (the next write's, or the checkpoint's) covers it
+                with self._locked(durable=False) as conn:
                     n = self._integrate_tx(conn, self.max_batch)
                     total += n
                     last = n < self.max_batch
-                    if last and checkpoint_if_due and self._checkpoint_due(self._clock()):
-                        # same transaction: one commit, one fsync
+                if last and checkpoint_if_due and self._checkpoint_due(self._clock()):
+                    with self._locked() as conn:  # durable: the witness is told of it
                         signed = self._checkpoint_tx(conn)
-                if signed is not None:
                     self._publish(signed)
                 if last:
                     return total
@@ -1000,583 +728,4 @@ class AuditLog:
             leaves_after_checkpoint=max(0, size - (last.tree_size if last else 0)),
             problems=tuple(problems.items),
             problems_omitted=problems.omitted,
-        )
-
-
-def _check_witness_lag(
-    witness: CheckpointWitness | None,
-    held: str | None,
-    last: CheckpointInfo | None,
-    problems: _Problems,
-) -> None:
-    """The witness should hold the latest stored checkpoint; if the database holds fewer
-    leaves than the witness, ``_check_claims`` reports the truncation already."""
-    if witness is None or last is None:
-        return
-    try:
-        held_size = note_size(held) if held is not None else -1
-    except IntegrityError:
-        problems.add(ProblemKind.BAD_SIGNATURE, "the witness's checkpoint does not parse")
-        return
-    if held_size < last.tree_size:
-        problems.add(
-            ProblemKind.WITNESS_LAGS,
-            f"the witness holds {'no checkpoint' if held is None else f'tree size {held_size}'}"
-            f", the database's latest checkpoint is {last.tree_size}: republish it "
-            "(`memguard ledger checkpoint`)",
-            tree_size=last.tree_size,
-        )
-
-
-def _check_witnessed_rows(
-    witnessed: Sequence[WitnessedCheckpoint], rows: Sequence[Any], problems: _Problems
-) -> None:
-    """Every checkpoint the witness received must still be a row, as it was published."""
-    stored = {int(r.tree_size): r for r in rows}
-    for w in witnessed:
-        row = stored.get(w.tree_size)
-        key = {"tree_size": w.tree_size}
-        if row is None:
-            problems.add(
-                ProblemKind.ROW_DELETED,
-                f"mg_log_checkpoint {w.tree_size}: the witness received this checkpoint, the "
-                "database no longer has it",
-                tree_size=w.tree_size,
-                table=CHECKPOINT.name,
-                key=key,
-            )
-            continue
-        for column, want, got in (
-            ("note", w.note, str(row.note)),
-            ("created_at", w.created_at, float(row.created_at)),
-        ):
-            if want != got:
-                problems.add(
-                    ProblemKind.ROW_EDITED,
-                    f"mg_log_checkpoint {w.tree_size}: column `{column}` differs from the "
-                    "witness's copy",
-                    tree_size=w.tree_size,
-                    table=CHECKPOINT.name,
-                    key=key,
-                    column=column,
-                    expected=want,
-                    found=got,
-                )
-
-
-def _as_size(value: int, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidRequest(f"{what} must be a non-negative int")
-    return value
-
-
-def _subtrees_sql(keys: Sequence[tuple[int, int]]) -> str:
-    """One query for perfect-subtree hashes: leaf rows for level 0, nodes above.
-
-    Per level ``level = L AND node_index IN (...)``, not a row-value ``(level, node_index) IN``,
-    which SQLite answers with a full table scan. Only ints computed here go into the text.
-    """
-    leaves = sorted({int(i) for lv, i in keys if lv == 0})
-    by_level: dict[int, list[int]] = {}
-    for level, index in keys:
-        if level > 0:
-            by_level.setdefault(int(level), []).append(int(index))
-    parts = []
-    if leaves:
-        listed = ",".join(map(str, leaves))
-        parts.append(
-            f"SELECT 0, leaf_index, leaf_hash FROM {LEAF.name} WHERE leaf_index IN ({listed})"
-        )
-    if by_level:
-        terms = " OR ".join(
-            f"(level = {lv} AND node_index IN ({','.join(map(str, sorted(set(ix))))}))"
-            for lv, ix in sorted(by_level.items())
-        )
-        parts.append(f"SELECT level, node_index, hash FROM {NODE.name} WHERE {terms}")
-    return " UNION ALL ".join(parts) if parts else f"SELECT 0, 0, NULL FROM {LEAF.name} WHERE 1 = 0"
-
-
-def _select_nodes(keys: Sequence[tuple[int, int]]) -> Select[Any]:
-    """Stored nodes by key, one ``level = ? AND node_index IN (...)`` term per level.
-
-    Not a row-value ``(level, node_index) IN (...)``: SQLite answers that with a full table scan.
-    """
-    by_level: dict[int, list[int]] = {}
-    for level, index in keys:
-        by_level.setdefault(level, []).append(index)
-    return select(NODE.c.level, NODE.c.node_index, NODE.c.hash).where(
-        or_(*(and_(NODE.c.level == lv, NODE.c.node_index.in_(ix)) for lv, ix in by_level.items()))
-    )
-
-
-def _oracle(stored: dict[tuple[int, int], bytes]) -> Callable[[int, int], bytes]:
-    return lambda level, index: stored[(level, index)]
-
-
-def _info(row: Any) -> CheckpointInfo:
-    return CheckpointInfo(
-        int(row.tree_size), bytes(row.root_hash), str(row.note), float(row.created_at)
-    )
-
-
-# -- verification passes -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Claim:
-    """A signed (size, root) to hold the tree to; ``stored`` for rows of mg_log_checkpoint."""
-
-    label: str
-    size: int
-    root: bytes
-    stored: bool
-
-
-def _open_checkpoints(
-    rows: Sequence[Any],
-    external: Sequence[str],
-    verifier: CheckpointVerifier | None,
-    problems: _Problems,
-) -> list[_Claim]:
-    claims: list[_Claim] = []
-    for row in rows:
-        size = int(row.tree_size)
-        assert verifier is not None
-        try:
-            cp = verifier.verify_checkpoint(row.note)
-        except IntegrityError as exc:
-            problems.add(
-                ProblemKind.BAD_SIGNATURE,
-                f"checkpoint at tree size {size} does not verify: {exc}",
-                tree_size=size,
-            )
-            continue
-        if cp.tree_size != size or cp.root_hash != bytes(row.root_hash):
-            problems.add(
-                ProblemKind.BAD_SIGNATURE,
-                f"checkpoint row at tree size {size} does not match its signed note "
-                f"(which says size {cp.tree_size})",
-                tree_size=size,
-            )
-        claims.append(_Claim(f"checkpoint {cp.tree_size}", cp.tree_size, cp.root_hash, True))
-    for number, note in enumerate(external, 1):
-        assert verifier is not None
-        try:
-            cp = verifier.verify_checkpoint(note)
-        except IntegrityError as exc:
-            problems.add(
-                ProblemKind.BAD_SIGNATURE, f"external checkpoint #{number} does not verify: {exc}"
-            )
-            continue
-        claims.append(
-            _Claim(f"external checkpoint {cp.tree_size}", cp.tree_size, cp.root_hash, False)
-        )
-    return claims
-
-
-class _Leaves:
-    """Stored leaf hashes, packed (32 bytes each), with presence flags."""
-
-    def __init__(self, size: int) -> None:
-        self.hashes = bytearray(size * HASH_SIZE)
-        self.present = bytearray(size)
-
-    def get(self, i: int) -> bytes:
-        return bytes(self.hashes[i * HASH_SIZE : (i + 1) * HASH_SIZE])
-
-    def set(self, i: int, value: bytes) -> None:
-        self.hashes[i * HASH_SIZE : (i + 1) * HASH_SIZE] = value
-        self.present[i] = 1
-
-
-def _check_leaves(conn: Connection, size: int, problems: _Problems) -> _Leaves:
-    """Every event against its stored leaf hash; returns the trusted level-0 hashes."""
-    leaves = _Leaves(size)
-    # leaf -> (hash of the event as stored now, or None if the event row is gone; event seq)
-    mismatched: dict[int, tuple[bytes | None, int]] = {}
-    expected = 0
-    query = (
-        select(LEAF.c.leaf_index, LEAF.c.event_seq, LEAF.c.leaf_hash, _EVENT.c.event)
-        .select_from(LEAF.outerjoin(_EVENT, _EVENT.c.seq == LEAF.c.event_seq))
-        .order_by(LEAF.c.leaf_index)
-    )
-    for row in conn.execute(query.execution_options(yield_per=4096)):
-        i, seq, stored = int(row.leaf_index), int(row.event_seq), bytes(row.leaf_hash)
-        if i < expected or i >= size:
-            problems.add(ProblemKind.LEAF_MISMATCH, f"leaf row {i} is out of place", leaf_index=i)
-            continue
-        if i > expected:
-            _missing_leaves(expected, i, problems)
-        expected = i + 1
-        if len(stored) != HASH_SIZE:
-            problems.add(
-                ProblemKind.LEAF_MISMATCH,
-                f"leaf {i} (event seq {seq}) has a malformed hash",
-                leaf_index=i,
-                event_seq=seq,
-            )
-            continue
-        leaves.set(i, stored)
-        if row.event is None:
-            mismatched[i] = (None, seq)
-        else:
-            actual = leaf_hash(str(row.event).encode("utf-8"))
-            if actual != stored:
-                mismatched[i] = (actual, seq)
-    if mismatched:
-        _classify(conn, size, leaves, mismatched, problems)
-    return leaves
-
-
-def _missing_leaves(start: int, end: int, problems: _Problems) -> None:
-    span = f"leaf {start}" if end - start == 1 else f"leaves {start}..{end - 1}"
-    problems.add(
-        ProblemKind.DELETED,
-        f"{span} of the tree {'is' if end - start == 1 else 'are'} missing (leaf rows deleted)",
-        leaf_index=start,
-    )
-
-
-def _classify(
-    conn: Connection,
-    size: int,
-    leaves: _Leaves,
-    mismatched: dict[int, tuple[bytes | None, int]],
-    problems: _Problems,
-) -> None:
-    """Tell an edited event from an edited leaf row, find moved events, collapse deletions."""
-    gone = sorted(i for i, (h, _) in mismatched.items() if h is None)
-    changed = {i: h for i, (h, _) in mismatched.items() if h is not None}
-    # The level-1 node above a leaf was computed from the original leaf hash: it tells which of
-    # the two stored copies (event, leaf row) changed.
-    pairs = sorted({i >> 1 for i in changed if (i | 1) < size})
-    parents: dict[tuple[int, int], bytes] = {}
-    for start in range(0, len(pairs), _CHUNK):
-        keys = [(1, j) for j in pairs[start : start + _CHUNK]]
-        for r in conn.execute(_select_nodes(keys)):
-            parents[(int(r.level), int(r.node_index))] = bytes(r.hash)
-    leaf_rows_edited: set[int] = set()
-    for j in pairs:
-        left, right = 2 * j, 2 * j + 1
-        parent = parents.get((1, j))
-        if parent is None or not (leaves.present[left] and leaves.present[right]):
-            continue
-        as_stored = node_hash(leaves.get(left), leaves.get(right))
-        from_events = node_hash(
-            changed[left] if left in changed else leaves.get(left),
-            changed[right] if right in changed else leaves.get(right),
-        )
-        if parent != as_stored and parent == from_events:
-            leaf_rows_edited.update(i for i in (left, right) if i in changed)
-    for i in sorted(changed):
-        actual, seq = changed[i], mismatched[i][1]
-        if i in leaf_rows_edited:
-            problems.add(
-                ProblemKind.LEAF_MISMATCH,
-                f"the stored hash of leaf {i} was edited (event seq {seq} still matches the tree)",
-                leaf_index=i,
-                event_seq=seq,
-            )
-            leaves.set(i, actual)  # the tree above is checked with the event's true hash
-            continue
-        other = _find_leaf(leaves, actual, size)
-        if other is not None and other != i:
-            problems.add(
-                ProblemKind.REORDERED,
-                f"leaf {i} (event seq {seq}) now holds the event logged at leaf {other}",
-                leaf_index=i,
-                event_seq=seq,
-            )
-        else:
-            problems.add(
-                ProblemKind.EDITED,
-                f"event seq {seq} (leaf {i}) no longer matches its leaf hash",
-                leaf_index=i,
-                event_seq=seq,
-            )
-    # Deleted events: runs; a run that ends the tree is a truncated event table.
-    runs: list[list[int]] = []
-    for i in gone:
-        if runs and runs[-1][-1] == i - 1:
-            runs[-1].append(i)
-        else:
-            runs.append([i])
-    for run in runs:
-        first, last = run[0], run[-1]
-        seqs = f"seq {mismatched[first][1]}" + (f"..{mismatched[last][1]}" if last != first else "")
-        span = f"leaf {first}" if last == first else f"leaves {first}..{last}"
-        if last == size - 1:
-            problems.add(
-                ProblemKind.TRUNCATED,
-                f"the events of {span} ({seqs}) are missing: the event table was truncated",
-                leaf_index=first,
-                event_seq=mismatched[first][1],
-            )
-        else:
-            problems.add(
-                ProblemKind.DELETED,
-                f"the event{'s' if len(run) > 1 else ''} of {span} ({seqs}) "
-                f"{'were' if len(run) > 1 else 'was'} deleted",
-                leaf_index=first,
-                event_seq=mismatched[first][1],
-            )
-
-
-def _find_leaf(leaves: _Leaves, value: bytes, size: int) -> int | None:
-    pos = leaves.hashes.find(value)
-    while pos >= 0:
-        if pos % HASH_SIZE == 0 and leaves.present[pos // HASH_SIZE]:
-            return pos // HASH_SIZE
-        pos = leaves.hashes.find(value, pos + 1)
-    return None
-
-
-def _check_nodes(
-    conn: Connection,
-    size: int,
-    leaves: _Leaves,
-    needed: set[tuple[int, int]],
-    problems: _Problems,
-) -> dict[tuple[int, int], bytes | None]:
-    """Recompute every perfect subtree bottom-up and compare it with the stored node.
-
-    A mismatching node is reported and the recomputed value carried upwards, so one edited node
-    is reported once and not along its whole path. Where leaves are missing, the stored node is
-    taken as is (the gap itself is already reported). Returns the values of ``needed`` subtrees
-    (``None``: cannot be recomputed).
-    """
-    out: dict[tuple[int, int], bytes | None] = {}
-    hashes, present, count, level = leaves.hashes, leaves.present, size, 0
-    for key in needed:
-        if key[0] == 0:
-            out[key] = bytes(hashes[key[1] * 32 : key[1] * 32 + 32]) if present[key[1]] else None
-    while count > 1:
-        level += 1
-        half = count >> 1
-        upper, upper_present = bytearray(half * HASH_SIZE), bytearray(half)
-        rows = iter(
-            conn.execute(
-                select(NODE.c.node_index, NODE.c.hash)
-                .where(NODE.c.level == level)
-                .order_by(NODE.c.node_index)
-                .execution_options(yield_per=4096)
-            )
-        )
-        row = next(rows, None)
-        for j in range(half):
-            while row is not None and int(row.node_index) < j:
-                _stray_node(level, int(row.node_index), size, problems)
-                row = next(rows, None)
-            stored: bytes | None = None
-            if row is not None and int(row.node_index) == j:
-                stored = bytes(row.hash)
-                row = next(rows, None)
-                if len(stored) != HASH_SIZE:
-                    problems.add(
-                        ProblemKind.NODE_MISMATCH,
-                        f"node {(level, j)} is malformed",
-                        node=(level, j),
-                    )
-                    stored = None
-            a = 2 * j * HASH_SIZE
-            value: bytes | None
-            if present[2 * j] and present[2 * j + 1]:
-                value = node_hash(
-                    bytes(hashes[a : a + HASH_SIZE]),
-                    bytes(hashes[a + HASH_SIZE : a + 2 * HASH_SIZE]),
-                )
-                if stored is None:
-                    problems.add(
-                        ProblemKind.NODE_MISMATCH,
-                        f"node {(level, j)} is missing",
-                        node=(level, j),
-                        leaf_index=j << level,
-                    )
-                elif stored != value:
-                    problems.add(
-                        ProblemKind.NODE_MISMATCH,
-                        f"node {(level, j)} (leaves {j << level}..{((j + 1) << level) - 1}) "
-                        "does not match its children",
-                        node=(level, j),
-                        leaf_index=j << level,
-                    )
-            else:
-                value = stored
-            if value is not None:
-                upper[j * HASH_SIZE : (j + 1) * HASH_SIZE] = value
-                upper_present[j] = 1
-            if (level, j) in needed:
-                out[(level, j)] = value
-        while row is not None:
-            _stray_node(level, int(row.node_index), size, problems)
-            row = next(rows, None)
-        hashes, present, count = upper, upper_present, half
-    for r in conn.execute(
-        select(NODE.c.level, NODE.c.node_index).where(NODE.c.level > level).limit(100)
-    ):
-        _stray_node(int(r.level), int(r.node_index), size, problems)
-    for r in conn.execute(
-        select(NODE.c.level, NODE.c.node_index).where(NODE.c.level < 1).limit(100)
-    ):
-        _stray_node(int(r.level), int(r.node_index), size, problems)
-    return out
-
-
-def _stray_node(level: int, index: int, size: int, problems: _Problems) -> None:
-    problems.add(
-        ProblemKind.NODE_MISMATCH,
-        f"node {(level, index)} lies outside the tree of {size} leaves "
-        "(leaf rows deleted after it was computed?)",
-        node=(level, index),
-    )
-
-
-def _check_claims(
-    claims: Sequence[_Claim],
-    size: int,
-    subtrees: dict[tuple[int, int], bytes | None],
-    problems: _Problems,
-) -> list[_Claim]:
-    """Each signed (size, root) against the recomputed tree; returns the stored ones that hold."""
-    good: list[_Claim] = []
-    matched = sorted(
-        {0} | {c.size for c in claims if c.size <= size and _root_of(c.size, subtrees) == c.root}
-    )
-    for claim in claims:
-        if claim.size > size:
-            problems.add(
-                ProblemKind.TRUNCATED,
-                f"{claim.label} covers {claim.size} leaves but the tree has {size}: "
-                f"leaves {size}..{claim.size - 1} are missing",
-                leaf_index=size,
-                tree_size=claim.size,
-            )
-            continue
-        root = _root_of(claim.size, subtrees)
-        if root is None:
-            problems.add(
-                ProblemKind.NODE_MISMATCH,
-                f"cannot recompute the root at tree size {claim.size}: leaves and nodes are missing",
-                tree_size=claim.size,
-            )
-        elif root != claim.root:
-            since = max(s for s in matched if s < claim.size)
-            problems.add(
-                ProblemKind.ROOT_MISMATCH,
-                f"the tree no longer has the root of {claim.label}: "
-                f"leaves {since}..{claim.size - 1} were rewritten",
-                leaf_index=since,
-                tree_size=claim.size,
-            )
-        elif claim.stored:
-            good.append(claim)
-    return good
-
-
-def _root_of(size: int, subtrees: dict[tuple[int, int], bytes | None]) -> bytes | None:
-    values = [subtrees.get(k) for k in frontier_keys(size)]
-    if any(v is None for v in values):
-        return None
-    return root_from_frontier([v for v in values if v is not None])
-
-
-def _check_consecutive(
-    conn: Connection,
-    fetch: Callable[[Connection, Sequence[tuple[int, int]]], dict[tuple[int, int], bytes]],
-    claims: Sequence[_Claim],
-    problems: _Problems,
-) -> None:
-    """Consecutive stored checkpoints must be linked by a consistency proof from stored nodes."""
-    # by signed size: a row's tree_size column may have been edited to reorder them
-    for old, new in itertools.pairwise(sorted(claims, key=lambda c: c.size)):
-        if old.size == new.size:
-            continue
-
-        def prove(
-            o: Callable[[int, int], bytes], a: int = old.size, b: int = new.size
-        ) -> list[bytes]:
-            return consistency_proof(a, b, o)
-
-        try:
-            stored = fetch(conn, needed_subtrees(prove))
-            proof = prove(_oracle(stored))
-            verify_consistency(old.size, new.size, old.root, new.root, proof)
-        except IntegrityError as exc:
-            problems.add(
-                ProblemKind.INCONSISTENT,
-                f"checkpoints {old.size} and {new.size} are not linked by a consistency proof "
-                f"from the stored tree: {exc}",
-                tree_size=new.size,
-            )
-
-
-def _check_pending(conn: Connection, now: float, max_age: float, problems: _Problems) -> None:
-    query = (
-        select(
-            PENDING.c.event_seq,
-            PENDING.c.leaf_hash,
-            PENDING.c.queued_at,
-            _EVENT.c.event,
-            LEAF.c.leaf_index,
-        )
-        .select_from(
-            PENDING.outerjoin(_EVENT, _EVENT.c.seq == PENDING.c.event_seq).outerjoin(
-                LEAF, LEAF.c.event_seq == PENDING.c.event_seq
-            )
-        )
-        .order_by(PENDING.c.event_seq)
-    )
-    old, oldest = 0, None
-    for row in conn.execute(query.execution_options(yield_per=4096)):
-        seq = int(row.event_seq)
-        if row.leaf_index is not None:
-            problems.add(
-                ProblemKind.DUPLICATE,
-                f"event seq {seq} is queued but already logged at leaf {row.leaf_index}",
-                event_seq=seq,
-                leaf_index=int(row.leaf_index),
-            )
-        elif row.event is None:
-            problems.add(ProblemKind.DELETED, f"queued event seq {seq} was deleted", event_seq=seq)
-        elif leaf_hash(str(row.event).encode("utf-8")) != bytes(row.leaf_hash):
-            problems.add(
-                ProblemKind.EDITED,
-                f"queued event seq {seq} no longer matches its queued leaf hash",
-                event_seq=seq,
-            )
-        if now - float(row.queued_at) > max_age:
-            old += 1
-            oldest = seq if oldest is None else oldest
-    if old:
-        problems.add(
-            ProblemKind.PENDING_TOO_OLD,
-            f"{old} queued events are older than {max_age:g} s (first: seq {oldest}); "
-            "run `memguard ledger integrate`",
-            event_seq=oldest,
-        )
-
-
-def _check_unlogged(conn: Connection, problems: _Problems) -> None:
-    rows = conn.execute(
-        select(_EVENT.c.seq)
-        .where(~exists().where(LEAF.c.event_seq == _EVENT.c.seq))
-        .where(~exists().where(PENDING.c.event_seq == _EVENT.c.seq))
-        .order_by(_EVENT.c.seq)
-        .limit(1000)
-    ).scalars()
-    for seq in rows:
-        problems.add(
-            ProblemKind.UNLOGGED,
-            f"event seq {seq} is neither in the tree nor queued (written around the log)",
-            event_seq=int(seq),
-        )
-    dupes = conn.execute(
-        select(LEAF.c.event_seq, func.count())
-        .group_by(LEAF.c.event_seq)
-        .having(func.count() > 1)
-        .limit(1000)
-    ).all()
-    for seq, count in dupes:
-        problems.add(
-            ProblemKind.DUPLICATE, f"event seq {seq} is logged {count} times", event_seq=int(seq)
         )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 import json
 import os
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -40,7 +41,10 @@ from memguard.events import AuditEvent, Decision
 from memguard.ledger.auditlog import AuditLog, ProblemKind, VerifyReport, _Problems
 from memguard.ledger.changelog import CHANGE_ACTION, PROJECTIONS, ChangeSet, encode_row, key_of
 from memguard.ledger.checkpoint import CheckpointSigner, CheckpointVerifier
+from memguard.ledger.durability import transaction
 from memguard.ledger.lineage import Lineage
+from memguard.ledger.opening import check_migrated, watch_sqlite_state
+from memguard.ledger.recovery import drop_owner, lease, ops_metadata, orphaned, stage_owner
 from memguard.ledger.replay import (
     EntryCache,
     LoggedHead,
@@ -60,7 +64,8 @@ from memguard.ledger.tables import (
     TurnReadRow,
 )
 from memguard.ledger.witness import CheckpointWitness, WitnessDir
-from memguard.provenance import Provenance
+from memguard.logging import get_logger
+from memguard.provenance import Provenance, canonical_json
 from memguard.stores.base import MemoryStore
 from memguard.trust import TrustLevel
 
@@ -195,11 +200,10 @@ class Ledger:
         self._entry_cache = EntryCache()  # change entries the read path has parsed (replay.py)
         with self._tx():
             pass
-        try:
-            fresh = not inspect(engine).has_table(_PROV.name)
-            SQLModel.metadata.create_all(engine, tables=_TABLES, checkfirst=True)
-        except SQLAlchemyError as exc:
-            raise LedgerError(f"cannot create ledger tables: {type(exc).__name__}") from exc
+        fresh = self._create_tables()
+        if not fresh and not adopt_unlogged:
+            with self._tx() as conn:
+                check_migrated(conn, PROJECTIONS, CHANGE_ACTION)
         self.lineage = Lineage(self)
         #: the tamper-evident audit log over this ledger's events (memguard/ledger/auditlog.py)
         self.log = AuditLog(
@@ -214,6 +218,24 @@ class Ledger:
                 self._log_changes(conn, changes)
             # the new ledger's first leaf, not left queued; signed (and witnessed) at once
             self.log.flush() if checkpoint_signer is not None else self.log.integrate()
+
+    def _create_tables(self) -> bool:
+        """Create what is missing; whether the ledger is new. Several processes opening a new
+        ledger at once may race on ``CREATE TABLE``: a failed attempt is retried (``checkfirst``
+        then finds the other's tables)."""
+        for attempt in range(5):
+            try:
+                fresh = not inspect(self.engine).has_table(_PROV.name)
+                SQLModel.metadata.create_all(self.engine, tables=_TABLES, checkfirst=True)
+                ops_metadata.create_all(self.engine, checkfirst=True)
+                return fresh
+            except SQLAlchemyError as exc:
+                if attempt == 4:
+                    raise LedgerError(
+                        f"cannot create ledger tables: {type(exc).__name__}"
+                    ) from exc
+                time.sleep(0.05 * (attempt + 1))
+        raise AssertionError("unreachable")  # pragma: no cover
 
     @classmethod
     def from_url(
@@ -244,6 +266,7 @@ class Ledger:
                 witness = WitnessDir(Path(database).parent / "witness")
             engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 10})
             event.listen(engine, "connect", _sqlite_pragmas)
+            watch_sqlite_state(engine, Path(database))  # read-only: a typed error, not SIGBUS
         elif parsed.get_backend_name() == "postgresql":
             engine = create_engine(url, pool_pre_ping=True)
         else:
@@ -277,9 +300,11 @@ class Ledger:
         )
 
     @contextmanager
-    def _tx(self) -> Iterator[Connection]:
+    def _tx(self, *, durable: bool = True) -> Iterator[Connection]:
+        """A transaction; ``durable=False``: one whose loss on power failure is harmless, committed
+        without an fsync (memguard/ledger/durability.py)."""
         try:
-            with self.engine.begin() as conn:
+            with transaction(self.engine, durable=durable) as conn:
                 yield conn
         except LedgerError:
             raise
@@ -289,11 +314,19 @@ class Ledger:
     # -- writes ---------------------------------------------------------------------------------
 
     def begin(self, records: Sequence[Provenance]) -> None:
-        """Insert ``pending`` rows; committed to disk before the store is touched."""
+        """Insert ``pending`` rows, committed before the store is touched.
+
+        One fsync per write: staging only new facts (version 1) commits without one; the
+        :meth:`commit` after the store write makes it durable (a sequential log). Lost to a power
+        failure before that, the store may hold a point no row describes: never served. A new
+        version of a known fact is staged durably (its point replaces the committed one's, so
+        recovery must find the pending row that describes it)."""
         rows = [_row_values(p) for p in records]
         changes = ChangeSet("fact.begin")
-        with self._tx() as conn:
+        durable = any(p.version > 1 for p in records)
+        with self._tx(durable=durable) as conn:
             conn.execute(insert(_PROV), rows)
+            stage_owner(conn, [(p.fact_id, p.version) for p in records])
             changes.put(_PROV, rows)
             self._log_changes(conn, changes)
 
@@ -424,7 +457,7 @@ class Ledger:
 
     def abort(self, records: Sequence[Provenance]) -> None:
         changes = ChangeSet("fact.abort")
-        with self._tx() as conn:
+        with self._tx(durable=False) as conn:  # lost: the row stays pending, recovery aborts it
             self._set_state(conn, records, FactState.PENDING, FactState.ABORTED, changes)
             self._log_changes(conn, changes)
 
@@ -444,7 +477,7 @@ class Ledger:
 
     def mark_purged(self, fact_ids: Sequence[str]) -> None:
         changes = ChangeSet("fact.purge")
-        with self._tx() as conn:
+        with self._tx(durable=False) as conn:  # lost: recovery purges again
             changes.update(
                 conn,
                 _PROV,
@@ -548,6 +581,8 @@ class Ledger:
             )
             if len(changed) != len(set(chunk)):
                 raise LedgerError("ledger row is not in the expected state")
+        if old is FactState.PENDING:
+            drop_owner(conn, keys)
 
     def _insert_events(self, conn: Connection, events: Sequence[AuditEvent]) -> None:
         if not events:
@@ -589,36 +624,50 @@ class Ledger:
         active quarantine holds it."""
         if not fact_ids:
             return {}
+        with self._tx() as conn:
+            return self._latest(conn, fact_ids)
+
+    def _latest(self, conn: Connection, fact_ids: Sequence[str]) -> dict[str, LedgerRecord]:
         quarantined = (
             select(_QUARANTINE.c.fact_id)
             .where(and_(_QUARANTINE.c.fact_id == _PROV.c.fact_id, _QUARANTINE.c.lifted.is_(False)))
             .exists()
             .label("quarantined")
         )
-        with self._tx() as conn:
-            rows = conn.execute(
-                select(
-                    _PROV.c.fact_id,
-                    _PROV.c.version,
-                    _PROV.c.state,
-                    _PROV.c.record_digest,
-                    _PROV.c.content_digest,
-                    _PROV.c.record,
-                    _PROV.c.purged,
-                    quarantined,
-                ).where(
-                    and_(
-                        _PROV.c.fact_id.in_(list(dict.fromkeys(fact_ids))),
-                        _PROV.c.state != FactState.ABORTED.value,
-                    )
+        rows = conn.execute(
+            select(
+                _PROV.c.fact_id,
+                _PROV.c.version,
+                _PROV.c.state,
+                _PROV.c.record_digest,
+                _PROV.c.content_digest,
+                _PROV.c.record,
+                _PROV.c.purged,
+                quarantined,
+            ).where(
+                and_(
+                    _PROV.c.fact_id.in_(list(dict.fromkeys(fact_ids))),
+                    _PROV.c.state != FactState.ABORTED.value,
                 )
-            ).all()
+            )
+        ).all()
         out: dict[str, LedgerRecord] = {}
         for row in rows:
             current = out.get(row.fact_id)
             if current is None or row.version > current.version:
                 out[row.fact_id] = _record(row)
         return out
+
+    def latest_checked(
+        self, fact_ids: Sequence[str]
+    ) -> tuple[dict[str, LedgerRecord], dict[str, LoggedHead]]:
+        """:meth:`latest` and :meth:`logged_heads` of the facts it finds, in one transaction (one
+        snapshot: the row and the log entry compared are read together)."""
+        if not fact_ids:
+            return {}, {}
+        with self.log._snapshot() as conn:
+            records = self._latest(conn, fact_ids)
+            return records, logged_heads(conn, list(records), self._entry_cache) if records else {}
 
     def logged_heads(self, fact_ids: Sequence[str]) -> dict[str, LoggedHead]:
         """What the signed log says each fact's head is (for the read path's compare)."""
@@ -730,6 +779,73 @@ class Ledger:
                 conn, _META, _META.c.key == "owner_scheme", {"value": str(OWNER_SCHEME)}
             )
             self._log_changes(conn, changes)
+
+    # -- the policy in force (memguard/policy/resolver.py reports it) ----------------------------
+
+    def policy_event(
+        self, status: str, policy_digest: str, problems: Sequence[str] = ()
+    ) -> None:
+        """Log what the policy engine did: ``loaded`` (a set now in force), ``failed`` (a reload
+        that did not validate: the last good set stays) or ``evaluation_failed`` (a decision
+        raised: denied). One transaction: the ``policy`` meta row (a projection: a logged change
+        entry) and an audit event, ``allow`` for a load and ``deny`` for a failure."""
+        problems = [str(p)[:500] for p in problems[:20]]
+        value = canonical_json(
+            {"status": status, "policy_digest": policy_digest, "problems": problems}
+        ).decode("utf-8")
+        row = {"key": "policy", "value": value}
+        changes = ChangeSet(f"policy.{status}")
+        failed = status != "loaded"
+        event = AuditEvent(
+            action=f"policy.{status}",
+            decision=Decision.DENY if failed else Decision.ALLOW,
+            reason=f"policy.{status}",
+            policy_digest=policy_digest,
+            detail={"problems": problems} if problems else {},
+        )
+        with self._tx() as conn:
+            stmt: Any
+            if self.dialect == "postgresql":
+                from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+                stmt = pg_insert(_META).on_conflict_do_update(
+                    index_elements=[_META.c.key], set_={"value": value}
+                )
+            else:
+                from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+                stmt = sqlite_insert(_META).on_conflict_do_update(
+                    index_elements=[_META.c.key], set_={"value": value}
+                )
+            conn.execute(stmt, row)
+            changes.put(_META, [row])
+            self._log_changes(conn, changes)
+            self._insert_events(conn, [event])
+
+    # -- several processes: recovery (memguard/ledger/recovery.py) --------------------------------
+
+    @contextmanager
+    def recovery_lease(self, *, ttl: float = 600.0) -> Iterator[bool]:
+        """Hold the recovery lease while the block runs (``True``), or ``False`` at once when a
+        live process holds it (that process recovers; this one must not race it)."""
+        with lease(self._tx, self.dialect, ttl=ttl) as held:
+            yield held
+
+    def orphaned_pending(
+        self, records: Sequence[LedgerRecord], *, foreign_ttl: float = 300.0
+    ) -> list[LedgerRecord]:
+        """The ``pending`` ``records`` whose staging process is gone: only those may be
+        recovered (committed or aborted); a live process's in-flight rows are left alone."""
+        if not records:
+            return []
+        with self._tx() as conn:
+            gone = orphaned(
+                conn,
+                [(r.fact_id, r.version) for r in records],
+                now=time.time(),
+                foreign_ttl=foreign_ttl,
+            )
+        return [r for r in records if (r.fact_id, r.version) in gone]
 
     # -- verification and repair (memguard/ledger/replay.py) -------------------------------------
 
@@ -843,5 +959,28 @@ class Ledger:
             self._insert_events(conn, [alarm])
         return counts
 
-    def close(self) -> None:
-        self.engine.dispose()
+    def drain(self) -> int:
+        """Integrate every queued event (this process's or one that stopped before it did) and
+        sign a checkpoint of them if there is a signer; returns how many were queued. Never
+        raises: the events are durable in the queue either way (``verify`` reports a queue it
+        cannot integrate, e.g. a damaged leaf hash), and a dead queue must not stop a start."""
+        try:
+            queued = self.log.pending_count()
+            if queued:
+                self.log.flush() if self.log.signer is not None else self.log.integrate()
+            return queued
+        except Exception as exc:
+            try:
+                get_logger().error("ledger.drain_failed", error=type(exc).__name__)
+            except Exception:
+                pass
+            return 0
+
+    def close(self, *, drain: bool = False) -> None:
+        """Close the connections; ``drain``: first integrate and sign what is queued
+        (:meth:`drain`; :meth:`MemoryGuard.close` does that through its own flush)."""
+        try:
+            if drain:
+                self.drain()
+        finally:
+            self.engine.dispose()

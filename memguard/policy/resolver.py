@@ -34,7 +34,10 @@ from memguard.scope import (
 )
 from memguard.trust import TrustLevel
 
-__all__ = ["NO_POLICY_DIGEST", "PolicyResolver"]
+__all__ = ["NO_POLICY_DIGEST", "PolicyObserver", "PolicyResolver"]
+
+#: ``(status, policy_digest, problems)``: see :meth:`PolicyResolver.observe`
+PolicyObserver = Callable[[str, str, Sequence[str]], None]
 
 #: The digest recorded when no valid policy is loaded (and everything is denied).
 NO_POLICY_DIGEST = sha256_digest(canonical_json({"kind": "memguard.policy/none"}))
@@ -72,6 +75,8 @@ class PolicyResolver:
         self._fingerprint: tuple[tuple[str, int, int], ...] | None = None
         self._lock = threading.Lock()
         self.last_error: PolicyError | None = None
+        self._observers: list[PolicyObserver] = []
+        self._eval_failures: set[tuple[str, str]] = set()
 
     @classmethod
     def from_path(
@@ -139,22 +144,65 @@ class PolicyResolver:
         if self._source is None:
             return None
         with self._lock:
+            error = self._reload_locked()
+        if error is None:
+            self._notify("loaded", self._engine.policy.digest, ())
+        else:
+            self._notify("failed", self._engine.policy.digest, [str(p) for p in error.problems])
+        return error
+
+    def _reload_locked(self) -> PolicyError | None:
+        assert self._source is not None
+        try:
+            fingerprint = _fingerprint(self._source)
+            policy = load_policy_path(self._source)
+            refuse(policy, self._backends)
+        except PolicyError as exc:
+            return self._failed(exc)
+        except (OSError, ValueError) as exc:
+            return self._failed(PolicyError([Problem(str(self._source), 0, str(exc))]))
+        self._engine = Engine(policy)
+        self._valid = True
+        self._fingerprint = fingerprint
+        self.last_error = None
+        self._note("info", "policy_loaded", policy_digest=policy.digest, rules=len(policy.rules))
+        return None
+
+    # -- observers: the ledger logs loads and failures (Ledger.policy_event) ---------------------
+
+    def observe(self, observer: PolicyObserver) -> None:
+        """Call ``observer(status, policy_digest, problems)`` on every load (``loaded``), failed
+        reload (``failed``: the last good set stays) and failed evaluation
+        (``evaluation_failed``: that decision is a deny; once per set and error type). Called
+        at once if the set failed to load before (the set in force at start is named in every
+        decision's event already). An observer that raises is logged, never changes a
+        decision."""
+        self._observers.append(observer)
+        if self.last_error is not None:
+            problems = [str(p) for p in self.last_error.problems]
+            self._notify("failed", self._engine.policy.digest, problems, only=observer)
+
+    def _notify(
+        self,
+        status: str,
+        digest: str,
+        problems: Sequence[str],
+        *,
+        only: PolicyObserver | None = None,
+    ) -> None:
+        for observer in [only] if only is not None else list(self._observers):
             try:
-                fingerprint = _fingerprint(self._source)
-                policy = load_policy_path(self._source)
-                refuse(policy, self._backends)
-            except PolicyError as exc:
-                return self._failed(exc)
-            except (OSError, ValueError) as exc:
-                return self._failed(PolicyError([Problem(str(self._source), 0, str(exc))]))
-            self._engine = Engine(policy)
-            self._valid = True
-            self._fingerprint = fingerprint
-            self.last_error = None
-            self._note(
-                "info", "policy_loaded", policy_digest=policy.digest, rules=len(policy.rules)
-            )
-            return None
+                observer(status, digest, problems)
+            except Exception as exc:
+                self._note("error", "policy_observer_failed", status=status,
+                           error=type(exc).__name__)  # fmt: skip
+
+    def _evaluation_failed(self, digest: str, exc: BaseException) -> None:
+        key = (digest, type(exc).__name__)
+        if key in self._eval_failures:
+            return
+        self._eval_failures.add(key)
+        self._notify("evaluation_failed", digest, [f"evaluation error: {type(exc).__name__}"])
 
     def _note(self, level: str, event: str, **fields: object) -> None:
         """Log, but never let a broken log sink change a decision or a reload."""
@@ -241,7 +289,8 @@ class PolicyResolver:
                 rule_ids=plan.rule_ids,
                 reason=plan.reason,
             )
-        except Exception as exc:  # any evaluation error is a deny
+        except Exception as exc:  # any evaluation error is a deny (and logged in the ledger)
+            self._evaluation_failed(digest, exc)
             return ScopePlan(
                 PlanKind.DENY, digest, reason=f"evaluation error: {type(exc).__name__}"
             )
@@ -277,7 +326,8 @@ class PolicyResolver:
         """The point evaluator's verdict on one fact (the guard re-checks every hit with it)."""
         try:
             return self.decide(principal, request.action, fields, purpose=request.purpose).allowed
-        except Exception:  # any evaluation error is a deny
+        except Exception as exc:  # any evaluation error is a deny (and logged in the ledger)
+            self._evaluation_failed(self._engine.policy.digest, exc)
             return False
 
     def rules(self) -> Sequence[str]:

@@ -300,7 +300,8 @@ class LedgerGauges:
         return ok
 
     def _default_verify(self) -> bool:
-        return bool(self.ledger.log.verify().ok)
+        # the full replay (tree, every projection row and event column), not the tree only
+        return bool(self.ledger.verify().ok)
 
     def snapshot(self) -> LedgerSnapshot:
         from sqlalchemy import func, select
