@@ -33,7 +33,7 @@ def test_invalid_configuration_exits_3(tmp_path: Path) -> None:
     good = tmp_path / "ok.yaml"
     good.write_text(f"state_dir: {tmp_path / 's'}\n", "utf-8")
     result = CliRunner().invoke(app, ["--config", str(good), "--workers", "2"])
-    assert result.exit_code == 3 and "local mode cannot be shared" in result.output
+    assert result.exit_code == 3 and "embedded store (qdrant-edge, or Qdrant local mode) cannot be shared" in " ".join(result.output.split())
 
 
 @pytest.mark.slow

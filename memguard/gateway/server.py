@@ -133,7 +133,8 @@ def run(config: GatewayConfig, *, workers: int | None = None, log_level: str = "
     n = workers or config.server.workers
     if n > 1 and config.store.url is None and not config.store.per_worker_local:
         raise ConfigurationError(
-            "Qdrant local mode cannot be shared by several workers: set `store.url` "
+            "the embedded store (qdrant-edge, or Qdrant local mode) cannot be shared by several "
+            "workers: one process holds its folder; set `store.url` "
             "(or `store.per_worker_local: true` for development)"
         )
     if n > 1 and config.limits.storage == "memory" and (
