@@ -376,7 +376,11 @@ class Operation:
                 for fact_id in dict.fromkeys(self.fact_ids)
                 if fact_id in self._read_trust
             ]
-        self.kernel.ledger.record([self.kernel._allow_event(self, reason, **detail)], reads)
+        # an allow that changes nothing (a read, an audit, a preview): no fsync of its own
+        # (ledger.record); writes, denials and alarms are committed durably
+        self.kernel.ledger.record(
+            [self.kernel._allow_event(self, reason, **detail)], reads, durable=False
+        )
         self.finished = True
         self.kernel._after_events()
 

@@ -115,3 +115,22 @@ def test_postgres_relaxes_only_the_one_transaction(pg_url: str) -> None:
             assert conn.exec_driver_sql("SHOW synchronous_commit").scalar() == "on"
     finally:
         ledger.close()
+
+
+def test_a_read_is_audited_without_an_fsync_and_a_denial_with_one(guard: MemoryGuard) -> None:
+    """The allow event that ends a read (and its turn reads) is relaxed: a later durable commit
+    covers it. A denial is a security event: committed durably on its own."""
+    from memguard.errors import MemguardError
+
+    me = guard.authenticate(guard.test_tokens.issue("alice"))  # type: ignore[attr-defined]
+    fact = guard.write(me, "warm", namespace="n", source=SRC, turn=Turn(session_id="s", turn_index=0))
+    model = SyncModel(guard.ledger)
+    for i in range(5):
+        assert guard.search(me, "warm", k=3, turn=Turn(session_id="s", turn_index=i + 1))
+        guard.get(me, fact.fact_id)
+    assert model.durable == 0 and model.relaxed >= 10
+    reads = [e for e in guard.ledger.events() if e.action in ("search", "get")]
+    assert len(reads) == 10  # every read is in the log
+    with pytest.raises(MemguardError):
+        guard.get(me, "no-such-fact")
+    assert model.durable == 1

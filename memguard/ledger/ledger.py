@@ -491,12 +491,21 @@ class Ledger:
             self._log_changes(conn, changes)
 
     def record(
-        self, events: Sequence[AuditEvent], turn_reads: Sequence[TurnRead] = ()
+        self,
+        events: Sequence[AuditEvent],
+        turn_reads: Sequence[TurnRead] = (),
+        *,
+        durable: bool = True,
     ) -> None:
-        """Append audit events (and the turn reads of a read) in their own transaction."""
+        """Append audit events (and the turn reads of a read) in their own transaction.
+
+        ``durable=False`` (the allow event that ends a read, and its turn reads): committed
+        without an fsync. It survives a crash of the process; a power failure can lose it until
+        the next durable commit (any write's, or the log's checkpoint), since the log is
+        sequential (memguard/ledger/durability.py). Denials and alarms stay durable."""
         if events or turn_reads:
             changes = ChangeSet("turn.read")
-            with self._tx() as conn:
+            with self._tx(durable=durable) as conn:
                 self._insert_events(conn, events)
                 if turn_reads:
                     self._insert_ignore(
