@@ -23,6 +23,7 @@ os.environ.setdefault("MEM0_DIR", tempfile.mkdtemp(prefix="memguard-example-mem0
 from memguard import Ledger, LocalTokenService, Source, SourceKind, Turn
 from memguard.adapters.mem0 import GuardedMemory, offline_memory
 from memguard.context import CallContext
+from memguard.errors import Fenced
 from memguard.kernel import Kernel
 from memguard.revocation import RevocationSelector
 
@@ -89,10 +90,20 @@ def main() -> None:
                 assert mine.search("ACME API requests per minute", top_k=3)["results"] == []
             print("revoked memory is no longer recalled")
 
+            # turn 8 read that page: anything it writes now may come from it (the deletion fence)
             with quiet:
-                extra = mine.add("my locker code is 8812", infer=False)["results"][0]
-                mine.delete(extra["id"])
-                trail = mine.history(extra["id"])
+                try:
+                    mine.add("so the limit is 100 per minute", infer=False)
+                    raise AssertionError("a write of a turn that read a revoked fact committed")
+                except Fenced:
+                    pass
+            print("a later write in the turn that read it is refused: deletion fence")
+
+            later = mine.with_context(turn=Turn(session_id="session-42", turn_index=9))
+            with quiet:
+                extra = later.add("my locker code is 8812", infer=False)["results"][0]
+                later.delete(extra["id"])
+                trail = later.history(extra["id"])
             print("history after delete:", [(r["event"], r["new_memory"]) for r in trail])
             assert all(r["old_memory"] is None and r["new_memory"] is None for r in trail)
         finally:
