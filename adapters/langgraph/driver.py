@@ -4,21 +4,12 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from langgraph.store.base import BaseStore
 
 from .._toolkit import backend_error
+from .._toolkit import flow_step as _step
 from .base import _T, Flow
-
-
-def _step(flow: Flow[_T], send: Any, error: BaseException | None) -> tuple[bool, Any]:
-    """One step of a flow: ``(False, next request)`` or ``(True, its result)`` (StopIteration
-    cannot cross a worker thread's future)."""
-    try:
-        return False, (flow.throw(error) if error is not None else flow.send(send))
-    except StopIteration as stop:
-        return True, stop.value
 
 
 def drive(inner: BaseStore, flow: Flow[_T]) -> _T:
