@@ -1,4 +1,11 @@
-"""What every adapter shares: the one backend error table, and the text the scanner sees.
+"""What every adapter shares: the one backend error table, the text the scanner sees, and the
+step of the one driver pattern (:func:`flow_step`).
+
+The driver pattern, in all three adapters (``adapters/qdrant/driver.py``, ``adapters/mem0/driver.py``,
+``adapters/langgraph/driver.py``): an operation is a sans-I/O generator (the kernel's steps inside
+it) that yields the backend calls it needs; a sync driver performs them and sends the results back,
+an async driver awaits them on the event loop and runs each :func:`flow_step` (policy, ledger I/O)
+in a worker thread; a backend exception goes back into the flow through :func:`backend_error`.
 
 The error table (:func:`backend_error`), in one place for all four adapters:
 
@@ -19,12 +26,12 @@ whichever adapter met it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Generator, Mapping
 from typing import Any
 
 from memguard.errors import InvalidRequest, MemguardError, StoreError, StoreUnavailable
 
-__all__ = ["backend_error", "is_unavailable", "scan_text"]
+__all__ = ["backend_error", "flow_step", "is_unavailable", "scan_text"]
 
 _UNAVAILABLE_NAMES = frozenset(
     {
@@ -103,6 +110,17 @@ def backend_error(system: str, what: str, exc: BaseException) -> MemguardError:
         err = StoreError(f"{system} `{what}` failed: {type(exc).__name__}")
     err.__cause__ = exc
     return err
+
+
+def flow_step(
+    flow: Generator[Any, Any, Any], send: Any, error: BaseException | None
+) -> tuple[bool, Any]:
+    """One step of a driver's flow: ``(False, the next request)`` or ``(True, the flow's result)``.
+    The end comes back as a value because ``StopIteration`` cannot cross a worker thread's future."""
+    try:
+        return False, (flow.throw(error) if error is not None else flow.send(send))
+    except StopIteration as stop:
+        return True, stop.value
 
 
 def scan_text(value: Any) -> str:

@@ -13,6 +13,7 @@ store raises ``ConnectionError``, and the SQL store is pointed at a database fil
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from typing import Any
 
 import pytest
@@ -30,7 +31,7 @@ from test_poisoning_adapters import (
     adapter,  # noqa: F401 - the parametrized fixture over every adapter
 )
 
-from adapters._toolkit import backend_error, is_unavailable, scan_text
+from adapters._toolkit import backend_error, flow_step, is_unavailable, scan_text
 from memguard.context import CallContext
 from memguard.errors import InvalidRequest, StoreError, StoreUnavailable
 from memguard.gateway.errors import http_error
@@ -121,3 +122,19 @@ def test_a_sql_error_that_is_not_about_the_connection_stays_a_store_error() -> N
     gone = OperationalError("SELECT 1", {}, sqlite3.OperationalError("unable to open database file"))
     assert type(backend_error("sql", "q", missing)) is StoreError
     assert type(backend_error("sql", "q", gone)) is StoreUnavailable
+
+
+def test_flow_step_is_the_one_driver_step() -> None:
+    def flow() -> Generator[str, object, str]:
+        got = yield "first call"
+        try:
+            yield f"second call after {got}"
+        except StoreUnavailable as exc:
+            return f"handled {exc.code}"
+        return "not reached"
+
+    f = flow()
+    assert flow_step(f, None, None) == (False, "first call")
+    assert flow_step(f, 42, None) == (False, "second call after 42")
+    # an error goes into the flow; its end comes back as a value, not as StopIteration
+    assert flow_step(f, None, StoreUnavailable("down")) == (True, "handled backend.unavailable")

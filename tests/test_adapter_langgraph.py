@@ -28,7 +28,7 @@ from langgraph.store.base import (
 )
 from langgraph.store.memory import InMemoryStore
 
-import memguard.adapters.langgraph as lg
+import memguard.adapters.langgraph.store as lg  # where GuardedStore reads its version range
 from memguard import (
     HashEmbedder,
     Ledger,

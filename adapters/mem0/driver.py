@@ -19,6 +19,7 @@ from memguard.errors import (
 )
 
 from .._toolkit import backend_error
+from .._toolkit import flow_step as _step
 from .base import T, _Call, _Flow
 
 
@@ -69,14 +70,6 @@ def _drive(memory: Any, flow: _Flow[T]) -> T:
                 error = backend_error("mem0", f"{call.target}.{call.method}", exc)
     finally:
         flow.close()
-
-
-def _step(flow: _Flow[T], send: Any, error: Exception | None) -> tuple[bool, Any]:
-    # StopIteration cannot cross a Future, so the end of the flow is returned as a value
-    try:
-        return False, (flow.throw(error) if error is not None else flow.send(send))
-    except StopIteration as stop:
-        return True, stop.value
 
 
 async def _adrive(memory: Any, flow: _Flow[T]) -> T:

@@ -21,6 +21,7 @@ from memguard.provenance import Source, Turn
 from memguard.trust import TrustLevel
 
 from .._toolkit import backend_error
+from .._toolkit import flow_step as _advance
 from .base import _T, SUPPORTED_VERSIONS, Flow, GuardedAttributeError, _Call
 from .payload import _PLACEMENTS
 from .planner import _Planner
@@ -38,13 +39,6 @@ _STATE: weakref.WeakKeyDictionary[object, _Bound] = weakref.WeakKeyDictionary()
 
 def _backend_error(call: _Call, exc: Exception) -> MemguardError:
     return backend_error("qdrant", call.method, exc)
-
-
-def _advance(flow: Flow[_T], value: Any, exc: MemguardError | None) -> tuple[bool, Any]:
-    try:
-        return False, flow.throw(exc) if exc is not None else flow.send(value)
-    except StopIteration as stop:
-        return True, stop.value
 
 
 def _run(raw: Any, flow: Flow[_T]) -> _T:

@@ -1,0 +1,304 @@
+"""The shell: :class:`GuardedStore`, a LangGraph ``BaseStore`` that resolves the caller of each
+call and runs the call's flows (``flows``) through the driver (``driver``)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from langgraph.store.base import (
+    BaseStore,
+    GetOp,
+    Op,
+    Result,
+    SearchItem,
+    SearchOp,
+    validate_op_namespace,
+)
+
+from memguard.context import CallContext, current_binding, external_fact_id
+from memguard.errors import IdentityError, InvalidRequest
+from memguard.identity import Identity
+from memguard.kernel import Kernel
+from memguard.policy.capability import require as require_pushdown
+from memguard.provenance import Provenance, Source, Turn
+from memguard.scope import FieldValue
+from memguard.trust import TrustLevel
+
+from .base import (
+    SUPPORTED_BELOW,
+    SUPPORTED_MIN,
+    _action_of,
+    _listed,
+    _require_supported,
+    namespace_name,
+    tenant_segment,
+)
+from .binding import _run_binding
+from .driver import adrive, drive
+from .flows import _Flows
+
+
+class GuardedStore(BaseStore):
+    """A LangGraph ``BaseStore`` whose every operation is stamped, scoped, verified and audited.
+
+    Bound to a :class:`~memguard.kernel.Kernel`, a verified :class:`~memguard.identity.Identity`
+    (the chain the agent acts for) and a :class:`~memguard.context.CallContext` (the channel and
+    turn stamped on writes, the purpose of reads). The inner store is not reachable through it.
+    """
+
+    __slots__ = (
+        "__context",
+        "__identity",
+        "__inner",
+        "__kernel",
+        "__min_trust",
+        "__owner",
+        "__pinned",
+        "__tenant",
+    )
+
+    supports_ttl: bool = False
+    ttl_config = None
+
+    def __init__(
+        self,
+        inner: BaseStore,
+        *,
+        kernel: Kernel,
+        identity: Identity | None = None,
+        context: CallContext | None = None,
+    ) -> None:
+        """``identity`` and ``context`` are the defaults; a call made inside
+        :func:`memguard.context.acting_as`, or in a LangGraph run that carries a caller
+        (:data:`BINDING_KEY`), acts for that caller instead. Without a default, every call must
+        carry one (one compiled graph, many users)."""
+        _require_supported(SUPPORTED_MIN, SUPPORTED_BELOW)
+        if not isinstance(inner, BaseStore):
+            raise InvalidRequest("`inner` must be a langgraph BaseStore")
+        if not isinstance(kernel, Kernel):
+            raise InvalidRequest("`kernel` must be a memguard Kernel")
+        if identity is not None and not isinstance(identity, Identity):
+            raise InvalidRequest("`identity` must be a verified Identity")
+        if context is not None and not isinstance(context, CallContext):
+            raise InvalidRequest("`context` must be a CallContext")
+        if identity is not None and context is None:
+            raise InvalidRequest("a default `identity` needs a default `context`")
+        # a policy set whose scopes LangGraph filters cannot express does not load (now or later)
+        require_pushdown(kernel.scope, "langgraph")
+        self.__inner = inner
+        self.__kernel = kernel
+        self.__pinned = False
+        self.__min_trust: TrustLevel | None = None
+        self.__bind(identity, context)
+
+    def __bind(self, identity: Identity | None, context: CallContext | None) -> None:
+        self.__identity = identity
+        self.__context = context
+        if identity is None:
+            self.__tenant = ""
+            self.__owner: dict[str, FieldValue] = {}
+            return
+        subject = identity.principal.subject
+        self.__tenant = tenant_segment(subject.issuer, subject.subject)
+        self.__owner = {"owner_iss": subject.issuer, "owner_sub": subject.subject}
+
+    def _for_call(self, action: str) -> GuardedStore:
+        """This store bound to the caller of the current call: an :func:`acting_as` block, else
+        the LangGraph run's caller, else the defaults; none of them: a refusal (audited)."""
+        if self.__pinned:
+            return self
+        binding = current_binding()
+        if binding is None:
+            binding = _run_binding(self.__kernel, self.__context)
+        if binding is None:
+            if self.__identity is None:
+                with self.__kernel.operation(action, None):
+                    pass  # raises identity.missing and records the deny
+            return self
+        if binding.identity is self.__identity and binding.context is self.__context:
+            return self
+        return self.__pin(binding.identity, binding.context)
+
+    def __pin(
+        self, identity: Identity, context: CallContext, min_trust: TrustLevel | None = None
+    ) -> GuardedStore:
+        """A copy acting for exactly ``identity`` and ``context`` (no per-call resolution)."""
+        clone: GuardedStore = object.__new__(type(self))
+        clone.__inner = self.__inner
+        clone.__kernel = self.__kernel
+        clone.__pinned = True
+        clone.__min_trust = min_trust
+        clone.__bind(identity, context)
+        return clone
+
+    @property
+    def _ctx(self) -> CallContext:
+        context = self.__context
+        if context is None:  # only a store bound to a caller runs flows
+            raise IdentityError("a verified identity is required", code="identity.missing")
+        return context
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(f"`{name}` is not available on a guarded store")
+
+    def __repr__(self) -> str:
+        return f"GuardedStore(tenant={self.__tenant or None!r})"
+
+    # -- public extras ----------------------------------------------------------------------------
+
+    @property
+    def context(self) -> CallContext:
+        """The context of a call made now (see :meth:`__init__`)."""
+        context = self._for_call("get").__context
+        assert context is not None  # a bound store always has one
+        return context
+
+    @property
+    def index_config(self) -> Any:
+        """The inner store's semantic-search configuration (``None`` without one)."""
+        return getattr(self.__inner, "index_config", None)
+
+    def with_context(
+        self,
+        *,
+        source: Source | None = None,
+        turn: Turn | None = None,
+        purpose: str | None = None,
+        trust: TrustLevel | None = None,
+        derived_from: Sequence[str] | None = None,
+    ) -> GuardedStore:
+        """The same store for another turn, channel, purpose or lineage, acting for the current
+        caller (pinned: later bindings do not change it)."""
+        bound = self._for_call("get")
+        assert bound.__identity is not None
+        context = bound._ctx.replace(
+            source=source,
+            turn=turn,
+            purpose=purpose,
+            trust=trust,
+            derived_from=tuple(derived_from) if derived_from is not None else None,
+        )
+        return bound.__pin(bound.__identity, context, bound.__min_trust)
+
+    def search(
+        self,
+        namespace_prefix: tuple[str, ...],
+        /,
+        *,
+        query: str | None = None,
+        filter: dict[str, Any] | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        refresh_ttl: bool | None = None,
+        min_trust: TrustLevel | None = None,
+        purpose: str | None = None,
+    ) -> list[SearchItem]:
+        """``BaseStore.search``, plus ``min_trust`` (only items at that trust or above, pushed
+        into the inner store's filter) and ``purpose`` (the read purpose the policy sees)."""
+        if min_trust is None and purpose is None:
+            return super().search(
+                namespace_prefix,
+                query=query,
+                filter=filter,
+                limit=limit,
+                offset=offset,
+                refresh_ttl=refresh_ttl,
+            )
+        validate_op_namespace(SearchOp(tuple(namespace_prefix)))
+        store = self._searcher(min_trust, purpose)
+        op = SearchOp(tuple(namespace_prefix), filter, limit, offset, query, bool(refresh_ttl))
+        (result,) = store.batch([op])  # through `batch`, like every BaseStore method
+        return [r for r in _listed(result) if isinstance(r, SearchItem)]
+
+    async def asearch(
+        self,
+        namespace_prefix: tuple[str, ...],
+        /,
+        *,
+        query: str | None = None,
+        filter: dict[str, Any] | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        refresh_ttl: bool | None = None,
+        min_trust: TrustLevel | None = None,
+        purpose: str | None = None,
+    ) -> list[SearchItem]:
+        """Async twin of :meth:`search`."""
+        if min_trust is None and purpose is None:
+            return await super().asearch(
+                namespace_prefix,
+                query=query,
+                filter=filter,
+                limit=limit,
+                offset=offset,
+                refresh_ttl=refresh_ttl,
+            )
+        validate_op_namespace(SearchOp(tuple(namespace_prefix)))
+        resolve = contextvars.copy_context().run
+        store = await asyncio.to_thread(resolve, self._searcher, min_trust, purpose)
+        op = SearchOp(tuple(namespace_prefix), filter, limit, offset, query, bool(refresh_ttl))
+        (result,) = await store.abatch([op])
+        return [r for r in _listed(result) if isinstance(r, SearchItem)]
+
+    def _searcher(self, min_trust: TrustLevel | None, purpose: str | None) -> GuardedStore:
+        if min_trust is not None and not isinstance(min_trust, TrustLevel):
+            raise InvalidRequest("`min_trust` must be a TrustLevel")
+        if purpose is not None and (not isinstance(purpose, str) or not purpose):
+            raise InvalidRequest("`purpose` must be a non-empty string")
+        if min_trust is None and purpose is None:
+            return self  # resolved in `batch`, per call
+        store = self._for_call("search")
+        assert store.__identity is not None
+        context = store._ctx.replace(purpose=purpose) if purpose is not None else store._ctx
+        floor = min_trust if min_trust is not None else store.__min_trust
+        return store.__pin(store.__identity, context, floor)
+
+    def fact_id(self, namespace: tuple[str, ...], key: str) -> str:
+        """The memguard fact id of ``key`` in the caller's ``namespace`` (for audit and revoke)."""
+        tenant = self.__tenant if self.__identity is not None else self._for_call("get").__tenant
+        return external_fact_id("langgraph", tenant, namespace_name(namespace), key)
+
+    def provenance(self, namespace: tuple[str, ...], key: str) -> Provenance:
+        """The provenance of a visible item; :class:`FactNotFound` otherwise. A ``get`` read."""
+        store = self._for_call("get")
+        return drive(
+            store.__inner, store.__flows()._provenance_flow(GetOp(tuple(namespace), str(key)))
+        )
+
+    async def aprovenance(self, namespace: tuple[str, ...], key: str) -> Provenance:
+        """Async twin of :meth:`provenance`."""
+        store = await asyncio.to_thread(contextvars.copy_context().run, self._for_call, "get")
+        return await adrive(
+            store.__inner, store.__flows()._provenance_flow(GetOp(tuple(namespace), str(key)))
+        )
+
+    # -- BaseStore --------------------------------------------------------------------------------
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run ``ops`` like the inner store would (reads first, then the puts, last one per key
+        wins), each read and each group of writes as one audited operation."""
+        ops = list(ops)
+        store = self._for_call(_action_of(ops))
+        return drive(store.__inner, store.__flows()._batch_flow(ops))
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        ops = list(ops)
+        # resolving may verify a token (ledger I/O): in a worker thread, with this task's context
+        resolve = contextvars.copy_context().run
+        store = await asyncio.to_thread(resolve, self._for_call, _action_of(ops))
+        return await adrive(store.__inner, store.__flows()._batch_flow(ops))
+
+    def __flows(self) -> _Flows:
+        """The flows of a call made by this (bound) store."""
+        return _Flows(
+            kernel=self.__kernel,
+            identity=self.__identity,
+            context=self.__context,
+            tenant=self.__tenant,
+            owner=self.__owner,
+            min_trust=self.__min_trust,
+            index_config=self.index_config,
+        )
