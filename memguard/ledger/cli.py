@@ -157,6 +157,10 @@ def _render(report: VerifyReport) -> str:
         f" ({report.checkpoints_checked} stored, {report.external_checked} external checked;"
         f" {report.leaves_after_checkpoint} leaves after it)",
     ]
+    if report.replay_from:
+        lines.append(f"incremental: replayed the log from leaf {report.replay_from}")
+    if report.marked_verified is not None:
+        lines.append(f"recorded tree size {report.marked_verified} as verified")
     for p in report.problems:
         where = ", ".join(
             part
@@ -219,6 +223,14 @@ def verify(
     dimension: Annotated[
         int, typer.Option("--dimension", min=1, help="The store's vector dimension.")
     ] = 384,
+    incremental: Annotated[
+        bool,
+        typer.Option(
+            "--incremental",
+            help="Replay only the log after the checkpoint the last clean full verify recorded "
+            "(the tree, checkpoints and witness are still checked in full).",
+        ),
+    ] = False,
     as_json: AsJson = False,
 ) -> None:
     """Recompute the log and replay it: report edited, deleted, reordered or truncated events,
@@ -231,10 +243,11 @@ def verify(
     except UnicodeDecodeError as exc:
         raise _fail(f"cannot read input: {exc}", ExitCode.INVALID, "invalid_input") from None
     verifier: CheckpointVerifier | None = None
+    # the key signs the "verified up to" marker a clean full verify leaves in the witness folder
+    signer = _signer(state_dir, key, create=False)
     if vkeys:
         verifier = CheckpointVerifier.from_verifier_keys(vkeys)
     else:
-        signer = _signer(state_dir, key, create=False)
         verifier = signer.verifier() if signer is not None else None
     with _open(state_dir, ledger_url, witness=witness) as ledger, _store(
         state_dir, store or store_url is not None, store_url, collection, dimension
@@ -245,6 +258,8 @@ def verify(
                 external_checkpoints=external,
                 max_pending_age=max_pending_age,
                 store=points,
+                since_checkpoint=incremental,
+                marker_signer=signer,
             )
     emit(report.as_json(), as_json, _render(report))
     if not report.ok:

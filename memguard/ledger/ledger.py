@@ -36,7 +36,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import SQLModel
 
 from memguard.denials import note_deny
-from memguard.errors import ConfigurationError, Fenced, LedgerError
+from memguard.errors import ConfigurationError, Fenced, IntegrityError, LedgerError
 from memguard.events import AuditEvent, Decision
 from memguard.ledger.auditlog import AuditLog, ProblemKind, VerifyReport, _Problems
 from memguard.ledger.changelog import CHANGE_ACTION, PROJECTIONS, ChangeSet, encode_row, key_of
@@ -53,6 +53,7 @@ from memguard.ledger.replay import (
     logged_heads,
     repair_derived,
 )
+from memguard.ledger.replay_since import check_projections_since
 from memguard.ledger.tables import (
     AuditEventRow,
     AuditFactRow,
@@ -63,6 +64,7 @@ from memguard.ledger.tables import (
     RevocationRow,
     TurnReadRow,
 )
+from memguard.ledger.verified import VerifiedMark, read_mark, write_mark
 from memguard.ledger.witness import CheckpointWitness, WitnessDir
 from memguard.logging import get_logger
 from memguard.provenance import Provenance, canonical_json
@@ -857,10 +859,17 @@ class Ledger:
         max_pending_age: float = 300.0,
         max_problems: int = 1000,
         store: MemoryStore | None = None,
+        since_checkpoint: bool = False,
+        marker_signer: CheckpointSigner | None = None,
     ) -> VerifyReport:
         """The audit log's tree (:meth:`AuditLog.verify`, with the witness) and every projection
         row, event column and fact link replayed from it (:func:`check_projections`); with
-        ``store``, every committed fact's store point against its (verified) row."""
+        ``store``, every committed fact's store point against its (verified) row.
+
+        A full verify that finds nothing records its latest checkpoint as verified in the witness
+        folder (signed with ``marker_signer``, default the log's signer; memguard/ledger/verified.py).
+        ``since_checkpoint``: replay only the log after that marker (the tree, checkpoints and
+        witness are still checked in full); without a marker that holds, the replay is full."""
         report = self.log.verify(
             verifier=verifier,
             external_checkpoints=external_checkpoints,
@@ -869,13 +878,63 @@ class Ledger:
         )
         problems = _Problems(max_problems)
         problems.items.extend(report.problems)
+        start = self._replay_start(verifier, problems) if since_checkpoint else 0
         with self.log._snapshot() as conn:
-            check_projections(conn, problems)
+            if start:
+                check_projections_since(conn, problems, start)
+            else:
+                check_projections(conn, problems)
         if store is not None:
             self._check_store(store, problems)
         omitted = report.problems_omitted + problems.omitted
         ok = not any(p.severity == "tamper" for p in problems.items) and not omitted
-        return replace(report, ok=ok, problems=tuple(problems.items), problems_omitted=omitted)
+        marked = None
+        if ok and start == 0:
+            marked = self._mark_verified(report, marker_signer)
+        return replace(report, ok=ok, problems=tuple(problems.items), problems_omitted=omitted,
+                       replay_from=start, marked_verified=marked)  # fmt: skip
+
+    def _witness_dir(self) -> Path | None:
+        witness = self.log.witness
+        return witness.path if isinstance(witness, WitnessDir) else None
+
+    def _replay_start(self, verifier: CheckpointVerifier | None, problems: _Problems) -> int:
+        """Where an incremental replay may start: the verified marker's tree size, if its
+        signature verifies and its root is the tree's root at that size; else 0 (full), with a
+        problem for a marker that does not hold (fail closed: never skip on doubt)."""
+        folder = self._witness_dir()
+        verifier = verifier if verifier is not None else self.log.verifier
+        if folder is None or verifier is None:
+            return 0
+        try:
+            mark = read_mark(folder, verifier)
+            if mark is None or mark.tree_size == 0:
+                return 0
+            size = self.log.size()
+            if mark.tree_size > size or self.log.root(mark.tree_size) != mark.root_hash:
+                raise IntegrityError("its root is not the tree's at that size")
+            return mark.tree_size
+        except Exception as exc:
+            problems.add(
+                ProblemKind.BAD_SIGNATURE,
+                f"the verified marker in `{folder}` does not hold ({exc}): replayed in full",
+            )
+            return 0
+
+    def _mark_verified(self, report: VerifyReport, signer: CheckpointSigner | None) -> int | None:
+        """Record the latest checkpoint of a clean full verify as verified (never raises: a
+        marker that cannot be written only makes the next incremental verify a full one)."""
+        folder = self._witness_dir()
+        signer = signer if signer is not None else self.log.signer
+        last = report.last_checkpoint
+        if folder is None or signer is None or last is None:
+            return None
+        try:
+            write_mark(folder, VerifiedMark(last.tree_size, last.root_hash, time.time()), signer)
+            return last.tree_size
+        except Exception as exc:
+            get_logger().warning("ledger.verified_mark_failed", error=type(exc).__name__)
+            return None
 
     def _check_store(self, store: MemoryStore, problems: _Problems) -> None:
         """Each committed fact's point: present, and its payload (text and metadata digest,
