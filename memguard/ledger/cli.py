@@ -9,7 +9,8 @@ to stderr (JSON on stdout under ``--json``).
 The ledger is ``STATE_DIR/ledger.db`` unless ``--ledger-url`` names another (PostgreSQL); the
 checkpoint signing key is ``STATE_DIR/keys/checkpoint.key`` (created, mode 0600, by ``checkpoint``);
 every checkpoint is also published to the witness directory ``STATE_DIR/witness`` (``--witness``),
-which ``verify`` holds the database to.
+which ``verify`` holds the database to; ``verify --store`` also holds every store point (the
+state folder's embedded store, or ``--store-url``) to its row.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from memguard.ledger.checkpoint import CheckpointSigner, CheckpointVerifier
 from memguard.ledger.ledger import Ledger
 from memguard.ledger.rfc6962 import leaf_hash
 from memguard.ledger.witness import WitnessDir
+from memguard.stores.base import MemoryStore
 
 ledger_app = typer.Typer(
     cls=ConventionGroup,
@@ -101,6 +103,30 @@ def _open(
         ledger.close()
 
 
+@contextmanager
+def _store(
+    state_dir: Path, wanted: bool, url: str | None, collection: str, dimension: int
+) -> Iterator[MemoryStore | None]:
+    """The store ``verify --store`` holds to the ledger: a Qdrant server (``url``) or the state
+    folder's embedded store (a usage error if the folder has none: never an empty new one)."""
+    if not wanted:
+        yield None
+        return
+    from memguard.embedded import open_store
+
+    if url is None and not any((state_dir / d).exists() for d in ("edge", "qdrant")):
+        raise CliError(
+            ExitCode.USAGE,
+            "state.no_store",
+            f"no embedded store in `{state_dir}` (give --store-url for a Qdrant server)",
+        )
+    opened = open_store(state_dir, collection=collection, dimension=dimension, qdrant_url=url)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
 def _fail(message: str, exit_code: ExitCode = ExitCode.FAILURE, code: str = "ledger") -> CliError:
     return CliError(exit_code, code, message)
 
@@ -131,6 +157,10 @@ def _render(report: VerifyReport) -> str:
         f" ({report.checkpoints_checked} stored, {report.external_checked} external checked;"
         f" {report.leaves_after_checkpoint} leaves after it)",
     ]
+    if report.replay_from:
+        lines.append(f"incremental: replayed the log from leaf {report.replay_from}")
+    if report.marked_verified is not None:
+        lines.append(f"recorded tree size {report.marked_verified} as verified")
     for p in report.problems:
         where = ", ".join(
             part
@@ -175,26 +205,61 @@ def verify(
     max_pending_age: Annotated[
         float, typer.Option("--max-pending-age", help="Seconds before a queued event is a warning.")
     ] = 300.0,
+    store: Annotated[
+        bool,
+        typer.Option(
+            "--store",
+            help="Also hold every committed fact's store point to its row (the state folder's "
+            "embedded store, or --store-url).",
+        ),
+    ] = False,
+    store_url: Annotated[
+        str | None,
+        typer.Option("--store-url", help="A Qdrant server URL to check instead (implies --store)."),
+    ] = None,
+    collection: Annotated[
+        str, typer.Option("--collection", help="The store's collection (with --store-url).")
+    ] = "memguard_facts",
+    dimension: Annotated[
+        int, typer.Option("--dimension", min=1, help="The store's vector dimension.")
+    ] = 384,
+    incremental: Annotated[
+        bool,
+        typer.Option(
+            "--incremental",
+            help="Replay only the log after the checkpoint the last clean full verify recorded "
+            "(the tree, checkpoints and witness are still checked in full).",
+        ),
+    ] = False,
     as_json: AsJson = False,
 ) -> None:
     """Recompute the log and replay it: report edited, deleted, reordered or truncated events,
     every projection row, event column or fact link that differs from the log (table, key,
-    column, logged and stored value), and a database behind its witness."""
+    column, logged and stored value), and a database behind its witness. With --store, every
+    store point too (a missing point, or a payload that differs from its row: table `store`)."""
     try:
         external = [path.read_text("utf-8") for path in checkpoint or []]
         vkeys = [_read_arg(v) for v in verifier_key or []]
     except UnicodeDecodeError as exc:
         raise _fail(f"cannot read input: {exc}", ExitCode.INVALID, "invalid_input") from None
     verifier: CheckpointVerifier | None = None
+    # the key signs the "verified up to" marker a clean full verify leaves in the witness folder
+    signer = _signer(state_dir, key, create=False)
     if vkeys:
         verifier = CheckpointVerifier.from_verifier_keys(vkeys)
     else:
-        signer = _signer(state_dir, key, create=False)
         verifier = signer.verifier() if signer is not None else None
-    with _open(state_dir, ledger_url, witness=witness) as ledger:
+    with _open(state_dir, ledger_url, witness=witness) as ledger, _store(
+        state_dir, store or store_url is not None, store_url, collection, dimension
+    ) as points:
         with progress(f"verifying the audit log ({ledger.log.size()} leaves)"):
             report = ledger.verify(
-                verifier=verifier, external_checkpoints=external, max_pending_age=max_pending_age
+                verifier=verifier,
+                external_checkpoints=external,
+                max_pending_age=max_pending_age,
+                store=points,
+                since_checkpoint=incremental,
+                marker_signer=signer,
             )
     emit(report.as_json(), as_json, _render(report))
     if not report.ok:

@@ -9,13 +9,10 @@ crash, :meth:`Ledger.pending` rows are reconciled against the store by the guard
 
 from __future__ import annotations
 
-import enum
-import json
 import os
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,21 +35,16 @@ from sqlmodel import SQLModel
 from memguard.denials import note_deny
 from memguard.errors import ConfigurationError, Fenced, LedgerError
 from memguard.events import AuditEvent, Decision
-from memguard.ledger.auditlog import AuditLog, ProblemKind, VerifyReport, _Problems
-from memguard.ledger.changelog import CHANGE_ACTION, PROJECTIONS, ChangeSet, encode_row, key_of
+from memguard.ledger.auditlog import AuditLog, VerifyReport
+from memguard.ledger.changelog import CHANGE_ACTION, PROJECTIONS, ChangeSet, key_of
 from memguard.ledger.checkpoint import CheckpointSigner, CheckpointVerifier
 from memguard.ledger.durability import transaction
+from memguard.ledger.fence import fence_lock, fenced_facts
 from memguard.ledger.lineage import Lineage
 from memguard.ledger.opening import check_migrated, watch_sqlite_state
+from memguard.ledger.records import FactState, LedgerRecord, TurnRead, _record, _row_values
 from memguard.ledger.recovery import drop_owner, lease, ops_metadata, orphaned, stage_owner
-from memguard.ledger.replay import (
-    EntryCache,
-    LoggedHead,
-    check_projections,
-    expected_projection,
-    logged_heads,
-    repair_derived,
-)
+from memguard.ledger.replay import EntryCache, LoggedHead, logged_heads
 from memguard.ledger.tables import (
     AuditEventRow,
     AuditFactRow,
@@ -63,11 +55,11 @@ from memguard.ledger.tables import (
     RevocationRow,
     TurnReadRow,
 )
+from memguard.ledger.verification import repair_ledger, verify_ledger
 from memguard.ledger.witness import CheckpointWitness, WitnessDir
 from memguard.logging import get_logger
 from memguard.provenance import Provenance, canonical_json
 from memguard.stores.base import MemoryStore
-from memguard.trust import TrustLevel
 
 __all__ = ["FactState", "Ledger", "LedgerRecord", "TurnRead"]
 
@@ -79,89 +71,11 @@ _REVOCATION = RevocationRow.__table__  # type: ignore[attr-defined]
 _QUARANTINE = QuarantineRow.__table__  # type: ignore[attr-defined]
 _TURN_READ = TurnReadRow.__table__  # type: ignore[attr-defined]
 _META = LedgerMetaRow.__table__  # type: ignore[attr-defined]
-_FENCE_LOCK = 0x6D67_6665_6E63_65  # the deletion fence's PostgreSQL advisory lock key ("mgfence")
 _TABLES = [_PROV, _EVENT, _EVENT_FACT, _LINEAGE, _REVOCATION, _QUARANTINE, _TURN_READ, _META]
 #: How the owners of facts written through exchanged tokens are keyed in a ledger this code
 #: creates: by the subject's own issuer (RFC 9493 ``sub_id``). A ledger without the mark was
 #: written before (scheme 1: by the token service's issuer); memguard/owner_migration.py re-owns.
 OWNER_SCHEME = 2
-
-
-class FactState(enum.StrEnum):
-    PENDING = "pending"
-    COMMITTED = "committed"
-    SUPERSEDED = "superseded"
-    ABORTED = "aborted"
-    DELETED = "deleted"
-
-
-@dataclass(frozen=True, slots=True)
-class LedgerRecord:
-    """A provenance row as the ledger holds it."""
-
-    fact_id: str
-    version: int
-    state: FactState
-    record_digest: str
-    content_digest: str
-    record: str
-    purged: bool
-    #: an active quarantine holds the fact (only :meth:`Ledger.latest` fills this in)
-    quarantined: bool = False
-
-    @property
-    def provenance(self) -> Provenance:
-        return Provenance.model_validate_json(self.record)
-
-
-@dataclass(frozen=True, slots=True)
-class TurnRead:
-    """A fact a read returned during one turn of one owner's session (the turn's taint)."""
-
-    owner_iss: str
-    owner_sub: str
-    session_id: str
-    turn_index: int
-    fact_id: str
-    trust: int
-
-
-def _record(row: Any) -> LedgerRecord:
-    return LedgerRecord(
-        row.fact_id,
-        row.version,
-        FactState(row.state),
-        row.record_digest,
-        row.content_digest,
-        row.record,
-        bool(row.purged),
-        bool(getattr(row, "quarantined", False)),
-    )
-
-
-def _row_values(prov: Provenance) -> dict[str, Any]:
-    writer = prov.writer
-    return {
-        "fact_id": prov.fact_id,
-        "version": prov.version,
-        "state": FactState.PENDING.value,
-        "purged": False,
-        "namespace": prov.namespace,
-        "owner_iss": prov.owner.issuer,
-        "owner_sub": prov.owner.subject,
-        "trust": int(prov.trust),
-        "source_kind": prov.source.kind.value,
-        "source_uri": prov.source.uri,
-        "session_id": prov.turn.session_id,
-        "turn_index": prov.turn.turn_index,
-        "writer_sub": writer.actors[-1].subject if writer.actors else writer.subject.subject,
-        "workload_id": writer.workload_id,
-        "token_jti": writer.token_jti,
-        "record": prov.canonical().decode("utf-8"),
-        "record_digest": prov.record_digest,
-        "content_digest": prov.content_digest,
-        "created_at": prov.created_at,
-    }
 
 
 def _state_is(state: FactState) -> Any:
@@ -356,7 +270,7 @@ class Ledger:
         with self._tx() as conn:
             if fence:
                 self.fence_lock(conn, exclusive=False)
-                hit = self._fenced(conn, fence, writer)
+                hit = fenced_facts(conn, fence, writer)
                 if hit:
                     raise Fenced(
                         f"{len(hit)} fact(s) this write read or derives from were deleted or "
@@ -366,63 +280,7 @@ class Ledger:
 
     def fence_lock(self, conn: Connection, *, exclusive: bool) -> None:
         """Order fenced commits against deletes and revocations (see :meth:`commit`)."""
-        if self.dialect == "postgresql":
-            fn = "pg_advisory_xact_lock" if exclusive else "pg_advisory_xact_lock_shared"
-            conn.exec_driver_sql(f"SELECT {fn}({_FENCE_LOCK})")
-        elif self.dialect == "sqlite":
-            # pysqlite opens the transaction at the first write: take the write lock now, so
-            # the check below and the commit see one state
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
-
-    def _deleted_by(self, conn: Connection, fact_id: str, writer: Mapping[str, Any] | None) -> bool:
-        """Whether ``writer`` made the newest allowed delete of ``fact_id`` (not, when unknown)."""
-        if writer is None:
-            return False
-        row = conn.execute(
-            select(_EVENT.c.event)
-            .select_from(_EVENT_FACT.join(_EVENT, _EVENT.c.seq == _EVENT_FACT.c.event_seq))
-            .where(
-                _EVENT_FACT.c.fact_id == fact_id,
-                _EVENT.c.action == "delete",
-                _EVENT.c.decision == Decision.ALLOW.value,
-            )
-            .order_by(_EVENT.c.seq.desc())
-            .limit(1)
-        ).first()
-        if row is None:
-            return False
-        try:
-            principal = json.loads(row[0]).get("principal") or {}
-        except (ValueError, AttributeError):
-            return False
-        keys = ("issuer", "subject", "actors")
-        return all(principal.get(k) == writer.get(k) for k in keys) and bool(principal.get("subject"))
-
-    def _fenced(
-        self, conn: Connection, fact_ids: Sequence[str], writer: Mapping[str, Any] | None
-    ) -> set[str]:
-        hit: set[str] = set()
-        for start in range(0, len(fact_ids), 500):
-            chunk = list(fact_ids[start : start + 500])
-            states: dict[str, set[str]] = {}
-            for fid, state in conn.execute(
-                select(_PROV.c.fact_id, _PROV.c.state).where(
-                    _PROV.c.fact_id.in_(chunk),
-                    _PROV.c.state.in_([FactState.DELETED.value, FactState.COMMITTED.value]),
-                )
-            ).all():
-                states.setdefault(str(fid), set()).add(str(state))
-            deleted = [f for f, st in states.items() if st == {FactState.DELETED.value}]
-            hit.update(f for f in deleted if not self._deleted_by(conn, f, writer))
-            hit.update(
-                str(r[0])
-                for r in conn.execute(
-                    select(_QUARANTINE.c.fact_id).where(
-                        _QUARANTINE.c.fact_id.in_(chunk), _QUARANTINE.c.lifted.is_(False)
-                    )
-                ).all()
-            )
-        return hit
+        fence_lock(conn, self.dialect, exclusive=exclusive)
 
     def _commit(
         self,
@@ -856,7 +714,7 @@ class Ledger:
             )
         return [r for r in records if (r.fact_id, r.version) in gone]
 
-    # -- verification and repair (memguard/ledger/replay.py) -------------------------------------
+    # -- verification and repair (memguard/ledger/verification.py) -------------------------------
 
     def verify(
         self,
@@ -866,107 +724,28 @@ class Ledger:
         max_pending_age: float = 300.0,
         max_problems: int = 1000,
         store: MemoryStore | None = None,
+        since_checkpoint: bool = False,
+        marker_signer: CheckpointSigner | None = None,
     ) -> VerifyReport:
         """The audit log's tree (:meth:`AuditLog.verify`, with the witness) and every projection
-        row, event column and fact link replayed from it (:func:`check_projections`); with
-        ``store``, every committed fact's store point against its (verified) row."""
-        report = self.log.verify(
+        row, event column and fact link replayed from it; with ``store``, every committed fact's
+        store point against its row; ``since_checkpoint``: replay only after the verified marker
+        (:func:`memguard.ledger.verification.verify_ledger`)."""
+        return verify_ledger(
+            self,
             verifier=verifier,
             external_checkpoints=external_checkpoints,
             max_pending_age=max_pending_age,
             max_problems=max_problems,
+            store=store,
+            since_checkpoint=since_checkpoint,
+            marker_signer=marker_signer,
         )
-        problems = _Problems(max_problems)
-        problems.items.extend(report.problems)
-        with self.log._snapshot() as conn:
-            check_projections(conn, problems)
-        if store is not None:
-            self._check_store(store, problems)
-        omitted = report.problems_omitted + problems.omitted
-        ok = not any(p.severity == "tamper" for p in problems.items) and not omitted
-        return replace(report, ok=ok, problems=tuple(problems.items), problems_omitted=omitted)
-
-    def _check_store(self, store: MemoryStore, problems: _Problems) -> None:
-        """Each committed fact's point: present, and its payload (text and metadata digest,
-        reserved record, record digest, version, index fields) matching the row."""
-        from memguard.integrity import payload_problem
-        from memguard.stores.base import RESERVED_PAYLOAD_KEY
-
-        ids = [r.fact_id for r in self.in_state(FactState.COMMITTED)]
-        # a quarantine change not yet synced to the store: its copy may still say quarantined
-        unsynced = {fact_id for fact_id, _ in self.lineage.unsynced()}
-        for start in range(0, len(ids), 500):
-            heads = {
-                fact_id: replace(rec, quarantined=True) if fact_id in unsynced else rec
-                for fact_id, rec in self.latest(ids[start : start + 500]).items()
-            }
-            points = {p.fact_id: p for p in store.retrieve(list(heads))}
-            for fact_id, rec in heads.items():
-                key = {"fact_id": fact_id}
-                point = points.get(fact_id)
-                if point is None:
-                    problems.add(ProblemKind.ROW_DELETED,
-                                 f"store point {fact_id}: a committed fact has no point",
-                                 table="store", key=key)  # fmt: skip
-                    continue
-                reserved = point.payload.get(RESERVED_PAYLOAD_KEY)
-                problem = payload_problem(point.payload, rec, rec.provenance)
-                if problem is None and (
-                    not isinstance(reserved, dict) or reserved.get("version") != rec.version
-                ):
-                    problem = "integrity.version_mismatch"
-                if (problem is None and rec.quarantined and fact_id not in unsynced
-                        and isinstance(reserved, dict)
-                        and reserved.get("trust") != int(TrustLevel.QUARANTINED)):
-                    # a synced quarantine marks the store copy; a copy without the mark would
-                    # pass pushed-down trust filters (the kernel still withholds it on reads)
-                    problem = "integrity.quarantine_mark_missing"
-                if problem is not None:
-                    problems.add(ProblemKind.ROW_EDITED,
-                                 f"store point {fact_id}: {problem}", table="store", key=key,
-                                 column=problem, expected=rec.record_digest)  # fmt: skip
 
     def repair(self, *, actor: str, reason: str) -> dict[str, int]:
-        """Make the log cover what the database holds now, and log that: queue events that are
-        neither in the tree nor queued, rewrite event columns and fact links from the event JSON,
-        and append one change entry that puts every projection row as it is now (and removes the
-        rows the log wrote that are gone), then an alarm event ``ledger.repair`` with the counts.
-
-        Run it only after ``verify`` and a decision that the current rows are right: it turns
-        whatever they say into logged history (it does not restore anything)."""
-        adopted = self.log.adopt_unlogged()
-        counts = {"events_adopted": adopted, "rows_put": 0, "rows_removed": 0,
-                  "event_columns": 0, "fact_links": 0}  # fmt: skip
-        changes = ChangeSet("ledger.repair")
-        with self._tx() as conn:
-            if self.dialect == "sqlite":
-                conn.exec_driver_sql("BEGIN IMMEDIATE")
-            counts.update(repair_derived(conn))
-            expected = expected_projection(conn)
-            for name, table in PROJECTIONS.items():
-                want = expected[name]
-                seen: set[tuple[Any, ...]] = set()
-                for raw in conn.execute(select(table)):
-                    row = dict(raw._mapping)
-                    key = tuple(key_of(table, row).values())
-                    seen.add(key)
-                    if want.get(key) != encode_row(table, row):
-                        changes.put(table, [row])
-                        counts["rows_put"] += 1
-                gone = [k for k in want if k not in seen]
-                pk = [c.name for c in table.primary_key]
-                changes.delete(table, [dict(zip(pk, k, strict=True)) for k in gone])
-                counts["rows_removed"] += len(gone)
-            self._log_changes(conn, changes)
-            alarm = AuditEvent(
-                action="ledger.repair",
-                decision=Decision.ALARM,
-                reason=reason[:128] or "repair",
-                principal={"subject": actor},
-                detail=dict(counts),
-            )
-            self._insert_events(conn, [alarm])
-        return counts
+        """Make the log cover what the database holds now, logged as one alarm event
+        ``ledger.repair`` (:func:`memguard.ledger.verification.repair_ledger`)."""
+        return repair_ledger(self, actor=actor, reason=reason)
 
     def drain(self) -> int:
         """Integrate every queued event (this process's or one that stopped before it did) and

@@ -165,6 +165,11 @@ class VerifyReport:
     leaves_after_checkpoint: int
     problems: tuple[Problem, ...]
     problems_omitted: int
+    #: the projections were replayed from this leaf on (0: the whole log; more: incremental,
+    #: from a verified marker, memguard/ledger/verified.py); ``None``: no replay (tree only)
+    replay_from: int | None = None
+    #: the tree size this verify recorded as verified (a full verify that found nothing)
+    marked_verified: int | None = None
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -181,6 +186,8 @@ class VerifyReport:
             "leaves_after_checkpoint": self.leaves_after_checkpoint,
             "problems": [p.as_json() for p in self.problems],
             "problems_omitted": self.problems_omitted,
+            "replay_from": self.replay_from,
+            "marked_verified": self.marked_verified,
         }
 
 

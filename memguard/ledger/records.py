@@ -1,0 +1,91 @@
+"""What the ledger hands out: a fact's state, a provenance row as held, a turn's read.
+
+Moved out of memguard/ledger/ledger.py (import them from there or from ``memguard.ledger`` as
+before)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+from memguard.provenance import Provenance
+
+__all__ = ["FactState", "LedgerRecord", "TurnRead"]
+
+
+class FactState(enum.StrEnum):
+    PENDING = "pending"
+    COMMITTED = "committed"
+    SUPERSEDED = "superseded"
+    ABORTED = "aborted"
+    DELETED = "deleted"
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerRecord:
+    """A provenance row as the ledger holds it."""
+
+    fact_id: str
+    version: int
+    state: FactState
+    record_digest: str
+    content_digest: str
+    record: str
+    purged: bool
+    #: an active quarantine holds the fact (only :meth:`Ledger.latest` fills this in)
+    quarantined: bool = False
+
+    @property
+    def provenance(self) -> Provenance:
+        return Provenance.model_validate_json(self.record)
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRead:
+    """A fact a read returned during one turn of one owner's session (the turn's taint)."""
+
+    owner_iss: str
+    owner_sub: str
+    session_id: str
+    turn_index: int
+    fact_id: str
+    trust: int
+
+
+def _record(row: Any) -> LedgerRecord:
+    return LedgerRecord(
+        row.fact_id,
+        row.version,
+        FactState(row.state),
+        row.record_digest,
+        row.content_digest,
+        row.record,
+        bool(row.purged),
+        bool(getattr(row, "quarantined", False)),
+    )
+
+
+def _row_values(prov: Provenance) -> dict[str, Any]:
+    writer = prov.writer
+    return {
+        "fact_id": prov.fact_id,
+        "version": prov.version,
+        "state": FactState.PENDING.value,
+        "purged": False,
+        "namespace": prov.namespace,
+        "owner_iss": prov.owner.issuer,
+        "owner_sub": prov.owner.subject,
+        "trust": int(prov.trust),
+        "source_kind": prov.source.kind.value,
+        "source_uri": prov.source.uri,
+        "session_id": prov.turn.session_id,
+        "turn_index": prov.turn.turn_index,
+        "writer_sub": writer.actors[-1].subject if writer.actors else writer.subject.subject,
+        "workload_id": writer.workload_id,
+        "token_jti": writer.token_jti,
+        "record": prov.canonical().decode("utf-8"),
+        "record_digest": prov.record_digest,
+        "content_digest": prov.content_digest,
+        "created_at": prov.created_at,
+    }
