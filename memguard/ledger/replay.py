@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -140,6 +140,45 @@ def expected_projection(conn: Connection) -> Rows:
     return expected
 
 
+def replay_event(
+    row: Row[Any],
+    intact: bool,
+    problems: _Problems,
+    links: set[tuple[int, str]],
+    apply: Callable[[Sequence[Mapping[str, Any]]], None],
+) -> tuple[int, bool] | None:
+    """One event of a replay: its columns held to its logged JSON (when the entry is intact),
+    its fact links collected into ``links``, a change entry's operations handed to ``apply``.
+    Returns ``(seq, was a change entry)``; None when the text is not a JSON object (the tree pass
+    reports it as edited)."""
+    try:
+        ev = json.loads(row.event)
+    except ValueError:
+        return None
+    if not isinstance(ev, dict):
+        return None
+    seq = int(row.seq)
+    for column, (want, got) in (_event_columns(row, ev) if intact else {}).items():
+        problems.add(
+            ProblemKind.EVENT_COLUMN,
+            f"mg_audit_event seq {seq}: column `{column}` is {got!r}, its logged event says "
+            f"{want!r}",
+            event_seq=seq,
+            table=_EVENT.name,
+            key={"seq": seq},
+            column=column,
+            expected=want,
+            found=got,
+        )
+    fact_ids = ev.get("fact_ids")
+    if isinstance(fact_ids, list):
+        links.update((seq, str(f)) for f in fact_ids)
+    if ev.get("action") != CHANGE_ACTION:
+        return seq, False
+    apply(ops_of(ev.get("detail") or {}))
+    return seq, True
+
+
 def check_projections(conn: Connection, problems: _Problems) -> int:
     """Replay every change entry and compare the projections; returns the entries replayed."""
     expected: Rows = {name: {} for name in PROJECTIONS}
@@ -148,30 +187,9 @@ def check_projections(conn: Connection, problems: _Problems) -> int:
     for row, logged, intact in _logged_events(conn):
         if not logged:
             continue  # reported as unlogged by the tree pass
-        try:
-            ev = json.loads(row.event)
-        except ValueError:
-            continue  # reported as edited by the tree pass
-        if not isinstance(ev, dict):
-            continue
-        seq = int(row.seq)
-        for column, (want, got) in (_event_columns(row, ev) if intact else {}).items():
-            problems.add(
-                ProblemKind.EVENT_COLUMN,
-                f"mg_audit_event seq {seq}: column `{column}` is {got!r}, its logged event says "
-                f"{want!r}",
-                event_seq=seq,
-                table=_EVENT.name,
-                key={"seq": seq},
-                column=column,
-                expected=want,
-                found=got,
-            )
-        fact_ids = ev.get("fact_ids")
-        if isinstance(fact_ids, list):
-            links.update((seq, str(f)) for f in fact_ids)
-        if ev.get("action") == CHANGE_ACTION:
-            _apply(expected, ops_of(ev.get("detail") or {}))
+        done = replay_event(row, intact, problems, links,
+                            lambda ops: _apply(expected, ops))  # fmt: skip
+        if done is not None and done[1]:
             replayed += 1
     for name, table in PROJECTIONS.items():
         _compare(conn, table, expected[name], problems)

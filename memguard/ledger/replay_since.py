@@ -11,7 +11,6 @@ around the log), and fact links of older events.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,8 +18,8 @@ from typing import Any
 from sqlalchemy import Connection, Row, Table, func, or_, select
 
 from memguard.ledger.auditlog import LEAF, PENDING, ProblemKind, _Problems
-from memguard.ledger.changelog import CHANGE_ACTION, PROJECTIONS, encode_row, ops_of
-from memguard.ledger.replay import _EVENT, _EVENT_FACT, _event_columns, _key, _row_problem
+from memguard.ledger.changelog import PROJECTIONS, encode_row
+from memguard.ledger.replay import _EVENT, _EVENT_FACT, _key, _row_problem, replay_event
 from memguard.ledger.rfc6962 import leaf_hash
 
 __all__ = ["check_projections_since"]
@@ -83,31 +82,11 @@ def check_projections_since(conn: Connection, problems: _Problems, tree_size: in
     seqs: list[int] = []
     replayed = 0
     for row, intact in _events_after(conn, tree_size):
-        try:
-            ev = json.loads(row.event)
-        except ValueError:
+        done = replay_event(row, intact, problems, links, lambda ops: _apply(touched, ops))
+        if done is None:
             continue  # reported as edited by the tree pass
-        if not isinstance(ev, dict):
-            continue
-        seq = int(row.seq)
-        seqs.append(seq)
-        for column, (want, got) in (_event_columns(row, ev) if intact else {}).items():
-            problems.add(
-                ProblemKind.EVENT_COLUMN,
-                f"mg_audit_event seq {seq}: column `{column}` is {got!r}, its logged event says "
-                f"{want!r}",
-                event_seq=seq,
-                table=_EVENT.name,
-                key={"seq": seq},
-                column=column,
-                expected=want,
-                found=got,
-            )
-        fact_ids = ev.get("fact_ids")
-        if isinstance(fact_ids, list):
-            links.update((seq, str(f)) for f in fact_ids)
-        if ev.get("action") == CHANGE_ACTION:
-            _apply(touched, ops_of(ev.get("detail") or {}))
+        seqs.append(done[0])
+        if done[1]:
             replayed += 1
     for name, table in PROJECTIONS.items():
         if touched[name]:
