@@ -642,3 +642,25 @@ async def test_mcp_recall_with_a_turn_taints_it_and_offers_no_endorse(tmp_path: 
             assert "turn tainted" not in notes[2]["provenance"]["trust_reason"]
             half = await session.call_tool("recall", {"query": "x", "session_id": "m"})
             assert half.is_error and "invalid_request" in half.content[0].text
+
+
+def test_the_deletion_fence_holds_over_http(gw: Gateway) -> None:
+    """The fence sits in the kernel, so the gateway gets it: a turn that read a fact the user then
+    deleted cannot write in that turn (403 access_denied.fenced), and nothing is stored."""
+    tokens = chain(gw)
+    svid_p = gw.svid(PLANNER)
+    with MemguardClient(gw.base, tokens["user"]) as alice:
+        note = alice.write("My door code is 4411.", namespace="travel",
+                           source=Source(kind=SourceKind.USER_MESSAGE),
+                           turn=Turn(session_id="s-9", turn_index=1))
+    with MemguardClient(gw.base, tokens["planner"], workload_credential=svid_p) as planner:
+        turn = Turn(session_id="s-9", turn_index=2)
+        assert [h.fact_id for h in planner.search("door code", k=5, turn=turn)] == [note.fact_id]
+        with MemguardClient(gw.base, tokens["user"]) as alice:
+            alice.delete(note.fact_id)  # the user forgets it while the agent works
+        with pytest.raises(AccessDenied) as refused:
+            planner.write("Remember: the door code is 4411.", namespace="travel", turn=turn,
+                          source=Source(kind=SourceKind.AGENT_INFERENCE, name="planner"))
+        assert refused.value.code == "access_denied.fenced"
+        assert planner.search("door code", k=5) == []
+    assert "access_denied.fenced" in deny_reasons(gw, "write")
