@@ -229,6 +229,38 @@ class TxnTokenTrust(_Section):
         return self
 
 
+class IdJagIssuerConfig(_Section):
+    """An enterprise IdP whose Identity Assertion JWT Authorization Grants (ID-JAG) the token
+    service takes (memguard.tokens.id_jag; MCP enterprise-managed authorization)."""
+
+    issuer: str = Field(min_length=1, max_length=1024)
+    jwks: dict[str, Any] | None = None
+    jwks_file: str | None = None
+    jwks_url: str | None = None
+    algorithms: tuple[str, ...] = ("ES256", "RS256", "EdDSA")
+    #: the ``tenant`` every ID-JAG of this IdP must name (a multi-tenant issuer)
+    tenant: str | None = Field(default=None, min_length=1, max_length=1024)
+    #: client ids this IdP may issue grants for (empty: any authenticated client)
+    clients: tuple[str, ...] = ()
+    #: the most an ID-JAG of this IdP can grant (none: the ID-JAG's scope)
+    scopes: tuple[str, ...] | None = None
+
+    @model_validator(mode="after")
+    def _one_key_source(self) -> IdJagIssuerConfig:
+        if sum(x is not None for x in (self.jwks, self.jwks_file, self.jwks_url)) != 1:
+            raise ValueError("give exactly one of `jwks`, `jwks_file`, `jwks_url`")
+        return self
+
+
+class IdJagSection(_Section):
+    """``sts.id_jag``: the ID-JAG grant at ``/token``; the ID-JAGs' audience is ``sts.issuer``,
+    which must then differ from the gateway's resource (one audience per token use)."""
+
+    issuers: tuple[IdJagIssuerConfig, ...] = ()
+    #: lifetime of the access tokens issued for an ID-JAG (at most ``sts.max_ttl``)
+    access_ttl: int = Field(default=900, gt=0, le=86400)
+
+
 class StsSection(_Section):
     """The built-in RFC 8693 token service, served at ``/token`` with its JWKS."""
 
@@ -256,6 +288,8 @@ class StsSection(_Section):
     #: The entity profile (``sub_profile``) of each actor in the ``act`` entries this service
     #: issues, by actor (SPIFFE) id: ``ai_agent``, ``service``, ...
     actor_profiles: dict[str, str] = {}
+    #: MCP enterprise-managed authorization: ID-JAGs of these IdPs are authorization grants
+    id_jag: IdJagSection = IdJagSection()
 
 
 class PolicySection(_Section):

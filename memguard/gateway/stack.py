@@ -53,6 +53,7 @@ from memguard.tokens.verifier import IdentityVerifier
 if TYPE_CHECKING:
     from memguard.gateway.receipts import ReceiptIssuer
     from memguard.gateway.ssf import SsfReceiver
+    from memguard.tokens.id_jag import IdJagIssuer
     from memguard.tokens.txn_token import TxnTokenService
 
 __all__ = ["GatewayStack", "LazyStore", "gateway_identity", "open_ledger", "open_stack"]
@@ -452,7 +453,8 @@ def gateway_identity(
             extra_issuers={k: v for k, v in external.items() if k != sts_issuer},
             token_endpoint=config.token_endpoint, presenter_audience=config.presenter_audience,
             txn_tokens=_txn_token_services(config, clock),
-            actor_profiles=config.sts.actor_profiles, clock=clock,
+            actor_profiles=config.sts.actor_profiles, id_jag=_id_jag_issuers(config, clock),
+            id_jag_ttl=config.sts.id_jag.access_ttl, clock=clock,
         )
         if config.sts.spiffe_trust_domains:
             sts.spiffe_clients = _spiffe_clients(config, sts, clock)
@@ -467,6 +469,17 @@ def _txn_token_services(config: GatewayConfig, clock: Callable[[], float]) -> li
     return [TxnTokenService(t.trust_domain, frozenset(t.algorithms),
                             config_key_source(t, config, clock), t.issuer)
             for t in config.sts.transaction_tokens]
+
+
+def _id_jag_issuers(config: GatewayConfig, clock: Callable[[], float]) -> list[IdJagIssuer]:
+    """The enterprise IdPs whose ID-JAGs are authorization grants (memguard.tokens.id_jag)."""
+    from memguard.gateway.ssf import config_key_source
+    from memguard.tokens.id_jag import IdJagIssuer
+
+    return [IdJagIssuer(i.issuer, frozenset(i.algorithms), config_key_source(i, config, clock),
+                        tenant=i.tenant, clients=frozenset(i.clients),
+                        scopes=frozenset(i.scopes) if i.scopes is not None else None)
+            for i in config.sts.id_jag.issuers]
 
 
 def _spiffe_clients(
