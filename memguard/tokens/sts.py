@@ -413,7 +413,7 @@ class SecurityTokenService:
         principal = Principal(
             subject=txn.subject, token_jti=check_identifier(jti, "jti") if jti is not None
             else sha256_digest(token.encode()), scopes=txn.scopes,
-            subject_profile=txn.subject_profile, txn=txn.txn)
+            subject_profile=txn.subject_profile, txn=txn.txn, txn_context=txn.context)
         service = self.txn_verifier.services[txn.subject.issuer]
         return VerifiedAccessToken(principal=principal, expires_at=txn.expires_at,
                                    claims=txn.claims,
@@ -612,6 +612,8 @@ class SecurityTokenService:
         if principal.txn is not None:  # the transaction this call chain belongs to
             claims["txn"] = principal.txn
             detail["txn"] = principal.txn
+        if principal.txn_context is not None:  # its tctx / rctx, canonical and bounded
+            claims.update(json.loads(principal.txn_context))
         claims.update(_profile(format_profile(principal.subject_profile)))
         sid = subject.claims.get("sid")
         if isinstance(sid, str):  # the delegated token stays in the user's session (CAEP)

@@ -24,6 +24,7 @@ endpoint's delegation grants. Tokens are not recorded: the audit event holds the
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -37,10 +38,56 @@ from memguard.tokens.rfc7517 import KeySource
 from memguard.tokens.rfc7519 import check_leeway, check_times, single_audience
 from memguard.tokens.rfc8693 import TXN_TOKEN_TYPE
 
-__all__ = ["TXN_TOKEN_TYP", "TXN_TOKEN_TYPE", "TxnTokenService", "TxnTokenVerifier",
-           "VerifiedTxnToken"]
+__all__ = ["MAX_CONTEXT_BYTES", "TXN_TOKEN_TYP", "TXN_TOKEN_TYPE", "TxnTokenService",
+           "TxnTokenVerifier", "VerifiedTxnToken", "transaction_context"]
 
 TXN_TOKEN_TYP = "txntoken+jwt"
+#: the most ``tctx`` + ``rctx`` may take in canonical JSON; provenance keeps them whole or not at all
+MAX_CONTEXT_BYTES = 2048
+_MAX_CONTEXT_DEPTH = 4
+_MAX_CONTEXT_STRING = 512
+
+
+def _check_context_value(value: object, depth: int) -> None:
+    if depth > _MAX_CONTEXT_DEPTH:
+        raise IdentityError("transaction context nested too deeply", code="identity.bad_claims")
+    if value is None or isinstance(value, bool) or type(value) is int:
+        return
+    if isinstance(value, str):
+        if len(value) > _MAX_CONTEXT_STRING or any(
+                ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in value):
+            raise IdentityError("transaction context string", code="identity.bad_claims")
+        return
+    if isinstance(value, list):
+        for item in value:
+            _check_context_value(item, depth + 1)
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _check_context_value(key, depth + 1)
+            _check_context_value(item, depth + 1)
+        return
+    # floats (no one canonical form across issuers) and anything else
+    raise IdentityError("transaction context value type", code="identity.bad_claims")
+
+
+def transaction_context(claims: Mapping[str, Any]) -> str | None:
+    """``tctx`` and ``rctx`` of a Txn-Token (or a token exchanged from one) as canonical JSON
+    (sorted keys, compact, UTF-8), or ``None`` when it has neither. Each must be an object of
+    JSON strings, integers, booleans, nulls, lists and objects (no floats, no control characters,
+    depth <= 4), together at most :data:`MAX_CONTEXT_BYTES`; anything else is refused, never cut."""
+    context = {name: claims[name] for name in ("tctx", "rctx") if claims.get(name) is not None}
+    if not context:
+        return None
+    for name, value in context.items():
+        if not isinstance(value, dict):
+            raise IdentityError(f"`{name}` must be an object", code="identity.bad_claims")
+        _check_context_value(value, 1)
+    raw = json.dumps(context, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                     allow_nan=False)
+    if len(raw.encode("utf-8")) > MAX_CONTEXT_BYTES:
+        raise IdentityError("transaction context too large", code="identity.bad_claims")
+    return raw
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +111,8 @@ class VerifiedTxnToken:
     #: the requesting workload(s) of ``rctx.req_wl``, if named
     requesting_workloads: tuple[str, ...]
     claims: Mapping[str, Any]
+    #: ``tctx`` / ``rctx`` as canonical JSON (:func:`transaction_context`), if any
+    context: str | None = None
 
 
 class TxnTokenVerifier:
@@ -112,6 +161,7 @@ class TxnTokenVerifier:
         for name in ("tctx", "rctx"):
             if name in claims and not isinstance(claims[name], dict):
                 raise IdentityError(f"`{name}` must be an object", code="identity.bad_claims")
+        context = transaction_context(claims)
         req_wl = (claims.get("rctx") or {}).get("req_wl")
         workloads = (req_wl,) if isinstance(req_wl, str) else tuple(req_wl or ())
         return VerifiedTxnToken(
@@ -124,5 +174,5 @@ class TxnTokenVerifier:
             subject_profile=parse_profile(claims.get("sub_profile")),
             requesting_workloads=tuple(check_identifier(w, "req_wl", code="identity.bad_claims")
                                        for w in workloads),
-            claims=claims,
+            claims=claims, context=context,
         )
