@@ -221,11 +221,18 @@ class TxnTokenTrust(_Section):
     jwks_file: str | None = None
     jwks_url: str | None = None
     algorithms: tuple[str, ...] = ("ES256", "EdDSA")
+    #: also take this trust domain's Txn-Tokens directly at the memory resource (``Txn-Token``
+    #: header), presented by one of ``callers`` with its own workload credential
+    at_resource: bool = False
+    #: the SPIFFE IDs of the workloads that may present them there
+    callers: tuple[str, ...] = ()
 
     @model_validator(mode="after")
     def _one_key_source(self) -> TxnTokenTrust:
         if sum(x is not None for x in (self.jwks, self.jwks_file, self.jwks_url)) != 1:
             raise ValueError("give exactly one of `jwks`, `jwks_file`, `jwks_url`")
+        if self.at_resource and not self.callers:
+            raise ValueError("`at_resource` needs the `callers` that may present the tokens")
         return self
 
 

@@ -30,16 +30,18 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from memguard.errors import IdentityError
-from memguard.identity import PrincipalId, check_identifier
+from memguard.errors import ConfigurationError, IdentityError
+from memguard.identity import Actor, Principal, PrincipalId, check_identifier
+from memguard.provenance import sha256_digest
 from memguard.tokens.entity_profiles import parse_profile
 from memguard.tokens.rfc7515 import check_alg, check_kid, parse_compact, verify_jws
 from memguard.tokens.rfc7517 import KeySource
 from memguard.tokens.rfc7519 import check_leeway, check_times, single_audience
 from memguard.tokens.rfc8693 import TXN_TOKEN_TYPE
 
-__all__ = ["MAX_CONTEXT_BYTES", "TXN_TOKEN_TYP", "TXN_TOKEN_TYPE", "TxnTokenService",
-           "TxnTokenVerifier", "VerifiedTxnToken", "transaction_context"]
+__all__ = ["MAX_CONTEXT_BYTES", "TXN_TOKEN_HEADER", "TXN_TOKEN_TYP", "TXN_TOKEN_TYPE",
+           "ResourceTxnTokens", "TxnTokenService", "TxnTokenVerifier", "VerifiedTxnToken",
+           "transaction_context"]
 
 TXN_TOKEN_TYP = "txntoken+jwt"
 #: the most ``tctx`` + ``rctx`` may take in canonical JSON; provenance keeps them whole or not at all
@@ -176,3 +178,45 @@ class TxnTokenVerifier:
                                        for w in workloads),
             claims=claims, context=context,
         )
+
+
+#: draft-ietf-oauth-transaction-tokens: the HTTP header a Txn-Token travels in between workloads
+TXN_TOKEN_HEADER = "Txn-Token"
+
+
+class ResourceTxnTokens:
+    """Txn-Tokens presented directly at the memory resource, inside their trust domain.
+
+    The draft's use is service to service: a workload called inside a transaction passes its
+    Txn-Token on in the ``Txn-Token`` header. A Txn-Token does not authenticate the caller, so the
+    calling workload also presents its own credential (``Workload-Identity-Token``), and it must be
+    one of the ``callers`` configured for that trust domain. The identity is the Txn-Token's
+    subject (trust domain, ``sub``) with the calling workload as its one actor; it carries ``txn``
+    and ``tctx`` / ``rctx`` into what it writes. The Txn-Token keeps its own ``typ`` and audience
+    (the trust domain): it is never taken as an access token, nor an access token as it.
+    """
+
+    def __init__(self, verifier: TxnTokenVerifier, callers: Mapping[str, frozenset[str]]) -> None:
+        for domain, allowed in callers.items():
+            if domain not in verifier.services or not allowed:
+                raise ConfigurationError(f"transaction tokens at the resource: `{domain}` needs "
+                                         "a trusted trust domain and at least one caller")
+        self.verifier = verifier
+        self.callers = dict(callers)
+
+    def principal(self, token: str, *, caller: str, caller_domain: str) -> tuple[Principal, int,
+                                                                                Mapping[str, Any]]:
+        """The identity a Txn-Token presented by ``caller`` (a verified workload) stands for:
+        ``(principal, expires_at, claims)``; raises ``IdentityError``."""
+        txn = self.verifier.verify(token)
+        if caller not in self.callers.get(txn.subject.issuer, frozenset()):
+            raise IdentityError("workload may not present this trust domain's transaction tokens",
+                                code="identity.unbound")
+        jti = txn.claims.get("jti")
+        principal = Principal(
+            subject=txn.subject, actors=(Actor(issuer=caller_domain, subject=caller),),
+            client_id=caller, scopes=txn.scopes, subject_profile=txn.subject_profile,
+            token_jti=check_identifier(jti, "jti") if jti is not None
+            else sha256_digest(token.encode()),
+            txn=txn.txn, txn_context=txn.context)
+        return principal, txn.expires_at, txn.claims
