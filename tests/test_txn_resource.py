@@ -172,3 +172,38 @@ def test_the_gateway_api_takes_a_txn_token_header(tmp_path: Path) -> None:
                                     gw.svid(PLANNER)}, timeout=10)
         assert found.status_code == 200, found.text
         assert [h["text"] for h in found.json()["facts"]] == ["written inside the transaction"]
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_the_mcp_endpoint_takes_a_txn_token_header(tmp_path: Path) -> None:
+    from gateway_helpers import running_gateway
+    from test_mcp_stateless import _call, _tool_result
+
+    tts = TxnTokenServiceForTests(Clock(time.time()))
+    sts = {"transaction_tokens": [{
+        "trust_domain": TRUST_DOMAIN, "issuer": TTS, "algorithms": ["ES256"],
+        "jwks": {"keys": [public_jwk(tts.key)]}, "at_resource": True, "callers": [PLANNER]}]}
+    with running_gateway(tmp_path, mcp=True, sts=sts) as gw:
+        headers = {"Txn-Token": tts.token(txn="txn-mcp-3"),
+                   "Workload-Identity-Token": gw.svid(PLANNER)}
+        wrote = _tool_result(_call(gw, headers, "remember", {
+            "text": "kept by the planner", "namespace": "ops", "session_id": "s",
+            "source_kind": "agent_inference"}))
+        writer = wrote["provenance"]["writer"]
+        assert writer["txn"] == "txn-mcp-3" and writer["chain"] == ["alice", PLANNER]
+        token = tts.token()
+        refusals = [
+            ({"Txn-Token": token, "Authorization": f"Bearer {gw.user_token()}",
+              "Workload-Identity-Token": gw.svid(PLANNER)}, 400),
+            ({"Txn-Token": token}, 401),
+            ({"Txn-Token": token, "Workload-Identity-Token": gw.svid(BROWSER)}, 401),
+            ({"Authorization": f"Bearer {token}", "Workload-Identity-Token": gw.svid(PLANNER)},
+             401),
+        ]
+        for h, status in refusals:
+            before = {e.event_id for e in gw.stack.guard.ledger.events(decision="deny")}
+            r = _call(gw, h, "recall", {"query": "planner"})
+            assert r.status_code == status, (h.keys(), r.text)
+            new = [e for e in gw.stack.guard.ledger.events(decision="deny")
+                   if e.event_id not in before]
+            assert len(new) == 1, (h.keys(), new)

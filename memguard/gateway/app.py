@@ -496,7 +496,7 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
         app.router.routes.append(ssf_route(stack.ssf, config.ssf.path))
     if mcp_server is not None:
         # the mcp package's own app, with its bearer middleware; its lifespan runs in ours
-        app.router.routes.append(Route(config.mcp.path, endpoint=PresentedCredential(mcp_app)))
+        app.router.routes.append(Route(config.mcp.path, endpoint=PresentedCredential(mcp_app, resource)))
 
     # -- the audit console and the API reference --------------------------------------------------
 
