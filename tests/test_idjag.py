@@ -340,3 +340,88 @@ async def test_an_mcp_client_gets_a_token_by_id_jag_and_calls_the_mcp_server(
                   if e.action == "token_exchange"]
         assert {e.reason for e in denies} >= {"invalid_grant:assertion identity.replayed",
                                               "invalid_grant:assertion identity.bad_resource"}
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+async def test_the_sdk_identity_assertion_provider_gets_a_token_and_calls_mcp(
+        tmp_path: Path) -> None:
+    """The ``mcp`` SDK's own SEP-990 client (``IdentityAssertionOAuthProvider``): on the MCP
+    server's 401 it asks for an ID-JAG for (issuer, resource), presents it at memguard's token
+    endpoint and retries with the access token. Two seams are set by hand: the SDK authenticates
+    with a client secret only, memguard takes ``private_key_jwt``, so the method that builds the
+    token request signs a client assertion instead; and the SDK's metadata model requires an
+    ``authorization_endpoint``, which memguard (no authorization-code flow) rightly does not
+    advertise (RFC 8414 2: "REQUIRED unless no grant types are supported that use the
+    authorization endpoint"), so the token endpoint is given rather than discovered (the metadata
+    itself is checked in the test above)."""
+    import httpx2
+    from gateway_helpers import running_gateway
+    from mcp import Client
+    from mcp.client.auth.extensions.identity_assertion import IdentityAssertionOAuthProvider
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+    from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+
+    from memguard.gateway.server import free_port
+
+    idp = EnterpriseIdp(Clock(time.time()))
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    sts = {"issuer": base,
+           "id_jag": {"issuers": [{"issuer": IDP, "algorithms": ["ES256"], "jwks": idp.jwks}]}}
+    server = {"host": "127.0.0.1", "port": port, "resource": f"{base}/mcp"}
+
+    class Storage:
+        def __init__(self) -> None:
+            self.tokens: OAuthToken | None = None
+
+        async def get_tokens(self) -> OAuthToken | None:
+            return self.tokens
+
+        async def set_tokens(self, tokens: OAuthToken) -> None:
+            self.tokens = tokens
+
+        async def get_client_info(self) -> OAuthClientInformationFull | None:
+            return None
+
+        async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+            return None
+
+    with running_gateway(tmp_path, mcp=True, sts=sts, server=server) as gw:
+        assert gw.resource == f"{base}/mcp"
+        seen: list[tuple[str, str]] = []
+
+        async def fetch_id_jag(audience: str, resource: str) -> str:
+            seen.append((audience, resource))
+            return idp.grant(aud=audience, resource=resource)
+
+        class PrivateKeyJwtProvider(IdentityAssertionOAuthProvider):
+            def _build_token_request(self, scope: str | None, assertion: str) -> httpx2.Request:
+                assert self._token_endpoint is not None
+                data = {"grant_type": JWT_BEARER_GRANT, "assertion": assertion,
+                        "resource": self._resource, "client_assertion_type": CLIENT_ASSERTION,
+                        # the audience memguard derives from its resource identifier
+                        "client_assertion": gw.planner.assertion(gw.sts.token_endpoint,
+                                                                 int(time.time()))}
+                if scope:
+                    data["scope"] = scope
+                return httpx2.Request("POST", self._token_endpoint, data=data)
+
+        storage = Storage()
+        provider = PrivateKeyJwtProvider(
+            server_url=f"{base}/mcp", storage=storage, client_id=PLANNER,
+            client_secret="unused: memguard takes private_key_jwt", issuer=base,
+            assertion_provider=fetch_id_jag, scope="memory:read memory:write")
+        provider._token_endpoint = f"{base}/token"  # see the docstring
+        async with create_mcp_http_client(auth=provider) as http:
+            transport = streamable_http_client(f"{base}/mcp", http_client=http)
+            async with Client(transport, mode="2026-07-28", cache=None) as client:
+                wrote = await client.call_tool("remember", {
+                    "text": "globex renews in may", "namespace": "ops", "session_id": "s",
+                    "source_kind": "user_message"})
+                assert not wrote.is_error, wrote.content
+        assert seen == [(base, f"{base}/mcp")]
+        assert storage.tokens is not None and storage.tokens.scope == "memory:read memory:write"
+        data = wrote.structured_content or {}
+        writer = dict(data.get("result", data))["provenance"]["writer"]
+        assert writer["subject"] == {"issuer": IDP, "subject": "U019488227"}

@@ -207,3 +207,22 @@ def test_the_mcp_endpoint_takes_a_txn_token_header(tmp_path: Path) -> None:
             new = [e for e in gw.stack.guard.ledger.events(decision="deny")
                    if e.event_id not in before]
             assert len(new) == 1, (h.keys(), new)
+
+
+def test_a_verifier_error_fails_closed(env: Env, tts: TxnTokenServiceForTests) -> None:
+    from memguard.tokens.rfc7517 import StaticKeySource
+    from memguard.tokens.txn_token import TxnTokenService
+
+    class Broken(StaticKeySource):
+        def get(self, kid: str, alg: str) -> object:
+            raise RuntimeError("key store down")
+
+    verifier = IdentityVerifier(env.config(), clock=env.clock)
+    broken = TxnTokenService(TRUST_DOMAIN, frozenset({"ES256"}),
+                             Broken({"keys": [public_jwk(tts.key)]}, frozenset({"ES256"})),
+                             issuer=TTS)
+    verifier.transactions = ResourceTxnTokens(
+        TxnTokenVerifier({TRUST_DOMAIN: broken}, clock=env.clock),
+        {TRUST_DOMAIN: frozenset({PLANNER})})
+    guard = env.guard(verifier=verifier)
+    _refused(guard, tts.token(), "identity.internal", workload=env.svid(PLANNER))
