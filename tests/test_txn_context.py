@@ -90,6 +90,10 @@ def test_context_reaches_provenance_and_audit_canonically(
     stored = guard.ledger.latest([a.fact_id])[a.fact_id].provenance
     assert stored.record_digest == a.record_digest and stored.writer.txn_context == a.writer.txn_context
 
+    writes = [e for e in guard.ledger.events(decision="allow") if e.action == "write"]
+    assert writes and all(e.principal is not None for e in writes)
+    assert [e.principal["txn_context"] for e in writes if e.principal] == [
+        {"rctx": rctx, "tctx": tctx}] * 2
     report = guard.audit(identity, a.fact_id)
     assert report["provenance"]["writer"]["txn_context"]["tctx"]["ticket"] == 4711
     text = render_text(report)
