@@ -451,17 +451,29 @@ class Kernel:
 
     # -- identity ---------------------------------------------------------------------------------
 
-    def authenticate(self, token: str, *, workload_credential: str | None = None) -> Identity:
+    def authenticate(self, token: str, *, workload_credential: str | None = None,
+                     transaction_token: bool = False) -> Identity:
         """Verify a presented token with this kernel's verifier; failures are audited.
 
         With ``workload_credential`` the caller is a workload: the token must name it as its
-        current actor (presenter binding, see :mod:`memguard.tokens.verifier`).
+        current actor (presenter binding, see :mod:`memguard.tokens.verifier`). With
+        ``transaction_token`` the token is a Txn-Token that workload passes on, never an access
+        token (:meth:`memguard.tokens.verifier.IdentityVerifier.verify_transaction`).
         """
         with self.operation("authenticate", None, require_identity=False) as op:
             op.detail["token_digest"] = sha256_digest(
                 token.encode("utf-8", "replace") if isinstance(token, str) else b""
             )
-            if workload_credential is None:
+            if transaction_token:
+                op.detail["credential"] = "txn_token"
+                take = getattr(self.verifier, "verify_transaction", None)
+                if take is None or workload_credential is None:
+                    raise IdentityError("a transaction token needs its workload's credential",
+                                        code="identity.unbound")
+                identity = take(token, workload_credential)
+                if not isinstance(identity, Identity):
+                    raise IdentityError("verifier returned no identity", code="identity.missing")
+            elif workload_credential is None:
                 identity = self.verifier.verify(token)
             else:
                 bind = getattr(self.verifier, "verify_presented", None)
