@@ -31,38 +31,53 @@ rules:
 
 
 class SuiteGuard:
-    """Wraps raw clients of one suite run in guarded ones, all on one kernel."""
+    """Wraps raw clients of one suite run in guarded ones, all on one kernel, or with
+    ``ledger_per_client`` each on its own (for suites whose clients are independent in-memory
+    stores holding the same point ids: one ledger over two diverging stores would rightly
+    withhold the copy that is not the current version)."""
 
-    def __init__(self, name: str) -> None:
-        folder = Path(tempfile.mkdtemp(prefix=f"memguard-{name}-suite-"))
-        self.tokens = LocalTokenService(folder / "keys")
-        self.kernel = Kernel(
-            ledger=Ledger.sqlite(folder / "ledger.db"),
-            verifier=self.tokens.verifier(),
-            scope=PolicyResolver.from_text(ALLOW_ALL),
-        )
+    def __init__(self, name: str, *, ledger_per_client: bool = False) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix=f"memguard-{name}-suite-"))
+        self.tokens = LocalTokenService(self.folder / "keys")
+        self.ledger_per_client = ledger_per_client
+        self.kernels: list[Kernel] = []
+        self.kernel = self._new_kernel()
         self.context = CallContext(
             source=Source(kind=SourceKind.DOCUMENT, name=f"{name}-suite"),
             turn=Turn(session_id=f"{name}-suite", turn_index=0),
         )
         self.made = 0
 
-    def sync(self, raw: QdrantClient, **options: Any) -> GuardedQdrantClient:
+    def _new_kernel(self) -> Kernel:
+        kernel = Kernel(
+            ledger=Ledger.sqlite(self.folder / f"ledger-{len(self.kernels)}.db"),
+            verifier=self.tokens.verifier(),
+            scope=PolicyResolver.from_text(ALLOW_ALL),
+        )
+        self.kernels.append(kernel)
+        return kernel
+
+    def _next(self) -> Kernel:
         self.made += 1
-        identity = self.kernel.authenticate(self.tokens.issue("suite-user", ttl=3600))
+        return self._new_kernel() if self.ledger_per_client and self.made > 1 else self.kernel
+
+    def sync(self, raw: QdrantClient, **options: Any) -> GuardedQdrantClient:
+        kernel = self._next()
+        identity = kernel.authenticate(self.tokens.issue("suite-user", ttl=3600))
         return GuardedQdrantClient(
-            raw, kernel=self.kernel, identity=identity, context=self.context, **options
+            raw, kernel=kernel, identity=identity, context=self.context, **options
         )
 
     def asynchronous(self, raw: AsyncQdrantClient, **options: Any) -> AsyncGuardedQdrantClient:
-        self.made += 1
-        identity = self.kernel.authenticate(self.tokens.issue("suite-user", ttl=3600))
+        kernel = self._next()
+        identity = kernel.authenticate(self.tokens.issue("suite-user", ttl=3600))
         return AsyncGuardedQdrantClient(
-            raw, kernel=self.kernel, identity=identity, context=self.context, **options
+            raw, kernel=kernel, identity=identity, context=self.context, **options
         )
 
     def write_report(self) -> None:
         out = os.environ.get("MEMGUARD_SUITE_REPORT")
         if out:
-            summary = {"guarded_clients": self.made, "ledger_events": self.kernel.ledger.count_events()}
+            events = sum(k.ledger.count_events() for k in self.kernels)
+            summary = {"guarded_clients": self.made, "ledger_events": events}
             Path(out).write_text(json.dumps(summary), encoding="utf-8")
