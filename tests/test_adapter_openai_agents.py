@@ -202,6 +202,8 @@ async def test_no_identity_and_bad_items_are_refused(stack: EmbeddedStack) -> No
         await broken.add_items([{"role": "user", "content": "x"}])
     with pytest.raises(IdentityError):
         await broken.get_items()
+    denied = [e for e in stack.guard.ledger.events(decision="deny") if e.reason == "identity.missing"]
+    assert len(denied) == 2  # each refusal is audited (the add is refused at its first read)
     session = session_for(stack, "alice")
     with pytest.raises(Exception):  # noqa: B017 - InvalidRequest from the adapter
         await session.add_items(["not an object"])  # type: ignore[list-item]
