@@ -51,6 +51,7 @@ from memguard.logging import get_logger
 from memguard.ports import Flow, WritePort
 from memguard.provenance import (
     Provenance,
+    ScanRecord,
     Source,
     Turn,
     sha256_digest,
@@ -62,6 +63,7 @@ from memguard.revocation import (
     RevocationSelector,
 )
 from memguard.scan.stage import ScanStage
+from memguard.scan.verdict import ScanContext
 from memguard.scope import (
     DefaultScopeResolver,
     FieldValue,
@@ -149,6 +151,8 @@ class Operation:
         self._fence: dict[str, set[str]] = {}
         #: fact ids this operation holds against concurrent writes in this process
         self._claims: set[str] = set()
+        #: scan verdicts of this operation by (stage, text, context): a text is scanned once
+        self._scanned: dict[tuple[int, str, ScanContext], ScanRecord] = {}
 
     # -- identity ---------------------------------------------------------------------------------
 
