@@ -18,11 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import test_adapter_mem0
 from conftest import Clock
 from qdrant_adapter_helpers import context, make_kernel
 from qdrant_client import AsyncQdrantClient, models
 
 from memguard import FactState, LocalTokenService
+from memguard.adapters.mem0 import GuardedAsyncMemory
 from memguard.adapters.qdrant import AsyncGuardedQdrantClient
 from memguard.kernel import Kernel
 
@@ -141,3 +143,47 @@ def test_a_write_cancelled_during_its_commit_stands_and_the_caller_sees_the_canc
         await gate.close()
 
     asyncio.run(scenario())
+
+
+def test_a_mem0_add_cancelled_in_the_backend_call_is_aborted_at_once_off_the_loop(
+    tmp_path: Path, tokens: LocalTokenService, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same through the mem0 adapter's async driver (real ``AsyncMemory``, offline parts)."""
+    world = test_adapter_mem0.World("async", tmp_path, tokens, clock)
+    aborts = AbortRecorder(world.kernel)
+    store = world.memory.vector_store
+    real_update = store.update
+    entered, release = threading.Event(), threading.Event()
+
+    def gated_update(*args: Any, **kwargs: Any) -> Any:  # mem0 runs it in a worker thread
+        entered.set()
+        assert release.wait(10)
+        return real_update(*args, **kwargs)
+
+    monkeypatch.setattr(store, "update", gated_update)
+
+    async def scenario() -> None:
+        guarded = GuardedAsyncMemory(
+            world.memory, kernel=world.kernel, identity=world.alice_id,
+            context=test_adapter_mem0.ctx(turn=5),
+        )  # fmt: skip
+        loop_thread = threading.get_ident()
+        task = asyncio.create_task(guarded.add("alice keeps her passport in the safe", infer=False))
+        await asyncio.to_thread(entered.wait, 10)  # the staged write is in the store call
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        ((thread, fact_ids),) = aborts.calls
+        assert thread != loop_thread and fact_ids
+        for fact_id in fact_ids:
+            assert [r.state for r in world.kernel.ledger.versions(fact_id)] == [FactState.ABORTED]
+        release.set()  # the abandoned store call ends after all: still never served
+        await asyncio.sleep(0.05)
+        found = await guarded.get_all()
+        assert "alice keeps her passport in the safe" not in {m["memory"] for m in found["results"]}
+
+    try:
+        world.loop.run_until_complete(scenario())
+    finally:
+        world.loop.close()
+        world.ledger.close()
