@@ -20,6 +20,10 @@ _PCT = re.compile(r"%[0-9A-Fa-f]{2}")
 # rot13 of frequent English function words: "the", "and", "you", "to", "of", "is", "for", "your"
 _ROT13_WORDS = re.compile(r"\b(?:gur|naq|lbh|gb|bs|vf|sbe|lbhe|jvgu|guvf)\b", re.IGNORECASE)
 _MAX_DECODES = 16
+_B64_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-"
+#: every byte of a base64 run becomes "a", every other byte " ": a run of 24 is then a substring
+_RUN_MAP = bytes(ord("a") if b in _B64_ALPHABET else ord(" ") for b in range(256))
+_RUN = b"a" * 24
 
 
 # What the scanner's one automaton pass (memguard.scan.builtin) also looks for, so that the
@@ -53,11 +57,13 @@ def decoded_texts(text: str, *, hex_space: bool = True, rot13_word: bool = True)
     :data:`HEX_SPACE` or no :data:`ROT13_WORD` match, so those decoders cannot find anything.
     """
     out: list[str] = []
-    tokens = text.split()
-    longest = max(map(len, tokens), default=0)
-    # a base64 run holds no whitespace, so it lies inside one long token (scanning only those
-    # tokens finds the same runs: the lookbehind sees whitespace or the token's start)
-    for token in (t for t in tokens if len(t) >= 24) if longest >= 24 else ():
+    # a base64 run is 24 characters of its alphabet in a row: looked for with C byte operations
+    # (its characters are ASCII, so UTF-8 keeps them one byte each), searched for only if present
+    has_run = _RUN in text.encode("utf-8", "surrogatepass").translate(_RUN_MAP)
+    for token in text.split() if has_run else ():
+        if len(token) < 24:
+            continue
+        # a run holds no whitespace, so it lies inside one token (the lookbehind sees the same)
         for m in _B64.finditer(token):
             if len(out) >= _MAX_DECODES:
                 return out
