@@ -43,6 +43,15 @@ def _readable(data: str) -> bool:
     return printable >= 0.95 * len(data) and letters >= 0.6 * len(data) and " " in data
 
 
+#: a decoding that is itself an encoded run (base64 of base64, base64 of hex): one token of the
+#: base64 or hex alphabet, kept to be decoded one layer further
+_LAYER = re.compile(r"[A-Za-z0-9+/_=:-]{16,}")
+
+
+def _layer(data: str) -> bool:
+    return _LAYER.fullmatch(data) is not None
+
+
 def _utf8(raw: bytes) -> str | None:
     try:
         return raw.decode("utf-8")
@@ -50,11 +59,19 @@ def _utf8(raw: bytes) -> str | None:
         return None
 
 
-def decoded_texts(text: str, *, hex_space: bool = True, rot13_word: bool = True) -> list[str]:
+def decoded_texts(
+    text: str,
+    *,
+    hex_space: bool = True,
+    rot13_word: bool = True,
+    layers: list[str] | None = None,
+) -> list[str]:
     """Readable texts hidden in ``text`` as base64, hex, URL encoding or rot13 (at most 16).
 
     ``hex_space=False`` or ``rot13_word=False`` say the caller has seen that ``text`` holds no
     :data:`HEX_SPACE` or no :data:`ROT13_WORD` match, so those decoders cannot find anything.
+    ``layers`` collects decodings that are themselves one encoded run (at most 16), for the caller
+    to decode one layer further.
     """
     out: list[str] = []
     # a base64 run is 24 characters of its alphabet in a row: looked for with C byte operations
@@ -78,6 +95,8 @@ def decoded_texts(text: str, *, hex_space: bool = True, rot13_word: bool = True)
             decoded = _utf8(raw)
             if decoded is not None and _readable(decoded):
                 out.append(decoded)
+            elif decoded is not None and layers is not None and len(layers) < _MAX_DECODES and _layer(decoded):
+                layers.append(decoded)
     for m in _HEX.finditer(text) if hex_space else ():
         if len(out) >= _MAX_DECODES:
             return out
@@ -88,6 +107,8 @@ def decoded_texts(text: str, *, hex_space: bool = True, rot13_word: bool = True)
             continue
         if decoded is not None and _readable(decoded):
             out.append(decoded)
+        elif decoded is not None and layers is not None and len(layers) < _MAX_DECODES and _layer(decoded):
+            layers.append(decoded)
     if text.count("%") >= 3 and len(_PCT.findall(text)) >= 3:
         unquoted = urllib.parse.unquote(text)
         if unquoted != text:

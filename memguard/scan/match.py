@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any, NamedTuple
@@ -23,10 +24,35 @@ import ahocorasick  # type: ignore[import-not-found]  # ships no type informatio
 
 from memguard.scan.anchors import branches, factor, literal_prefixes, split_lead
 
-__all__ = ["ATTEMPTS", "LEAD_WINDOW", "RuleSet"]
+__all__ = ["ATTEMPTS", "LEAD_WINDOW", "MAX_ATTEMPTS", "MAX_CHARS", "MAX_SEARCHES", "RuleSet", "Work"]
 
 #: anchored attempts per branch and text before the branch is searched over the whole text once
 ATTEMPTS = 32
+#: the hard caps on the work of one scan (every text it matches: the fact, what invisible Unicode
+#: hides, what encodings decode to): characters read by the automaton, anchored match attempts
+#: (each bounded by its branch: a line, a gap), whole-text searches. Past a cap matching stops and
+#: the scan is ``truncated``, which the scanner never reports as clean.
+MAX_CHARS = 1 << 18
+MAX_ATTEMPTS = 4096
+MAX_SEARCHES = 8
+
+
+@dataclass(slots=True)
+class Work:
+    """What one scan spent against the caps, and whether a cap stopped it."""
+
+    chars: int = 0
+    attempts: int = 0
+    searches: int = 0
+    truncated: bool = False
+
+    def take_chars(self, n: int) -> bool:
+        """Charge reading ``n`` characters; ``False`` (and truncated) past :data:`MAX_CHARS`."""
+        if self.chars + n > MAX_CHARS:
+            self.truncated = True
+            return False
+        self.chars += n
+        return True
 #: a factor is used when the body may run this much or more before it (a shorter, fixed gap
 #: makes the anchored match attempt cheap already)
 FACTOR_GAP = 8
@@ -176,9 +202,15 @@ class RuleSet:
         )
         self.keys = len(every)
 
-    def matching(self, text: str) -> set[int]:
-        """The indices of the patterns that match somewhere in ``text``."""
+    def matching(self, text: str, work: Work | None = None) -> set[int]:
+        """The indices of the patterns that match somewhere in ``text``.
+
+        ``work`` is charged for the reading, the attempts and the searches; past a cap what was
+        found so far is returned and ``work.truncated`` is set (a fresh :class:`Work` when none)."""
+        work = Work() if work is None else work
         found: set[int] = set()
+        if not work.take_chars(len(text)):
+            return found
         automaton = self._ascii_automaton if text.isascii() else self._automaton
         hits = list(automaton.iter(text))
         seen: dict[int, list[int]] = {}
@@ -212,9 +244,17 @@ class RuleSet:
                 # the end of a line) gets one whole-text search instead: exact, and linear
                 if tries.get(number, 0) >= ATTEMPTS:
                     spent.add(number)
+                    if work.searches >= MAX_SEARCHES:
+                        work.truncated = True
+                        continue
+                    work.searches += 1
                     if search(text) is not None:
                         found.add(rule)
                     continue
+                if work.attempts >= MAX_ATTEMPTS:
+                    work.truncated = True
+                    return found
+                work.attempts += 1
                 tries[number] = tries.get(number, 0) + 1
                 if match(text, start) is None:
                     continue
