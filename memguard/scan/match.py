@@ -57,6 +57,7 @@ class Work:
 #: makes the anchored match attempt cheap already)
 FACTOR_GAP = 8
 _NO_BOUND = 1 << 62
+_SPENT = 1 << 30
 #: how far back from an anchor a lead of unbounded width (``[\w.+-]+`` before ``@``) is followed
 LEAD_WINDOW = 4096
 _ZERO_WIDTH = (sre.AT, sre.ASSERT, sre.ASSERT_NOT)
@@ -122,10 +123,6 @@ def _lead_start(text: str, start: int, reach: int) -> int:
     while start > 0 and text[start - 1].isspace():  # a lead's trailing \s* (rarely more than one)
         start -= 1
     return max(0, start - reach)
-
-
-def _is_word(char: str) -> bool:
-    return char.isalnum() or char == "_"
 
 
 def _automaton(
@@ -201,6 +198,7 @@ class RuleSet:
             {p for p in every if p.isascii()}, keyed, bounded, factor_keys
         )
         self.keys = len(every)
+        self._branches = numbered
 
     def matching(self, text: str, work: Work | None = None) -> set[int]:
         """The indices of the patterns that match somewhere in ``text``.
@@ -222,15 +220,32 @@ class RuleSet:
                     seen[fid] = [end - back]
         for positions in seen.values():
             positions.sort()
-        tries: dict[int, int] = {}
-        spent: set[int] = set()
+        # attempts per branch so far; _SPENT once the branch was searched whole (or could not be)
+        tries = [0] * self._branches
+        attempts, cap = work.attempts, MAX_ATTEMPTS
         for end, (back, plain, every, _) in hits:
             start = end - back
             candidates = plain
-            if every is not None and not (start and _is_word(text[start - 1])):
-                candidates = every
+            if every is not None:
+                before = text[start - 1] if start else " "
+                if not (before.isalnum() or before == "_"):
+                    candidates = every
             for rule, number, search, match, lead, reach, window in candidates:
-                if rule in found or number in spent:
+                if rule in found:
+                    continue
+                tried = tries[number]
+                if tried >= ATTEMPTS:
+                    if tried == _SPENT:
+                        continue
+                    # a text built to make one branch fail at many anchors (each attempt may run
+                    # to the end of a line) gets one whole-text search instead: exact, and linear
+                    tries[number] = _SPENT
+                    if work.searches >= MAX_SEARCHES:
+                        work.truncated = True
+                        continue
+                    work.searches += 1
+                    if search(text) is not None:
+                        found.add(rule)
                     continue
                 if window is not None:
                     fid, low, high = window
@@ -240,27 +255,17 @@ class RuleSet:
                     at = bisect_left(places, start + low)
                     if at == len(places) or places[at] > start + high:
                         continue
-                # a text built to make one branch fail at many anchors (each attempt may run to
-                # the end of a line) gets one whole-text search instead: exact, and linear
-                if tries.get(number, 0) >= ATTEMPTS:
-                    spent.add(number)
-                    if work.searches >= MAX_SEARCHES:
-                        work.truncated = True
-                        continue
-                    work.searches += 1
-                    if search(text) is not None:
-                        found.add(rule)
-                    continue
-                if work.attempts >= MAX_ATTEMPTS:
-                    work.truncated = True
+                if attempts >= cap:
+                    work.attempts, work.truncated = attempts, True
                     return found
-                work.attempts += 1
-                tries[number] = tries.get(number, 0) + 1
+                attempts += 1
+                tries[number] = tried + 1
                 if match(text, start) is None:
                     continue
                 if lead is not None and lead(text, _lead_start(text, start, reach), start) is None:
                     continue
                 found.add(rule)
+        work.attempts = attempts
         for index, compiled in self.unanchored:
             if index not in found and compiled.search(text):
                 found.add(index)
