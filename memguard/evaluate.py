@@ -245,7 +245,8 @@ class Deployment(Protocol):
     def write(
         self, chain: str, items: Sequence[tuple[str, tuple[str, ...]]], source: Source, session: str
     ) -> list[Written] | None:
-        """Write ``(text, derived_from)`` items as ``chain``; ``None`` if the policy refuses."""
+        """Write ``(text, derived_from)`` items as ``chain``, in order; ``None`` (or only the
+        first ones) if the policy refuses them (or the rest)."""
         ...
 
     def listed(self, chain: str, purpose: str) -> list[RecalledFact]:
@@ -449,7 +450,8 @@ def _write(
         report.refused += len(rows)
         return []
     report.written += len(written)
-    return list(zip(written, rows, strict=True))
+    report.refused += len(rows) - len(written)  # a gateway may refuse a later batch of a chunk
+    return list(zip(written, rows[: len(written)], strict=True))
 
 
 def render_table(report: EvalReport) -> str:
