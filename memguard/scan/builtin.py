@@ -55,7 +55,7 @@ class RuleScanner:
     """Rule-based prompt-injection scanner for memory writes (see :mod:`memguard.scan.rules`)."""
 
     id = "memguard.rules"
-    version = "1"
+    version = "2"  # 2: nested decoding (3 layers) and `scan.truncated` over the work caps
 
     def __init__(
         self, *, suspicious_at: float = SUSPICIOUS_AT, malicious_at: float = MALICIOUS_AT
