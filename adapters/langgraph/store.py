@@ -31,6 +31,7 @@ from memguard.provenance import Provenance, Source, Turn
 from memguard.scope import FieldValue
 from memguard.trust import TrustLevel
 
+from .._toolkit import call_context
 from .base import (
     SUPPORTED_BELOW,
     SUPPORTED_MIN,
@@ -373,10 +374,12 @@ class GuardedStore(BaseStore):
 
     def __flows(self) -> _Flows:
         """The flows of a call made by this (bound) store."""
+        context = self.__context
         return _Flows(
             kernel=self.__kernel,
             identity=self.__identity,
-            context=self.__context,
+            # one turn per top-level call when the caller named none (adapters._toolkit)
+            context=call_context(context) if context is not None else None,
             tenant=self.__tenant,
             owner=self.__owner,
             min_trust=self.__min_trust,
