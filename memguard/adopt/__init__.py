@@ -1,6 +1,7 @@
 """``memguard adopt``: turn data that existed before memguard into guarded facts.
 
-See :mod:`memguard.adopt.run` for the protocol, :mod:`memguard.adopt.sources` for the legacy
+See :mod:`memguard.adopt.run` for the protocol (LangGraph stores adopted where they are:
+``memguard.adapters.langgraph.adopt_in_place``), :mod:`memguard.adopt.sources` for the legacy
 stores it reads and :mod:`memguard.adopt.rows` for the owner mapping (docs/adopt.md).
 """
 
