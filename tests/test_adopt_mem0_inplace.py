@@ -110,3 +110,35 @@ def test_an_interrupted_adoption_is_aborted_and_resumes(h: GuardHarness, legacy:
     assert alice.get_all()["results"] == []  # nothing half-adopted is served
     assert adopt_mem0_in_place(kernel, legacy, mapping=MAPPING, operator="ops").adopted == 3
     assert len(alice.get_all()["results"]) == 2
+
+
+def test_memguard_adopt_mem0_in_place_on_the_command_line(tmp_path: Path, legacy: Any) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from memguard.cli import app
+    from memguard.embedded import open_embedded
+
+    legacy.vector_store.client.close()  # the local folder is one process's at a time
+    state = tmp_path / "state"
+    base = ["adopt", "mem0", "--path", str(tmp_path / "mem0"), "--collection", "memguard",
+            "--issuer", ISSUER, "--state-dir", str(state), "--in-place", "--json"]  # fmt: skip
+    dry = CliRunner().invoke(app, [*base, "--init", "--dry-run"])
+    assert dry.exit_code == 0, dry.output
+    assert json.loads(dry.output)["adopted"] == 3 and list(state.iterdir()) == []
+    real = CliRunner().invoke(app, base)
+    assert real.exit_code == 0, real.output
+    assert json.loads(real.output)["adopted"] == 3
+    memory = offline_memory(str(tmp_path / "mem0"), dimension=64)
+    stack = open_embedded(state)
+    try:
+        kernel = stack.guard.kernel
+        alice = stack.guard.authenticate(stack.tokens.issue("alice", scopes=["memory:read"]))
+        carol = stack.guard.authenticate(stack.tokens.issue("carol", scopes=["memory:read"]))
+        mine = GuardedMemory(memory, kernel=kernel, identity=alice, context=CTX).get_all()
+        assert texts(mine) == {"alice likes dark mode", "alice's meeting is at 10"}
+        assert GuardedMemory(memory, kernel=kernel, identity=carol, context=CTX).get_all()["results"] == []
+    finally:
+        stack.close()
+        memory.vector_store.client.close()

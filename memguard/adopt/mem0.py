@@ -30,9 +30,11 @@ from memguard.stores.base import RESERVED_PAYLOAD_KEY, reserved_block
 from memguard.trust import TrustLevel
 
 if TYPE_CHECKING:
+    from qdrant_client import QdrantClient
+
     from memguard.ledger import Ledger
 
-__all__ = ["MEM0_PROMOTED", "adopt_mem0_in_place", "mem0_fact_id"]
+__all__ = ["MEM0_PROMOTED", "adopt_mem0_collection_in_place", "adopt_mem0_in_place", "mem0_fact_id"]
 
 #: the payload fields mem0 returns at the top level of a memory (``Memory.get``); the rest of the
 #: payload, but for its own bookkeeping fields, comes back under ``metadata``
@@ -62,6 +64,24 @@ def _digest(payload: Mapping[str, Any]) -> str:
 def adopt_mem0_in_place(
     kernel: Kernel | None,
     memory: Any,
+    **options: Any,
+) -> AdoptReport:
+    """Adopt the memories of the mem0 ``memory`` (a ``Memory`` over Qdrant) where they are:
+    :func:`adopt_mem0_collection_in_place` on its vector store's client and collection."""
+    from qdrant_client import QdrantClient
+
+    store = getattr(memory, "vector_store", None)
+    client = getattr(store, "client", None)
+    collection = getattr(store, "collection_name", None)
+    if not isinstance(client, QdrantClient) or not isinstance(collection, str):
+        raise InvalidRequest("in-place adoption needs a mem0 Memory over Qdrant")
+    return adopt_mem0_collection_in_place(kernel, client, collection, **options)
+
+
+def adopt_mem0_collection_in_place(
+    kernel: Kernel | None,
+    client: QdrantClient,
+    collection: str,
     *,
     mapping: OwnerMapping,
     operator: str,
@@ -73,17 +93,13 @@ def adopt_mem0_in_place(
     on_batch: Callable[[int], object] | None = None,
     ledger: Ledger | None = None,
 ) -> AdoptReport:
-    """Adopt the memories of the mem0 ``memory`` where they are (module docstring). Memories that
+    """Adopt the memories in mem0's Qdrant ``collection`` where they are (module docstring;
+    ``memguard adopt mem0 --in-place``). Memories that
     already carry a ``memguard`` block and are not in the ledger are skipped
     (``payload.reserved``), as are those without text or a clear owner. ``namespace``: the one
     ``GuardedMemory`` is built with (its default, ``mem0``)."""
-    from qdrant_client import QdrantClient, models
+    from qdrant_client import models
 
-    store = getattr(memory, "vector_store", None)
-    client = getattr(store, "client", None)
-    collection = getattr(store, "collection_name", None)
-    if not isinstance(client, QdrantClient) or not isinstance(collection, str):
-        raise InvalidRequest("in-place adoption needs a mem0 Memory over Qdrant")
     uri = source_uri or f"mem0:{collection}"
     source = legacy_source(uri, name=collection)
     known = _known(kernel, ledger)
