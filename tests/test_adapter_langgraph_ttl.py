@@ -208,11 +208,14 @@ def test_a_read_refreshes_the_expiry_through_a_logged_new_version(
     assert latest(kernel, store, "k").version == 2
     assert [i.key for i in store.search(NS)] == ["k"]
     assert latest(kernel, store, "k").version == 3
+    clock.advance(10)
+    assert [i.key for i in asyncio.run(store.asearch(NS))] == ["k"]  # the async shell too
+    assert latest(kernel, store, "k").version == 4
     clock.advance(59)
     assert [i.key for i in store.search(NS, refresh_ttl=False)] == ["k"]
     clock.advance(2)
     assert store.search(NS) == [] and store.get(NS, "k") is None  # an expired fact is not renewed
-    assert latest(kernel, store, "k").version == 3
+    assert latest(kernel, store, "k").version == 4
     report = verify_ledger(kernel.ledger)
     assert report.ok, report.problems
 
