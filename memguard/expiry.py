@@ -39,6 +39,7 @@ __all__ = [
     "due",
     "expiry_fields",
     "refresh_flow",
+    "renewable",
     "ttl_seconds_of_minutes",
 ]
 
@@ -78,15 +79,22 @@ def expiry_fields(now: float, ttl_seconds: int | None) -> dict[str, Any]:
     }
 
 
+def renewable(prov: Provenance, now: float) -> bool:
+    """Would a read at ``now`` renew ``prov``: it has an expiry, has not expired, and the renewal
+    moves the expiry by at least the refresh step? (Callers skip the ``refresh`` operation, and
+    its event, when nothing they read is renewable; :func:`refresh_flow` decides again.)"""
+    if prov.expires_at is None or prov.ttl_seconds is None or prov.expired(now):
+        return False
+    step = max(1.0, prov.ttl_seconds * REFRESH_STEP)
+    return now + prov.ttl_seconds - prov.expires_at.timestamp() >= step
+
+
 def _renewed(prov: Provenance, now: float, version: int) -> Provenance | None:
     """The next version of ``prov`` with its expiry moved to ``now + ttl``; ``None`` if it has
     no expiry or the move is below the refresh step."""
-    if prov.expires_at is None or prov.ttl_seconds is None:
+    if prov.ttl_seconds is None or not renewable(prov, now):
         return None
     fields = expiry_fields(now, prov.ttl_seconds)
-    step = max(1.0, prov.ttl_seconds * REFRESH_STEP)
-    if (fields["expires_at"] - prov.expires_at).total_seconds() < step:
-        return None
     return Provenance.model_validate(
         {**prov.model_dump(), "version": version, "expires_at": fields["expires_at"]}
     )

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from langgraph.store.base import GetOp, Item, Op, PutOp
 
 from memguard.errors import InvalidRequest, ReservedField
+from memguard.expiry import renewable as expiry_renewable
 from memguard.expiry import ttl_seconds_of_minutes
 from memguard.integrity import Candidate
 from memguard.kernel import StampRequest, VerifiedFact
@@ -123,8 +124,9 @@ class _Writes(_CallBase):
         verified fact and the inner item as stored), as the kernel's ``refresh`` operation (a
         new version of each through the write protocol, logged; :mod:`memguard.expiry`). The
         inner copy is re-put with the new reserved block and ``index=False`` (vectors kept)."""
-        renewable = {f.fact_id: (f, item) for f, item in hits if f.provenance.ttl_seconds}
-        if not renewable:
+        now = self.kernel.clock()
+        renewable = {f.fact_id: (f, item) for f, item in hits if expiry_renewable(f.provenance, now)}
+        if not renewable:  # nothing the kernel would renew: no `refresh` operation, no event
             return None
         with self.kernel.operation("refresh", self.identity, trace_id=self.ctx.turn.trace_id) as op:
 
