@@ -317,3 +317,19 @@ def test_min_trust_takes_trust_names(kernel: Kernel, tokens: LocalTokenService, 
             store.search(NS, min_trust=bad)
     with pytest.raises(ValueError, match="one of: system, verified, user"):
         asyncio.run(store.asearch(NS, min_trust="admin"))
+
+
+def test_an_expired_fact_cannot_be_named_as_an_input(
+    kernel: Kernel, tokens: LocalTokenService, inner: Spy, clock: Clock
+) -> None:
+    # the kernel's visible_records (inputs of a derived write, Qdrant's retrieve) withholds it too
+    store = make(kernel, tokens, inner)
+    store.put(NS, "src", {"text": "short-lived source"}, ttl=1)
+    fact_id = store.fact_id(NS, "src")
+    derived = store.with_context(derived_from=[fact_id], turn=Turn(session_id="s-1", turn_index=1))
+    derived.put(NS, "ok", {"text": "derived while the source lives"})  # positive control
+    clock.advance(61)
+    with pytest.raises(MemguardError) as caught:
+        derived.put(NS, "late", {"text": "derived from an expired source"})
+    assert caught.value.code == "not_found"
+    assert kernel.ledger.events(decision="deny")[-1].detail.get("why") == "expired"
