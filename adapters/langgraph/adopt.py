@@ -103,18 +103,19 @@ def adopt_langgraph_in_place(
                   on_batch=on_batch)  # fmt: skip
     if dry_run or kernel is None:
         return report
-    # the legacy copies of every fact the ledger now holds (this run's and an interrupted one's)
-    removed = 0
-    for start in range(0, len(legacy), max(batch, 1)):
-        chunk = [r for r in legacy[start : start + batch] if isinstance(prepare(r), _Item)]
-        ids = {r.key: p.fact_id for r in chunk if isinstance(p := prepare(r), _Item)}
-        held = known(list(ids.values()))
-        gone = [r for r in chunk if ids[r.key] in held]
-        if gone:
-            store.batch([PutOp(r.path, _item_key(r), None) for r in gone])
-            removed += len(gone)
+    # the legacy copies of every fact the ledger now holds (this run's and an interrupted one's),
+    # removed inside one audited operation (a failure is a deny event; a rerun finishes it)
     with kernel.operation("adopt", None, require_identity=False) as op:
-        op.detail["operator"] = operator
+        op.note(operator=operator)
+        removed = 0
+        for start in range(0, len(legacy), batch):
+            prepared = [(r, prepare(r)) for r in legacy[start : start + batch]]
+            ids = {r.key: p.fact_id for r, p in prepared if isinstance(p, _Item)}
+            held = known(list(ids.values()))
+            gone = [r for r, _ in prepared if ids.get(r.key) in held]
+            if gone:
+                store.batch([PutOp(r.path, _item_key(r), None) for r in gone])
+                removed += len(gone)
         op.finish("legacy copies removed", source=uri, removed=removed)
     return report
 
