@@ -23,6 +23,7 @@ from memguard.adopt import OwnerMapping
 from memguard.context import CallContext
 from memguard.errors import MemguardError
 from memguard.ledger import FactState
+from memguard.ledger.verification import verify_ledger
 from memguard.provenance import Source, Turn
 from memguard.testing import GuardHarness, guard_harness
 from memguard.trust import SourceKind, TrustLevel
@@ -89,6 +90,8 @@ def test_adopted_items_are_read_where_they_were_by_their_owner_only(h: GuardHarn
     # resumable: a rerun adopts nothing twice
     again = adopt_langgraph_in_place(kernel, store, mapping=BY_NS, operator="ops")
     assert (again.adopted, again.already) == (0, 0)  # the adopted items are no longer legacy
+    report = verify_ledger(kernel.ledger)
+    assert report.ok, report.problems
 
 
 def test_an_interrupted_adoption_keeps_the_legacy_copy_and_resumes(h: GuardHarness) -> None:

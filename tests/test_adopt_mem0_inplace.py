@@ -21,6 +21,7 @@ from memguard.adopt import OwnerMapping, adopt_mem0_in_place
 from memguard.adopt.mem0 import MEM0_PROMOTED, mem0_fact_id
 from memguard.context import CallContext
 from memguard.errors import MemguardError
+from memguard.ledger.verification import verify_ledger
 from memguard.provenance import Source, Turn
 from memguard.testing import GuardHarness, guard_harness
 from memguard.trust import SourceKind, TrustLevel
@@ -89,6 +90,8 @@ def test_adopted_memories_are_served_in_place_to_their_owner_only(h: GuardHarnes
     # the adopted memories keep working through the guard: the owner updates and deletes them
     alice.update(alice_ids[0], "alice likes dark mode a lot")
     assert "alice likes dark mode a lot" in texts(alice.get_all())
+    verified = verify_ledger(kernel.ledger)
+    assert verified.ok, verified.problems
 
 
 def test_an_interrupted_adoption_is_aborted_and_resumes(h: GuardHarness, legacy: Any) -> None:
