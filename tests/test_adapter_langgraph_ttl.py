@@ -333,3 +333,17 @@ def test_an_expired_fact_cannot_be_named_as_an_input(
         derived.put(NS, "late", {"text": "derived from an expired source"})
     assert caught.value.code == "not_found"
     assert kernel.ledger.events(decision="deny")[-1].detail.get("why") == "expired"
+
+
+def test_refresh_and_sweep_with_a_postgresql_ledger(
+    pg_url: str, tokens: LocalTokenService, clock: Clock
+) -> None:
+    # the same two scenarios, the ledger on a real PostgreSQL server (skipped without one)
+    kernel = Kernel(ledger=Ledger.from_url(pg_url), verifier=tokens.verifier(clock=clock), clock=clock)
+    try:
+        test_a_read_refreshes_the_expiry_through_a_logged_new_version(kernel, tokens, Spy(), clock)
+        test_the_sweep_deletes_expired_items_with_a_tombstone_and_an_audit_event(
+            kernel, tokens, Spy(), clock
+        )
+    finally:
+        kernel.ledger.close()
