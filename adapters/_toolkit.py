@@ -1,5 +1,6 @@
-"""What every adapter shares: the one backend error table, the text the scanner sees, and the
-step of the one driver pattern (:func:`flow_step`).
+"""What every adapter shares: the one backend error table, the text the scanner sees, the
+step of the one driver pattern (:func:`flow_step`), and one turn per top-level call when the
+caller names none (:func:`per_call_turn`, :func:`call_context`).
 
 The driver pattern, in all three adapters (``adapters/qdrant/driver.py``, ``adapters/mem0/driver.py``,
 ``adapters/langgraph/driver.py``): an operation is a sans-I/O generator (the kernel's steps inside
@@ -27,14 +28,71 @@ whichever adapter met it.
 from __future__ import annotations
 
 import asyncio
+import itertools
+import secrets
+import threading
 from collections.abc import Awaitable, Callable, Generator, Mapping
 from typing import Any, TypeVar
 
+from memguard.context import CallContext
 from memguard.errors import InvalidRequest, MemguardError, StoreError, StoreUnavailable
+from memguard.provenance import Turn
 
-__all__ = ["backend_error", "drive_async", "flow_step", "is_unavailable", "scan_text"]
+__all__ = [
+    "PerCallTurn",
+    "backend_error",
+    "call_context",
+    "drive_async",
+    "flow_step",
+    "is_unavailable",
+    "per_call_turn",
+    "scan_text",
+]
 
 _T = TypeVar("_T")
+
+
+# -- turns: one per top-level call unless the caller names one -------------------------------------
+
+
+class PerCallTurn(Turn):
+    """A turn the caller did not name: every top-level call of an adapter built with it runs as a
+    fresh turn of this session (:func:`call_context`), so what one call read taints (and fences)
+    only that call's writes. Build it with :func:`per_call_turn`; an ordinary :class:`Turn` is an
+    explicit turn and is kept for every call, as before."""
+
+
+def per_call_turn(session_id: str, *, trace_id: str | None = None) -> Turn:
+    """The ``turn`` of a :class:`CallContext` whose calls each get a fresh turn of ``session_id``."""
+    return PerCallTurn(session_id=session_id, turn_index=0, trace_id=trace_id)
+
+
+# A process-wide counter, started at a random point so two processes serving one session rarely
+# hand out the same index (the ledger keeps turn indexes as 32-bit integers on PostgreSQL).
+_TURN_BASE = 1 << 20
+_turn_numbers = itertools.count(_TURN_BASE + secrets.randbelow(1 << 29))
+_turn_lock = threading.Lock()
+
+
+def _next_turn_index() -> int:
+    global _turn_numbers
+    with _turn_lock:
+        index = next(_turn_numbers)
+        if index >= 1 << 31:  # pragma: no cover - after ~1.5e9 calls in one process
+            _turn_numbers = itertools.count(_TURN_BASE)
+            index = next(_turn_numbers)
+        return index
+
+
+def call_context(context: CallContext) -> CallContext:
+    """The context of one top-level call: a fresh turn of the same session when the caller named
+    none (a :class:`PerCallTurn`), else ``context`` as it is (an explicit turn)."""
+    turn = context.turn
+    if not isinstance(turn, PerCallTurn):
+        return context
+    fresh = Turn(session_id=turn.session_id, turn_index=_next_turn_index(), trace_id=turn.trace_id)
+    return context.replace(turn=fresh)
+
 
 _UNAVAILABLE_NAMES = frozenset(
     {

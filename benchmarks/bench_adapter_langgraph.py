@@ -24,6 +24,7 @@ import os
 import random
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -143,6 +144,7 @@ def run(items: int, repeats: int) -> list[tuple[str, float, float]]:
             median_ms(lambda: raw.search(NS, query=next(q_raw), limit=10), repeats),
         )
     )
+    rows.extend(_ttl_rows(kernel, tokens, guarded_inner, raw, context, queries, repeats))
     loop = asyncio.new_event_loop()
     rows.append(
         (
@@ -182,6 +184,58 @@ def run(items: int, repeats: int) -> list[tuple[str, float, float]]:
     )
     kernel.ledger.close()
     return rows
+
+
+class _Clock:
+    """The TTL rows' kernel clock: real time plus what the benchmark moved it by."""
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.offset
+
+
+def _ttl_rows(
+    kernel: Kernel,
+    tokens: LocalTokenService,
+    inner: InMemoryStore,
+    raw: InMemoryStore,
+    context: CallContext,
+    queries: list[str],
+    repeats: int,
+) -> list[tuple[str, float, float]]:
+    """TTL (memguard.expiry): a get that renews the expiry (a new version through the write
+    protocol: the clock moves 2% of the TTL per call), one whose renewal is below the step, one
+    without refresh, and a search with the expiry pushed into the inner filter."""
+    clock = _Clock()
+    ttl_kernel = Kernel(ledger=kernel.ledger, verifier=tokens.verifier(), clock=clock)
+    store = GuardedStore(
+        inner,
+        kernel=ttl_kernel,
+        identity=ttl_kernel.authenticate(tokens.issue("alice", ttl=3600)),
+        context=context,
+        ttl={"refresh_on_read": True},
+    )
+    store.put(NS, "ttl5", {"text": "expiring note", "i": 5}, ttl=60)
+
+    def renewing() -> object:
+        clock.offset += 72  # 2% of 60 minutes: every read renews (a new version)
+        return store.get(NS, "ttl5")
+
+    q_ttl, q_raw = iter(queries), iter(queries)
+    return [
+        ("get, ttl item, renewed on every read", median_ms(renewing, repeats),
+         median_ms(lambda: raw.get(NS, "k5"), repeats)),
+        ("get, ttl item, renewal below the step", median_ms(lambda: store.get(NS, "ttl5"), repeats),
+         median_ms(lambda: raw.get(NS, "k5"), repeats)),
+        ("get, ttl item, refresh_ttl=False",
+         median_ms(lambda: store.get(NS, "ttl5", refresh_ttl=False), repeats),
+         median_ms(lambda: raw.get(NS, "k5"), repeats)),
+        ("search k=10 (query), expiry pushed down",
+         median_ms(lambda: store.search(NS, query=next(q_ttl), limit=10, refresh_ttl=False), repeats),
+         median_ms(lambda: raw.search(NS, query=next(q_raw), limit=10), repeats)),
+    ]  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import ValidationError
 
-from memguard import protocol, recovery, revoking
+from memguard import expiry, protocol, recovery, revoking
 from memguard import stamp as stamping
 from memguard.denials import note_principal, request_credentials
 from memguard.errors import (
@@ -108,6 +108,8 @@ class StampRequest:
     fact_id: str | None = None
     #: the text the adapter will store, for the kernel's scan stage (``None``: not scanned)
     text: str | None = None
+    #: a time-to-live: the fact expires this many seconds after the write (``None``: never)
+    ttl_seconds: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,6 +248,16 @@ class Operation:
         fails), ``purge()``, then mark purged (recovery redoes an unfinished purge)."""
         return (yield from protocol.delete_flow(self, fact_ids, purge, **detail))
 
+    def refresh_flow(self, facts: Sequence[VerifiedFact], port: WritePort[T]) -> Flow[list[Provenance]]:
+        """Renew the expiry of facts a read just verified (a ``refresh`` operation): a new
+        version of each through the write protocol; see :mod:`memguard.expiry`."""
+        return (yield from expiry.refresh_flow(self, facts, port))
+
+    def expired(self, fact_ids: Sequence[str]) -> list[str]:
+        """Of ``fact_ids``, those a sweep (an ``expire`` operation) deletes; see
+        :mod:`memguard.expiry`."""
+        return expiry.due(self, fact_ids)
+
 
     # -- verify -----------------------------------------------------------------------------------
 
@@ -264,6 +276,9 @@ class Operation:
                 self.detail["why"] = "no such fact"
                 raise FactNotFound("fact not found")
             self._require_visible(plan, request, record)
+            if record.provenance.expired(self.kernel.clock()):
+                self.detail["why"] = "expired"
+                raise FactNotFound("fact not found")
             out.append(record)
         return out
 
@@ -345,6 +360,10 @@ class Operation:
         if record.quarantined:
             self.detail.setdefault("withheld", []).append({"fact_id": fact_id, "state": "quarantined"})
             self.detail["why"] = "quarantined"
+            return None
+        if prov.expired(self.kernel.clock()):  # memguard.expiry: an expired fact is never served
+            self.detail.setdefault("withheld", []).append({"fact_id": fact_id, "state": "expired"})
+            self.detail["why"] = "expired"
             return None
         fields = index_fields(prov)
         if not plan.allows(fields):

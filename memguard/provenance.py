@@ -22,6 +22,7 @@ from pydantic import (
     SerializerFunctionWrapHandler,
     field_validator,
     model_serializer,
+    model_validator,
 )
 
 from memguard.errors import ReservedField
@@ -249,6 +250,12 @@ class Provenance(BaseModel):
     #: the write-time content scan (memguard.scan); ``None`` on records written without a scanner
     #: or before the field existed, and then left out of the canonical form (digests unchanged)
     scan: ScanRecord | None = None
+    #: when the fact expires (a time-to-live the writer set, enforced by the kernel: an expired
+    #: fact is never served) and the time-to-live in seconds a read's refresh extends it by;
+    #: both ``None`` on records without one, and then left out of the canonical form (digests
+    #: unchanged)
+    expires_at: datetime | None = None
+    ttl_seconds: int | None = Field(default=None, ge=1)
 
     @field_validator("trust", "lineage_trust", mode="before")
     @classmethod
@@ -266,14 +273,29 @@ class Provenance(BaseModel):
             del data["lineage_trust"]
         if data.get("scan", 0) is None:
             del data["scan"]
+        for key in ("expires_at", "ttl_seconds"):
+            if data.get(key, 0) is None:
+                del data[key]
         return data
 
-    @field_validator("created_at")
+    @field_validator("created_at", "expires_at")
     @classmethod
-    def _utc(cls, value: datetime) -> datetime:
+    def _utc(cls, value: datetime | None) -> datetime | None:
+        if value is None:
+            return None
         if value.tzinfo is None:
-            raise ValueError("created_at must be timezone-aware")
+            raise ValueError("created_at and expires_at must be timezone-aware")
         return value.astimezone(UTC)
+
+    @model_validator(mode="after")
+    def _expiry_pair(self) -> Provenance:
+        if (self.expires_at is None) != (self.ttl_seconds is None):
+            raise ValueError("expires_at and ttl_seconds go together")
+        return self
+
+    def expired(self, now: float) -> bool:
+        """Has this fact expired at ``now`` (seconds since the epoch)?"""
+        return self.expires_at is not None and self.expires_at.timestamp() <= now
 
     def canonical(self) -> bytes:
         return self._canonical

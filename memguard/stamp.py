@@ -18,6 +18,7 @@ from memguard.errors import (
     InvalidRequest,
     TrustEscalation,
 )
+from memguard.expiry import expiry_fields
 from memguard.identity import Principal, PrincipalId, check_identifier
 from memguard.ledger import FactState
 from memguard.ledger.lineage import is_read_set, read_set_id
@@ -178,6 +179,7 @@ def stamp(op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
             policy_digest=decision.policy_digest,
             lineage_trust=lineage,
             scan=scan,
+            **expiry_fields(kernel.clock(), req.ttl_seconds),
         )
         if scan is not None and scan.label != "clean":
             op.detail.setdefault("scan", []).append({"fact_id": fact_id, **scan.summary()})

@@ -1,4 +1,5 @@
-"""A cancelled async adapter call leaves nothing staged and never runs ledger I/O on the loop.
+"""A cancelled async adapter call leaves nothing staged and never runs ledger I/O on the loop
+(``adapters._toolkit.drive_async``, the async driver of the qdrant, mem0 and LangGraph adapters).
 
 The async guarded qdrant-client over a real ``AsyncQdrantClient`` (``":memory:"``): a gate in
 front of it holds the backend call or the ledger commit while the calling task is cancelled.
@@ -20,10 +21,12 @@ from typing import Any
 import pytest
 import test_adapter_mem0
 from conftest import Clock
+from langgraph.store.memory import InMemoryStore
 from qdrant_adapter_helpers import context, make_kernel
 from qdrant_client import AsyncQdrantClient, models
 
 from memguard import FactState, LocalTokenService
+from memguard.adapters.langgraph import GuardedStore
 from memguard.adapters.mem0 import GuardedAsyncMemory
 from memguard.adapters.qdrant import AsyncGuardedQdrantClient
 from memguard.kernel import Kernel
@@ -187,3 +190,50 @@ def test_a_mem0_add_cancelled_in_the_backend_call_is_aborted_at_once_off_the_loo
     finally:
         world.loop.close()
         world.ledger.close()
+
+
+class GatedStore(InMemoryStore):
+    """LangGraph's in-memory store, except that ``abatch`` waits for ``release`` when armed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.armed = False
+        self.entered = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def abatch(self, ops: Any) -> Any:
+        if self.armed:
+            self.entered.set()
+            await self.release.wait()
+        return await super().abatch(ops)
+
+
+def test_a_langgraph_put_cancelled_in_the_store_call_is_aborted_at_once_off_the_loop(
+    kernel: Kernel, tokens: LocalTokenService
+) -> None:
+    """The same through the LangGraph adapter's async driver (``GuardedStore.aput``)."""
+    aborts = AbortRecorder(kernel)
+    me = kernel.authenticate(tokens.issue("alice"))
+
+    async def scenario() -> None:
+        inner = GatedStore()
+        store = GuardedStore(inner, kernel=kernel, identity=me, context=context())
+        loop_thread = threading.get_ident()
+        inner.armed = True
+        task = asyncio.create_task(store.aput(("notes",), "k", {"text": "tea at five"}))
+        await inner.entered.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        ((thread, fact_ids),) = aborts.calls
+        assert thread != loop_thread and fact_ids
+        for fact_id in fact_ids:
+            assert [r.state for r in kernel.ledger.versions(fact_id)] == [FactState.ABORTED]
+        inner.armed = False
+        inner.release.set()
+        assert await store.aget(("notes",), "k") is None
+        await store.aput(("notes",), "k", {"text": "tea at six"})
+        item = await store.aget(("notes",), "k")
+        assert item is not None and item.value["text"] == "tea at six"
+
+    asyncio.run(scenario())

@@ -45,6 +45,7 @@ from memguard.context import CallContext
 from memguard.errors import (
     ConfigurationError,
     FactNotFound,
+    InvalidRequest,
     MemguardError,
     ReservedField,
     UntranslatableCondition,
@@ -434,12 +435,13 @@ def test_reserved_keys_are_refused(world: World) -> None:
     assert world.denies().count("access_denied.reserved_field") == 4
 
 
-def test_ttl_is_refused_with_a_clear_error(world: World) -> None:
+def test_a_bad_ttl_is_refused_before_anything_is_written(world: World) -> None:
+    # TTL itself: tests/test_adapter_langgraph_ttl.py
     alice = world.store("alice")
-    with pytest.raises(NotImplementedError, match="TTL"):
-        alice.put(NS, "k", {"v": 1}, ttl=5)
-    with pytest.raises(NotImplementedError, match="ttl"):
-        alice.batch([PutOp(NS, "k", {"v": 1}, ttl=5.0)])
+    with pytest.raises(InvalidRequest):
+        alice.put(NS, "k", {"v": 1}, ttl=-5)
+    with pytest.raises(InvalidRequest):
+        alice.batch([PutOp(NS, "k", {"v": 1}, ttl=float("inf"))])
     assert alice.get(NS, "k") is None
 
 

@@ -113,8 +113,11 @@ def test_guarded_store_has_every_sync_async_pair() -> None:
     assert {"batch", "get", "put", "delete", "search", "list_namespaces", "provenance"} <= sync_ops
     base_pairs = {n for n in _public_callables(BaseStore) if f"a{n}" in dir(BaseStore)}
     assert base_pairs <= sync_ops
-    # what is sync only: pure helpers (no store I/O of their own)
-    assert names - sync_ops - {f"a{n}" for n in sync_ops} == {"fact_id", "with_context"}
+    # what is sync only: pure helpers (no store I/O of their own) and the TTL sweeper's thread
+    # controls (the sweeps themselves are `sweep_ttl` / `asweep_ttl`)
+    assert names - sync_ops - {f"a{n}" for n in sync_ops} == {
+        "fact_id", "with_context", "start_ttl_sweeper", "stop_ttl_sweeper"
+    }
     for name in sorted(sync_ops):
         twin = getattr(GuardedStore, f"a{name}")
         assert asyncio.iscoroutinefunction(twin), name

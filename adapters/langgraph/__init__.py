@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from memguard.pushdown.langgraph import RESERVED_PREFIX
 
+from .adopt import adopt_langgraph_in_place as adopt_in_place
 from .base import BINDING_KEY, SUPPORTED_BELOW, SUPPORTED_MIN, namespace_name, tenant_segment
 from .base import TURN_KEY as TURN_KEY  # importable, as before the split
 from .store import GuardedStore
@@ -49,6 +50,7 @@ __all__ = [
     "SUPPORTED_BELOW",
     "SUPPORTED_MIN",
     "GuardedStore",
+    "adopt_in_place",
     "namespace_name",
     "tenant_segment",
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from collections.abc import Generator, Mapping, Sequence
 from typing import Any, Final, TypeVar
 
@@ -14,6 +15,7 @@ from memguard.context import principal_label
 from memguard.integrity import Candidate
 from memguard.provenance import Provenance, value_digest
 from memguard.pushdown.langgraph import RESERVED_PREFIX, decode, encode
+from memguard.scope import EXACT_INT
 from memguard.stores.base import reserved_block
 
 #: The ``langgraph-checkpoint`` releases this adapter supports: ``>=SUPPORTED_MIN,<SUPPORTED_BELOW``.
@@ -59,6 +61,28 @@ def namespace_name(namespace: Sequence[str]) -> str:
 
 
 # -- values ------------------------------------------------------------------------------------------
+
+
+#: ``__memguard_expires_at``: when the item expires, as order-preserving fixed-width text (epoch
+#: seconds, encoded like the integer fields); items without an expiry carry :data:`_NEVER`, so a
+#: store with a ``ttl_config`` pushes "not expired" into its filter as one ``$gt``
+_EXPIRES_KEY: Final = RESERVED_PREFIX + "expires_at"
+_NEVER: Final = "9" * 15
+
+
+def _expires_text(seconds: int) -> str:
+    return f"{seconds + EXACT_INT:015d}"
+
+
+def _expiry_item(prov: Provenance) -> dict[str, str]:
+    at = prov.expires_at
+    return {_EXPIRES_KEY: _NEVER if at is None else _expires_text(math.ceil(at.timestamp()))}
+
+
+def _not_expired_filter(now: float) -> dict[str, Any]:
+    """The inner filter of "not expired at ``now``" (pushed down; the kernel re-checks)."""
+    # `$ne: None` first: an item written before the key existed fails it, not InMemoryStore's float()
+    return {_EXPIRES_KEY: {"$ne": None, "$gt": _expires_text(math.floor(now))}}
 
 
 def _is_reserved(key: str) -> bool:

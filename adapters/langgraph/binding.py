@@ -10,6 +10,7 @@ from memguard.errors import IdentityError, InvalidRequest
 from memguard.kernel import Kernel
 from memguard.provenance import Turn
 
+from .._toolkit import PerCallTurn, per_call_turn
 from .base import BINDING_KEY, TURN_KEY
 
 
@@ -53,10 +54,13 @@ def _run_binding(kernel: Kernel, default: CallContext | None) -> Binding | None:
             )
         identity = kernel.authenticate(value)
         thread = configurable.get("thread_id")
+        session = str(thread) if thread is not None else default.turn.session_id
+        if TURN_KEY not in configurable and isinstance(default.turn, PerCallTurn):
+            # the run names no turn and the store's default names none: a fresh one per call
+            return Binding(identity, default.replace(turn=per_call_turn(session)))
         index = configurable.get(TURN_KEY, default.turn.turn_index)
         if not isinstance(index, int) or isinstance(index, bool) or index < 0:
             raise InvalidRequest(f"`{TURN_KEY}` must be a non-negative integer")
-        session = str(thread) if thread is not None else default.turn.session_id
         turn = Turn(session_id=session, turn_index=index)
         return Binding(identity, default.replace(turn=turn))
     raise IdentityError(

@@ -23,6 +23,7 @@ from langgraph.store.base import (
 
 from memguard.context import CallContext, external_fact_id
 from memguard.errors import IdentityError, InvalidRequest
+from memguard.expiry import ttl_seconds_of_minutes
 from memguard.identity import Identity
 from memguard.kernel import Kernel, Operation
 from memguard.pushdown.normal import NormalForm, fold
@@ -41,6 +42,8 @@ class _CallBase:
     owner: dict[str, FieldValue]
     min_trust: TrustLevel | None
     index_config: Any
+    #: the store's ``TTLConfig`` (``None``: no time-to-live by default, no expiry push-down)
+    ttl_config: Any = None
 
     @property
     def ctx(self) -> CallContext:
@@ -93,11 +96,7 @@ class _CallBase:
             if isinstance(op, PutOp):
                 if not op.namespace:
                     raise InvalidNamespaceError("Namespace cannot be empty.")
-                if op.ttl is not None:
-                    raise NotImplementedError(
-                        "ttl is not supported by GuardedStore: an expiry would delete facts "
-                        "without a ledger tombstone or an audit event; set ttl=None"
-                    )
+                ttl_seconds_of_minutes(op.ttl)  # a bad ttl is refused before anything runs
             if isinstance(op, SearchOp):
                 for number in (op.limit, op.offset):
                     if not isinstance(number, int) or isinstance(number, bool) or number < 0:

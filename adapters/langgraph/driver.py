@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
-import asyncio
+from typing import Any
 
 from langgraph.store.base import BaseStore
 
-from .._toolkit import backend_error
-from .._toolkit import flow_step as _step
+from memguard.errors import MemguardError
+
+from .._toolkit import backend_error, drive_async
 from .base import _T, Flow
 
 
@@ -32,16 +33,13 @@ def drive(inner: BaseStore, flow: Flow[_T]) -> _T:
 
 async def adrive(inner: BaseStore, flow: Flow[_T]) -> _T:
     """The flow's own steps (policy, ledger I/O) run in a worker thread, so the event loop
-    never waits on the ledger; the inner store's ``abatch`` is awaited on the loop."""
-    done, value = await asyncio.to_thread(_step, flow, None, None)
-    while not done:
-        try:
-            response = await inner.abatch(value)
-        except BaseException as exc:  # a cancellation too: the flow aborts what it staged
-            err = backend_error("langgraph store", "abatch", exc) if isinstance(
-                exc, Exception) else exc  # fmt: skip
-            done, value = await asyncio.to_thread(_step, flow, None, err)
-        else:
-            done, value = await asyncio.to_thread(_step, flow, response, None)
-    result: _T = value
-    return result
+    never waits on the ledger; the inner store's ``abatch`` is awaited on the loop; a
+    cancellation aborts what the flow staged (:func:`adapters._toolkit.drive_async`)."""
+
+    async def perform(request: Any) -> Any:
+        return await inner.abatch(request)
+
+    def error_of(request: Any, exc: Exception) -> MemguardError:
+        return backend_error("langgraph store", "abatch", exc)
+
+    return await drive_async(flow, perform, error_of)

@@ -25,6 +25,7 @@ from .base import (
     _is_reserved,
     _json_copy,
     _listed,
+    _not_expired_filter,
     namespace_name,
 )
 from .call import _CallBase
@@ -43,13 +44,16 @@ class _Reads(_CallBase):
             score=score,
         )
 
-    def _get_flow(self, op_: GetOp) -> Flow[tuple[VerifiedFact, Item] | None]:
+    def _get_flow(
+        self, op_: GetOp, renew: list[tuple[VerifiedFact, Item]] | None = None
+    ) -> Flow[tuple[VerifiedFact, Item] | None]:
+        """``renew``: where to add the returned fact for a refresh on read."""
         namespace = tuple(op_.namespace)
         fact_id = self.fact_id(namespace, op_.key)
         with self._read_op("get", [fact_id]) as op:
             request = ReadRequest("get", purpose=self.ctx.purpose)
             plan = op.read_plan(request)
-            (found,) = yield [GetOp(self._inner_ns(namespace), op_.key, op_.refresh_ttl)]
+            (found,) = yield [GetOp(self._inner_ns(namespace), op_.key, False)]
             if not isinstance(found, Item):
                 op.note(why="no such item")
                 op.finish(returned=[])
@@ -58,6 +62,8 @@ class _Reads(_CallBase):
             op.finish(returned=[v.fact_id for v in verified])
             if not verified:
                 return None
+            if renew is not None and op_.refresh_ttl:
+                renew.append((verified[0], found))
             plain = Item(
                 value=_json_copy(dict(verified[0].candidate.payload or {})),
                 key=found.key,
@@ -74,7 +80,10 @@ class _Reads(_CallBase):
             raise FactNotFound("fact not found")
         return fact[0].provenance
 
-    def _search_flow(self, op_: SearchOp) -> Flow[list[SearchItem]]:
+    def _search_flow(
+        self, op_: SearchOp, renew: list[tuple[VerifiedFact, Item]] | None = None
+    ) -> Flow[list[SearchItem]]:
+        """``renew``: where to add the returned facts for a refresh on read."""
         ctx = self.ctx
         with self._read_op("search") as op:
             caller_filter = dict(op_.filter or {})
@@ -88,6 +97,8 @@ class _Reads(_CallBase):
             if self.min_trust is not None:
                 residual = conj([residual, Gte("trust", int(self.min_trust))])
             filters = to_langgraph_filters(residual)
+            if self.ttl_config is not None:  # the store's items carry their expiry: push it down
+                filters = [{**f, **_not_expired_filter(self.kernel.clock())} for f in filters]
             if not filters:
                 op.finish(returned=[], returned_count=0, why="scope admits nothing here")
                 return []
@@ -100,6 +111,8 @@ class _Reads(_CallBase):
             merge: Merge[SearchItem] = Merge(len(filters), ranked=ranked, page=want)
             kept: list[SearchItem] = []
             ids: list[str] = []
+            raw: list[Item] = []
+            facts: list[VerifiedFact] = []
             rounds = 0
             while len(kept) < want and not merge.done:
                 batch = merge.ready()
@@ -110,7 +123,7 @@ class _Reads(_CallBase):
                         break
                     results = yield [
                         SearchOp(prefix, {**caller_filter, **filters[i]} or None, limit, offset,
-                                 op_.query, op_.refresh_ttl)
+                                 op_.query, False)
                         for i, offset, limit in pages
                     ]  # fmt: skip
                     for (i, _, limit), hits in zip(pages, results, strict=True):
@@ -137,8 +150,12 @@ class _Reads(_CallBase):
                     hit = by_id[fact.fact_id]
                     kept.append(self._item(hit, fact.candidate.payload or {}, hit.score))
                     ids.append(fact.fact_id)
+                    facts.append(fact)
+                    raw.append(hit)
             page = kept[op_.offset : want]
             returned = ids[op_.offset : want]
+            if renew is not None and op_.refresh_ttl:
+                renew.extend(zip(facts[op_.offset : want], raw[op_.offset : want], strict=True))
             op.finish(returned=returned, returned_count=len(page), limit=op_.limit)
             return page
 

@@ -4,8 +4,10 @@ call and runs the call's flows (``flows``) through the driver (``driver``)."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextvars
-from collections.abc import Iterable, Sequence
+import threading
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from langgraph.store.base import (
@@ -15,11 +17,13 @@ from langgraph.store.base import (
     Result,
     SearchItem,
     SearchOp,
+    TTLConfig,
     validate_op_namespace,
 )
 
 from memguard.context import CallContext, current_binding, external_fact_id
 from memguard.errors import IdentityError, InvalidRequest
+from memguard.expiry import ttl_seconds_of_minutes
 from memguard.identity import Identity
 from memguard.kernel import Kernel
 from memguard.policy.capability import require as require_pushdown
@@ -27,6 +31,7 @@ from memguard.provenance import Provenance, Source, Turn
 from memguard.scope import FieldValue
 from memguard.trust import TrustLevel
 
+from .._toolkit import call_context
 from .base import (
     SUPPORTED_BELOW,
     SUPPORTED_MIN,
@@ -39,6 +44,69 @@ from .base import (
 from .binding import _run_binding
 from .driver import adrive, drive
 from .flows import _Flows
+from .sweep import sweep_flow
+
+
+def _ttl_config(ttl: object) -> TTLConfig | None:
+    if ttl is None:
+        return None
+    if not isinstance(ttl, dict) or set(ttl) - {
+        "refresh_on_read",
+        "default_ttl",
+        "sweep_interval_minutes",
+    }:
+        raise InvalidRequest("`ttl` must be a langgraph TTLConfig")
+    default = ttl.get("default_ttl")
+    ttl_seconds_of_minutes(default)  # a bad default is refused now, not at the first put
+    refresh = ttl.get("refresh_on_read", True)
+    if not isinstance(refresh, bool):
+        raise InvalidRequest("`refresh_on_read` must be a bool")
+    interval = ttl.get("sweep_interval_minutes")
+    if interval is not None and (
+        isinstance(interval, bool) or not isinstance(interval, int | float) or interval <= 0
+    ):
+        raise InvalidRequest("`sweep_interval_minutes` must be a positive number")
+    return TTLConfig(**ttl)  # type: ignore[typeddict-item]
+
+
+class _Sweeper:
+    """A daemon thread that calls ``sweep`` every ``interval`` seconds until stopped."""
+
+    def __init__(self, sweep: Callable[[], int], interval: float) -> None:
+        self.future: concurrent.futures.Future[None] = concurrent.futures.Future()
+        self._stop = threading.Event()
+        self._sweep = sweep
+        self._interval = interval
+        self._thread = threading.Thread(target=self._run, name="memguard-ttl-sweeper", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        self.future.set_running_or_notify_cancel()
+        while not self._stop.wait(self._interval):
+            try:
+                self._sweep()
+            except Exception:  # the kernel recorded the deny; the next round tries again
+                continue
+        self.future.set_result(None)
+
+    def stop(self, timeout: float | None) -> bool:
+        self._stop.set()
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+
+def _trust_floor(value: TrustLevel | str | None) -> TrustLevel | None:
+    """``min_trust`` as a level: a :class:`TrustLevel` or a level's name; an unknown name is a
+    :class:`ValueError` naming the levels."""
+    if value is None or isinstance(value, TrustLevel):
+        return value
+    if isinstance(value, str):
+        try:
+            return TrustLevel.parse(value)
+        except ValueError:
+            names = ", ".join(level.label for level in sorted(TrustLevel, reverse=True))
+            raise ValueError(f"unknown trust level `{value}`; one of: {names}") from None
+    raise InvalidRequest("`min_trust` must be a TrustLevel or a trust level name")
 
 
 class GuardedStore(BaseStore):
@@ -57,11 +125,14 @@ class GuardedStore(BaseStore):
         "__min_trust",
         "__owner",
         "__pinned",
+        "__sweeper",
         "__tenant",
+        "ttl_config",
     )
 
-    supports_ttl: bool = False
-    ttl_config = None
+    #: ``put(ttl=)`` (minutes), ``ttl_config`` and ``refresh_ttl`` work as LangGraph defines them;
+    #: the expiry is part of the fact's provenance and enforced by the kernel (memguard.expiry)
+    supports_ttl: bool = True
 
     def __init__(
         self,
@@ -70,11 +141,17 @@ class GuardedStore(BaseStore):
         kernel: Kernel,
         identity: Identity | None = None,
         context: CallContext | None = None,
+        ttl: TTLConfig | None = None,
     ) -> None:
         """``identity`` and ``context`` are the defaults; a call made inside
         :func:`memguard.context.acting_as`, or in a LangGraph run that carries a caller
         (:data:`BINDING_KEY`), acts for that caller instead. Without a default, every call must
-        carry one (one compiled graph, many users)."""
+        carry one (one compiled graph, many users).
+
+        ``ttl``: LangGraph's ``TTLConfig`` (``default_ttl`` minutes for puts without a ``ttl``,
+        ``refresh_on_read``, ``sweep_interval_minutes`` for :meth:`start_ttl_sweeper`). With one,
+        searches also push "not expired" into the inner store's filter (items written before
+        memguard recorded expiries carry no expiry key and are then not found by search)."""
         _require_supported(SUPPORTED_MIN, SUPPORTED_BELOW)
         if not isinstance(inner, BaseStore):
             raise InvalidRequest("`inner` must be a langgraph BaseStore")
@@ -92,6 +169,8 @@ class GuardedStore(BaseStore):
         self.__kernel = kernel
         self.__pinned = False
         self.__min_trust: TrustLevel | None = None
+        self.__sweeper: _Sweeper | None = None
+        self.ttl_config = _ttl_config(ttl)
         self.__bind(identity, context)
 
     def __bind(self, identity: Identity | None, context: CallContext | None) -> None:
@@ -131,6 +210,8 @@ class GuardedStore(BaseStore):
         clone.__kernel = self.__kernel
         clone.__pinned = True
         clone.__min_trust = min_trust
+        clone.__sweeper = None
+        clone.ttl_config = self.ttl_config
         clone.__bind(identity, context)
         return clone
 
@@ -193,11 +274,12 @@ class GuardedStore(BaseStore):
         limit: int = 10,
         offset: int = 0,
         refresh_ttl: bool | None = None,
-        min_trust: TrustLevel | None = None,
+        min_trust: TrustLevel | str | None = None,
         purpose: str | None = None,
     ) -> list[SearchItem]:
         """``BaseStore.search``, plus ``min_trust`` (only items at that trust or above, pushed
-        into the inner store's filter) and ``purpose`` (the read purpose the policy sees)."""
+        into the inner store's filter; a :class:`TrustLevel` or its name, ``"user"``,
+        ``"derived"``, ...) and ``purpose`` (the read purpose the policy sees)."""
         if min_trust is None and purpose is None:
             return super().search(
                 namespace_prefix,
@@ -223,7 +305,7 @@ class GuardedStore(BaseStore):
         limit: int = 10,
         offset: int = 0,
         refresh_ttl: bool | None = None,
-        min_trust: TrustLevel | None = None,
+        min_trust: TrustLevel | str | None = None,
         purpose: str | None = None,
     ) -> list[SearchItem]:
         """Async twin of :meth:`search`."""
@@ -243,9 +325,8 @@ class GuardedStore(BaseStore):
         (result,) = await store.abatch([op])
         return [r for r in _listed(result) if isinstance(r, SearchItem)]
 
-    def _searcher(self, min_trust: TrustLevel | None, purpose: str | None) -> GuardedStore:
-        if min_trust is not None and not isinstance(min_trust, TrustLevel):
-            raise InvalidRequest("`min_trust` must be a TrustLevel")
+    def _searcher(self, min_trust: TrustLevel | str | None, purpose: str | None) -> GuardedStore:
+        min_trust = _trust_floor(min_trust)
         if purpose is not None and (not isinstance(purpose, str) or not purpose):
             raise InvalidRequest("`purpose` must be a non-empty string")
         if min_trust is None and purpose is None:
@@ -293,12 +374,49 @@ class GuardedStore(BaseStore):
 
     def __flows(self) -> _Flows:
         """The flows of a call made by this (bound) store."""
+        context = self.__context
         return _Flows(
             kernel=self.__kernel,
             identity=self.__identity,
-            context=self.__context,
+            # one turn per top-level call when the caller named none (adapters._toolkit)
+            context=call_context(context) if context is not None else None,
             tenant=self.__tenant,
             owner=self.__owner,
             min_trust=self.__min_trust,
             index_config=self.index_config,
+            ttl_config=self.ttl_config,
         )
+
+    # -- TTL sweep --------------------------------------------------------------------------------
+
+    def sweep_ttl(self) -> int:
+        """Delete every expired item (all tenants: the operator's sweep) through the kernel's
+        delete path, each with a tombstone and an ``expire`` audit event; returns how many."""
+        return drive(self.__inner, sweep_flow(self.__kernel))
+
+    async def asweep_ttl(self) -> int:
+        """Async twin of :meth:`sweep_ttl`."""
+        return await adrive(self.__inner, sweep_flow(self.__kernel))
+
+    def start_ttl_sweeper(
+        self, sweep_interval_minutes: int | None = None
+    ) -> concurrent.futures.Future[None]:
+        """Run :meth:`sweep_ttl` every ``sweep_interval_minutes`` (default: the ``ttl_config``'s,
+        else 5) in a daemon thread until :meth:`stop_ttl_sweeper`. A failed sweep is audited by
+        the kernel (a deny event) and retried at the next interval."""
+        if self.__sweeper is not None and not self.__sweeper.future.done():
+            return self.__sweeper.future
+        config = self.ttl_config or {}
+        minutes = sweep_interval_minutes or config.get("sweep_interval_minutes") or 5
+        self.__sweeper = _Sweeper(self.sweep_ttl, float(minutes) * 60)
+        return self.__sweeper.future
+
+    def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:
+        """Stop the sweeper thread; ``True`` once it has stopped (or none was running)."""
+        sweeper = self.__sweeper
+        if sweeper is None:
+            return True
+        stopped = sweeper.stop(timeout)
+        if stopped:
+            self.__sweeper = None
+        return stopped

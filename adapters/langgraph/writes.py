@@ -3,14 +3,16 @@ delete (tombstone what the delete scope admits, then purge)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from langgraph.store.base import GetOp, Item, Op, PutOp
 
 from memguard.errors import InvalidRequest, ReservedField
+from memguard.expiry import renewable as expiry_renewable
+from memguard.expiry import ttl_seconds_of_minutes
 from memguard.integrity import Candidate
-from memguard.kernel import StampRequest
+from memguard.kernel import StampRequest, VerifiedFact
 from memguard.ledger import FactState
 from memguard.ports import FlowPort
 from memguard.provenance import Provenance, value_digest
@@ -22,6 +24,7 @@ from .base import (
     _DOC_KEY,
     Flow,
     _candidate,
+    _expiry_item,
     _is_reserved,
     _json_copy,
     _reserved_items,
@@ -74,15 +77,17 @@ class _Writes(_CallBase):
                         derived_from=ctx.derived_from,
                         fact_id=fact_id,
                         text=scan_text(value),
+                        ttl_seconds=ttl_seconds_of_minutes(put.ttl),
                     )
                 )
             records = op.stamp(requests)
             inner_ops: list[Op] = []
             for (put, value, _), prov in zip(prepared, records, strict=True):
                 index, embed_copy = self._index(put.index)
-                stored = {**value, **_reserved_items(prov)}
+                stored = {**value, **_reserved_items(prov), **_expiry_item(prov)}
                 if embed_copy:
                     stored[_DOC_KEY] = _json_copy(value)
+                # no inner ttl: the inner store's own expiry would delete facts unlogged
                 inner_ops.append(
                     PutOp(self._inner_ns(tuple(put.namespace)), put.key, stored, index)
                 )
@@ -95,15 +100,51 @@ class _Writes(_CallBase):
                 yield inner_ops
                 return None
 
-            def probe(fact_ids: Sequence[str]) -> Flow[Sequence[Candidate]]:
-                found = yield [GetOp(*inner_keys[f]) for f in fact_ids]
-                return [
-                    _candidate(f, item.value)
-                    for f, item in zip(fact_ids, found, strict=True)
-                    if isinstance(item, Item)
-                ]
+            yield from op.persist_flow(records, FlowPort(put_flow, self._probe(inner_keys)))
+        return None
 
-            yield from op.persist_flow(records, FlowPort(put_flow, probe))
+    @staticmethod
+    def _probe(
+        inner_keys: Mapping[str, tuple[tuple[str, ...], str]],
+    ) -> Callable[[Sequence[str]], Flow[Sequence[Candidate]]]:
+        """The write protocol's probe: what the inner store holds under each fact's key."""
+
+        def probe(fact_ids: Sequence[str]) -> Flow[Sequence[Candidate]]:
+            found = yield [GetOp(*inner_keys[f], refresh_ttl=False) for f in fact_ids]
+            return [
+                _candidate(f, item.value)
+                for f, item in zip(fact_ids, found, strict=True)
+                if isinstance(item, Item)
+            ]
+
+        return probe
+
+    def _refresh_flow(self, hits: Sequence[tuple[VerifiedFact, Item]]) -> Flow[None]:
+        """Refresh on read: renew the expiry of the items a read just returned (``hits``: the
+        verified fact and the inner item as stored), as the kernel's ``refresh`` operation (a
+        new version of each through the write protocol, logged; :mod:`memguard.expiry`). The
+        inner copy is re-put with the new reserved block and ``index=False`` (vectors kept)."""
+        now = self.kernel.clock()
+        renewable = {f.fact_id: (f, item) for f, item in hits if expiry_renewable(f.provenance, now)}
+        if not renewable:  # nothing the kernel would renew: no `refresh` operation, no event
+            return None
+        with self.kernel.operation("refresh", self.identity, trace_id=self.ctx.turn.trace_id) as op:
+
+            def put_flow(records: Sequence[Provenance]) -> Flow[None]:
+                ops: list[Op] = []
+                for prov in records:
+                    item = renewable[prov.fact_id][1]
+                    kept = {k: v for k, v in item.value.items() if not _is_reserved(k)}
+                    if _DOC_KEY in item.value:
+                        kept[_DOC_KEY] = item.value[_DOC_KEY]
+                    value = {**kept, **_reserved_items(prov), **_expiry_item(prov)}
+                    ops.append(PutOp(tuple(item.namespace), item.key, value, False))
+                yield ops
+                return None
+
+            keys = {f: (tuple(i.namespace), i.key) for f, (_, i) in renewable.items()}
+            port = FlowPort(put_flow, self._probe(keys))
+            yield from op.refresh_flow([f for f, _ in renewable.values()], port)
         return None
 
     def _delete_flow(self, deletes: list[PutOp]) -> Flow[None]:

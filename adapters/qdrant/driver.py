@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from memguard.compat import require_version
@@ -19,7 +19,7 @@ from memguard.kernel import Kernel
 from memguard.provenance import Source, Turn
 from memguard.trust import TrustLevel
 
-from .._toolkit import backend_error, drive_async
+from .._toolkit import backend_error, call_context, drive_async
 from .._toolkit import flow_step as _advance
 from .base import _T, SUPPORTED_VERSIONS, Flow, GuardedAttributeError, _Call
 from .payload import _PLACEMENTS
@@ -29,7 +29,15 @@ from .planner import _Planner
 @dataclass(frozen=True, slots=True)
 class _Bound:
     raw: Any
-    planner: _Planner
+    #: the planner as built (its context may name no turn: a ``PerCallTurn``)
+    base: _Planner
+
+    @property
+    def planner(self) -> _Planner:
+        """The planner of one top-level call: a fresh turn if the caller named none
+        (``adapters._toolkit.call_context``), else the planner as built."""
+        context = call_context(self.base.context)
+        return self.base if context is self.base.context else replace(self.base, context=context)
 
 
 # The raw client is kept here, not on the shell: nothing reachable from a guarded object leads to it.
@@ -99,12 +107,12 @@ class _Shell:
         raise GuardedAttributeError("a guarded qdrant client cannot be copied or pickled")
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} context={_STATE[self].planner.context!r}>"
+        return f"<{type(self).__name__} context={_STATE[self].base.context!r}>"
 
     @property
     def context(self) -> CallContext:
         """The channel, turn and purpose this client stamps and records."""
-        return _STATE[self].planner.context
+        return _STATE[self].base.context
 
     def _init(
         self,
@@ -137,7 +145,7 @@ class _Shell:
     def _derive(self, context: CallContext) -> Any:
         bound = _STATE[self]
         clone = object.__new__(type(self))
-        planner = bound.planner
+        planner = bound.base
         _STATE[clone] = _Bound(
             bound.raw,
             _Planner(

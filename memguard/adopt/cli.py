@@ -224,6 +224,10 @@ def adopt_mem0(
     owner_map: OwnerMap = None,
     namespace: Namespace = None,
     trust: Trust = "untrusted",
+    in_place: Annotated[
+        bool, typer.Option("--in-place", help="Stamp the memories where they are, for "
+                           "GuardedMemory over the same mem0 store.")
+    ] = False,
     batch: Batch = 256,
     dry_run: DryRun = False,
     state_dir: StateDir = Path(".memguard"),
@@ -234,15 +238,15 @@ def adopt_mem0(
     from memguard.adopt.sources import MEM0_OWNER_FIELDS, MEM0_TEXT_FIELD
 
     _qdrant(collection, issuer, path, url, None, owner_field or list(MEM0_OWNER_FIELDS),
-            owner_map, MEM0_TEXT_FIELD, namespace, trust, False, False, batch, dry_run,
-            state_dir, ledger_url, as_json)  # fmt: skip
+            owner_map, MEM0_TEXT_FIELD, namespace, trust, in_place, False, batch, dry_run,
+            state_dir, ledger_url, as_json, mem0=True)  # fmt: skip
 
 
 def _qdrant(
     collection: str, issuer: str, path: Path | None, url: str | None, edge: Path | None,
     owner_field: list[str] | None, owner_map: Path | None, text_field: str,
     namespace: str | None, trust: str, in_place: bool, keep_vectors: bool, batch: int,
-    dry_run: bool, state_dir: Path, ledger_url: str | None, as_json: bool,
+    dry_run: bool, state_dir: Path, ledger_url: str | None, as_json: bool, mem0: bool = False,
 ) -> None:  # fmt: skip
     from memguard.adopt.sources import qdrant_edge_rows, qdrant_rows
 
@@ -268,7 +272,8 @@ def _qdrant(
             raise CliError(ExitCode.INVALID, "invalid_input", f"no collection `{collection}`")
         if in_place:
             _in_place(client, collection, uri, mapping, text_field, trust, batch, dry_run,
-                      state_dir, ledger_url, as_json)  # fmt: skip
+                      state_dir, ledger_url, as_json, mem0_namespace=(namespace or "mem0")
+                      if mem0 else None)  # fmt: skip
             return
         _into_guard(lambda: qdrant_rows(client, collection, with_vectors=keep_vectors), uri=uri,
                     name=collection, mapping=mapping, namespace=namespace or collection,
@@ -282,8 +287,9 @@ def _qdrant(
 def _in_place(
     client: QdrantClient, collection: str, uri: str, mapping: OwnerMapping, text_field: str,
     trust: str, batch: int, dry_run: bool, state_dir: Path, ledger_url: str | None,
-    as_json: bool,
+    as_json: bool, mem0_namespace: str | None = None,
 ) -> None:  # fmt: skip
+    from memguard.adopt.mem0 import adopt_mem0_collection_in_place
     from memguard.adopt.run import adopt_qdrant_in_place
 
     level = _trust(trust)
@@ -293,12 +299,19 @@ def _in_place(
     try:
         total = client.count(collection, exact=True).count
         with progress("reading (dry run)" if dry_run else "adopting in place", total=total) as bar:
-            report = adopt_qdrant_in_place(
-                stack.guard.kernel if stack is not None else None, client, collection,
-                mapping=mapping, operator=operator, text_field=text_field or None, trust=level,
-                source_uri=uri, batch=batch, dry_run=dry_run, on_batch=bar.advance,
-                ledger=ledger,
-            )  # fmt: skip
+            kernel = stack.guard.kernel if stack is not None else None
+            if mem0_namespace is not None:  # mem0's layout (GuardedMemory)
+                report = adopt_mem0_collection_in_place(
+                    kernel, client, collection, mapping=mapping, operator=operator,
+                    namespace=mem0_namespace, trust=level, source_uri=uri, batch=batch,
+                    dry_run=dry_run, on_batch=bar.advance, ledger=ledger,
+                )  # fmt: skip
+            else:
+                report = adopt_qdrant_in_place(
+                    kernel, client, collection, mapping=mapping, operator=operator,
+                    text_field=text_field or None, trust=level, source_uri=uri, batch=batch,
+                    dry_run=dry_run, on_batch=bar.advance, ledger=ledger,
+                )  # fmt: skip
     finally:
         if ledger is not None:
             ledger.close()
