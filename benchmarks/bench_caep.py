@@ -5,9 +5,12 @@ call, and how long the other worker still let calls through. Bounded in count an
     .venv/bin/python benchmarks/bench_caep.py --quick    # 10 events, <= 45 s
 
 Set-up: ``python -m memguard.gateway --workers 2`` on 127.0.0.1 with a PostgreSQL ledger (a fresh
-schema of ``MEMGUARD_TEST_PG``), the SSF receiver on (``ssf.refresh`` 0.25 s, the default) and a
-transmitter of the benchmark's own (a P-256 key, real ES256 SETs). ``--load`` client threads keep
-the gateway busy with searches of 8 other users the whole time. Per round, a fresh victim user and
+schema of ``MEMGUARD_TEST_PG``), the SSF receiver on (``ssf.refresh`` = ``--refresh``, default
+0.25 s; the other worker learns of an entry through ``LISTEN``/``NOTIFY``, the refresh is only the
+backstop, so ``--refresh 30`` shows what the notification alone does) and a transmitter of the
+benchmark's own (a P-256 key, real ES256 SETs). ``--load`` client threads, in a process of their
+own (so that they do not hold the GIL of the process that measures), keep the gateway busy with
+searches of 8 other users the whole time. Per round, a fresh victim user and
 ``--probes`` threads calling ``GET /v1/facts`` with the victim's token in a loop (each on its own
 keep-alive connection, so both workers are probed); the transmitter pushes a ``session-revoked``
 SET for the victim (RFC 8935) and the probes record what they got.
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import secrets
 import subprocess
@@ -33,6 +37,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import jwt
@@ -88,6 +93,29 @@ def probe(base: str, token: str, done: threading.Event, lock: threading.Lock,
                 seen.append((t0, time.perf_counter(), status))
 
 
+def load_process(base: str, tokens: list[str], threads: int, stop: Any, count: Any) -> None:
+    """The background searches, in a process of their own (multiprocessing spawn target)."""
+
+    def one(i: int) -> None:
+        with httpx.Client(base_url=base, timeout=10) as c:
+            n = i
+            while not stop.is_set():
+                try:
+                    c.post("/v1/search", headers={"Authorization": f"Bearer {tokens[n % 8]}"},
+                           json={"query": f"status report {n}", "k": 10})
+                except httpx.HTTPError:
+                    pass
+                n += 1
+                with count.get_lock():
+                    count.value += 1
+
+    workers = [threading.Thread(target=one, args=(i,), daemon=True) for i in range(threads)]
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join()
+
+
 def pct(values: list[float], q: float) -> float:
     s = sorted(values)
     return s[min(len(s) - 1, int(q * len(s)))] if s else float("nan")
@@ -101,6 +129,7 @@ def main() -> None:
     ap.add_argument("--load", type=int, default=6, help="background search threads")
     ap.add_argument("--probes", type=int, default=4)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--refresh", type=float, default=0.25, help="ssf.refresh (the backstop)")
     args = ap.parse_args()
     rounds = args.rounds or (10 if args.quick else 30)
     cap = args.cap or (45.0 if args.quick else 120.0)
@@ -118,7 +147,7 @@ def main() -> None:
             "limits": {"memory_rate": None, "token_rate": None, "max_concurrency": 256},
             "mcp": {"enabled": False},
             "logging": {"access": False},
-            "ssf": {"enabled": True, "transmitters": [
+            "ssf": {"enabled": True, "refresh": args.refresh, "transmitters": [
                 {"issuer": TRANSMITTER, "jwks": {"keys": [jwk]}, "algorithms": ["ES256"]}]},
         }
         cfg_path = root / "gateway.yaml"
@@ -129,26 +158,16 @@ def main() -> None:
         errlog = (root / "gateway.stderr").open("w+b")
         proc = subprocess.Popen([sys.executable, "-m", "memguard.gateway", "--config",
                                  str(cfg_path)], env=env, stdout=subprocess.DEVNULL, stderr=errlog)
-        stop = threading.Event()
-        load_done = [0]
+        ctx = multiprocessing.get_context("spawn")
+        stop = ctx.Event()
+        load_done = ctx.Value("q", 0)
+        loader: Any = None
         rows: list[tuple[float, float, float]] = []
         try:
             wait_ready(base, proc)
-
-            def load(i: int) -> None:
-                with httpx.Client(base_url=base, timeout=10) as c:
-                    n = i
-                    while not stop.is_set():
-                        c.post("/v1/search", headers={
-                            "Authorization": f"Bearer {load_tokens[n % 8]}"},
-                            json={"query": f"status report {n}", "k": 10})
-                        n += 1
-                        load_done[0] += 1
-
-            loaders = [threading.Thread(target=load, args=(i,), daemon=True)
-                       for i in range(args.load)]
-            for t in loaders:
-                t.start()
+            loader = ctx.Process(target=load_process,
+                                 args=(base, load_tokens, args.load, stop, load_done))
+            loader.start()
             started = time.monotonic()
             for r in range(rounds):
                 if time.monotonic() - started > cap:
@@ -192,6 +211,8 @@ def main() -> None:
                              (max(allowed_after) - pushed) * 1000 if allowed_after else 0.0))
         finally:
             stop.set()
+            if loader is not None:
+                loader.join(30)
             proc.terminate()
             try:
                 proc.wait(timeout=30)
@@ -204,7 +225,8 @@ def main() -> None:
         if err and b"Traceback" in err:
             print(err.decode(errors="replace")[-2000:], file=sys.stderr)
     print(f"bench_caep: {len(rows)} events, {args.workers} workers (PostgreSQL ledger), "
-          f"{args.load} load threads ({load_done[0]} searches), {args.probes} probes; "
+          f"{args.load} load threads ({load_done.value} searches), {args.probes} probes, "
+          f"ssf.refresh {args.refresh} s; "
           f"load average {os.getloadavg()[0]:.2f}")
     print(f"{'ms':<26}{'p50':>9}{'p99':>9}{'max':>9}")
     for i, name in enumerate(("push -> 202", "push -> first 401", "push -> last 200 sent")):
