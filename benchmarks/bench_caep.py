@@ -3,6 +3,7 @@ call, and how long the other worker still let calls through. Bounded in count an
 
     .venv/bin/python benchmarks/bench_caep.py            # 30 events, <= 120 s
     .venv/bin/python benchmarks/bench_caep.py --quick    # 10 events, <= 45 s
+    .venv/bin/python benchmarks/bench_caep.py --check-cost   # the deny check on a warm call, in µs
 
 Set-up: ``python -m memguard.gateway --workers 2`` on 127.0.0.1 with a PostgreSQL ledger (a fresh
 schema of ``MEMGUARD_TEST_PG``), the SSF receiver on (``ssf.refresh`` = ``--refresh``, default
@@ -116,6 +117,40 @@ def load_process(base: str, tokens: list[str], threads: int, stop: Any, count: A
         t.join()
 
 
+def check_cost(n: int = 20000) -> None:
+    """What the deny check adds to every warm authenticate (a cached token still runs it): the
+    in-memory list, SQLite with and without the change counter, PostgreSQL with LISTEN."""
+    from memguard.identity import PrincipalId
+    from memguard.tokens.denylist import DenyEntry, DenyList, TokenFacts
+
+    facts = TokenFacts(token_issuer="https://as.test", subject=PrincipalId(
+        issuer="https://as.test", subject="alice"), actors=(), jti="j", sid="s", issued_at=1)
+    entries = [DenyEntry("token", "https://as.test", f"j{i}", None, 10**10, "b") for i in range(100)]
+
+    def per_check(deny: DenyList) -> float:
+        deny.add(entries)
+        deny.check(facts)
+        t0 = time.perf_counter()
+        for _ in range(n):
+            deny.check(facts)
+        return (time.perf_counter() - t0) / n * 1e6
+
+    rows = [("in memory", per_check(DenyList()))]
+    with tempfile.TemporaryDirectory() as tmp:
+        for watch in (False, True):
+            deny = DenyList.from_url(f"sqlite:///{tmp}/d{watch}.db", refresh=0.25, watch=watch)
+            rows.append((f"SQLite, counter {'on' if watch else 'off'}", per_check(deny)))
+            deny.close()
+    with pg_schema() as url:
+        deny = DenyList.from_url(url, refresh=0.25)
+        rows.append(("PostgreSQL, LISTEN", per_check(deny)))
+        deny.close()
+    print(f"deny check per warm call ({n} calls, 100 entries); load average "
+          f"{os.getloadavg()[0]:.2f}")
+    for name, us in rows:
+        print(f"{name:<26}{us:>8.2f} µs")
+
+
 def pct(values: list[float], q: float) -> float:
     s = sorted(values)
     return s[min(len(s) - 1, int(q * len(s)))] if s else float("nan")
@@ -130,7 +165,11 @@ def main() -> None:
     ap.add_argument("--probes", type=int, default=4)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--refresh", type=float, default=0.25, help="ssf.refresh (the backstop)")
+    ap.add_argument("--check-cost", action="store_true", help="only the per-call check cost")
     args = ap.parse_args()
+    if args.check_cost:
+        check_cost()
+        return
     rounds = args.rounds or (10 if args.quick else 30)
     cap = args.cap or (45.0 if args.quick else 120.0)
     key = ec.generate_private_key(ec.SECP256R1())
