@@ -395,6 +395,9 @@ def _https_or_loopback(url: str) -> bool:
         return False
 
 
+https_or_loopback = _https_or_loopback
+
+
 class SsfTransmitter(_Section):
     """A Shared Signals transmitter whose Security Event Tokens this gateway accepts."""
 
@@ -412,6 +415,13 @@ class SsfTransmitter(_Section):
     #: Seconds between polls (the longest a polled event waits before it is applied).
     poll_interval: float = Field(default=1.0, gt=0, le=300)
     poll_max_events: int = Field(default=32, ge=1, le=256)
+    #: SSF 1.0 stream management (``memguard ssf stream``, memguard.gateway.ssf_stream): the
+    #: transmitter's configuration metadata URL (default ``/.well-known/ssf-configuration`` plus
+    #: the issuer's path) and the bearer token of its management endpoints (a file or an
+    #: environment variable; default: the poll token).
+    configuration_url: str | None = Field(default=None, min_length=1, max_length=2048)
+    management_token_file: str | None = None
+    management_token_env: str | None = Field(default=None, pattern=r"^[A-Z_][A-Z0-9_]{0,127}$")
 
     @model_validator(mode="after")
     def _one_key_source(self) -> SsfTransmitter:
@@ -421,6 +431,10 @@ class SsfTransmitter(_Section):
             raise ValueError("give at most one of `poll_token_file`, `poll_token_env`")
         if self.poll_url is not None and not _https_or_loopback(self.poll_url):
             raise ValueError("`poll_url` must be https (or a loopback http address)")
+        if self.management_token_file is not None and self.management_token_env is not None:
+            raise ValueError("give at most one of `management_token_file`, `management_token_env`")
+        if self.configuration_url is not None and not _https_or_loopback(self.configuration_url):
+            raise ValueError("`configuration_url` must be https (or a loopback http address)")
         return self
 
 
