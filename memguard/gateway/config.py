@@ -455,6 +455,10 @@ class SsfSection(_Section):
     refresh: float = Field(default=0.25, gt=0, le=60)
     #: Oldest SET ``iat`` accepted (seconds); also how long its ``jti`` is remembered.
     max_age: int = Field(default=300, ge=10, le=86400)
+    #: RFC 8936 with several processes: one poller per transmitter holds a lease
+    #: (memguard.gateway.ssf_lease); on SQLite a dead holder's lease is taken after this many
+    #: seconds (PostgreSQL: an advisory lock, released when the holder's connection ends).
+    poll_lease_ttl: float = Field(default=5.0, gt=0, le=300)
 
 
 class ReceiptsSection(_Section):
