@@ -43,10 +43,10 @@ from starlette.routing import Route
 
 from memguard.errors import ConfigurationError, IdentityError, MemguardError
 from memguard.events import AuditEvent, Decision
+from memguard.gateway.ssf_stream_state import StreamStates
 from memguard.logging import get_logger
 from memguard.provenance import sha256_digest
 from memguard.revocation import RevocationSelector
-from memguard.gateway.ssf_stream_state import StreamStates
 from memguard.tokens.caep import SSF_STREAM_UPDATED, SSF_VERIFICATION, Signal, signals
 from memguard.tokens.denylist import DenyList
 from memguard.tokens.rfc7517 import JwksUrlSource, KeySource, StaticKeySource
