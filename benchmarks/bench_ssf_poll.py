@@ -13,7 +13,9 @@ calling ``GET /v1/facts`` with its token; the transmitter queues a ``session-rev
 the victim at a random point of the poll cycle and the probes record what they got.
 
 Expected: ``queued -> first 401`` about uniform in [0, interval] plus the receiver's own work
-(a poll that finds the event applies it before the next call is verified).
+(a poll that finds the event applies it before the next call is verified); ``polled -> first
+401`` is that work alone: from the transmitter handing the SET out in a poll answer to the first
+refused call (the receive-to-refusal latency, whatever the interval).
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ class Transmitter:
         self.jwk = public_jwk(self.key)
         self.pending: dict[str, str] = {}
         self.acked: dict[str, float] = {}
+        self.handed: dict[str, float] = {}
         self.lock = threading.Lock()
 
     def app(self) -> Starlette:
@@ -68,6 +71,8 @@ class Transmitter:
                     self.acked.setdefault(jti, now)
                     self.pending.pop(jti, None)
                 out = dict(list(self.pending.items())[: int(body.get("maxEvents", 10))])
+                for jti in out:
+                    self.handed.setdefault(jti, time.perf_counter())
             return JSONResponse({"sets": out, "moreAvailable": False})
 
         return Starlette(routes=[Route("/poll", poll, methods=["POST"])])
@@ -101,7 +106,7 @@ def main() -> None:
     rounds = args.rounds or (6 if args.quick else 20)
     cap = args.cap or (30.0 if args.quick else 90.0)
     tx = Transmitter()
-    rows: list[tuple[float, float]] = []
+    rows: list[tuple[float, float, float]] = []
     searches = [0]
     with tempfile.TemporaryDirectory() as tmp, serve_local(tx.app()) as tx_base:
         root = Path(tmp)
@@ -177,7 +182,8 @@ def main() -> None:
                     refused = [end for end, status in seen if status == 401 and end >= queued]
                     if not refused or jti not in tx.acked:
                         raise SystemExit(f"round {r}: not refused or not acked in time")
-                    rows.append(((min(refused) - queued) * 1000, (tx.acked[jti] - queued) * 1000))
+                    rows.append(((min(refused) - queued) * 1000, (tx.acked[jti] - queued) * 1000,
+                                 (min(refused) - tx.handed[jti]) * 1000))
                 stop.set()
                 for t in loaders:
                     t.join(15)
@@ -188,7 +194,8 @@ def main() -> None:
           f"load threads ({searches[0]} searches), {args.probes} probes; "
           f"load average {os.getloadavg()[0]:.2f}")
     print(f"{'ms':<26}{'p50':>9}{'p99':>9}{'max':>9}")
-    for i, name in enumerate(("queued -> first 401", "queued -> ack received")):
+    for i, name in enumerate(("queued -> first 401", "queued -> ack received",
+                              "polled -> first 401")):
         values = [row[i] for row in rows]
         print(f"{name:<26}{pct(values, 0.5):>9.1f}{pct(values, 0.99):>9.1f}{max(values):>9.1f}")
 

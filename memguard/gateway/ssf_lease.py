@@ -10,7 +10,8 @@ tells them at once), so nothing depends on which process polls.
   so a process that dies hands over at the next poll interval of another one.
 - SQLite: a row (``memguard_ssf_poll_lease``) with a holder and an expiry, taken or renewed by
   one conditional upsert (the holder renews, anyone takes an expired row); a holder that dies
-  hands over after ``ttl`` seconds.
+  hands over after ``ttl`` seconds. The holder writes only when a third of ``ttl`` has passed
+  since its last renewal (not on every poll: SQLite has one writer, the ledger's).
 
 A lease that cannot be read or renewed is not held: the process does not poll (events wait at
 the transmitter, which is where RFC 8936 keeps them), never two pollers on a broken lease. Two
@@ -69,9 +70,13 @@ class SqlLease:
         self.holder = holder or process_holder()
         self._dialect: Any = postgresql if engine.dialect.name == "postgresql" else sqlite
         self._created = False
+        self._renewed_at = float("-inf")
         self._log = get_logger()
 
     def acquire(self) -> bool:
+        now = self._clock()
+        if now - self._renewed_at < self.ttl / 3:  # held, and good for 2/3 ttl more: no write
+            return True
         try:
             if not self._created:
                 _META.create_all(self.engine, tables=[LEASES], checkfirst=True)
@@ -84,12 +89,15 @@ class SqlLease:
                 set_={"holder": stmt.excluded.holder, "expires_at": stmt.excluded.expires_at},
                 where=(LEASES.c.holder == self.holder) | (LEASES.c.expires_at < now))
             with self.engine.begin() as conn:
-                return int(conn.execute(stmt).rowcount) == 1
+                held = int(conn.execute(stmt).rowcount) == 1
         except Exception as exc:  # not held: this process does not poll
             self._log.warning("ssf.lease_failed", lease=self.name, error=type(exc).__name__)
-            return False
+            held = False
+        self._renewed_at = now if held else float("-inf")
+        return held
 
     def release(self) -> None:
+        self._renewed_at = float("-inf")
         try:
             with self.engine.begin() as conn:
                 conn.execute(LEASES.delete().where(
