@@ -102,6 +102,7 @@ def main() -> None:
     ap.add_argument("--cap", type=float, help="seconds in all at most")
     ap.add_argument("--load", type=int, default=2, help="background search threads")
     ap.add_argument("--probes", type=int, default=2)
+    ap.add_argument("--lease-ttl", type=float, default=5.0, help="ssf.poll_lease_ttl (seconds)")
     args = ap.parse_args()
     rounds = args.rounds or (6 if args.quick else 20)
     cap = args.cap or (30.0 if args.quick else 90.0)
@@ -117,7 +118,7 @@ def main() -> None:
             "store": {"path": str(root / "qdrant")},
             "limits": {"memory_rate": None, "token_rate": None},
             "logging": {"access": False},
-            "ssf": {"enabled": True, "transmitters": [{
+            "ssf": {"enabled": True, "poll_lease_ttl": args.lease_ttl, "transmitters": [{
                 "issuer": TRANSMITTER, "jwks": {"keys": [tx.jwk]}, "algorithms": ["ES256"],
                 "poll_url": f"{tx_base}/poll", "poll_token_file": str(root / "poll-token"),
                 "poll_interval": args.interval}]},
