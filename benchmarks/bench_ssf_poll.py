@@ -8,7 +8,7 @@ first refused call, and -> the transmitter holding memguard's ack. Bounded in co
 Set-up: one gateway in this process on 127.0.0.1 (SQLite ledger, the defaults), the SSF receiver
 with one transmitter that it polls (``poll_interval`` = ``--interval``), and that transmitter: a
 loopback HTTP server of the benchmark's own (real ES256 SETs, a bearer it checks). ``--load``
-threads keep the gateway busy with searches. Per round, a fresh victim and ``--probes`` threads
+threads, in a process of their own (not holding the gateway's GIL), keep it busy with searches. Per round, a fresh victim and ``--probes`` threads
 calling ``GET /v1/facts`` with its token; the transmitter queues a ``session-revoked`` SET for
 the victim at a random point of the poll cycle and the probes record what they got.
 
@@ -21,6 +21,7 @@ refused call (the receive-to-refusal latency, whatever the interval).
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import random
 import secrets
@@ -89,6 +90,28 @@ class Transmitter:
         return jti
 
 
+def load_process(base: str, tokens: list[str], stop: Any, count: Any) -> None:
+    """The background searches, in a process of their own (so their clients do not take the
+    gateway's GIL; a multiprocessing spawn target)."""
+
+    def one(token: str) -> None:
+        with httpx.Client(base_url=base, timeout=10) as c:
+            while not stop.is_set():
+                try:
+                    c.post("/v1/search", headers={"Authorization": f"Bearer {token}"},
+                           json={"query": f"status {count.value}", "k": 5})
+                except httpx.HTTPError:  # the gateway stopping under the load
+                    continue
+                with count.get_lock():
+                    count.value += 1
+
+    threads = [threading.Thread(target=one, args=(t,), daemon=True) for t in tokens]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
 def pct(values: list[float], q: float) -> float:
     s = sorted(values)
     return s[min(len(s) - 1, int(q * len(s)))] if s else float("nan")
@@ -108,7 +131,8 @@ def main() -> None:
     cap = args.cap or (30.0 if args.quick else 90.0)
     tx = Transmitter()
     rows: list[tuple[float, float, float]] = []
-    searches = [0]
+    ctx = multiprocessing.get_context("spawn")
+    searches = ctx.Value("q", 0)
     with tempfile.TemporaryDirectory() as tmp, serve_local(tx.app()) as tx_base:
         root = Path(tmp)
         (root / "poll-token").write_text(BEARER)
@@ -126,26 +150,15 @@ def main() -> None:
         stack = open_stack(config)
         assert stack.sts is not None
         sts = stack.sts
-        stop = threading.Event()
+        stop = ctx.Event()
+        loader: Any = None
         try:
             with serve_in_thread(stack, mcp=False) as base:
                 audience = f"{stack.resource.rstrip('/')}/ssf"
-
-                def load(i: int) -> None:
-                    token = sts.issue_user_token(f"load{i}", scopes=SCOPES, ttl=3600)
-                    with httpx.Client(base_url=base, timeout=10) as c:
-                        while not stop.is_set():
-                            try:
-                                c.post("/v1/search", headers={"Authorization": f"Bearer {token}"},
-                                       json={"query": f"status {searches[0]}", "k": 5})
-                            except httpx.HTTPError:  # the gateway stopping under the load
-                                continue
-                            searches[0] += 1
-
-                loaders = [threading.Thread(target=load, args=(i,), daemon=True)
-                           for i in range(args.load)]
-                for t in loaders:
-                    t.start()
+                tokens = [sts.issue_user_token(f"load{i}", scopes=SCOPES, ttl=3600)
+                          for i in range(args.load)]
+                loader = ctx.Process(target=load_process, args=(base, tokens, stop, searches))
+                loader.start()
                 started = time.monotonic()
                 for r in range(rounds):
                     if time.monotonic() - started > cap:
@@ -186,13 +199,14 @@ def main() -> None:
                     rows.append(((min(refused) - queued) * 1000, (tx.acked[jti] - queued) * 1000,
                                  (min(refused) - tx.handed[jti]) * 1000))
                 stop.set()
-                for t in loaders:
-                    t.join(15)
+                loader.join(15)
         finally:
             stop.set()
+            if loader is not None and loader.is_alive():
+                loader.join(15)
             stack.close()
     print(f"bench_ssf_poll: {len(rows)} events, poll_interval {args.interval} s, {args.load} "
-          f"load threads ({searches[0]} searches), {args.probes} probes; "
+          f"load threads in their own process ({searches.value} searches), {args.probes} probes; "
           f"load average {os.getloadavg()[0]:.2f}")
     print(f"{'ms':<26}{'p50':>9}{'p99':>9}{'max':>9}")
     for i, name in enumerate(("queued -> first 401", "queued -> ack received",
