@@ -97,4 +97,4 @@ def test_the_adding_process_refuses_at_once_even_when_the_write_fails(tmp_path: 
     with pytest.raises(LedgerError):
         deny.add([entry("j1")])
     # applied in memory before the write: stricter, never looser (the sender retries the event)
-    assert deny._entries.get(("token", ISSUER, "j1")) is not None
+    assert deny.check(facts("j1")) is not None

@@ -207,3 +207,30 @@ def test_verify_fails_when_no_event_arrives(env: Env) -> None:
         env.tx.streams[stream["stream_id"]]["delivery"] = {"method": "urn:ietf:rfc:8936"}
         assert env.cli("delete")[0] == 0
     assert httpx.get(f"{env.gw.base}/readyz", timeout=10).status_code == 200
+
+
+def test_a_stream_event_that_cannot_be_recorded_is_a_503_and_not_claimed(env: Env) -> None:
+    """Fail closed: the stream table is written before the SET's ``jti`` is claimed, so a
+    failure there is a 503 (the transmitter retries), a deny event, and the retry applies it."""
+    from sqlalchemy import text
+
+    from memguard.gateway.ssf_stream_state import _META, STREAMS
+
+    tx, gw = env.tx, env.gw
+    sid = secrets.token_urlsafe(6)
+    token = tx.set(tx.audience, {STREAM_UPDATED: event(status="disabled")},
+                   sub_id={"format": "opaque", "id": sid})
+    engine = env.states().engine
+    with engine.begin() as conn:
+        conn.execute(text("DROP TABLE memguard_ssf_stream"))
+    try:
+        r = tx.push(env.push_url(), token)
+        assert r.status_code == 503 and r.json()["description"] == "ssf.apply_failed"
+        assert [e for e in gw.stack.guard.ledger.events(decision="deny")
+                if e.reason == "ssf.apply_failed"]
+    finally:
+        _META.create_all(engine, tables=[STREAMS])
+    assert tx.push(env.push_url(), token).status_code == 202  # the retry: not a replay
+    got = [e for e in receive_events(gw, "ssf.stream-updated")
+           if e.detail.get("event", {}).get("stream_id") == sid]
+    assert len(got) == 1 and got[0].decision.value == "alarm"
