@@ -130,7 +130,7 @@ def main() -> None:
     rounds = args.rounds or (6 if args.quick else 20)
     cap = args.cap or (30.0 if args.quick else 90.0)
     tx = Transmitter()
-    rows: list[tuple[float, float, float]] = []
+    rows: list[tuple[float, float, float, float]] = []
     ctx = multiprocessing.get_context("spawn")
     searches = ctx.Value("q", 0)
     with tempfile.TemporaryDirectory() as tmp, serve_local(tx.app()) as tx_base:
@@ -166,7 +166,7 @@ def main() -> None:
                         break
                     victim = f"victim{r}"
                     token = sts.issue_user_token(victim, scopes=SCOPES, ttl=600)
-                    seen: list[tuple[float, int]] = []
+                    seen: list[tuple[float, float, int]] = []
                     lock = threading.Lock()
                     done = threading.Event()
 
@@ -174,10 +174,11 @@ def main() -> None:
                               dn: threading.Event = done) -> None:
                         with httpx.Client(base_url=base, timeout=10) as c:
                             while not dn.is_set():
+                                t0 = time.perf_counter()
                                 status = c.get("/v1/facts", params={"limit": 1}, headers={
                                     "Authorization": f"Bearer {tok}"}).status_code
                                 with lk:
-                                    out.append((time.perf_counter(), status))
+                                    out.append((t0, time.perf_counter(), status))
 
                     probes = [threading.Thread(target=probe, daemon=True)
                               for _ in range(args.probes)]
@@ -193,13 +194,20 @@ def main() -> None:
                     done.set()
                     for t in probes:
                         t.join(10)
-                    refused = [end for end, status in seen if status == 401 and end >= queued]
+                    refused = [end for _, end, status in seen if status == 401 and end >= queued]
+                    first = min((row for row in seen if row[2] == 401 and row[1] >= queued),
+                                key=lambda row: row[1], default=None)
                     if not refused or jti not in tx.acked:
                         raise SystemExit(f"round {r}: not refused or not acked in time")
                     rows.append(((min(refused) - queued) * 1000, (tx.acked[jti] - queued) * 1000,
-                                 (min(refused) - tx.handed[jti]) * 1000))
+                                 (min(refused) - tx.handed[jti]) * 1000,
+                                 (first[1] - first[0]) * 1000 if first else 0.0))
                 stop.set()
                 loader.join(15)
+                failed = [e.detail.get("error") for e in stack.guard.ledger.events(limit=100000)
+                          if e.action == "ssf.poll"]
+                if failed:
+                    print(f"failed polls (first of each run): {failed}", file=sys.stderr)
         finally:
             stop.set()
             if loader is not None and loader.is_alive():
@@ -210,7 +218,7 @@ def main() -> None:
           f"load average {os.getloadavg()[0]:.2f}")
     print(f"{'ms':<26}{'p50':>9}{'p99':>9}{'max':>9}")
     for i, name in enumerate(("queued -> first 401", "queued -> ack received",
-                              "polled -> first 401")):
+                              "polled -> first 401", "first 401 call took")):
         values = [row[i] for row in rows]
         print(f"{name:<26}{pct(values, 0.5):>9.1f}{pct(values, 0.99):>9.1f}{max(values):>9.1f}")
 
