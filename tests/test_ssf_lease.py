@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from helpers import Clock, pg_schema_url
 from sqlalchemy import create_engine
 from ssf_helpers import PollingTransmitter
 
+from memguard import Ledger
 from memguard.gateway.ssf_lease import PgAdvisoryLease, SqlLease
 from memguard.gateway.ssf_poll import SsfPoller
 from memguard.tokens.server import serve_local
@@ -40,10 +42,13 @@ def test_sql_lease_has_one_holder_and_is_taken_over_after_expiry(tmp_path: Path)
 def test_an_unreadable_lease_is_not_held_and_nothing_is_polled(tmp_path: Path) -> None:
     engine = create_engine(f"sqlite:///{tmp_path / 'missing' / 'l.db'}")  # cannot be opened
     lease = SqlLease(engine, "poll:x", ttl=5)
-    assert lease.acquire() is False
+    assert lease.acquire() is False and lease.failing
     tx = PollingTransmitter()
+    ledger = Ledger.sqlite(tmp_path / "ledger.db")
     with serve_local(tx.app()) as base:
-        receiver: Any = object()  # never reached: a poller without the lease does not poll
+        # the receiver is never reached (a poller without the lease does not poll); its
+        # guard's ledger takes the alarm
+        receiver: Any = SimpleNamespace(guard=SimpleNamespace(ledger=ledger))
         poller = SsfPoller(receiver, issuer=tx.issuer, url=f"{base}/poll", interval=0.05,
                            lease=lease)
         poller.start()
@@ -52,6 +57,9 @@ def test_an_unreadable_lease_is_not_held_and_nothing_is_polled(tmp_path: Path) -
         finally:
             poller.stop()
         assert tx.requests == [] and poller.holding is False
+    alarms = [e.reason for e in ledger.events() if e.action == "ssf.poll"]
+    assert alarms == ["ssf.poll_lease_failed"]  # one alarm for the run of failures
+    ledger.close()
 
 
 @pytest.fixture

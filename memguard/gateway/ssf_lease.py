@@ -53,6 +53,8 @@ def process_holder() -> str:
 
 class PollLease(Protocol):
     holder: str
+    #: the last ``acquire`` failed on the database (not: another process holds the lease)
+    failing: bool
 
     def acquire(self) -> bool:
         """Take or renew the lease; True while this process holds it. Never raises."""
@@ -70,6 +72,7 @@ class SqlLease:
         self.holder = holder or process_holder()
         self._dialect: Any = postgresql if engine.dialect.name == "postgresql" else sqlite
         self._created = False
+        self.failing = False
         self._renewed_at = float("-inf")
         self._log = get_logger()
 
@@ -90,9 +93,10 @@ class SqlLease:
                 where=(LEASES.c.holder == self.holder) | (LEASES.c.expires_at < now))
             with self.engine.begin() as conn:
                 held = int(conn.execute(stmt).rowcount) == 1
+            self.failing = False
         except Exception as exc:  # not held: this process does not poll
             self._log.warning("ssf.lease_failed", lease=self.name, error=type(exc).__name__)
-            held = False
+            held, self.failing = False, True
         self._renewed_at = now if held else float("-inf")
         return held
 
@@ -115,6 +119,7 @@ class PgAdvisoryLease:
         self.holder = holder or process_holder()
         self._conn: Any = None
         self._held = False
+        self.failing = False
         self._lock = threading.Lock()
         self._log = get_logger()
 
@@ -137,14 +142,16 @@ class PgAdvisoryLease:
                     self._conn, self._held = conn, False
                 if self._held:
                     self._conn.execute("SELECT 1")  # still connected, so still held
-                    return True
-                row = self._conn.execute(f"SELECT pg_try_advisory_lock({self._key_sql()})",
-                                         (self.name,)).fetchone()
-                self._held = bool(row and row[0])
+                else:
+                    row = self._conn.execute(f"SELECT pg_try_advisory_lock({self._key_sql()})",
+                                             (self.name,)).fetchone()
+                    self._held = bool(row and row[0])
+                self.failing = False
                 return self._held
             except Exception as exc:  # the connection is gone, and the lock with it
                 self._log.warning("ssf.lease_failed", lease=self.name, error=type(exc).__name__)
                 self._drop()
+                self.failing = True
                 return False
 
     def _drop(self) -> None:

@@ -86,6 +86,7 @@ class SsfPoller:
         self.receiver, self.issuer, self.url = receiver, issuer, url
         self.lease = lease
         self.holding = lease is None
+        self._lease_failing = False
         self.max_events, self.interval, self.timeout = max_events, interval, timeout
         self._token = token
         self._client = client or httpx.Client(timeout=timeout, follow_redirects=False,
@@ -176,9 +177,12 @@ class SsfPoller:
         if self._failing:
             return
         self._failing = True
+        self._alarm("ssf.poll_failed", code)
+
+    def _alarm(self, reason: str, code: str) -> None:
         try:
             self.receiver.guard.ledger.record([AuditEvent(
-                action="ssf.poll", decision=Decision.ALARM, reason="ssf.poll_failed",
+                action="ssf.poll", decision=Decision.ALARM, reason=reason,
                 detail={"transmitter": self.issuer, "error": code})])
         except Exception as err:
             self._log.error("audit_event_lost", op="ssf.poll", error=type(err).__name__)
@@ -205,6 +209,9 @@ class SsfPoller:
                            holder=self.lease.holder)
         if not held:
             self._acks, self._errs = [], {}
+        if self.lease.failing and not self._lease_failing:  # the first of a run: an alarm
+            self._alarm("ssf.poll_lease_failed", "lease")
+        self._lease_failing = self.lease.failing
         self.holding = held
         return held
 
