@@ -37,6 +37,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -149,6 +150,44 @@ def check_cost(n: int = 20000) -> None:
           f"{os.getloadavg()[0]:.2f}")
     for name, us in rows:
         print(f"{name:<26}{us:>8.2f} µs")
+    warm_authenticate_cost(n // 4)
+
+
+def warm_authenticate_cost(n: int) -> None:
+    """A warm authenticate as the gateway does it: a cached token (CachingVerifier) whose
+    identity is re-checked against the deny list, and a full verification of the token."""
+    from bench_identity import ISSUER, config  # the identity benchmark's static-JWKS set-up
+
+    from memguard.tokens.cache import CachingVerifier
+    from memguard.tokens.denylist import DenyList
+    from memguard.tokens.verifier import IdentityVerifier
+
+    def per_call(fn: Any, count: int) -> float:
+        fn()
+        t0 = time.perf_counter()
+        for _ in range(count):
+            fn()
+        return (time.perf_counter() - t0) / count * 1e6
+
+    with tempfile.TemporaryDirectory() as tmp, pg_schema() as url:
+        sts = SecurityTokenService(Path(tmp) / "sts", issuer=ISSUER)
+        user = sts.issue_user_token("alice", scopes=["memory:read"])
+        lists: list[tuple[str, DenyList | None]] = [
+            ("no deny list", None), ("in memory", DenyList()),
+            ("SQLite, counter off", DenyList.from_url(f"sqlite:///{tmp}/a.db", refresh=0.25,
+                                                      watch=False)),
+            ("SQLite, counter on", DenyList.from_url(f"sqlite:///{tmp}/b.db", refresh=0.25)),
+            ("PostgreSQL, LISTEN", DenyList.from_url(url, refresh=0.25))]
+        print(f"\nwarm authenticate ({n} calls; load average {os.getloadavg()[0]:.2f})")
+        print(f"{'µs per call':<26}{'cached token':>14}{'full verify':>14}")
+        for name, deny in lists:
+            inner = IdentityVerifier(config(sts, None))
+            inner.denylist = deny
+            cached = CachingVerifier(inner)
+            print(f"{name:<26}{per_call(partial(cached.verify, user), n):>14.1f}"
+                  f"{per_call(partial(inner.verify, user), max(n // 10, 50)):>14.1f}")
+            if deny is not None:
+                deny.close()
 
 
 def pct(values: list[float], q: float) -> float:
