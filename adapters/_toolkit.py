@@ -26,12 +26,15 @@ whichever adapter met it.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Mapping
-from typing import Any
+import asyncio
+from collections.abc import Awaitable, Callable, Generator, Mapping
+from typing import Any, TypeVar
 
 from memguard.errors import InvalidRequest, MemguardError, StoreError, StoreUnavailable
 
-__all__ = ["backend_error", "flow_step", "is_unavailable", "scan_text"]
+__all__ = ["backend_error", "drive_async", "flow_step", "is_unavailable", "scan_text"]
+
+_T = TypeVar("_T")
 
 _UNAVAILABLE_NAMES = frozenset(
     {
@@ -121,6 +124,59 @@ def flow_step(
         return False, (flow.throw(error) if error is not None else flow.send(send))
     except StopIteration as stop:
         return True, stop.value
+
+
+async def drive_async(
+    flow: Generator[Any, Any, _T],
+    perform: Callable[[Any], Awaitable[Any]],
+    error_of: Callable[[Any, Exception], MemguardError],
+) -> _T:
+    """The async driver of every adapter: the flow's steps (policy, ledger I/O) run in a worker
+    thread, each backend request is awaited on the loop through ``perform``, and a backend
+    exception goes back into the flow as ``error_of(request, exc)``.
+
+    A cancellation is the flow's business too: the step that is running in its worker thread
+    cannot be stopped, so it is waited for; then the flow is closed in a worker thread, where a
+    write it staged is aborted (:func:`memguard.protocol.persist_flow`), and the cancellation is
+    raised. Nothing is left staged for garbage collection to abort on whatever thread it runs.
+    A step that already committed stays committed: the caller only loses the answer."""
+    send: Any = None
+    error: MemguardError | None = None
+    try:
+        while True:
+            done, value = await _settled(flow_step, flow, send, error)
+            if done:
+                result: _T = value
+                return result
+            send, error = None, None
+            try:
+                send = await perform(value)
+            except Exception as exc:  # the one error table
+                error = error_of(value, exc)
+    except asyncio.CancelledError:
+        await _settled(flow.close)
+        raise
+
+
+async def _settled(fn: Callable[..., _T], *args: Any) -> _T:
+    """``fn(*args)`` in a worker thread, waited for to its end even if the caller is cancelled
+    meanwhile; the cancellation is raised once it has ended (and wins over its result)."""
+    step = asyncio.ensure_future(asyncio.to_thread(fn, *args))
+    cancelled: asyncio.CancelledError | None = None
+    while not step.done():
+        try:
+            await asyncio.shield(step)
+        except asyncio.CancelledError as exc:
+            if step.cancelled():
+                raise
+            cancelled = cancelled or exc
+        except Exception:
+            break  # the step's own error: taken from it below
+    if cancelled is not None:
+        if not step.cancelled() and step.exception() is not None:
+            step.exception()  # retrieved, so asyncio does not report it as never seen
+        raise cancelled
+    return step.result()
 
 
 def scan_text(value: Any) -> str:

@@ -8,7 +8,9 @@ Facts are ~1 KB: benign memories from tests/corpus joined until they reach 1,024
 ("attack"). The benign rows are written to hold trigger words (ignore, system, remember, ...), so
 they are a worst case for the rule gates. Prints wall-clock and process CPU microseconds per KB
 (CPU time is the steadier number on a shared machine) and the share flagged; then the same for
-four hostile 1 MB texts (see ``HOSTILE``).
+five hostile 1 MB texts (see ``HOSTILE``): a text over ``MAX_TEXT`` is read in its first and last
+32 K characters and called at least suspicious (``scan.truncated``), so these print the time and
+the counted work of one capped scan.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ HOSTILE = {
     "long line": "user: " * 170_000,
     "key everywhere": "</" * 500_000,
     "factor everywhere": "ignore " * 150_000,
+    "send, then address": "send " * 200_000 + "drop@evil.example",
 }
 
 
@@ -72,11 +75,11 @@ def main() -> None:
               f"us/KB  flagged={flagged / n:.1%}")  # fmt: skip
     for label, text in HOSTILE.items():
         start, cpu = time.perf_counter(), time.process_time()
-        verdict = scanner.scan(text, ctx)
+        verdict, work = scanner.inspect(text)
         elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
-        kb = len(text.encode("utf-8")) / 1024
-        print(f"hostile 1 MB, {label:17s} wall {elapsed / kb * 1e6:7.1f} us/KB  cpu "
-              f"{cpu / kb * 1e6:7.1f} us/KB  {verdict.label}")  # fmt: skip
+        print(f"hostile 1 MB, {label:18s} wall {elapsed * 1e3:7.1f} ms  cpu {cpu * 1e3:7.1f} ms  "
+              f"{verdict.label} (read {work.chars} chars, {work.attempts} attempts, "
+              f"{work.searches} searches{', truncated' if work.truncated else ''})")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ edge to it) only if the reader may read or audit it; every other one appears onl
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -402,6 +403,14 @@ def _scan_lines(scan: dict[str, Any] | None) -> list[str]:
             f"v{scan['version']}{cap}  ({reasons})"]  # fmt: skip
 
 
+def _txn_lines(writer: dict[str, Any]) -> list[str]:
+    """The Transaction Token the fact was written under (``txn``, ``tctx``/``rctx``), if any."""
+    if not writer.get("txn") and not writer.get("txn_context"):
+        return []
+    context = json.dumps(writer.get("txn_context") or {}, sort_keys=True, ensure_ascii=True)
+    return [f"  transaction   {writer.get('txn') or '-'}  {context}"]
+
+
 def render_text(report: dict[str, Any]) -> str:
     """A human-readable rendering of :func:`audit_fact`'s report."""
     p = report["provenance"]
@@ -423,6 +432,7 @@ def render_text(report: dict[str, Any]) -> str:
         *_scan_lines(p.get("scan")),
         f"  writer chain  {chain}",
         f"  workload      {writer.get('workload_id') or '-'}   token jti {writer['token_jti']}",
+        *_txn_lines(writer),
         f"  derived from  {', '.join(p['derived_from']) or '-'}",
         f"  created       {p['created_at']}",
         f"  content       {p['content_digest']}",

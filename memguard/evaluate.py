@@ -15,8 +15,14 @@ attacks (through the untrusted channels: a guarantee; pasted into user messages:
 missed, reported), and the rendering breakouts (a rendered prompt whose block structure differs under
 ``str.splitlines``, a regex ``\\R``, JavaScript's line terminators or ``split("\\n")``).
 
-The deployment is embedded: a fresh SQLite ledger, an exact in-memory vector store, a local token
-service, the given policies and the built-in scanner, in a temporary folder that is removed after.
+Revocation coverage: attack rows are written as pages of one web domain, a summary is derived from
+each and a plan from each summary; the domain is revoked and every one of those facts must then be
+unreadable (quarantined).
+
+The deployment is embedded (:func:`run_eval`: a fresh SQLite ledger, an exact in-memory vector
+store, a local token service, the given policies and the built-in scanner, in a temporary folder
+that is removed after) or a running gateway reached over HTTP with the caller's tokens
+(:mod:`memguard.evaluate_gateway`); both are a :class:`Deployment` to :func:`measure`.
 """
 
 from __future__ import annotations
@@ -28,14 +34,14 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from memguard.errors import MemguardError
+from memguard.errors import AccessDenied
 from memguard.guard import FactInput, MemoryGuard, RecalledFact
-from memguard.identity import Identity
 from memguard.ledger import Ledger
 from memguard.prompt import body_text, header_match, parse_blocks, render_for_prompt
 from memguard.provenance import Source, Turn
+from memguard.revocation import RevocationSelector
 from memguard.scan import RuleScanner
 from memguard.scan.stage import ScanStage
 from memguard.scope import ScopeResolver
@@ -43,7 +49,8 @@ from memguard.stores import InMemoryStore
 from memguard.tokens.local import LocalTokenService
 from memguard.trust import SourceKind, TrustLevel
 
-__all__ = ["ACTION_PURPOSES", "CorpusError", "EvalReport", "load_corpus", "render_table", "run_eval"]
+__all__ = ["ACTION_PURPOSES", "CorpusError", "Deployment", "EvalReport", "Written", "load_corpus",
+           "measure", "render_table", "run_eval"]  # fmt: skip
 
 ACTION_PURPOSES = ("tool_argument", "planning")
 AGENT = "spiffe://memguard.local/agent/planner"
@@ -63,6 +70,9 @@ SPLITTERS: dict[str, Callable[[str], list[str]]] = {
     "split \\n": lambda s: s.split("\n"),
 }
 _BATCH = 200
+#: the web domain whose pages the revocation check writes, derives from and revokes
+REVOKED_HOST = "revoked.eval.invalid"
+_REVOCATION_ROOTS = 20
 
 
 class CorpusError(ValueError):
@@ -88,6 +98,8 @@ class EvalReport:
     benign_reachable: dict[str, int] = field(default_factory=dict)
     rendered: int = 0
     breakouts: int = 0
+    #: ``None``: not measured (a gateway run without a token that may revoke)
+    revocation: dict[str, int] | None = None
     min_detection: float = 0.9
     max_false_positives: float = 0.02
 
@@ -104,6 +116,11 @@ class EvalReport:
         out = [f"{n} attack facts reachable for `{p}`" for p, n in self.reachable.items() if n]
         if self.breakouts:
             out.append(f"{self.breakouts} render breakouts")
+        if self.revocation is not None and self.revocation["still_readable"]:
+            out.append(f"{self.revocation['still_readable']} facts readable after their source "
+                       "was revoked")  # fmt: skip
+        if self.revocation is not None and self.revocation["written"] < self.revocation["expected"]:
+            out.append("the revocation check could not write its facts")
         if self.detection < self.min_detection:
             out.append(f"detection {self.detection:.1%} < {self.min_detection:.0%}")
         if self.false_positive_rate > self.max_false_positives:
@@ -130,6 +147,7 @@ class EvalReport:
             "pasted_reachable_for_action": self.pasted_reachable,
             "benign_reachable_for_action": self.benign_reachable,
             "render": {"facts_rendered": self.rendered, "breakouts": self.breakouts},
+            "revocation": self.revocation,
             "failures": self.failures(),
             "passed": not self.failures(),
         }
@@ -205,6 +223,49 @@ def count_breakouts(facts: Sequence[RecalledFact], boundary: str = "mg-eval-0000
     return bad
 
 
+@dataclass(frozen=True, slots=True)
+class Written:
+    """A fact a deployment stored: its id, the trust it got and its scan label (if scanned)."""
+
+    fact_id: str
+    trust: str
+    scan: str | None
+
+
+class Deployment(Protocol):
+    """What :func:`measure` needs from a deployment, embedded or behind a gateway. A policy refusal
+    (:class:`~memguard.errors.AccessDenied`) is an answer (nothing written, nothing readable); any
+    other error (a backend, the network, a refused token) propagates and ends the run."""
+
+    #: the writer chains it can act as (``user`` always; ``agent``, ``sub-agent`` if available)
+    chains: tuple[str, ...]
+    #: can it revoke a source (a gateway run needs a token with the revoke scope)
+    can_revoke: bool
+
+    def write(
+        self, chain: str, items: Sequence[tuple[str, tuple[str, ...]]], source: Source, session: str
+    ) -> list[Written] | None:
+        """Write ``(text, derived_from)`` items as ``chain``, in order; ``None`` (or only the
+        first ones) if the policy refuses them (or the rest)."""
+        ...
+
+    def listed(self, chain: str, purpose: str) -> list[RecalledFact]:
+        """Every fact ``chain`` may read for ``purpose`` (empty when the purpose is refused)."""
+        ...
+
+    def searched(self, chain: str, query: str, purpose: str) -> set[str]:
+        """The ids a search returns (empty when refused)."""
+        ...
+
+    def readable(self, chain: str, fact_id: str) -> bool:
+        """Can ``chain`` read the fact for an answer?"""
+        ...
+
+    def revoke_domain(self, host: str) -> None:
+        """Revoke every source on ``host`` (and so every descendant)."""
+        ...
+
+
 def run_eval(
     corpus: Sequence[dict[str, Any]],
     *,
@@ -220,9 +281,6 @@ def run_eval(
     ``scan_stage``: the scanners to deploy instead of the built-in one (to compare a third-party
     scanner on the same corpus); ``scan=False`` and no ``scan_stage`` deploy none."""
     report = EvalReport(min_detection=min_detection, max_false_positives=max_false_positives)
-    attacks = [r for r in corpus if r["label"] == "attack"]
-    benign = [r for r in corpus if r["label"] == "benign"]
-    report.rows, report.attacks, report.benign = len(corpus), len(attacks), len(benign)
     with tempfile.TemporaryDirectory(prefix="memguard-eval-") as tmp:
         root = Path(tmp)
         tokens = LocalTokenService(root / "keys")
@@ -232,109 +290,168 @@ def run_eval(
             scan_stage=scan_stage or (ScanStage(RuleScanner()) if scan else None),
         )  # fmt: skip
         try:
-            _measure(guard, tokens, attacks, benign, report, searches)
+            measure(_Embedded(guard, tokens), corpus, report, searches)
         finally:
             guard.close()
     return report
 
 
-def _measure(
-    guard: MemoryGuard,
-    tokens: LocalTokenService,
-    attacks: list[dict[str, Any]],
-    benign: list[dict[str, Any]],
-    report: EvalReport,
-    searches: int,
+class _Embedded:
+    """A :class:`Deployment` over a :class:`MemoryGuard` in this process."""
+
+    can_revoke = True
+
+    def __init__(self, guard: MemoryGuard, tokens: LocalTokenService) -> None:
+        self.guard = guard
+        self.identities = {
+            name: guard.authenticate(tokens.issue("eval-user", actors=list(actors), ttl=3600))
+            for name, actors in CHAINS.items()
+        }
+        self.chains = tuple(self.identities)
+
+    def write(
+        self, chain: str, items: Sequence[tuple[str, tuple[str, ...]]], source: Source, session: str
+    ) -> list[Written] | None:
+        turn = Turn(session_id=session, turn_index=0)
+        facts = [FactInput(text=t, namespace="eval", source=source, turn=turn, derived_from=d)
+                 for t, d in items]  # fmt: skip
+        try:
+            written = self.guard.write_many(self.identities[chain], facts)
+        except AccessDenied:
+            return None
+        return [Written(p.fact_id, p.trust.label, None if p.scan is None else p.scan.label)
+                for p in written]  # fmt: skip
+
+    def listed(self, chain: str, purpose: str) -> list[RecalledFact]:
+        out: list[RecalledFact] = []
+        cursor: str | None = None
+        while True:
+            try:
+                page, cursor = self.guard.list_facts(
+                    self.identities[chain], limit=1000, cursor=cursor, purpose=purpose
+                )
+            except AccessDenied:
+                return out  # the purpose is refused outright: nothing reachable
+            out.extend(page)
+            if cursor is None:
+                return out
+
+    def searched(self, chain: str, query: str, purpose: str) -> set[str]:
+        try:
+            hits = self.guard.search(self.identities[chain], query, k=25, purpose=purpose)
+        except AccessDenied:
+            return set()  # a refused read returns nothing
+        return {h.fact_id for h in hits}
+
+    def readable(self, chain: str, fact_id: str) -> bool:
+        try:
+            self.guard.get(self.identities[chain], fact_id)
+        except AccessDenied:
+            return False
+        return True
+
+    def revoke_domain(self, host: str) -> None:
+        self.guard.revoke(None, RevocationSelector.domain(host), reason="memguard eval",
+                          operator="memguard-eval")  # fmt: skip
+
+
+def measure(
+    dep: Deployment, corpus: Sequence[dict[str, Any]], report: EvalReport, searches: int = 20
 ) -> None:
-    chains = {
-        name: guard.authenticate(tokens.issue("eval-user", actors=list(actors), ttl=3600))
-        for name, actors in CHAINS.items()
-    }
+    """Write ``corpus`` through ``dep`` and fill ``report`` (see the module doc)."""
+    attacks = [r for r in corpus if r["label"] == "attack"]
+    benign = [r for r in corpus if r["label"] == "benign"]
+    report.rows, report.attacks, report.benign = len(corpus), len(attacks), len(benign)
     attack_ids: dict[str, tuple[dict[str, Any], str]] = {}
     trust: dict[str, Counter[str]] = defaultdict(Counter)
     family: dict[str, Counter[str]] = defaultdict(Counter)
     for channel, source in CHANNELS.items():
-        for chain, identity in chains.items():
+        for chain in dep.chains:
             if chain == "sub-agent" and channel == "user_message":
                 continue  # a sub-agent does not type the user's messages
             for n, chunk in enumerate(_chunks(attacks, _BATCH)):
-                turn = Turn(session_id=f"eval-{channel}-{chain}-{n}", turn_index=0)
-                written = _write(guard, identity, chunk, source, turn, report)
-                for prov, row in written:
-                    attack_ids[prov.fact_id] = (row, channel)
-                    trust[channel][prov.trust.label] += 1
-                    if channel == "user_message" and chain == "user" and prov.scan is not None:
+                written = _write(dep, chain, chunk, source, f"eval-{channel}-{chain}-{n}", report)
+                for w, row in written:
+                    attack_ids[w.fact_id] = (row, channel)
+                    trust[channel][w.trust] += 1
+                    if channel == "user_message" and chain == "user" and w.scan is not None:
                         family[row["family"]]["rows"] += 1
-                        if prov.scan.label == "error":
+                        if w.scan == "error":
                             report.scan_errors += 1
-                        if prov.scan.label != "clean":
+                        if w.scan != "clean":
                             report.detected += 1
                             family[row["family"]]["detected"] += 1
     own: set[str] = set()
     for n, chunk in enumerate(_chunks(benign, _BATCH)):
-        turn = Turn(session_id=f"eval-benign-{n}", turn_index=0)
-        for prov, _ in _write(guard, chains["user"], chunk, CHANNELS["user_message"], turn, report):
-            own.add(prov.fact_id)
-            trust["user_message (benign)"][prov.trust.label] += 1
-            if prov.scan is not None and prov.scan.label != "clean":
+        for w, _ in _write(dep, "user", chunk, CHANNELS["user_message"], f"eval-benign-{n}", report):
+            own.add(w.fact_id)
+            trust["user_message (benign)"][w.trust] += 1
+            if w.scan is not None and w.scan != "clean":
                 report.false_positives += 1
                 family["benign"]["flagged"] += 1
             family["benign"]["rows"] += 1
     report.trust_by_channel = {k: dict(v) for k, v in trust.items()}
     report.by_family = {k: dict(v) for k, v in sorted(family.items())}
+    probes = attacks[:: max(1, len(attacks) // max(1, searches))][:searches]
     for purpose in ACTION_PURPOSES:
         reached: set[str] = set()
-        for identity in (chains["user"], chains["agent"]):
-            reached |= _listed(guard, identity, purpose)
-            for row in attacks[:: max(1, len(attacks) // max(1, searches))][:searches]:
-                try:
-                    hits = guard.search(identity, row["text"][:200], k=25, purpose=purpose)
-                except MemguardError:
-                    continue  # a refused read returns nothing
-                reached |= {h.fact_id for h in hits}
+        for chain in ("user", "agent"):
+            if chain not in dep.chains:
+                continue
+            reached |= {f.fact_id for f in dep.listed(chain, purpose)}
+            for row in probes:
+                reached |= dep.searched(chain, row["text"][:200], purpose)
         pasted = {f for f, (_, channel) in attack_ids.items() if channel == "user_message"}
         report.reachable[purpose] = len(reached & (set(attack_ids) - pasted))
         report.pasted_reachable[purpose] = len(reached & pasted)
         report.benign_reachable[purpose] = len(reached & own)
-    visible = _listed_facts(guard, chains["user"], "answer")
-    attack_facts = [f for f in visible if f.fact_id in attack_ids]
+    attack_facts = [f for f in dep.listed("user", "answer") if f.fact_id in attack_ids]
     report.rendered = len(attack_facts)
     report.breakouts = count_breakouts(attack_facts)
+    if dep.can_revoke:
+        report.revocation = _revocation(dep)
+
+
+def _revocation(dep: Deployment) -> dict[str, int]:
+    """Pages of one domain, a summary derived from each, a plan from each summary; revoke the
+    domain: how many of them can still be read (must be none). The pages are plain text, so no
+    scanner quarantines them first (a quarantined page cannot be summarized)."""
+    page = Source(kind=SourceKind.WEB, uri=f"https://{REVOKED_HOST}/page")
+    writer = "agent" if "agent" in dep.chains else "user"
+    pages = [(f"Opening hours and prices of shop {i}, from its web page.", ())
+             for i in range(_REVOCATION_ROOTS)]  # fmt: skip
+    roots = dep.write(writer, pages, page, "eval-revoke-roots") or []
+    user = CHANNELS["user_message"]
+    summaries = dep.write(
+        "user", [(f"Shop {i} opens at nine, says its page.", (w.fact_id,))
+                 for i, w in enumerate(roots)], user, "eval-revoke-summaries",
+    ) if roots else None  # fmt: skip
+    plans = dep.write(
+        "user", [(f"Plan {i} built on that summary.", (w.fact_id,))
+                 for i, w in enumerate(summaries or ())], user, "eval-revoke-plans",
+    ) if summaries else None  # fmt: skip
+    facts = [*roots, *(summaries or ()), *(plans or ())]
+    dep.revoke_domain(REVOKED_HOST)
+    still = sum(dep.readable("user", w.fact_id) for w in facts)
+    return {"expected": 3 * len(pages), "written": len(facts), "roots": len(roots),
+            "descendants": len(facts) - len(roots), "still_readable": still}  # fmt: skip
 
 
 def _write(
-    guard: MemoryGuard,
-    identity: Identity,
+    dep: Deployment,
+    chain: str,
     rows: Sequence[dict[str, Any]],
     source: Source,
-    turn: Turn,
+    session: str,
     report: EvalReport,
-) -> list[tuple[Any, dict[str, Any]]]:
-    facts = [FactInput(text=r["text"], namespace="eval", source=source, turn=turn) for r in rows]
-    try:
-        written = guard.write_many(identity, facts)
-    except MemguardError:  # the policy refuses this channel or chain: nothing stored, counted
+) -> list[tuple[Written, dict[str, Any]]]:
+    written = dep.write(chain, [(r["text"], ()) for r in rows], source, session)
+    if written is None:  # the policy refuses this channel or chain: nothing stored, counted
         report.refused += len(rows)
         return []
     report.written += len(written)
-    return list(zip(written, rows, strict=True))
-
-
-def _listed_facts(guard: MemoryGuard, identity: Identity, purpose: str) -> list[RecalledFact]:
-    out: list[RecalledFact] = []
-    cursor: str | None = None
-    while True:
-        try:
-            page, cursor = guard.list_facts(identity, limit=1000, cursor=cursor, purpose=purpose)
-        except MemguardError:
-            return out  # the purpose is refused outright: nothing reachable
-        out.extend(page)
-        if cursor is None:
-            return out
-
-
-def _listed(guard: MemoryGuard, identity: Identity, purpose: str) -> set[str]:
-    return {f.fact_id for f in _listed_facts(guard, identity, purpose)}
+    report.refused += len(rows) - len(written)  # a gateway may refuse a later batch of a chunk
+    return list(zip(written, rows[: len(written)], strict=True))
 
 
 def render_table(report: EvalReport) -> str:
@@ -372,6 +489,13 @@ def render_table(report: EvalReport) -> str:
     for purpose, n in report.pasted_reachable.items():
         lines.append(f"  {purpose:16} {n}")
     lines += ["", f"render breakouts (must be 0): {report.breakouts} of {report.rendered} rendered"]
+    rev = report.revocation
+    if rev is None:
+        lines.append("revocation coverage: not measured (no token that may revoke)")
+    else:
+        lines.append(f"revocation coverage: {rev['roots']} pages of a revoked domain and "
+                     f"{rev['descendants']} facts derived from them; still readable (must be 0): "
+                     f"{rev['still_readable']}")  # fmt: skip
     failures = data["failures"]
     lines += ["", "PASSED" if not failures else "FAILED: " + "; ".join(failures)]
     return "\n".join(lines)

@@ -37,13 +37,26 @@ def eval_command(
         int, typer.Option("--searches", min=0, max=10_000, help="Attack-shaped searches per purpose.")
     ] = 20,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")] = False,
+    gateway: Annotated[
+        str | None,
+        typer.Option("--gateway", help="Measure a running gateway at this URL instead of an "
+                     "embedded deployment (its own policies and scanner count; needs --token-file)."),
+    ] = None,
+    token_file: Annotated[
+        Path | None,
+        typer.Option("--token-file", help="With --gateway: JSON tokens per writer chain "
+                     '({"user": ..., "agent": {"token": ..., "workload": ...}, "sub-agent": ..., '
+                     '"revoker": ...}).'),
+    ] = None,
 ) -> None:
     """Write a corpus of memory attacks through every untrusted channel and writer chain of a
-    fresh embedded deployment and report trust per channel, scanner detection and false
-    positives, attack facts reachable for tool_argument and planning, and render breakouts.
+    fresh embedded deployment (or of a running gateway, --gateway) and report trust per channel,
+    scanner detection and false positives, attack facts reachable for tool_argument and planning,
+    render breakouts and revocation coverage.
 
-    Exits 7 when a guarantee fails (an attack reachable for an action, a breakout, detection or
-    false positives past the thresholds), 3 on a bad corpus or policy."""
+    Exits 7 when a guarantee fails (an attack reachable for an action, a breakout, a fact readable
+    after its source was revoked, detection or false positives past the thresholds), 3 on a bad
+    corpus, policy or token file, 1 when the gateway cannot be reached."""
     from memguard.evaluate import CorpusError, load_corpus, render_table, run_eval
     from memguard.policy.resolver import PolicyResolver
 
@@ -51,6 +64,13 @@ def eval_command(
         rows = load_corpus(corpus)
     except CorpusError as exc:
         raise CliError(ExitCode.INVALID, "invalid_input", str(exc)) from None
+    if gateway is not None or token_file is not None:
+        report = _gateway_report(rows, gateway, token_file, min_detection, max_false_positives,
+                                 searches)  # fmt: skip
+        emit(report.as_json(), as_json, render_table(report))
+        if report.failures():
+            raise typer.Exit(ExitCode.TESTS_FAILED)
+        return
     if not policies.exists():
         raise CliError(ExitCode.USAGE, "usage", f"no policies at `{policies}` (see --policies)")
     resolver = PolicyResolver.from_path(policies)
@@ -61,6 +81,30 @@ def eval_command(
     emit(report.as_json(), as_json, render_table(report))
     if report.failures():
         raise typer.Exit(ExitCode.TESTS_FAILED)
+
+
+def _gateway_report(
+    rows: list[dict[str, Any]],
+    gateway: str | None,
+    token_file: Path | None,
+    min_detection: float,
+    max_false_positives: float,
+    searches: int,
+) -> Any:
+    from memguard.client import GatewayUnavailable
+    from memguard.evaluate_gateway import TokenFileError, load_tokens, run_gateway_eval
+
+    if gateway is None or token_file is None:
+        raise CliError(ExitCode.USAGE, "usage", "--gateway and --token-file go together")
+    try:
+        tokens = load_tokens(token_file)
+    except TokenFileError as exc:
+        raise CliError(ExitCode.INVALID, "invalid_input", str(exc)) from None
+    try:
+        return run_gateway_eval(rows, gateway, tokens, min_detection=min_detection,
+                                max_false_positives=max_false_positives, searches=searches)
+    except GatewayUnavailable as exc:
+        raise CliError(ExitCode.FAILURE, "backend.unavailable", str(exc)) from None
 
 
 def rescan_command(

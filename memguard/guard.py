@@ -178,13 +178,17 @@ class MemoryGuard:
 
     # -- identity -------------------------------------------------------------------------------
 
-    def authenticate(self, token: str, *, workload_credential: str | None = None) -> Identity:
+    def authenticate(self, token: str, *, workload_credential: str | None = None,
+                     transaction_token: bool = False) -> Identity:
         """Verify a presented token with this guard's verifier; failures are audited.
 
         With ``workload_credential`` the caller is a workload: the token must name it as its
-        current actor (presenter binding, see :mod:`memguard.tokens.verifier`).
+        current actor (presenter binding, see :mod:`memguard.tokens.verifier`). With
+        ``transaction_token=True``, ``token`` is a Txn-Token that workload passes on inside its
+        trust domain (only when the verifier is configured for it).
         """
-        return self.kernel.authenticate(token, workload_credential=workload_credential)
+        return self.kernel.authenticate(token, workload_credential=workload_credential,
+                                        transaction_token=transaction_token)
 
     # -- writes -----------------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ remembers what it minted). Copying or pickling an identity is refused, so it can
 
 from __future__ import annotations
 
+import json
 import time
 import unicodedata
 import weakref
@@ -93,6 +94,8 @@ class Principal(BaseModel):
     subject_profile: tuple[str, ...] = ()
     #: the Transaction Token transaction id (``txn``) the token was exchanged under, if any
     txn: str | None = None
+    #: that Txn-Token's ``tctx`` / ``rctx`` as canonical JSON (memguard.tokens.txn_token), if any
+    txn_context: str | None = None
 
     @property
     def depth(self) -> int:
@@ -116,6 +119,7 @@ class Principal(BaseModel):
             "client_id": self.client_id,
             "jti": self.token_jti,
             **({"txn": self.txn} if self.txn else {}),
+            **({"txn_context": json.loads(self.txn_context)} if self.txn_context else {}),
         }
 
 

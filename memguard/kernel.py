@@ -51,6 +51,7 @@ from memguard.logging import get_logger
 from memguard.ports import Flow, WritePort
 from memguard.provenance import (
     Provenance,
+    ScanRecord,
     Source,
     Turn,
     sha256_digest,
@@ -62,6 +63,7 @@ from memguard.revocation import (
     RevocationSelector,
 )
 from memguard.scan.stage import ScanStage
+from memguard.scan.verdict import ScanContext
 from memguard.scope import (
     DefaultScopeResolver,
     FieldValue,
@@ -149,6 +151,8 @@ class Operation:
         self._fence: dict[str, set[str]] = {}
         #: fact ids this operation holds against concurrent writes in this process
         self._claims: set[str] = set()
+        #: scan verdicts of this operation by (stage, text, context): a text is scanned once
+        self._scanned: dict[tuple[int, str, ScanContext], ScanRecord] = {}
 
     # -- identity ---------------------------------------------------------------------------------
 
@@ -451,17 +455,29 @@ class Kernel:
 
     # -- identity ---------------------------------------------------------------------------------
 
-    def authenticate(self, token: str, *, workload_credential: str | None = None) -> Identity:
+    def authenticate(self, token: str, *, workload_credential: str | None = None,
+                     transaction_token: bool = False) -> Identity:
         """Verify a presented token with this kernel's verifier; failures are audited.
 
         With ``workload_credential`` the caller is a workload: the token must name it as its
-        current actor (presenter binding, see :mod:`memguard.tokens.verifier`).
+        current actor (presenter binding, see :mod:`memguard.tokens.verifier`). With
+        ``transaction_token`` the token is a Txn-Token that workload passes on, never an access
+        token (:meth:`memguard.tokens.verifier.IdentityVerifier.verify_transaction`).
         """
         with self.operation("authenticate", None, require_identity=False) as op:
             op.detail["token_digest"] = sha256_digest(
                 token.encode("utf-8", "replace") if isinstance(token, str) else b""
             )
-            if workload_credential is None:
+            if transaction_token:
+                op.detail["credential"] = "txn_token"
+                take = getattr(self.verifier, "verify_transaction", None)
+                if take is None or workload_credential is None:
+                    raise IdentityError("a transaction token needs its workload's credential",
+                                        code="identity.unbound")
+                identity = take(token, workload_credential)
+                if not isinstance(identity, Identity):
+                    raise IdentityError("verifier returned no identity", code="identity.missing")
+            elif workload_credential is None:
                 identity = self.verifier.verify(token)
             else:
                 bind = getattr(self.verifier, "verify_presented", None)

@@ -174,6 +174,9 @@ class WriterChain(BaseModel):
     #: the Transaction Token ``txn`` of the call chain that wrote it (draft-ietf-oauth-transaction-
     #: tokens); absent from the serialized record when there is none (older records keep digests)
     txn: str | None = Field(default=None, max_length=256, exclude_if=lambda v: v is None)
+    #: that Txn-Token's ``tctx`` / ``rctx`` (canonical, at most 2 KiB); absent when there are none,
+    #: so the records and digests of writes without them do not change
+    txn_context: dict[str, Any] | None = Field(default=None, exclude_if=lambda v: v is None)
 
     @classmethod
     def from_principal(cls, principal: Principal) -> WriterChain:
@@ -184,6 +187,7 @@ class WriterChain(BaseModel):
             client_id=principal.client_id,
             token_jti=principal.token_jti,
             txn=principal.txn,
+            txn_context=json.loads(principal.txn_context) if principal.txn_context else None,
         )
 
 

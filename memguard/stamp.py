@@ -198,22 +198,37 @@ def stamp(op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
 
 
 def scan_texts(op: Operation, requests: Sequence[StampRequest]) -> list[ScanRecord | None]:
-    """The scan stage: every request with text, scanned together; fails closed per fact."""
+    """The scan stage: every request with text, scanned together; fails closed per fact.
+
+    Within one operation a text is scanned once per (text, context, stage): an adapter that
+    stamps twice (decide before the backend call, again with the backend's ids, once more under
+    a trust cap) reuses the verdict the kernel itself recorded in this operation. The memo lives
+    on the operation, so a verdict never outlives the call that produced it."""
     stage = op.kernel.scan_stage
     if stage is None:
         return [None] * len(requests)
-    items = [
+    memo = op._scanned
+    keyed = [
         (i, r.text, ScanContext(r.namespace, r.source.kind, bool(r.derived_from)))
         for i, r in enumerate(requests)
         if r.text is not None
     ]
     out: list[ScanRecord | None] = [None] * len(requests)
+    fresh: dict[tuple[int, str, ScanContext], list[int]] = {}
+    for i, text, ctx in keyed:
+        key = (id(stage), text, ctx)
+        if key in memo:
+            out[i] = memo[key]
+        else:
+            fresh.setdefault(key, []).append(i)
     try:
-        records = stage.scan_batch([(text, ctx) for _, text, ctx in items])
+        records = stage.scan_batch([(text, ctx) for _, text, ctx in fresh])
     except Exception as exc:  # the stage itself broke: every fact is capped, never clean
-        records = [stage.error_record(f"scan.error:{type(exc).__name__}") for _ in items]
-    for (i, _, _), record in zip(items, records, strict=True):
-        out[i] = record
+        records = [stage.error_record(f"scan.error:{type(exc).__name__}") for _ in fresh]
+    for (key, indexes), record in zip(fresh.items(), records, strict=True):
+        memo[key] = record
+        for i in indexes:
+            out[i] = record
     for i, req in enumerate(requests):
         if req.text is None:  # a scanner is configured but the adapter sent no text
             out[i] = stage.error_record("scan.no_text")

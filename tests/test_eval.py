@@ -146,3 +146,19 @@ def test_another_scanner_can_be_measured_on_the_same_corpus() -> None:
     report = run_eval(rows, scope=None, scan_stage=ScanStage(FlagsEverything()), searches=1)
     assert report.detection == 1.0 and report.false_positive_rate == 1.0
     assert any("false positives" in f for f in report.failures())
+
+
+def test_revocation_coverage_is_measured_and_a_missed_descendant_fails(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from memguard import evaluate
+
+    rows = load_corpus(OWN)[:2] + load_corpus(OWN)[-2:]
+    report = run_eval(rows, scope=None, scan=False, searches=1)
+    assert report.revocation == {"expected": 60, "written": 60, "roots": 20, "descendants": 40,
+                                 "still_readable": 0}  # fmt: skip
+    # a revocation that does not reach the descendants (here: none at all) is a failure
+    monkeypatch.setattr(evaluate._Embedded, "revoke_domain", lambda self, host: None)
+    broken = run_eval(rows, scope=None, scan=False, searches=1)
+    assert broken.revocation is not None and broken.revocation["still_readable"] == 60
+    assert any("readable after their source was revoked" in f for f in broken.failures())

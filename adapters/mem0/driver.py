@@ -15,11 +15,11 @@ import mem0.memory.telemetry as _mem0_telemetry  # type: ignore[import-untyped]
 
 from memguard.errors import (
     ConfigurationError,
+    MemguardError,
     StoreError,
 )
 
-from .._toolkit import backend_error
-from .._toolkit import flow_step as _step
+from .._toolkit import backend_error, drive_async
 from .base import T, _Call, _Flow
 
 
@@ -73,29 +73,19 @@ def _drive(memory: Any, flow: _Flow[T]) -> T:
 
 
 async def _adrive(memory: Any, flow: _Flow[T]) -> T:
-    """Run a core flow against an ``AsyncMemory``: mem0's coroutines are awaited, the core's own
-    steps (ledger I/O) and mem0's sync parts run in a worker thread."""
-    send: Any = None
-    error: Exception | None = None
-    try:
-        while True:
-            done, value = await asyncio.to_thread(_step, flow, send, error)
-            if done:
-                return value  # type: ignore[no-any-return]
-            call: _Call = value
-            send, error = None, None
-            try:
-                if call.target == "memory":
-                    send = await getattr(memory, call.method)(*call.args, **call.kwargs)
-                else:
-                    send = await asyncio.to_thread(_perform, memory, call)
-            except Exception as exc:  # the one error table
-                error = backend_error("mem0", f"{call.target}.{call.method}", exc)
-    finally:
-        try:
-            flow.close()
-        except ValueError:  # still running in a worker thread after a cancellation
-            pass
+    """Run a core flow against an ``AsyncMemory`` (:func:`adapters._toolkit.drive_async`): mem0's
+    coroutines are awaited, the core's own steps (ledger I/O) and mem0's sync parts run in a
+    worker thread; a cancellation aborts what the flow staged, in a worker thread."""
+
+    async def perform(call: _Call) -> Any:
+        if call.target == "memory":
+            return await getattr(memory, call.method)(*call.args, **call.kwargs)
+        return await asyncio.to_thread(_perform, memory, call)
+
+    def error_of(call: _Call, exc: Exception) -> MemguardError:
+        return backend_error("mem0", f"{call.target}.{call.method}", exc)
+
+    return await drive_async(flow, perform, error_of)
 
 
 def _check_backend(memory: Any, allow_telemetry: bool) -> None:

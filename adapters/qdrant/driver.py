@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -20,7 +19,7 @@ from memguard.kernel import Kernel
 from memguard.provenance import Source, Turn
 from memguard.trust import TrustLevel
 
-from .._toolkit import backend_error
+from .._toolkit import backend_error, drive_async
 from .._toolkit import flow_step as _advance
 from .base import _T, SUPPORTED_VERSIONS, Flow, GuardedAttributeError, _Call
 from .payload import _PLACEMENTS
@@ -57,17 +56,10 @@ def _run(raw: Any, flow: Flow[_T]) -> _T:
 
 async def _run_async(raw: Any, flow: Flow[_T]) -> _T:
     # the kernel's steps (ledger I/O) run in a worker thread, the Qdrant calls on the event loop
-    done, value = await asyncio.to_thread(_advance, flow, None, None)
-    while not done:
-        call: _Call = value
-        try:
-            result = await getattr(raw, call.method)(**call.kwargs)
-        except Exception as exc:
-            done, value = await asyncio.to_thread(_advance, flow, None, _backend_error(call, exc))
-        else:
-            done, value = await asyncio.to_thread(_advance, flow, result, None)
-    out: _T = value
-    return out
+    async def perform(call: _Call) -> Any:
+        return await getattr(raw, call.method)(**call.kwargs)
+
+    return await drive_async(flow, perform, _backend_error)
 
 
 def _refuse_kwargs(kwargs: Mapping[str, Any]) -> None:

@@ -45,7 +45,7 @@ from memguard.aio import AsyncMemoryGuard
 from memguard.denials import request_credentials
 from memguard.errors import AccessDenied, InvalidRequest, MemguardError
 from memguard.events import AuditEvent, Decision
-from memguard.gateway.auth import WORKLOAD_HEADER, BearerOnlyMiddleware, bearer_token
+from memguard.gateway.auth import WORKLOAD_HEADER, BearerOnlyMiddleware, presented_credentials
 from memguard.gateway.errors import GatewayError
 from memguard.gateway.idempotency import Idempotency
 from memguard.gateway.limits import (
@@ -223,8 +223,10 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
         _token: Annotated[object, Security(_bearer)],
         _credential: Annotated[object, Security(_workload)],
     ) -> Identity:
-        token, credential = bearer_token(request.headers)
-        identity = await aguard.authenticate(token, workload_credential=credential)
+        given = presented_credentials(request.headers)  # a bearer token, or a Txn-Token
+        identity = await aguard.authenticate(given.token,
+                                             workload_credential=given.workload_credential,
+                                             transaction_token=given.transaction)
         await rates.admit(identity, route_action(request.method, request.url.path))
         if keys is not None:  # Idempotency-Key on writes (memguard/gateway/idempotency.py)
             await keys.admit_request(request, identity)
@@ -494,7 +496,7 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
         app.router.routes.append(ssf_route(stack.ssf, config.ssf.path))
     if mcp_server is not None:
         # the mcp package's own app, with its bearer middleware; its lifespan runs in ours
-        app.router.routes.append(Route(config.mcp.path, endpoint=PresentedCredential(mcp_app)))
+        app.router.routes.append(Route(config.mcp.path, endpoint=PresentedCredential(mcp_app, resource)))
 
     # -- the audit console and the API reference --------------------------------------------------
 

@@ -12,12 +12,15 @@ error code". RFC 9728 5.1: the challenge names this resource's metadata URL in `
 
 The workload credential (a JWT-SVID-style ``wit+jwt``) travels in the ``Workload-Identity-Token``
 header (the header name of the IETF WIMSE drafts); it is verified together with the token (presenter
-binding, :mod:`memguard.tokens.verifier`).
+binding, :mod:`memguard.tokens.verifier`). Inside a trust domain that is configured for it, a
+workload may instead pass on the Transaction Token of the call in the ``Txn-Token`` header
+(:func:`presented_credentials`, :class:`memguard.tokens.txn_token.ResourceTxnTokens`).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from urllib.parse import parse_qsl
 
 from starlette.datastructures import Headers
@@ -26,13 +29,17 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from memguard.gateway.challenge import bearer_challenge, metadata_url
 from memguard.gateway.errors import GatewayError
 from memguard.gateway.responses import error_response
+from memguard.tokens.txn_token import TXN_TOKEN_HEADER
 
 __all__ = [
+    "TXN_TOKEN_HEADER",
     "WORKLOAD_HEADER",
     "BearerOnlyMiddleware",
+    "Presented",
     "bearer_challenge",
     "bearer_token",
     "metadata_url",
+    "presented_credentials",
 ]
 
 WORKLOAD_HEADER = "Workload-Identity-Token"
@@ -70,6 +77,44 @@ def bearer_token(headers: Headers) -> tuple[str, str | None]:
     ):
         raise _refuse("malformed workload credential", code="bearer.invalid_token", status=401)
     return token, credential
+
+
+@dataclass(frozen=True, slots=True)
+class Presented:
+    """What a request authenticates with: an access token (``Authorization: Bearer``), or a
+    Txn-Token passed on inside its trust domain (``transaction``), and the workload credential."""
+
+    token: str
+    workload_credential: str | None
+    transaction: bool = False
+
+
+def presented_credentials(headers: Headers) -> Presented:
+    """The request's credentials, or a :class:`GatewayError`.
+
+    draft-ietf-oauth-transaction-tokens: a Txn-Token travels in the ``Txn-Token`` header. It does
+    not authenticate the caller, so the calling workload's own credential must come with it; and a
+    request carries an access token or a Txn-Token, never both (which one would it act as?).
+    """
+    txn = headers.getlist(TXN_TOKEN_HEADER.lower())
+    if not txn:
+        token, credential = bearer_token(headers)
+        return Presented(token, credential)
+    if len(txn) > 1:
+        raise _refuse("more than one transaction token")
+    if headers.getlist("authorization"):
+        raise _refuse("send an access token or a transaction token, not both")
+    value = txn[0].strip(" \t")
+    if not value or len(value) > MAX_CREDENTIAL or not _B64TOKEN.fullmatch(value):
+        raise _refuse("malformed transaction token", code="bearer.invalid_token", status=401)
+    creds = headers.getlist(WORKLOAD_HEADER.lower())
+    if len(creds) != 1:
+        raise _refuse("a transaction token needs the calling workload's credential",
+                      code="bearer.missing", status=401)
+    credential = creds[0].strip(" \t")
+    if not credential or len(credential) > MAX_CREDENTIAL or not _B64TOKEN.fullmatch(credential):
+        raise _refuse("malformed workload credential", code="bearer.invalid_token", status=401)
+    return Presented(value, credential, transaction=True)
 
 
 class BearerOnlyMiddleware:

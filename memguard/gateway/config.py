@@ -221,12 +221,51 @@ class TxnTokenTrust(_Section):
     jwks_file: str | None = None
     jwks_url: str | None = None
     algorithms: tuple[str, ...] = ("ES256", "EdDSA")
+    #: also take this trust domain's Txn-Tokens directly at the memory resource (``Txn-Token``
+    #: header), presented by one of ``callers`` with its own workload credential
+    at_resource: bool = False
+    #: the SPIFFE IDs of the workloads that may present them there
+    callers: tuple[str, ...] = ()
 
     @model_validator(mode="after")
     def _one_key_source(self) -> TxnTokenTrust:
         if sum(x is not None for x in (self.jwks, self.jwks_file, self.jwks_url)) != 1:
             raise ValueError("give exactly one of `jwks`, `jwks_file`, `jwks_url`")
+        if self.at_resource and not self.callers:
+            raise ValueError("`at_resource` needs the `callers` that may present the tokens")
         return self
+
+
+class IdJagIssuerConfig(_Section):
+    """An enterprise IdP whose Identity Assertion JWT Authorization Grants (ID-JAG) the token
+    service takes (memguard.tokens.id_jag; MCP enterprise-managed authorization)."""
+
+    issuer: str = Field(min_length=1, max_length=1024)
+    jwks: dict[str, Any] | None = None
+    jwks_file: str | None = None
+    jwks_url: str | None = None
+    algorithms: tuple[str, ...] = ("ES256", "RS256", "EdDSA")
+    #: the ``tenant`` every ID-JAG of this IdP must name (a multi-tenant issuer)
+    tenant: str | None = Field(default=None, min_length=1, max_length=1024)
+    #: client ids this IdP may issue grants for (empty: any authenticated client)
+    clients: tuple[str, ...] = ()
+    #: the most an ID-JAG of this IdP can grant (none: the ID-JAG's scope)
+    scopes: tuple[str, ...] | None = None
+
+    @model_validator(mode="after")
+    def _one_key_source(self) -> IdJagIssuerConfig:
+        if sum(x is not None for x in (self.jwks, self.jwks_file, self.jwks_url)) != 1:
+            raise ValueError("give exactly one of `jwks`, `jwks_file`, `jwks_url`")
+        return self
+
+
+class IdJagSection(_Section):
+    """``sts.id_jag``: the ID-JAG grant at ``/token``; the ID-JAGs' audience is ``sts.issuer``,
+    which must then differ from the gateway's resource (one audience per token use)."""
+
+    issuers: tuple[IdJagIssuerConfig, ...] = ()
+    #: lifetime of the access tokens issued for an ID-JAG (at most ``sts.max_ttl``)
+    access_ttl: int = Field(default=900, gt=0, le=86400)
 
 
 class StsSection(_Section):
@@ -256,6 +295,8 @@ class StsSection(_Section):
     #: The entity profile (``sub_profile``) of each actor in the ``act`` entries this service
     #: issues, by actor (SPIFFE) id: ``ai_agent``, ``service``, ...
     actor_profiles: dict[str, str] = {}
+    #: MCP enterprise-managed authorization: ID-JAGs of these IdPs are authorization grants
+    id_jag: IdJagSection = IdJagSection()
 
 
 class PolicySection(_Section):

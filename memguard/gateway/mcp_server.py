@@ -49,10 +49,16 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from memguard.aio import AsyncMemoryGuard
 from memguard.denials import adopt
 from memguard.errors import FactNotFound, IdentityError, MemguardError
-from memguard.gateway.auth import WORKLOAD_HEADER, bearer_token
+from memguard.gateway.auth import (
+    TXN_TOKEN_HEADER,
+    WORKLOAD_HEADER,
+    bearer_token,
+    presented_credentials,
+)
 from memguard.gateway.errors import GatewayError
 from memguard.gateway.limits import RateLimiter, principal_key
 from memguard.gateway.refusals import request_audit
+from memguard.gateway.responses import error_response
 from memguard.gateway.schemas import FACT_ID, FactOut, WriteOut
 from memguard.gateway.stack import GatewayStack
 from memguard.identity import Identity
@@ -66,22 +72,46 @@ __all__ = ["GuardTokenVerifier", "PresentedCredential", "build_mcp_server", "met
 _presented: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "memguard_workload_credential", default=None
 )
+_transaction: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "memguard_txn_token", default=False
+)
 
 IdentityFn = Callable[[Context[Any, Any]], Awaitable[Identity]]
 
 
 class PresentedCredential:
-    """ASGI wrapper: makes the request's workload credential visible to the token verifier."""
+    """ASGI wrapper: makes the request's workload credential visible to the token verifier.
 
-    def __init__(self, app: ASGIApp) -> None:
+    A request with a ``Txn-Token`` header (a Transaction Token passed on inside its trust domain,
+    memguard.gateway.auth) is checked here first: it must carry the calling workload's credential
+    and no ``Authorization`` header (else 400/401). The ``mcp`` package authenticates bearer tokens
+    only, so the Txn-Token is handed to it as the request's bearer, and the verifier (and each
+    tool) take it as a Txn-Token -- never as an access token: a request whose own
+    ``Authorization`` header came with a ``Txn-Token`` never gets this far."""
+
+    def __init__(self, app: ASGIApp, resource: str | None = None) -> None:
         self.app = app
+        self.resource = resource
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        value = Headers(scope=scope).get(WORKLOAD_HEADER) if scope["type"] == "http" else None
+        headers = Headers(scope=scope) if scope["type"] == "http" else None
+        value = headers.get(WORKLOAD_HEADER) if headers is not None else None
+        mode = False
+        if headers is not None and TXN_TOKEN_HEADER.lower() in headers:
+            try:
+                given = presented_credentials(headers)
+            except GatewayError as exc:
+                await error_response(exc, self.resource or "")(scope, receive, send)
+                return
+            scope = {**scope, "headers": [*scope["headers"], (
+                b"authorization", f"Bearer {given.token}".encode("latin-1"))]}
+            mode = True
         token = _presented.set(value.strip() if value else None)
+        txn = _transaction.set(mode)
         try:
             await self.app(scope, receive, send)
         finally:
+            _transaction.reset(txn)
             _presented.reset(token)
 
 
@@ -95,7 +125,8 @@ class GuardTokenVerifier:
 
     async def verify_token(self, token: str) -> AccessToken | None:
         try:
-            identity = await self.guard.authenticate(token, workload_credential=_presented.get())
+            identity = await self.guard.authenticate(token, workload_credential=_presented.get(),
+                                                     transaction_token=_transaction.get())
         except MemguardError:
             return None
         p = identity.principal
@@ -162,6 +193,11 @@ def http_identity(guard: AsyncMemoryGuard) -> IdentityFn:
         if headers is None:
             raise IdentityError("no credentials", code="identity.missing")
         raw = Headers(headers=dict(headers))
+        txn = raw.get(TXN_TOKEN_HEADER)
+        if txn is not None:  # PresentedCredential let it in: a Txn-Token and its workload, only
+            credential = raw.get(WORKLOAD_HEADER)
+            return await guard.authenticate(txn.strip(), workload_credential=(
+                credential.strip() if credential else None), transaction_token=True)
         try:
             token, credential = bearer_token(raw)
         except GatewayError as exc:

@@ -127,6 +127,9 @@ def _credentials(scope: Scope) -> dict[str, str]:
     tokens = [v.partition(" ")[2].strip() for v in headers.getlist("authorization")]
     if tokens and tokens[0]:
         out["token_digest"] = _digest(tokens[0])
+    txn = headers.getlist("txn-token")
+    if txn:
+        out["txn_token_digest"] = _digest(txn[0].strip())
     credentials = headers.getlist("workload-identity-token")
     if credentials:
         out["workload_credential_digest"] = _digest(credentials[0].strip())

@@ -53,7 +53,8 @@ from memguard.tokens.verifier import IdentityVerifier
 if TYPE_CHECKING:
     from memguard.gateway.receipts import ReceiptIssuer
     from memguard.gateway.ssf import SsfReceiver
-    from memguard.tokens.txn_token import TxnTokenService
+    from memguard.tokens.id_jag import IdJagIssuer
+    from memguard.tokens.txn_token import ResourceTxnTokens, TxnTokenService
 
 __all__ = ["GatewayStack", "LazyStore", "gateway_identity", "open_ledger", "open_stack"]
 
@@ -360,6 +361,10 @@ def _identity_config(
         from memguard.gateway.ssf import ssf_audience
 
         uses["security events"] = [ssf_audience(config)]
+    if config.sts.transaction_tokens:  # a Txn-Token's audience is its trust domain
+        uses["transaction tokens"] = [t.trust_domain for t in config.sts.transaction_tokens]
+    if config.sts.enabled and config.sts.id_jag.issuers and sts is not None:
+        uses["identity assertion grants"] = [sts.issuer]
     check_distinct(uses)
     known = {(g["actor"], g["on_behalf_of"]) for g in data.get("delegation", [])}
     data["delegation"] = [*data.get("delegation", []),
@@ -452,7 +457,8 @@ def gateway_identity(
             extra_issuers={k: v for k, v in external.items() if k != sts_issuer},
             token_endpoint=config.token_endpoint, presenter_audience=config.presenter_audience,
             txn_tokens=_txn_token_services(config, clock),
-            actor_profiles=config.sts.actor_profiles, clock=clock,
+            actor_profiles=config.sts.actor_profiles, id_jag=_id_jag_issuers(config, clock),
+            id_jag_ttl=config.sts.id_jag.access_ttl, clock=clock,
         )
         if config.sts.spiffe_trust_domains:
             sts.spiffe_clients = _spiffe_clients(config, sts, clock)
@@ -467,6 +473,31 @@ def _txn_token_services(config: GatewayConfig, clock: Callable[[], float]) -> li
     return [TxnTokenService(t.trust_domain, frozenset(t.algorithms),
                             config_key_source(t, config, clock), t.issuer)
             for t in config.sts.transaction_tokens]
+
+
+def _resource_txn_tokens(config: GatewayConfig,
+                         clock: Callable[[], float]) -> ResourceTxnTokens | None:
+    """Txn-Tokens taken directly at the resource (``at_resource``), from their ``callers``."""
+    from memguard.tokens.txn_token import ResourceTxnTokens, TxnTokenVerifier
+
+    entries = [t for t in config.sts.transaction_tokens if t.at_resource]
+    if not entries:
+        return None
+    services = {s.trust_domain: s for s in _txn_token_services(config, clock)
+                if s.trust_domain in {t.trust_domain for t in entries}}
+    return ResourceTxnTokens(TxnTokenVerifier(services, clock=clock),
+                             {t.trust_domain: frozenset(t.callers) for t in entries})
+
+
+def _id_jag_issuers(config: GatewayConfig, clock: Callable[[], float]) -> list[IdJagIssuer]:
+    """The enterprise IdPs whose ID-JAGs are authorization grants (memguard.tokens.id_jag)."""
+    from memguard.gateway.ssf import config_key_source
+    from memguard.tokens.id_jag import IdJagIssuer
+
+    return [IdJagIssuer(i.issuer, frozenset(i.algorithms), config_key_source(i, config, clock),
+                        tenant=i.tenant, clients=frozenset(i.clients),
+                        scopes=frozenset(i.scopes) if i.scopes is not None else None)
+            for i in config.sts.id_jag.issuers]
 
 
 def _spiffe_clients(
@@ -515,6 +546,7 @@ def _open(
 
     sts, identity = gateway_identity(config, replay=replay, sink=sink, clock=clock)
     verifier = IdentityVerifier(identity, clock=clock)
+    verifier.transactions = _resource_txn_tokens(config, clock)
     policy: PolicyResolver | None = None
     if scope is None and config.policy.path is not None:
         policy = PolicyResolver.from_path(config.path(config.policy.path), clock=clock,

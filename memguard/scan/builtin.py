@@ -8,16 +8,23 @@ import re
 from collections.abc import Iterable
 
 from memguard.scan.decode import HEX_SPACE, ROT13_WORD, decoded_texts
-from memguard.scan.match import RuleSet
+from memguard.scan.match import RuleSet, Work
 from memguard.scan.rules import DECODE_LEAD, RULES
 from memguard.scan.unicode import reveal
 from memguard.scan.verdict import Label, ScanContext, Verdict
 
-__all__ = ["MALICIOUS_AT", "SUSPICIOUS_AT", "RuleScanner"]
+__all__ = ["MALICIOUS_AT", "MAX_DEPTH", "MAX_TEXT", "SUSPICIOUS_AT", "RuleScanner"]
 
 SUSPICIOUS_AT = 0.5
 MALICIOUS_AT = 0.8
 _MAX_REASONS = 12
+#: a text longer than this is scanned in its first and last halves of it, and the verdict says
+#: ``scan.truncated`` (never clean)
+MAX_TEXT = 1 << 16
+#: how deep encodings are unwrapped (base64 of hex of rot13 is three layers)
+MAX_DEPTH = 3
+TRUNCATED = "scan.truncated"
+_MAX_LAYERS = 16
 # zero-width characters inside a Latin word (emoji ZWJ sequences and ZWNJ in Indic or Persian
 # words are legitimate; splitting "ignore" into i-g-n-o-r-e is not)
 _ZW_IN_WORD = re.compile("(?<=[A-Za-z0-9 ,.:_(=\"'])[\u200b\u200c\u200d\u2060\ufeff\u180e](?=[A-Za-z0-9 ,.:_(=\"'])")
@@ -33,11 +40,11 @@ def rule_set() -> RuleSet:
     return RuleSet([*(rule.pattern for rule in RULES), DECODE_LEAD.pattern, HEX_SPACE, ROT13_WORD])
 
 
-def _hits(texts: Iterable[str], prefix: str = "") -> dict[str, float]:
+def _hits(texts: Iterable[str], work: Work, prefix: str = "") -> dict[str, float]:
     """The rules matching any of ``texts`` (lower-cased here), keyed ``prefix + rule id``."""
     out: dict[str, float] = {}
     for text in texts:
-        for index in rule_set().matching(text.lower()):
+        for index in rule_set().matching(text.lower(), work):
             if index < _DECODE_LEAD:
                 rule = RULES[index]
                 out[prefix + rule.id] = rule.weight
@@ -61,18 +68,26 @@ class RuleScanner:
 
     def scan(self, text: str, context: ScanContext | None = None) -> Verdict:
         """Score ``text``; ``context`` is accepted for the protocol (the rules ignore the channel)."""
+        return self.inspect(text)[0]
+
+    def inspect(self, text: str) -> tuple[Verdict, Work]:
+        """The verdict on ``text`` and the work it took (characters read, match attempts, whole-
+        text searches, whether a cap cut the scan short: then the verdict is never clean)."""
         if not isinstance(text, str):
             raise TypeError("text must be a string")
+        work = Work()
+        if len(text) > MAX_TEXT:
+            half = MAX_TEXT // 2
+            text = text[:half] + "\n" + text[-half:]
+            work.truncated = True
         lowered = text.lower()
-        matched = rule_set().matching(lowered)
+        matched = rule_set().matching(lowered, work)
         hits = {RULES[i].id: RULES[i].weight for i in matched if i < _DECODE_LEAD}
         if not text.isascii():
-            self._unicode(text, hits)
-        decoded = decoded_texts(
-            text, hex_space=_HEX_SPACE in matched, rot13_word=_ROT13_WORD in matched
-        )
+            self._unicode(text, hits, work)
+        decoded = self._decoded(text, matched, work)
         if decoded:
-            inner = _hits(decoded, "decoded:")
+            inner = _hits(decoded, work, "decoded:")
             if any(w >= 0.5 for w in inner.values()):
                 hits["encoded.instruction"] = 0.9
             elif any(len(d.split()) >= 4 for d in decoded if d not in text):
@@ -81,10 +96,33 @@ class RuleScanner:
             hits.update(inner)
         if _DECODE_LEAD in matched:
             hits["encoded.decode_lead"] = 0.5
-        return self._verdict(hits)
+        if work.truncated:
+            hits[TRUNCATED] = 0.5
+        return self._verdict(hits, work.truncated), work
 
     @staticmethod
-    def _unicode(text: str, hits: dict[str, float]) -> None:
+    def _decoded(text: str, matched: set[int], work: Work) -> list[str]:
+        """What encoded runs in ``text`` decode to, down to :data:`MAX_DEPTH` layers (a decoding
+        that is itself an encoded run, or readable text holding one); every decoded character is
+        charged to ``work``, and past its cap decoding stops (truncated)."""
+        out: list[str] = []
+        layers: list[str] = []
+        found = decoded_texts(
+            text, hex_space=_HEX_SPACE in matched, rot13_word=_ROT13_WORD in matched, layers=layers
+        )
+        for depth in range(MAX_DEPTH):
+            readable = [d for d in found if work.take_chars(len(d))]
+            deeper = [d for d in layers[:_MAX_LAYERS] if work.take_chars(len(d))]
+            out.extend(readable)
+            if depth + 1 == MAX_DEPTH or not (readable or deeper):
+                break
+            found, layers = [], []
+            for t in readable + deeper:  # (rot13 of a rot13 decoding is a text already in `out`)
+                found += [d for d in decoded_texts(t, layers=layers) if d not in out and d != text]
+        return out
+
+    @staticmethod
+    def _unicode(text: str, hits: dict[str, float], work: Work) -> None:
         """Invisible and look-alike characters (only non-ASCII text can hold them)."""
         shown = _FLAG_TAGS.sub("", text) if "\U0001f3f4" in text else text
         hidden = reveal(shown)
@@ -97,11 +135,11 @@ class RuleScanner:
         if hidden.mixed_script_words >= 2:
             hits["unicode.mixed_script"] = 0.55
         if hidden.texts:
-            for key, weight in _hits(hidden.texts, "hidden:").items():
+            for key, weight in _hits(hidden.texts, work, "hidden:").items():
                 if key[7:] not in hits:
                     hits[key] = weight
 
-    def _verdict(self, hits: dict[str, float]) -> Verdict:
+    def _verdict(self, hits: dict[str, float], truncated: bool) -> Verdict:
         remaining = 1.0
         for weight in hits.values():
             remaining *= 1.0 - weight
@@ -109,6 +147,8 @@ class RuleScanner:
         if score >= self.malicious_at:
             label = Label.MALICIOUS
         elif score >= self.suspicious_at:
+            label = Label.SUSPICIOUS
+        elif truncated:  # what was not read may hold anything: never clean, whatever the thresholds
             label = Label.SUSPICIOUS
         else:
             label = Label.CLEAN

@@ -20,6 +20,10 @@ _PCT = re.compile(r"%[0-9A-Fa-f]{2}")
 # rot13 of frequent English function words: "the", "and", "you", "to", "of", "is", "for", "your"
 _ROT13_WORDS = re.compile(r"\b(?:gur|naq|lbh|gb|bs|vf|sbe|lbhe|jvgu|guvf)\b", re.IGNORECASE)
 _MAX_DECODES = 16
+_B64_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-"
+#: every byte of a base64 run becomes "a", every other byte " ": a run of 24 is then a substring
+_RUN_MAP = bytes(ord("a") if b in _B64_ALPHABET else ord(" ") for b in range(256))
+_RUN = b"a" * 24
 
 
 # What the scanner's one automaton pass (memguard.scan.builtin) also looks for, so that the
@@ -39,6 +43,15 @@ def _readable(data: str) -> bool:
     return printable >= 0.95 * len(data) and letters >= 0.6 * len(data) and " " in data
 
 
+#: a decoding that is itself an encoded run (base64 of base64, base64 of hex): one token of the
+#: base64 or hex alphabet, kept to be decoded one layer further
+_LAYER = re.compile(r"[A-Za-z0-9+/_=:-]{16,}")
+
+
+def _layer(data: str) -> bool:
+    return _LAYER.fullmatch(data) is not None
+
+
 def _utf8(raw: bytes) -> str | None:
     try:
         return raw.decode("utf-8")
@@ -46,18 +59,28 @@ def _utf8(raw: bytes) -> str | None:
         return None
 
 
-def decoded_texts(text: str, *, hex_space: bool = True, rot13_word: bool = True) -> list[str]:
+def decoded_texts(
+    text: str,
+    *,
+    hex_space: bool = True,
+    rot13_word: bool = True,
+    layers: list[str] | None = None,
+) -> list[str]:
     """Readable texts hidden in ``text`` as base64, hex, URL encoding or rot13 (at most 16).
 
     ``hex_space=False`` or ``rot13_word=False`` say the caller has seen that ``text`` holds no
     :data:`HEX_SPACE` or no :data:`ROT13_WORD` match, so those decoders cannot find anything.
+    ``layers`` collects decodings that are themselves one encoded run (at most 16), for the caller
+    to decode one layer further.
     """
     out: list[str] = []
-    tokens = text.split()
-    longest = max(map(len, tokens), default=0)
-    # a base64 run holds no whitespace, so it lies inside one long token (scanning only those
-    # tokens finds the same runs: the lookbehind sees whitespace or the token's start)
-    for token in (t for t in tokens if len(t) >= 24) if longest >= 24 else ():
+    # a base64 run is 24 characters of its alphabet in a row: looked for with C byte operations
+    # (its characters are ASCII, so UTF-8 keeps them one byte each), searched for only if present
+    has_run = _RUN in text.encode("utf-8", "surrogatepass").translate(_RUN_MAP)
+    for token in text.split() if has_run else ():
+        if len(token) < 24:
+            continue
+        # a run holds no whitespace, so it lies inside one token (the lookbehind sees the same)
         for m in _B64.finditer(token):
             if len(out) >= _MAX_DECODES:
                 return out
@@ -72,6 +95,8 @@ def decoded_texts(text: str, *, hex_space: bool = True, rot13_word: bool = True)
             decoded = _utf8(raw)
             if decoded is not None and _readable(decoded):
                 out.append(decoded)
+            elif decoded is not None and layers is not None and len(layers) < _MAX_DECODES and _layer(decoded):
+                layers.append(decoded)
     for m in _HEX.finditer(text) if hex_space else ():
         if len(out) >= _MAX_DECODES:
             return out
@@ -82,6 +107,8 @@ def decoded_texts(text: str, *, hex_space: bool = True, rot13_word: bool = True)
             continue
         if decoded is not None and _readable(decoded):
             out.append(decoded)
+        elif decoded is not None and layers is not None and len(layers) < _MAX_DECODES and _layer(decoded):
+            layers.append(decoded)
     if text.count("%") >= 3 and len(_PCT.findall(text)) >= 3:
         unquoted = urllib.parse.unquote(text)
         if unquoted != text:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any, NamedTuple
@@ -23,14 +24,40 @@ import ahocorasick  # type: ignore[import-not-found]  # ships no type informatio
 
 from memguard.scan.anchors import branches, factor, literal_prefixes, split_lead
 
-__all__ = ["ATTEMPTS", "LEAD_WINDOW", "RuleSet"]
+__all__ = ["ATTEMPTS", "LEAD_WINDOW", "MAX_ATTEMPTS", "MAX_CHARS", "MAX_SEARCHES", "RuleSet", "Work"]
 
 #: anchored attempts per branch and text before the branch is searched over the whole text once
 ATTEMPTS = 32
+#: the hard caps on the work of one scan (every text it matches: the fact, what invisible Unicode
+#: hides, what encodings decode to): characters read by the automaton, anchored match attempts
+#: (each bounded by its branch: a line, a gap), whole-text searches. Past a cap matching stops and
+#: the scan is ``truncated``, which the scanner never reports as clean.
+MAX_CHARS = 1 << 18
+MAX_ATTEMPTS = 4096
+MAX_SEARCHES = 8
+
+
+@dataclass(slots=True)
+class Work:
+    """What one scan spent against the caps, and whether a cap stopped it."""
+
+    chars: int = 0
+    attempts: int = 0
+    searches: int = 0
+    truncated: bool = False
+
+    def take_chars(self, n: int) -> bool:
+        """Charge reading ``n`` characters; ``False`` (and truncated) past :data:`MAX_CHARS`."""
+        if self.chars + n > MAX_CHARS:
+            self.truncated = True
+            return False
+        self.chars += n
+        return True
 #: a factor is used when the body may run this much or more before it (a shorter, fixed gap
 #: makes the anchored match attempt cheap already)
 FACTOR_GAP = 8
 _NO_BOUND = 1 << 62
+_SPENT = 1 << 30
 #: how far back from an anchor a lead of unbounded width (``[\w.+-]+`` before ``@``) is followed
 LEAD_WINDOW = 4096
 _ZERO_WIDTH = (sre.AT, sre.ASSERT, sre.ASSERT_NOT)
@@ -96,10 +123,6 @@ def _lead_start(text: str, start: int, reach: int) -> int:
     while start > 0 and text[start - 1].isspace():  # a lead's trailing \s* (rarely more than one)
         start -= 1
     return max(0, start - reach)
-
-
-def _is_word(char: str) -> bool:
-    return char.isalnum() or char == "_"
 
 
 def _automaton(
@@ -175,10 +198,17 @@ class RuleSet:
             {p for p in every if p.isascii()}, keyed, bounded, factor_keys
         )
         self.keys = len(every)
+        self._branches = numbered
 
-    def matching(self, text: str) -> set[int]:
-        """The indices of the patterns that match somewhere in ``text``."""
+    def matching(self, text: str, work: Work | None = None) -> set[int]:
+        """The indices of the patterns that match somewhere in ``text``.
+
+        ``work`` is charged for the reading, the attempts and the searches; past a cap what was
+        found so far is returned and ``work.truncated`` is set (a fresh :class:`Work` when none)."""
+        work = Work() if work is None else work
         found: set[int] = set()
+        if not work.take_chars(len(text)):
+            return found
         automaton = self._ascii_automaton if text.isascii() else self._automaton
         hits = list(automaton.iter(text))
         seen: dict[int, list[int]] = {}
@@ -190,15 +220,32 @@ class RuleSet:
                     seen[fid] = [end - back]
         for positions in seen.values():
             positions.sort()
-        tries: dict[int, int] = {}
-        spent: set[int] = set()
+        # attempts per branch so far; _SPENT once the branch was searched whole (or could not be)
+        tries = [0] * self._branches
+        attempts, cap = work.attempts, MAX_ATTEMPTS
         for end, (back, plain, every, _) in hits:
             start = end - back
             candidates = plain
-            if every is not None and not (start and _is_word(text[start - 1])):
-                candidates = every
+            if every is not None:
+                before = text[start - 1] if start else " "
+                if not (before.isalnum() or before == "_"):
+                    candidates = every
             for rule, number, search, match, lead, reach, window in candidates:
-                if rule in found or number in spent:
+                if rule in found:
+                    continue
+                tried = tries[number]
+                if tried >= ATTEMPTS:
+                    if tried == _SPENT:
+                        continue
+                    # a text built to make one branch fail at many anchors (each attempt may run
+                    # to the end of a line) gets one whole-text search instead: exact, and linear
+                    tries[number] = _SPENT
+                    if work.searches >= MAX_SEARCHES:
+                        work.truncated = True
+                        continue
+                    work.searches += 1
+                    if search(text) is not None:
+                        found.add(rule)
                     continue
                 if window is not None:
                     fid, low, high = window
@@ -208,19 +255,17 @@ class RuleSet:
                     at = bisect_left(places, start + low)
                     if at == len(places) or places[at] > start + high:
                         continue
-                # a text built to make one branch fail at many anchors (each attempt may run to
-                # the end of a line) gets one whole-text search instead: exact, and linear
-                if tries.get(number, 0) >= ATTEMPTS:
-                    spent.add(number)
-                    if search(text) is not None:
-                        found.add(rule)
-                    continue
-                tries[number] = tries.get(number, 0) + 1
+                if attempts >= cap:
+                    work.attempts, work.truncated = attempts, True
+                    return found
+                attempts += 1
+                tries[number] = tried + 1
                 if match(text, start) is None:
                     continue
                 if lead is not None and lead(text, _lead_start(text, start, reach), start) is None:
                     continue
                 found.add(rule)
+        work.attempts = attempts
         for index, compiled in self.unanchored:
             if index not in found and compiled.search(text):
                 found.add(index)

@@ -29,6 +29,7 @@ from memguard.tokens.rfc7517 import KeySource
 from memguard.tokens.rfc7519 import check_leeway, check_times, single_audience
 from memguard.tokens.rfc9493 import attested_subject
 from memguard.tokens.tenancy import TenancyMap
+from memguard.tokens.txn_token import transaction_context
 from memguard.tokens.uses import ACCESS_TYPES
 
 __all__ = ["AT_JWT_TYPES", "AccessTokenVerifier", "TrustedIssuer", "VerifiedAccessToken", "actor_chain"]
@@ -119,6 +120,7 @@ class AccessTokenVerifier:
             subject_profile=parse_profile(claims.get("sub_profile")),
             txn=check_identifier(claims["txn"], "txn", code="identity.bad_claims")
             if claims.get("txn") is not None else None,
+            txn_context=transaction_context(claims),
         )
         return VerifiedAccessToken(principal=principal, expires_at=exp, claims=claims,
                                    issuer=trusted)

@@ -23,7 +23,8 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from memguard.errors import ConfigurationError
-from memguard.tokens.rfc8693 import TokenExchangeError
+from memguard.tokens.id_jag import ID_JAG_PROFILE, JWT_BEARER_GRANT
+from memguard.tokens.rfc8693 import GRANT_TYPE, TokenExchangeError
 from memguard.tokens.sts import SecurityTokenService
 
 __all__ = ["create_app", "serve_local"]
@@ -68,14 +69,18 @@ def create_app(sts: SecurityTokenService) -> Starlette:
 
     async def metadata(request: Request) -> Response:
         base = str(request.base_url).rstrip("/")
-        return JSONResponse({
+        body: dict[str, object] = {
             "issuer": sts.issuer,
             "token_endpoint": f"{base}/token",
             "jwks_uri": f"{base}/.well-known/jwks.json",
             "grant_types_supported": ["urn:ietf:params:oauth:grant-type:token-exchange"],
             "token_endpoint_auth_methods_supported": ["private_key_jwt"],
             "token_endpoint_auth_signing_alg_values_supported": ["ES256", "EdDSA"],
-        })
+        }
+        if sts.id_jag is not None:  # MCP enterprise-managed authorization, 6 Discovery
+            body["grant_types_supported"] = [GRANT_TYPE, JWT_BEARER_GRANT]
+            body["authorization_grant_profiles_supported"] = [ID_JAG_PROFILE]
+        return JSONResponse(body)
 
     return Starlette(routes=[
         Route("/token", token, methods=["POST"]),

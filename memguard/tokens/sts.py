@@ -34,6 +34,13 @@ from memguard.provenance import sha256_digest
 from memguard.tokens.config import DelegationGrant
 from memguard.tokens.denylist import DenyCheck, TokenFacts
 from memguard.tokens.entity_profiles import format_profile, parse_profile
+from memguard.tokens.id_jag import (
+    JWT_BEARER_GRANT,
+    IdJagIssuer,
+    IdJagRequest,
+    IdJagVerifier,
+    parse_id_jag_request,
+)
 from memguard.tokens.presenter import check_presenter
 from memguard.tokens.rfc7517 import key_fits, public_jwk
 from memguard.tokens.rfc7523 import (
@@ -202,6 +209,8 @@ class SecurityTokenService:
         presenter_audience: str | None = None,
         txn_tokens: Sequence[TxnTokenService] = (),
         actor_profiles: Mapping[str, str] | None = None,
+        id_jag: Sequence[IdJagIssuer] = (),
+        id_jag_ttl: int = 900,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.issuer = check_identifier(issuer, "issuer")
@@ -231,9 +240,20 @@ class SecurityTokenService:
         #: the entity profile (``sub_profile``) each actor's ``act`` entry gets, by actor id
         self.actor_profiles = {k: format_profile(parse_profile(v, "actor_profiles"))
                                for k, v in (actor_profiles or {}).items()}
-        #: the issuers (and Txn-Token trust domains) whose subjects this service exchanges, and so
-        #: names in ``sub_id``
-        self.attests = frozenset(external) | frozenset(t.trust_domain for t in txn_tokens)
+        for idp in id_jag:  # (IdP, sub) must never name this service's or a trust domain's user
+            if idp.issuer == issuer or idp.issuer in {t.trust_domain for t in txn_tokens}:
+                raise ConfigurationError(f"id_jag: identity provider `{idp.issuer}` is this token "
+                                         "service or a transaction-token trust domain")
+        #: ID-JAGs (memguard.tokens.id_jag) of these enterprise IdPs are authorization grants;
+        #: their audience is this service's issuer, its own token use
+        self.id_jag = IdJagVerifier({i.issuer: i for i in id_jag}, audience=self.issuer,
+                                    resources=self.audiences, leeway=leeway,
+                                    clock=clock) if id_jag else None
+        self.id_jag_ttl = id_jag_ttl
+        #: the issuers (Txn-Token trust domains, ID-JAG IdPs) whose subjects this service issues
+        #: tokens for, and so names in ``sub_id``
+        self.attests = (frozenset(external) | frozenset(t.trust_domain for t in txn_tokens)
+                        | frozenset(i.issuer for i in id_jag))
         issuers = {issuer: TrustedIssuer(issuer, frozenset({alg}), self.access_keys, self.attests),
                    **external}
         # Subject tokens: any audience this STS serves, or the STS itself.
@@ -260,13 +280,16 @@ class SecurityTokenService:
     def set_token_endpoint(self, url: str) -> None:
         """The token endpoint URL: the audience of client assertions and actor tokens (RFC 7523 3),
         with the issuer when no other use claims the issuer's name."""
-        others = self.audiences | {self.presenter_audience}
+        # with ID-JAGs enabled the issuer is their audience (draft 4.4.1), no other use's
+        id_jag = [self.issuer] if self.id_jag is not None else []
+        others = self.audiences | {self.presenter_audience} | set(id_jag)
         self.token_endpoint = url
         self.token_audiences = frozenset({url} | ({self.issuer} - others))
         check_distinct({
             "access tokens": self.audiences,
             "presenter credentials": [self.presenter_audience],
             "the token endpoint": self.token_audiences,
+            "identity assertion grants": id_jag,
         })
         self.clients.audiences = self.token_audiences
         if self.spiffe_clients is not None:
@@ -352,7 +375,10 @@ class SecurityTokenService:
         """Handle a token request; returns the JSON response or raises ``TokenExchangeError``."""
         detail: dict[str, Any] = {}
         try:
-            response = self._exchange(form, detail)
+            if form.get("grant_type") == [JWT_BEARER_GRANT]:
+                response = self._id_jag_grant(form, detail)
+            else:
+                response = self._exchange(form, detail)
         except TokenExchangeError as exc:
             self._record(Decision.DENY, f"{exc.error}:{exc.reason}", detail)
             raise
@@ -387,7 +413,7 @@ class SecurityTokenService:
         principal = Principal(
             subject=txn.subject, token_jti=check_identifier(jti, "jti") if jti is not None
             else sha256_digest(token.encode()), scopes=txn.scopes,
-            subject_profile=txn.subject_profile, txn=txn.txn)
+            subject_profile=txn.subject_profile, txn=txn.txn, txn_context=txn.context)
         service = self.txn_verifier.services[txn.subject.issuer]
         return VerifiedAccessToken(principal=principal, expires_at=txn.expires_at,
                                    claims=txn.claims,
@@ -400,7 +426,7 @@ class SecurityTokenService:
         if self._sink is not None:
             self._sink(event)
 
-    def _authenticate_client(self, req: ExchangeRequest) -> str:
+    def _authenticate_client(self, req: ExchangeRequest | IdJagRequest) -> str:
         if req.client_assertion is None:
             raise TokenExchangeError("invalid_client", "client_assertion")
         try:
@@ -441,6 +467,55 @@ class SecurityTokenService:
             scopes = frozenset(grant.scopes)
             allowed = scopes if allowed is None else allowed & scopes
         return allowed
+
+    def _id_jag_grant(self, form: Mapping[str, list[str]], detail: dict[str, Any]) -> dict[str, Any]:
+        """RFC 7523 2.1 with an ID-JAG (memguard.tokens.id_jag): an access token for the user the
+        enterprise IdP names, for the authenticated client, audience-restricted to the resource."""
+        detail["grant"] = "id-jag"
+        if self.id_jag is None:
+            raise TokenExchangeError("unsupported_grant_type", "no identity provider is trusted")
+        req = parse_id_jag_request(form)
+        client_id = self._authenticate_client(req)
+        detail["client_id"] = client_id
+        if self.admit_client is not None:
+            self.admit_client(client_id)
+        detail["assertion_digest"] = sha256_digest(req.assertion.encode())
+        try:
+            grant = self.id_jag.verify(req.assertion, client_id=client_id)
+        except IdentityError as exc:
+            raise TokenExchangeError("invalid_grant", f"assertion {exc.code}") from None
+        subject = grant.subject
+        detail.update(subject=subject.subject, subject_issuer=subject.issuer,
+                      resource=grant.resource, assertion_jti=grant.jti)
+        if req.resource is not None and req.resource != grant.resource:
+            raise TokenExchangeError("invalid_target", "resource is not the assertion's")
+        if self.denylist is not None:
+            try:
+                denied = self.denylist.check(TokenFacts.of(
+                    grant.claims, token_issuer=subject.issuer, subject=subject, actors=[],
+                    jti=grant.jti))
+            except IdentityError as exc:
+                raise TokenExchangeError("invalid_grant", f"assertion {exc.code}") from None
+            if denied is not None:
+                raise TokenExchangeError("invalid_grant", "assertion identity.revoked")
+        allowed = self.id_jag.allowed_scopes(grant)
+        scopes = req.scopes if req.scopes is not None else grant.scopes  # never narrowed
+        if not scopes or not scopes <= allowed:
+            raise TokenExchangeError("invalid_scope", "scope not within the assertion's")
+        now = int(self._clock())
+        if not self.clients.replay.use(f"idjag\x00{subject.issuer}\x00{grant.jti}",
+                                       grant.expires_at + self.leeway, now):
+            raise TokenExchangeError("invalid_grant", "assertion identity.replayed")
+        exp = now + min(self.id_jag_ttl, self.max_ttl)
+        claims = {
+            "iss": self.issuer, "sub": subject.subject, "sub_id": subject_identifier(subject),
+            "aud": grant.resource, "iat": now, "exp": exp, "jti": secrets.token_urlsafe(16),
+            "client_id": client_id, "scope": " ".join(sorted(scopes)),
+        }
+        token = self.access_keys.sign(claims, "at+jwt")
+        detail["issued_jti"] = claims["jti"]
+        return {"access_token": token, "issued_token_type": ACCESS_TOKEN_TYPE,
+                "token_type": "Bearer", "expires_in": exp - now, "scope": claims["scope"]}
 
     def _exchange(self, form: Mapping[str, list[str]], detail: dict[str, Any]) -> dict[str, Any]:
         req = parse_exchange_request(form)
@@ -537,6 +612,8 @@ class SecurityTokenService:
         if principal.txn is not None:  # the transaction this call chain belongs to
             claims["txn"] = principal.txn
             detail["txn"] = principal.txn
+        if principal.txn_context is not None:  # its tctx / rctx, canonical and bounded
+            claims.update(json.loads(principal.txn_context))
         claims.update(_profile(format_profile(principal.subject_profile)))
         sid = subject.claims.get("sid")
         if isinstance(sid, str):  # the delegated token stays in the user's session (CAEP)

@@ -33,6 +33,7 @@ from memguard.tokens.svid import (
     WorkloadIdentity,
     parse_spiffe_id,
 )
+from memguard.tokens.txn_token import ResourceTxnTokens
 
 __all__ = ["IdentityVerifier", "RefusingVerifier"]
 
@@ -52,6 +53,8 @@ class IdentityVerifier(MintingVerifier):
         #: credentials refused after a security event (memguard.tokens.denylist, set by the SSF
         #: receiver's wiring); checked on every verification and on every use of a minted identity
         self.denylist: DenyCheck | None = None
+        #: Txn-Tokens accepted directly at this resource (memguard.tokens.txn_token), if any
+        self.transactions: ResourceTxnTokens | None = None
         self._facts: weakref.WeakKeyDictionary[Identity, TokenFacts] = weakref.WeakKeyDictionary()
         lim = config.limits
         issuers = {
@@ -112,6 +115,28 @@ class IdentityVerifier(MintingVerifier):
             check_presenter(verified.principal, workload.spiffe_id,
                             token_issuer=verified.issuer.issuer, trust_domain_id=workload.domain_id)
             return self._mint_checked(verified, min(verified.expires_at, workload.expires_at))
+        except Exception as exc:
+            _fail_closed(exc)
+
+    def verify_transaction(self, txn_token: str, workload_credential: str) -> Identity:
+        """A Txn-Token presented by a workload of the trust domain (``Txn-Token`` header): only
+        when configured, only with the calling workload's own credential, only from the callers
+        configured for that trust domain."""
+        try:
+            if self.transactions is None:
+                raise IdentityError("transaction tokens are not accepted here",
+                                    code="identity.bad_type")
+            workload = self.verify_workload(workload_credential)
+            principal, expires_at, claims = self.transactions.principal(
+                txn_token, caller=workload.spiffe_id, caller_domain=workload.domain_id)
+            facts = TokenFacts.of(claims, token_issuer=principal.subject.issuer,
+                                  subject=principal.subject, actors=[workload.spiffe_id],
+                                  jti=principal.token_jti)
+            self._refuse_denied(facts)
+            identity = self._mint(principal, min(expires_at, workload.expires_at))
+            if self.denylist is not None:
+                self._facts[identity] = facts
+            return identity
         except Exception as exc:
             _fail_closed(exc)
 

@@ -210,6 +210,9 @@ class WriterOut(_Out):
     workload_id: str | None = Field(description="The writing agent's verified workload id.")
     client_id: str | None = Field(description="The OAuth client that obtained the token.")
     token_jti: str = Field(description="The id of the token the fact was written with.")
+    txn_context: dict[str, Any] | None = Field(
+        default=None, description="That Transaction Token's `tctx` / `rctx` (canonical, at most "
+        "2 KiB), if it had any.")
     txn: str | None = Field(default=None, description="The Transaction Token `txn` of the call "
                             "chain the token was exchanged under, if any.")
 
@@ -288,7 +291,7 @@ class ProvenanceOut(_Out):
                 actors=[PrincipalOut(issuer=a.issuer, subject=a.subject) for a in w.actors],
                 chain=[w.subject.subject, *(a.subject for a in w.actors)],
                 workload_id=w.workload_id, client_id=w.client_id, token_jti=w.token_jti,
-                txn=w.txn,
+                txn=w.txn, txn_context=w.txn_context,
             ),
             owner=PrincipalOut(issuer=p.owner.issuer, subject=p.owner.subject),
             derived_from=list(p.derived_from), created_at=p.created_at,
