@@ -3,11 +3,15 @@ call, and how long the other worker still let calls through. Bounded in count an
 
     .venv/bin/python benchmarks/bench_caep.py            # 30 events, <= 120 s
     .venv/bin/python benchmarks/bench_caep.py --quick    # 10 events, <= 45 s
+    .venv/bin/python benchmarks/bench_caep.py --check-cost   # the deny check on a warm call, in µs
 
 Set-up: ``python -m memguard.gateway --workers 2`` on 127.0.0.1 with a PostgreSQL ledger (a fresh
-schema of ``MEMGUARD_TEST_PG``), the SSF receiver on (``ssf.refresh`` 0.25 s, the default) and a
-transmitter of the benchmark's own (a P-256 key, real ES256 SETs). ``--load`` client threads keep
-the gateway busy with searches of 8 other users the whole time. Per round, a fresh victim user and
+schema of ``MEMGUARD_TEST_PG``), the SSF receiver on (``ssf.refresh`` = ``--refresh``, default
+0.25 s; the other worker learns of an entry through ``LISTEN``/``NOTIFY``, the refresh is only the
+backstop, so ``--refresh 30`` shows what the notification alone does) and a transmitter of the
+benchmark's own (a P-256 key, real ES256 SETs). ``--load`` client threads, in a process of their
+own (so that they do not hold the GIL of the process that measures), keep the gateway busy with
+searches of 8 other users the whole time. Per round, a fresh victim user and
 ``--probes`` threads calling ``GET /v1/facts`` with the victim's token in a loop (each on its own
 keep-alive connection, so both workers are probed); the transmitter pushes a ``session-revoked``
 SET for the victim (RFC 8935) and the probes record what they got.
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import secrets
 import subprocess
@@ -32,7 +37,9 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import httpx
 import jwt
@@ -88,6 +95,101 @@ def probe(base: str, token: str, done: threading.Event, lock: threading.Lock,
                 seen.append((t0, time.perf_counter(), status))
 
 
+def load_process(base: str, tokens: list[str], threads: int, stop: Any, count: Any) -> None:
+    """The background searches, in a process of their own (multiprocessing spawn target)."""
+
+    def one(i: int) -> None:
+        with httpx.Client(base_url=base, timeout=10) as c:
+            n = i
+            while not stop.is_set():
+                try:
+                    c.post("/v1/search", headers={"Authorization": f"Bearer {tokens[n % 8]}"},
+                           json={"query": f"status report {n}", "k": 10})
+                except httpx.HTTPError:
+                    pass
+                n += 1
+                with count.get_lock():
+                    count.value += 1
+
+    workers = [threading.Thread(target=one, args=(i,), daemon=True) for i in range(threads)]
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join()
+
+
+def check_cost(n: int = 20000) -> None:
+    """What the deny check adds to every warm authenticate (a cached token still runs it): the
+    in-memory list, SQLite with and without the change counter, PostgreSQL with LISTEN."""
+    from memguard.identity import PrincipalId
+    from memguard.tokens.denylist import DenyEntry, DenyList, TokenFacts
+
+    facts = TokenFacts(token_issuer="https://as.test", subject=PrincipalId(
+        issuer="https://as.test", subject="alice"), actors=(), jti="j", sid="s", issued_at=1)
+    entries = [DenyEntry("token", "https://as.test", f"j{i}", None, 10**10, "b") for i in range(100)]
+
+    def per_check(deny: DenyList) -> float:
+        deny.add(entries)
+        deny.check(facts)
+        t0 = time.perf_counter()
+        for _ in range(n):
+            deny.check(facts)
+        return (time.perf_counter() - t0) / n * 1e6
+
+    rows = [("in memory", per_check(DenyList()))]
+    with tempfile.TemporaryDirectory() as tmp:
+        for watch in (False, True):
+            deny = DenyList.from_url(f"sqlite:///{tmp}/d{watch}.db", refresh=0.25, watch=watch)
+            rows.append((f"SQLite, counter {'on' if watch else 'off'}", per_check(deny)))
+            deny.close()
+    with pg_schema() as url:
+        deny = DenyList.from_url(url, refresh=0.25)
+        rows.append(("PostgreSQL, LISTEN", per_check(deny)))
+        deny.close()
+    print(f"deny check per warm call ({n} calls, 100 entries); load average "
+          f"{os.getloadavg()[0]:.2f}")
+    for name, us in rows:
+        print(f"{name:<26}{us:>8.2f} µs")
+    warm_authenticate_cost(n // 4)
+
+
+def warm_authenticate_cost(n: int) -> None:
+    """A warm authenticate as the gateway does it: a cached token (CachingVerifier) whose
+    identity is re-checked against the deny list, and a full verification of the token."""
+    from bench_identity import ISSUER, config  # the identity benchmark's static-JWKS set-up
+
+    from memguard.tokens.cache import CachingVerifier
+    from memguard.tokens.denylist import DenyList
+    from memguard.tokens.verifier import IdentityVerifier
+
+    def per_call(fn: Any, count: int) -> float:
+        fn()
+        t0 = time.perf_counter()
+        for _ in range(count):
+            fn()
+        return (time.perf_counter() - t0) / count * 1e6
+
+    with tempfile.TemporaryDirectory() as tmp, pg_schema() as url:
+        sts = SecurityTokenService(Path(tmp) / "sts", issuer=ISSUER)
+        user = sts.issue_user_token("alice", scopes=["memory:read"])
+        lists: list[tuple[str, DenyList | None]] = [
+            ("no deny list", None), ("in memory", DenyList()),
+            ("SQLite, counter off", DenyList.from_url(f"sqlite:///{tmp}/a.db", refresh=0.25,
+                                                      watch=False)),
+            ("SQLite, counter on", DenyList.from_url(f"sqlite:///{tmp}/b.db", refresh=0.25)),
+            ("PostgreSQL, LISTEN", DenyList.from_url(url, refresh=0.25))]
+        print(f"\nwarm authenticate ({n} calls; load average {os.getloadavg()[0]:.2f})")
+        print(f"{'µs per call':<26}{'cached token':>14}{'full verify':>14}")
+        for name, deny in lists:
+            inner = IdentityVerifier(config(sts, None))
+            inner.denylist = deny
+            cached = CachingVerifier(inner)
+            print(f"{name:<26}{per_call(partial(cached.verify, user), n):>14.1f}"
+                  f"{per_call(partial(inner.verify, user), max(n // 10, 50)):>14.1f}")
+            if deny is not None:
+                deny.close()
+
+
 def pct(values: list[float], q: float) -> float:
     s = sorted(values)
     return s[min(len(s) - 1, int(q * len(s)))] if s else float("nan")
@@ -101,7 +203,12 @@ def main() -> None:
     ap.add_argument("--load", type=int, default=6, help="background search threads")
     ap.add_argument("--probes", type=int, default=4)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--refresh", type=float, default=0.25, help="ssf.refresh (the backstop)")
+    ap.add_argument("--check-cost", action="store_true", help="only the per-call check cost")
     args = ap.parse_args()
+    if args.check_cost:
+        check_cost()
+        return
     rounds = args.rounds or (10 if args.quick else 30)
     cap = args.cap or (45.0 if args.quick else 120.0)
     key = ec.generate_private_key(ec.SECP256R1())
@@ -118,7 +225,7 @@ def main() -> None:
             "limits": {"memory_rate": None, "token_rate": None, "max_concurrency": 256},
             "mcp": {"enabled": False},
             "logging": {"access": False},
-            "ssf": {"enabled": True, "transmitters": [
+            "ssf": {"enabled": True, "refresh": args.refresh, "transmitters": [
                 {"issuer": TRANSMITTER, "jwks": {"keys": [jwk]}, "algorithms": ["ES256"]}]},
         }
         cfg_path = root / "gateway.yaml"
@@ -129,26 +236,16 @@ def main() -> None:
         errlog = (root / "gateway.stderr").open("w+b")
         proc = subprocess.Popen([sys.executable, "-m", "memguard.gateway", "--config",
                                  str(cfg_path)], env=env, stdout=subprocess.DEVNULL, stderr=errlog)
-        stop = threading.Event()
-        load_done = [0]
+        ctx = multiprocessing.get_context("spawn")
+        stop = ctx.Event()
+        load_done = ctx.Value("q", 0)
+        loader: Any = None
         rows: list[tuple[float, float, float]] = []
         try:
             wait_ready(base, proc)
-
-            def load(i: int) -> None:
-                with httpx.Client(base_url=base, timeout=10) as c:
-                    n = i
-                    while not stop.is_set():
-                        c.post("/v1/search", headers={
-                            "Authorization": f"Bearer {load_tokens[n % 8]}"},
-                            json={"query": f"status report {n}", "k": 10})
-                        n += 1
-                        load_done[0] += 1
-
-            loaders = [threading.Thread(target=load, args=(i,), daemon=True)
-                       for i in range(args.load)]
-            for t in loaders:
-                t.start()
+            loader = ctx.Process(target=load_process,
+                                 args=(base, load_tokens, args.load, stop, load_done))
+            loader.start()
             started = time.monotonic()
             for r in range(rounds):
                 if time.monotonic() - started > cap:
@@ -192,6 +289,8 @@ def main() -> None:
                              (max(allowed_after) - pushed) * 1000 if allowed_after else 0.0))
         finally:
             stop.set()
+            if loader is not None:
+                loader.join(30)
             proc.terminate()
             try:
                 proc.wait(timeout=30)
@@ -204,7 +303,8 @@ def main() -> None:
         if err and b"Traceback" in err:
             print(err.decode(errors="replace")[-2000:], file=sys.stderr)
     print(f"bench_caep: {len(rows)} events, {args.workers} workers (PostgreSQL ledger), "
-          f"{args.load} load threads ({load_done[0]} searches), {args.probes} probes; "
+          f"{args.load} load threads ({load_done.value} searches), {args.probes} probes, "
+          f"ssf.refresh {args.refresh} s; "
           f"load average {os.getloadavg()[0]:.2f}")
     print(f"{'ms':<26}{'p50':>9}{'p99':>9}{'max':>9}")
     for i, name in enumerate(("push -> 202", "push -> first 401", "push -> last 200 sent")):

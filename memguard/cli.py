@@ -68,6 +68,10 @@ class _Memguard(ConventionGroup):
             "memguard.adopt.cli:adopt_app",
             "Turn an existing Qdrant, mem0, LangGraph or SQL store into guarded facts (resumable).",
         ),
+        "ssf": LazySubcommand(
+            "memguard.gateway.ssf_cli:ssf_app",
+            "Manage the gateway's Shared Signals (SSF 1.0) streams at their transmitters.",
+        ),
         "serve": LazySubcommand(
             "memguard.gateway.cli:serve",
             "Run memguard as a service: memory API, RFC 8693 token endpoint, JWKS, MCP.",

@@ -436,6 +436,9 @@ def _https_or_loopback(url: str) -> bool:
         return False
 
 
+https_or_loopback = _https_or_loopback
+
+
 class SsfTransmitter(_Section):
     """A Shared Signals transmitter whose Security Event Tokens this gateway accepts."""
 
@@ -453,6 +456,13 @@ class SsfTransmitter(_Section):
     #: Seconds between polls (the longest a polled event waits before it is applied).
     poll_interval: float = Field(default=1.0, gt=0, le=300)
     poll_max_events: int = Field(default=32, ge=1, le=256)
+    #: SSF 1.0 stream management (``memguard ssf stream``, memguard.gateway.ssf_stream): the
+    #: transmitter's configuration metadata URL (default ``/.well-known/ssf-configuration`` plus
+    #: the issuer's path) and the bearer token of its management endpoints (a file or an
+    #: environment variable; default: the poll token).
+    configuration_url: str | None = Field(default=None, min_length=1, max_length=2048)
+    management_token_file: str | None = None
+    management_token_env: str | None = Field(default=None, pattern=r"^[A-Z_][A-Z0-9_]{0,127}$")
 
     @model_validator(mode="after")
     def _one_key_source(self) -> SsfTransmitter:
@@ -462,6 +472,10 @@ class SsfTransmitter(_Section):
             raise ValueError("give at most one of `poll_token_file`, `poll_token_env`")
         if self.poll_url is not None and not _https_or_loopback(self.poll_url):
             raise ValueError("`poll_url` must be https (or a loopback http address)")
+        if self.management_token_file is not None and self.management_token_env is not None:
+            raise ValueError("give at most one of `management_token_file`, `management_token_env`")
+        if self.configuration_url is not None and not _https_or_loopback(self.configuration_url):
+            raise ValueError("`configuration_url` must be https (or a loopback http address)")
         return self
 
 
@@ -482,6 +496,10 @@ class SsfSection(_Section):
     refresh: float = Field(default=0.25, gt=0, le=60)
     #: Oldest SET ``iat`` accepted (seconds); also how long its ``jti`` is remembered.
     max_age: int = Field(default=300, ge=10, le=86400)
+    #: RFC 8936 with several processes: one poller per transmitter holds a lease
+    #: (memguard.gateway.ssf_lease); on SQLite a dead holder's lease is taken after this many
+    #: seconds (PostgreSQL: an advisory lock, released when the holder's connection ends).
+    poll_lease_ttl: float = Field(default=5.0, gt=0, le=300)
 
 
 class ReceiptsSection(_Section):

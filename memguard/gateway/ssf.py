@@ -20,6 +20,12 @@ Order of work for one SET (each step fails closed):
 4. one audit event per event with its effect (``ssf.session-revoked``, ...);
 5. with ``ssf.revoke_session_writes``, a ``session-revoked`` event revokes (quarantines) what
    was written in that session, through the guard's own revocation (audited there).
+
+SSF 1.0 stream events change no deny entry: a verification SET (8.1.4) is matched against the
+verification memguard asked for (memguard.gateway.ssf_stream_state; ``verification: matched`` or
+``unsolicited`` in its audit event); a stream-updated SET (8.1.5) records the stream's status,
+and a stream that is ``paused`` or ``disabled`` (revocations may no longer arrive) is an
+``alarm``. Their table is written in step 2, so a failure there is a 503 too.
 """
 
 from __future__ import annotations
@@ -37,10 +43,11 @@ from starlette.routing import Route
 
 from memguard.errors import ConfigurationError, IdentityError, MemguardError
 from memguard.events import AuditEvent, Decision
+from memguard.gateway.ssf_stream_state import StreamStates
 from memguard.logging import get_logger
 from memguard.provenance import sha256_digest
 from memguard.revocation import RevocationSelector
-from memguard.tokens.caep import Signal, signals
+from memguard.tokens.caep import SSF_STREAM_UPDATED, SSF_VERIFICATION, Signal, signals
 from memguard.tokens.denylist import DenyList
 from memguard.tokens.rfc7517 import JwksUrlSource, KeySource, StaticKeySource
 from memguard.tokens.rfc7523 import ReplayCache
@@ -104,8 +111,10 @@ class SsfReceiver:
         *,
         retention: int = 86400,
         revoke_session_writes: bool = False,
+        streams: StreamStates | None = None,
     ) -> None:
         self.verifier, self.denylist, self.guard = verifier, denylist, guard
+        self.streams = streams
         self.retention = retention
         self.revoke_session_writes = revoke_session_writes
         self._log = get_logger()
@@ -131,9 +140,12 @@ class SsfReceiver:
             raise SsfRefused(code) from None
         where = {"transmitter": verified.issuer, "set_jti": verified.jti, "set_digest": digest,
                  "delivery": delivery}
+        notes: list[dict[str, Any]] = [{} for _ in found]
         try:
             for signal in found:
                 self.denylist.add(signal.entries)
+            for i, signal in enumerate(found):
+                notes[i] = self._stream_event(verified.issuer, signal)
         except Exception as exc:
             code = exc.code if isinstance(exc, MemguardError) else "internal"
             self._log.error("ssf.apply_failed", error=code, **where)
@@ -151,13 +163,15 @@ class SsfReceiver:
         events = [
             AuditEvent(
                 action="ssf.receive",
-                decision=Decision.ALARM if s.outcome == "unsupported" else Decision.ALLOW,
+                decision=Decision.ALARM if s.outcome == "unsupported" or (
+                    s.uri == SSF_STREAM_UPDATED and s.detail.get("status") != "enabled")
+                else Decision.ALLOW,
                 reason=f"ssf.{s.name}" if s.outcome != "unsupported" else "ssf.unsupported",
                 detail={**where, "event_type": s.uri, "event_timestamp": s.event_timestamp,
                         "outcome": s.outcome, "effect": [e.summary() for e in s.entries],
-                        **({"event": dict(s.detail)} if s.detail else {})},
+                        **({"event": dict(s.detail)} if s.detail else {}), **note},
             )
-            for s in found
+            for s, note in zip(found, notes, strict=True)
         ]
         self.guard.ledger.record(events)
         result = SsfResult(verified.issuer, verified.jti, found)
@@ -168,6 +182,21 @@ class SsfReceiver:
                         sid, (owner_iss, owner_sub), where)
         self._log.info("ssf.received", events=[s.name for s in found], **where)
         return result
+
+    def _stream_event(self, transmitter: str, s: Signal) -> dict[str, Any]:
+        """SSF stream events: match a verification, record a status (no deny entry either way)."""
+        now = int(time.time())
+        stream_id = s.detail.get("stream_id")
+        if s.uri == SSF_VERIFICATION:
+            digest = s.detail.get("state_digest")
+            matched = self.streams is not None and isinstance(digest, str) and (
+                self.streams.verification_arrived(transmitter, stream_id, digest, now))
+            return {"verification": "matched" if matched else "unsolicited"}
+        if s.uri == SSF_STREAM_UPDATED:
+            known = self.streams is not None and self.streams.set_status(
+                transmitter, stream_id, str(s.detail["status"]), s.detail.get("reason"), now)
+            return {"stream_known": known}
+        return {}
 
     def _revoke_session(self, sid: str, owner: tuple[str, str], where: dict[str, Any]) -> int:
         """Quarantine the facts written in session ``sid`` that ``owner`` owns (a session id is
@@ -234,8 +263,9 @@ def build_receiver(
                     for t in ssf.transmitters}
     verifier = SetVerifier(transmitters, audiences=frozenset({ssf_audience(config)}),
                            replay=replay, max_age=ssf.max_age, clock=clock)
+    streams = StreamStates(denylist.engine) if denylist.engine is not None else None
     return SsfReceiver(verifier, denylist, guard, retention=ssf.retention,
-                       revoke_session_writes=ssf.revoke_session_writes)
+                       revoke_session_writes=ssf.revoke_session_writes, streams=streams)
 
 
 def ssf_audience(config: GatewayConfig) -> str:

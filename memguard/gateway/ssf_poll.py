@@ -25,6 +25,10 @@ including the jti in the ack"):
 A failed poll (transport error, a non-200 answer, a malformed body) changes nothing and is retried
 at the next interval; the first failure of a run of failures is an ``alarm`` audit event, and the
 outstanding acks are kept for the next successful poll.
+
+Several gateway processes: each has a poller, and only the holder of the transmitter's lease
+(memguard.gateway.ssf_lease) polls; a poller that loses the lease drops its outstanding acks
+(the next holder receives those SETs again, finds their ``jti`` claimed and acks them).
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ import httpx
 from memguard.errors import MemguardError
 from memguard.events import AuditEvent, Decision
 from memguard.gateway.ssf import MAX_SET_BYTES, SsfReceiver, SsfRefused
+from memguard.gateway.ssf_lease import PollLease, lease_for
 from memguard.logging import get_logger
 
 if TYPE_CHECKING:
@@ -76,8 +81,12 @@ class SsfPoller:
         interval: float = 1.0,
         timeout: float = 10.0,
         client: httpx.Client | None = None,
+        lease: PollLease | None = None,
     ) -> None:
         self.receiver, self.issuer, self.url = receiver, issuer, url
+        self.lease = lease
+        self.holding = lease is None
+        self._lease_failing = False
         self.max_events, self.interval, self.timeout = max_events, interval, timeout
         self._token = token
         self._client = client or httpx.Client(timeout=timeout, follow_redirects=False,
@@ -168,9 +177,12 @@ class SsfPoller:
         if self._failing:
             return
         self._failing = True
+        self._alarm("ssf.poll_failed", code)
+
+    def _alarm(self, reason: str, code: str) -> None:
         try:
             self.receiver.guard.ledger.record([AuditEvent(
-                action="ssf.poll", decision=Decision.ALARM, reason="ssf.poll_failed",
+                action="ssf.poll", decision=Decision.ALARM, reason=reason,
                 detail={"transmitter": self.issuer, "error": code})])
         except Exception as err:
             self._log.error("audit_event_lost", op="ssf.poll", error=type(err).__name__)
@@ -180,9 +192,28 @@ class SsfPoller:
     def run(self) -> None:
         """Poll until :meth:`stop`; again at once while the transmitter has more."""
         while not self._stop.is_set():
+            if not self._hold():
+                self._stop.wait(self.interval)
+                continue
             outcome = self.poll_once()
             if not outcome.more_available:
                 self._stop.wait(self.interval)
+
+    def _hold(self) -> bool:
+        """Take or renew the lease (none: always held); a lost lease drops the pending acks."""
+        if self.lease is None:
+            return True
+        held = self.lease.acquire()
+        if held != self.holding:
+            self._log.info("ssf.poll_lease", transmitter=self.issuer, held=held,
+                           holder=self.lease.holder)
+        if not held:
+            self._acks, self._errs = [], {}
+        if self.lease.failing and not self._lease_failing:  # the first of a run: an alarm
+            self._alarm("ssf.poll_lease_failed", "lease")
+        self._lease_failing = self.lease.failing
+        self.holding = held
+        return held
 
     def start(self) -> None:
         self._stop.clear()
@@ -197,6 +228,8 @@ class SsfPoller:
             self._thread = None
         if self._own_client:
             self._client.close()
+        if self.lease is not None:
+            self.lease.release()
 
 
 class _PollError(Exception):
@@ -221,7 +254,10 @@ def _token_source(t: Any, config: GatewayConfig) -> Callable[[], str | None]:
 
 def build_pollers(config: GatewayConfig, receiver: SsfReceiver) -> list[SsfPoller]:
     """A poller for every configured transmitter with a ``poll_url`` (not started)."""
+    engine = receiver.denylist.engine
     return [SsfPoller(receiver, issuer=t.issuer, url=t.poll_url,
                       token=_token_source(t, config), max_events=t.poll_max_events,
-                      interval=t.poll_interval)
+                      interval=t.poll_interval,
+                      lease=lease_for(engine, t.issuer, ttl=config.ssf.poll_lease_ttl)
+                      if engine is not None else None)
             for t in config.ssf.transmitters if t.poll_url is not None]

@@ -10,7 +10,12 @@ Events memguard acts on (CAEP 1.0 section 3):
 - 3.2 ``token-claims-change``: "claim values ... have changed" -- same: old tokens carry stale claims.
 - 3.4 ``assurance-level-change``: ``change_direction: decrease`` as a claims change; ``increase``
   is recorded and changes nothing.
-- SSF 1.0 8.1.4 ``verification``: recorded, no effect.
+- SSF 1.0 8.1.4 ``verification``: recorded, no effect (the digest of its ``state`` and the stream
+  id of its ``opaque`` subject go to the audit event; memguard.gateway.ssf_stream_state matches
+  the state against the verification memguard asked for).
+- SSF 1.0 8.1.5 ``stream-updated``: the stream's new ``status`` (``enabled``, ``paused``,
+  ``disabled``) and ``reason``; no deny entry (the receiver records the status and raises an
+  ``alarm`` for a stream that no longer delivers).
 
 Subjects (RFC 9493, SSF 1.0 3): ``iss_sub`` (a principal, issuer-qualified), ``jwt_id`` (one token),
 ``uri`` with a SPIFFE ID (an agent, wherever it is in an ``act`` chain) and ``complex`` with
@@ -28,14 +33,18 @@ from typing import Any, Literal
 
 from memguard.errors import IdentityError
 from memguard.identity import check_identifier
+from memguard.provenance import sha256_digest
 from memguard.tokens.denylist import DenyEntry, DenyKind
 from memguard.tokens.rfc8417 import SecurityEventToken
 from memguard.tokens.svid import parse_spiffe_id
 
-__all__ = ["CAEP", "SSF_VERIFICATION", "Signal", "signals"]
+__all__ = ["CAEP", "SSF_STREAM_UPDATED", "SSF_VERIFICATION", "Signal", "signals"]
 
 CAEP = "https://schemas.openid.net/secevent/caep/event-type/"
-SSF_VERIFICATION = "https://schemas.openid.net/secevent/ssf/event-type/verification"
+SSF = "https://schemas.openid.net/secevent/ssf/event-type/"
+SSF_VERIFICATION = SSF + "verification"
+SSF_STREAM_UPDATED = SSF + "stream-updated"
+_STREAM_STATUSES = frozenset({"enabled", "paused", "disabled"})
 SESSION_REVOKED = CAEP + "session-revoked"
 CREDENTIAL_CHANGE = CAEP + "credential-change"
 TOKEN_CLAIMS_CHANGE = CAEP + "token-claims-change"
@@ -62,7 +71,7 @@ class Signal:
     @property
     def name(self) -> str:
         return self.uri.rsplit("/", 1)[-1] if self.uri.startswith(CAEP) or (
-            self.uri == SSF_VERIFICATION) else "unknown"
+            self.uri in (SSF_VERIFICATION, SSF_STREAM_UPDATED)) else "unknown"
 
 
 def signals(token: SecurityEventToken, *, retention: int) -> list[Signal]:
@@ -76,8 +85,12 @@ def signals(token: SecurityEventToken, *, retention: int) -> list[Signal]:
         reasons = {k: body[k] for k in ("initiating_entity", "reason_admin", "reason_user",
                                         "change_type", "credential_type", "change_direction")
                    if k in body}
+        if uri in (SSF_VERIFICATION, SSF_STREAM_UPDATED):
+            out.append(Signal(uri, ts, "none", detail={**reasons,
+                                                       **_stream_detail(token, uri, body)}))
+            continue
         if uri not in _ACTED_ON:
-            outcome: Outcome = "none" if uri == SSF_VERIFICATION else "unsupported"
+            outcome: Outcome = "unsupported"
             out.append(Signal(uri, ts, outcome, detail=reasons))
             continue
         if uri == ASSURANCE_LEVEL_CHANGE and body.get("change_direction") != "decrease":
@@ -89,6 +102,32 @@ def signals(token: SecurityEventToken, *, retention: int) -> list[Signal]:
         entries = tuple(DenyEntry(k, i, v, na, ts + retention, cause) for k, i, v, na in raw)
         out.append(Signal(uri, ts, "deny" if entries else "unsupported", entries, sessions,
                           reasons))
+    return out
+
+
+def _stream_detail(token: SecurityEventToken, uri: str,
+                   body: Mapping[str, Any]) -> dict[str, Any]:
+    """What an SSF stream event says: the stream (its ``opaque`` subject), and its ``state``
+    (verification; as a digest) or its new ``status`` and ``reason`` (stream-updated)."""
+    out: dict[str, Any] = {}
+    subject = token.sub_id if token.sub_id is not None else body.get("subject")
+    if isinstance(subject, Mapping) and subject.get("format") == "opaque":
+        out["stream_id"] = _id(subject, "id")
+    if uri == SSF_VERIFICATION:
+        state = body.get("state")
+        if state is not None:
+            if not isinstance(state, str) or len(state) > 1024:
+                raise IdentityError("`state` must be a string", code="identity.bad_claims")
+            out["state_digest"] = sha256_digest(state.encode("utf-8", "surrogatepass"))
+        return out
+    status = body.get("status")
+    if status not in _STREAM_STATUSES:
+        raise IdentityError("`status` must be enabled, paused or disabled",
+                            code="identity.bad_claims")
+    out["status"] = status
+    reason = body.get("reason")
+    if isinstance(reason, str):
+        out["reason"] = reason[:256]
     return out
 
 

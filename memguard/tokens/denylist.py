@@ -17,9 +17,12 @@ a token issued after the change is good); ``None`` refuses every token it names 
 lifetime), then dropped: every token they could name has expired by then.
 
 :class:`DenyList` keeps the entries in a SQL table (the ledger's database, SQLite or PostgreSQL) so
-they survive a restart and reach every worker; each process re-reads the table at most every
-``refresh`` seconds, and a process that adds an entry applies it at once. A table that cannot be
-read refuses every call (``identity.revocation_unavailable``): fail closed.
+they survive a restart and reach every worker. A process that adds an entry applies it in memory
+first (before the write, so its own next call is refused even while the table is slow), then
+persists it; the other processes learn of it at once (:mod:`memguard.tokens.denylist_watch`:
+PostgreSQL ``LISTEN``/``NOTIFY``, a SQLite change counter read on every check) and, as a backstop,
+re-read the table at most every ``refresh`` seconds. A table that cannot be read refuses every
+call (``identity.revocation_unavailable``): fail closed.
 
 Caches of verified tokens or identities subscribe (:meth:`DenyList.subscribe`) and drop what an
 added entry names.
@@ -51,6 +54,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from memguard.errors import ConfigurationError, IdentityError, LedgerError
 from memguard.identity import PrincipalId
+from memguard.tokens.denylist_watch import PgNotifyWatch, SqliteVersion, bump, ensure_version_row
 
 __all__ = ["DenyCheck", "DenyEntry", "DenyKind", "DenyList", "TokenFacts"]
 
@@ -152,6 +156,7 @@ class DenyList:
         *,
         refresh: float = 0.5,
         clock: Callable[[], float] = time.time,
+        watch: bool = True,
     ) -> None:
         self.engine = engine
         self.refresh = refresh
@@ -161,14 +166,24 @@ class DenyList:
         self._entries: dict[tuple[str, str, str], DenyEntry] = {}
         self._loaded_at = float("-inf")
         self._listeners: list[Callable[[DenyEntry], None]] = []
+        self._version: SqliteVersion | None = None
+        self._version_seen: int | None = None
+        self._watch: PgNotifyWatch | None = None
         if engine is not None:
             if engine.dialect.name not in ("postgresql", "sqlite"):
                 raise ConfigurationError(f"unsupported deny-list backend `{engine.dialect.name}`")
             try:
                 _META.create_all(engine, tables=[DENYLIST], checkfirst=True)
+                ensure_version_row(engine)
             except SQLAlchemyError as exc:
                 raise LedgerError(f"cannot create deny-list table: {type(exc).__name__}") from exc
+            database = engine.url.database
+            if watch and engine.dialect.name == "sqlite" and database and database != ":memory:":
+                self._version = SqliteVersion(database)
             self._load()
+            if watch and engine.dialect.name == "postgresql":
+                self._watch = PgNotifyWatch(engine, self._load)
+                self._watch.start()
 
     @classmethod
     def from_url(cls, url: str, **kw: Any) -> DenyList:
@@ -202,7 +217,11 @@ class DenyList:
         return [e for e in self._current().values() if e.until > now]
 
     def _current(self) -> dict[tuple[str, str, str], DenyEntry]:
-        if self.engine is None or time.monotonic() - self._loaded_at < self.refresh:
+        if self.engine is None:
+            return self._entries
+        if self._version is not None and self._changed_elsewhere():
+            self._loaded_at = float("-inf")  # another process added entries: read them now
+        if time.monotonic() - self._loaded_at < self.refresh:
             return self._entries
         # one thread re-reads; the others go on with the set read at most one query ago
         if not self._reload_lock.acquire(blocking=False):
@@ -218,13 +237,24 @@ class DenyList:
             self._reload_lock.release()
         return self._entries
 
+    def _changed_elsewhere(self) -> bool:
+        """Has the SQLite change counter moved since the last read (raises fail-closed)?"""
+        assert self._version is not None
+        try:
+            return self._version.read() != self._version_seen
+        except Exception:
+            raise IdentityError("revocation state unavailable",
+                                code="identity.revocation_unavailable") from None
+
     def _load(self) -> None:
         assert self.engine is not None
         now = int(self._clock())
         try:
+            # the counter first: a write after this read moves it again, so it is never missed
+            seen = self._version.read() if self._version is not None else None
             with self.engine.connect() as conn:
                 rows = conn.execute(select(DENYLIST).where(DENYLIST.c.until > now)).all()
-        except SQLAlchemyError as exc:
+        except Exception as exc:
             raise LedgerError(f"deny list unavailable: {type(exc).__name__}") from exc
         loaded: dict[tuple[str, str, str], DenyEntry] = {}
         for row in rows:
@@ -242,6 +272,8 @@ class DenyList:
                     loaded[key] = entry
             self._entries = loaded
             self._loaded_at = time.monotonic()
+            if seen is not None:
+                self._version_seen = seen
 
     # -- writers ------------------------------------------------------------------------------
 
@@ -250,10 +282,11 @@ class DenyList:
         self._listeners.append(listener)
 
     def add(self, entries: Iterable[DenyEntry]) -> list[DenyEntry]:
-        """Persist and apply ``entries``; returns them as merged with what was there."""
+        """Apply and persist ``entries``; returns them as merged with what was there.
+
+        Applied here first: this process refuses what they name from now on even if the write
+        then fails (``LedgerError``; the caller reports it and the sender retries)."""
         added = list(entries)
-        if self.engine is not None and added:
-            self._persist(added)
         out: list[DenyEntry] = []
         with self._lock:
             table = dict(self._entries)
@@ -265,6 +298,8 @@ class DenyList:
         for entry in out:
             for listener in self._listeners:
                 listener(entry)
+        if self.engine is not None and added:
+            self._persist(added)
         return out
 
     def _persist(self, entries: list[DenyEntry]) -> None:
@@ -288,9 +323,17 @@ class DenyList:
                         "until": case((ex.until > t.c.until, ex.until), else_=t.c.until),
                         "cause": ex.cause,
                     }))
+                bump(conn)  # wakes the other processes (memguard.tokens.denylist_watch)
         except SQLAlchemyError as exc:
             raise LedgerError(f"deny list unavailable: {type(exc).__name__}") from exc
 
+    @property
+    def listening(self) -> bool:
+        """PostgreSQL: whether the ``LISTEN`` connection is up (other processes' entries at once)."""
+        return self._watch is not None and self._watch.listening
+
     def close(self) -> None:
+        if self._watch is not None:
+            self._watch.stop()
         if self.engine is not None:
             self.engine.dispose()
