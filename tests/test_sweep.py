@@ -118,6 +118,52 @@ def test_the_latest_version_decides(harness: GuardHarness, clock: Clock) -> None
     assert guard.get(me, fact.fact_id).text == "rewritten without a time-to-live"
 
 
+def test_two_sweeps_at_once_delete_a_fact_once(
+    harness: GuardHarness, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sweep lists candidates before its operation opens; the operation decides again, so a
+    fact another sweep deleted in between (here: right after the store lookup) is not deleted twice."""
+    guard, me = harness.guard, harness.identity("alice")
+    fact = write_ttl(guard, me, "the door code is 4411", 60)
+    clock.advance(120)
+    retrieve = guard.store.retrieve
+    inner: list[Any] = []
+
+    def retrieve_then_other_sweep(fact_ids: Any) -> Any:
+        found = retrieve(fact_ids)
+        if not inner:
+            inner.append(None)
+            inner[0] = guard.sweep_expired(operator="other")
+        return found
+
+    monkeypatch.setattr(guard.store, "retrieve", retrieve_then_other_sweep)
+    report = guard.sweep_expired(operator="ops")
+    monkeypatch.undo()
+    assert inner[0].deleted == (fact.fact_id,)
+    assert report.due == (fact.fact_id,) and report.deleted == ()
+    events = harness.events(action="expire")
+    assert [(e.decision.value, e.detail["operator"]) for e in events] == [
+        ("allow", "other"), ("allow", "ops")
+    ]
+    assert events[0].fact_ids == (fact.fact_id,) and events[1].detail["why"] == "nothing due"
+    assert _state(guard, fact.fact_id) == (FactState.DELETED, True)
+    # a fact another sweep purged before the store lookup is not reported as another backend's
+    late = write_ttl(guard, me, "the office opens at 9", 60)
+    clock.advance(120)
+    inner.clear()
+
+    def other_sweep_then_retrieve(fact_ids: Any) -> Any:
+        if not inner:
+            inner.append(None)
+            inner[0] = guard.sweep_expired(operator="other")
+        return retrieve(fact_ids)
+
+    monkeypatch.setattr(guard.store, "retrieve", other_sweep_then_retrieve)
+    report = guard.sweep_expired(operator="ops")
+    monkeypatch.undo()
+    assert inner[0].deleted == (late.fact_id,) and report.elsewhere == () and report.due == ()
+
+
 def test_a_failed_purge_leaves_the_fact_tombstoned_and_audited(
     harness: GuardHarness, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
