@@ -10,6 +10,7 @@ from memguard.guard import FactInput, MemoryGuard, RecalledFact, RecoveryReport,
 from memguard.identity import Identity
 from memguard.provenance import Provenance, Source, Turn
 from memguard.revocation import RevocationReport, RevocationSelector
+from memguard.sweep import SweepReport
 from memguard.trust import TrustLevel
 
 __all__ = ["AsyncMemoryGuard"]
@@ -184,6 +185,20 @@ class AsyncMemoryGuard:
     ) -> RescanReport:
         return await asyncio.to_thread(
             lambda: self.guard.rescan(operator=operator, batch=batch, on_batch=on_batch)
+        )
+
+    async def sweep_expired(
+        self,
+        *,
+        operator: str,
+        dry_run: bool = False,
+        batch: int = 256,
+        on_batch: Callable[[int], object] | None = None,
+    ) -> SweepReport:
+        return await asyncio.to_thread(
+            lambda: self.guard.sweep_expired(
+                operator=operator, dry_run=dry_run, batch=batch, on_batch=on_batch
+            )
         )
 
     async def recover(self, *, older_than: float = 0.0) -> RecoveryReport:

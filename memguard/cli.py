@@ -64,6 +64,10 @@ class _Memguard(ConventionGroup):
             "memguard.evaluate_cli:rescan_command",
             "Re-scan stored facts with the current scanner (resumable; may lower trust).",
         ),
+        "sweep": LazySubcommand(
+            "memguard.sweepcli:sweep_command",
+            "Delete expired facts (time-to-live) through the kernel, audited; --dry-run lists them.",
+        ),
         "adopt": LazySubcommand(
             "memguard.adopt.cli:adopt_app",
             "Turn an existing Qdrant, mem0, LangGraph or SQL store into guarded facts (resumable).",

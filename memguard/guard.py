@@ -47,6 +47,7 @@ from memguard.stores.base import (
     build_payload,
     reserved_block,
 )
+from memguard.sweep import SweepReport, sweep_expired
 from memguard.trust import TrustLevel, TrustPolicy
 
 __all__ = ["FactInput", "MemoryGuard", "RecalledFact", "RecoveryReport", "RescanReport"]
@@ -647,6 +648,20 @@ class MemoryGuard:
             done = self._reversion(op, changes, scanner=stage.name, scanner_version=stage.version,
                                    lowered=len(lowered))  # fmt: skip
         return done, [f for f in lowered if f in set(done)]
+
+    def sweep_expired(
+        self,
+        *,
+        operator: str,
+        dry_run: bool = False,
+        batch: int = 256,
+        on_batch: Callable[[int], object] | None = None,
+    ) -> SweepReport:
+        """Delete the facts of this guard's store whose latest ledger version has expired, through
+        the kernel's ``expire`` operation (a tombstone and an audit event per batch, then the
+        purge), as the local operator; ``dry_run`` only lists them. See :mod:`memguard.sweep`."""
+        return sweep_expired(self.kernel, self.store, operator=operator, dry_run=dry_run,
+                             batch=batch, on_batch=on_batch)  # fmt: skip
 
     def _sync_quarantine(self) -> list[str] | None:
         """Bring the store's indexed trust in line with the ledger's quarantine rows; returns the

@@ -4,15 +4,23 @@ An adapter built with a fixed turn keeps it for every call: once a fact it read 
 later write of that turn is fenced (the deletion fence, tests/test_deletion_fence.py). Built with
 ``per_call_turn(session)``, each call is a fresh turn of the session, so only the call that read
 the fact is fenced. Explicit turns keep today's behaviour (the controls below). Real parts:
-LangGraph's ``InMemoryStore``, a local qdrant-client, a SQLite ledger, signed tokens.
+LangGraph's ``InMemoryStore``, a local qdrant-client, mem0 ``Memory`` / ``AsyncMemory`` (Qdrant
+local mode, offline embedder and LLM), a SQLite ledger, signed tokens.
 """
 
 from __future__ import annotations
 
+import asyncio
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+# mem0 reads these when it is imported: no telemetry, and its config file in a scratch folder
+os.environ["MEM0_TELEMETRY"] = "False"
+os.environ.setdefault("MEM0_DIR", tempfile.mkdtemp(prefix="memguard-mem0-"))
 
 pytest.importorskip("langgraph", reason="the `langgraph` extra")
 
@@ -148,3 +156,55 @@ def test_qdrant_a_revoked_read_fences_only_the_call_that_read_it(
         except AccessDenied:
             results[per_call] = False
     assert results == {True: True, False: False}
+
+
+@pytest.mark.parametrize("per_call", [True, False], ids=["per-call", "fixed-turn"])
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_mem0_a_revoked_read_fences_only_the_call_that_read_it(
+    kernel: Kernel, tokens: LocalTokenService, tmp_path: Path, kind: str, per_call: bool
+) -> None:
+    mem0_adapter = pytest.importorskip("memguard.adapters.mem0", reason="the `mem0` extra")
+    make = mem0_adapter.offline_memory if kind == "sync" else mem0_adapter.offline_async_memory
+    shell_type = mem0_adapter.GuardedMemory if kind == "sync" else mem0_adapter.GuardedAsyncMemory
+    memory = make(str(tmp_path / "qdrant"), dimension=64, history_db_path=str(tmp_path / "h.db"))
+    loop = asyncio.new_event_loop()
+    turn = per_call_turn("s-m") if per_call else Turn(session_id="s-m", turn_index=0)
+    me = kernel.authenticate(tokens.issue("alice", ttl=3600))
+    shell = shell_type(memory, kernel=kernel, identity=me, context=CallContext(source=CHAT, turn=turn))
+
+    def call(name: str, *args: Any, **kwargs: Any) -> Any:
+        result = getattr(shell, name)(*args, **kwargs)
+        return loop.run_until_complete(result) if asyncio.iscoroutine(result) else result
+
+    def turn_of(memory_id: str) -> Turn:
+        fact_id = mem0_adapter.memory_fact_id(memory_id)
+        return kernel.ledger.latest([fact_id])[fact_id].provenance.turn
+
+    try:
+        first = call("add", "the door code is 4411", infer=False)["results"][0]
+        second = call("add", "the office opens at 9", infer=False)["results"][0]
+        one, two = turn_of(first["id"]), turn_of(second["id"])
+        assert one.session_id == two.session_id == "s-m"
+        assert shell.context.turn is turn  # the shell keeps the context as built
+        if per_call:  # two calls, two turns
+            assert one.turn_index != two.turn_index and 0 not in (one.turn_index, two.turn_index)
+        else:
+            assert one.turn_index == two.turn_index == 0
+        assert call("get", first["id"]) is not None  # this call reads it
+        _revoke(kernel, mem0_adapter.memory_fact_id(first["id"]))
+        if per_call:  # a later call is a fresh turn: its write commits
+            third = call("add", "an unrelated note", infer=False)["results"][0]
+            fact_id = mem0_adapter.memory_fact_id(third["id"])
+            assert kernel.ledger.latest([fact_id])[fact_id].state.value == "committed"
+            assert turn_of(third["id"]).turn_index not in (0, one.turn_index, two.turn_index)
+        else:  # an explicit turn: every later write of it is fenced, as before
+            with pytest.raises(AccessDenied):
+                call("add", "an unrelated note", infer=False)
+            after = call("get_all", top_k=50)["results"]
+            assert {m["memory"] for m in after} == {"the office opens at 9"}
+    finally:
+        loop.run_until_complete(loop.shutdown_default_executor())
+        loop.close()
+        memory.vector_store.client.close()
+        if memory.db is not None:
+            memory.db.close()

@@ -123,8 +123,11 @@ _S = TypeVar("_S", bound=_Shell)
 
 
 def _unwrap(shell: _Shell) -> tuple[Any, _Core]:
+    """The mem0 object and the core of one top-level call (a fresh turn of the session when the
+    shell was built with ``per_call_turn``: ``adapters._toolkit.call_context``)."""
     # a module function, not a method: the inner objects are not reachable through the shell
-    return shell._Shell__memory, shell._Shell__core
+    core: _Core = shell._Shell__core
+    return shell._Shell__memory, core.for_call()
 
 
 def _options(

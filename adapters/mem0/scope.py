@@ -35,6 +35,7 @@ from memguard.pushdown.normal import NormalForm, fold
 from memguard.scope import PlanKind, ReadRequest, ScopePlan
 from memguard.trust import TrustLevel
 
+from .._toolkit import call_context
 from .base import (
     _FILL_ROUNDS,
     _LOGICAL,
@@ -126,6 +127,19 @@ class _CoreBase:
 
     def replace(self, context: CallContext, cap: TrustLevel | None = None) -> Self:
         return type(self)(self.kernel, self.identity, context, self.namespace, self.aliases, cap)
+
+    def for_call(self) -> Self:
+        """The core of one top-level call: a fresh turn of the session when the context names
+        none (``adapters._toolkit.per_call_turn``), else this core as it is (an explicit turn).
+        The scope keys do not change (``run_id`` is the session's), so they are copied."""
+        context = call_context(self.context)
+        if context is self.context:
+            return self
+        fresh = object.__new__(type(self))
+        for name in _CoreBase.__slots__:
+            object.__setattr__(fresh, name, getattr(self, name))
+        fresh.context = context
+        return fresh
 
     # -- scope keys and filters ------------------------------------------------------------------
 
