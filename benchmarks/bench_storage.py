@@ -21,6 +21,7 @@ of the facts) with precomputed 384-d unit vectors (embedding excluded). Per size
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import shutil
@@ -30,6 +31,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +39,7 @@ import numpy.typing as npt
 import qdrant_edge as qe
 from benchutil import quiet_logs
 
-from memguard import FactInput, Source, SourceKind, Turn, open_embedded
+from memguard import FactInput, Identity, Source, SourceKind, Turn, open_embedded
 from memguard.embedded import EmbeddedStack
 from memguard.pushdown.edge import to_edge_filter
 from memguard.stores.edge import HNSW_EF, QdrantEdgeStore, _filter
@@ -47,6 +49,7 @@ OWNERS = 10
 BATCH = 64  # the timed write batch
 LOAD_BATCH = 512  # loading is set-up, not measured: bigger batches keep the quick run short
 K = 10
+PROBE = 1_000  # facts of the fixed-size caller measured at each milestone
 
 
 def unit(rng: np.random.Generator, n: int) -> npt.NDArray[np.float32]:
@@ -72,38 +75,70 @@ def facts(vecs: npt.NDArray[np.float32], tag: str) -> list[FactInput]:
     ]  # fmt: skip
 
 
-def load(stack: EmbeddedStack, size: int, rng: np.random.Generator) -> tuple[list[object], npt.NDArray[np.float32], npt.NDArray[np.int64], list[str], float]:
-    """Write ``size`` facts; returns (identities, vectors, owner index per fact, fact ids, seconds)."""
-    guard, tokens = stack.guard, stack.tokens
-    idents = [guard.authenticate(tokens.issue(f"owner-{i}", ttl=3600)) for i in range(OWNERS)]
+class Callers:
+    """Identities by subject, re-authenticated every half hour (tokens live at most an hour, and a
+    10^6 load takes longer)."""
+
+    def __init__(self, stack: EmbeddedStack) -> None:
+        self.stack = stack
+        self.held: dict[str, tuple[float, object]] = {}
+
+    def __call__(self, subject: str) -> Identity:
+        at, ident = self.held.get(subject, (float("-inf"), None))
+        if time.monotonic() - at > 1800:
+            ident = self.stack.guard.authenticate(self.stack.tokens.issue(subject, ttl=3600))
+            self.held[subject] = (time.monotonic(), ident)
+        return ident  # type: ignore[return-value]
+
+
+Milestone = Callable[[int, Callers, "npt.NDArray[np.float32]", "npt.NDArray[np.int64]", list[str]], None]
+
+
+def progress(msg: str) -> None:
+    """Progress on stderr (stdout is silenced while the guard runs), with the time and load average."""
+    print(f"[{time.strftime('%H:%M:%S')} load {os.getloadavg()[0]:.1f}] {msg}", file=sys.stderr, flush=True)
+
+
+def load(
+    stack: EmbeddedStack, size: int, rng: np.random.Generator, *, budget_s: float | None = None,
+    milestones: tuple[int, ...] = (), at_milestone: Milestone | None = None,
+) -> tuple[Callers, npt.NDArray[np.float32], npt.NDArray[np.int64], list[str], float]:
+    """Write ``size`` facts; returns (the callers, vectors, owner index per fact, fact ids, seconds).
+
+    ``budget_s`` stops loading early (the arrays are cut to what was written); ``at_milestone(n)`` is
+    called when ``n`` facts (a value of ``milestones``) are in, its time is not counted as loading."""
+    guard = stack.guard
+    who = Callers(stack)
     vecs = unit(rng, size)
     owner = np.zeros(size, dtype=np.int64)
     ids: list[str] = []
-    t0 = time.perf_counter()
+    loading = 0.0
+    done = 0
+    pending = sorted(m for m in milestones if m <= size)
     for b, start in enumerate(range(0, size, LOAD_BATCH)):
+        t0 = time.perf_counter()
         chunk = vecs[start : start + LOAD_BATCH]
-        recs = guard.write_many(idents[b % OWNERS], facts(chunk, f"{b}"))  # type: ignore[arg-type]
+        recs = guard.write_many(who(f"owner-{b % OWNERS}"), facts(chunk, f"{b}"))  # type: ignore[arg-type]
         owner[start : start + len(chunk)] = b % OWNERS
         ids.extend(r.fact_id for r in recs)
-    return idents, vecs, owner, ids, time.perf_counter() - t0
+        loading += time.perf_counter() - t0
+        done = start + len(chunk)
+        if b % 100 == 99:
+            progress(f"loaded {done:,} / {size:,} in {loading:.0f} s, RSS {rss_mib():.0f} MiB")
+        if pending and done >= pending[0] and at_milestone is not None:
+            pending.pop(0)
+            at_milestone(done, who, vecs[:done], owner[:done], ids)
+        if budget_s is not None and loading > budget_s and done < size:
+            progress(f"load budget {budget_s:.0f} s spent at {done:,} facts: stopping there")
+            break
+    return who, vecs[:done], owner[:done], ids, loading
 
 
-def bench_size(root: Path, size: int, queries: int, hnsw: bool) -> dict[str, float]:
-    rng = np.random.default_rng(size)
-    state = root / f"state-{size}"
-    stack = open_embedded(state)
+def pushed_filter(stack: EmbeddedStack, me: object, rng: np.random.Generator) -> tuple[object, qe.SearchParams]:
+    """The filter the guard pushes down for ``me`` (taken from a real guarded search's plan) and the
+    search params the store uses for that scope (its tenant's graph, or exact)."""
     store = stack.guard.store
     assert isinstance(store, QdrantEdgeStore), type(store)
-    out: dict[str, float] = {"size": size}
-    idents, vecs, owner, ids, secs = load(stack, size, rng)
-    out["load_s"] = secs
-    out["rss_mib"] = rss_mib()
-    out["arrays_mib"] = vecs.nbytes / 2**20  # the benchmark's own copy of the vectors, inside RSS
-    me = idents[0]
-    mask = owner == 0
-    mine = vecs[mask]
-    mine_ids = np.asarray(ids)[mask]
-    # the filter the guard pushes down, taken from a real guarded search's plan
     captured: list[object] = []
     original = store.search
 
@@ -112,49 +147,104 @@ def bench_size(root: Path, size: int, queries: int, hnsw: bool) -> dict[str, flo
         return original(vector, condition=condition, limit=limit, offset=offset)
 
     store.search = spy  # type: ignore[method-assign]
-    q0 = unit(rng, 1)[0]
-    stack.guard.search(me, vector=[float(x) for x in q0], k=K)  # type: ignore[arg-type]
-    store.search = original  # type: ignore[method-assign]
+    try:
+        stack.guard.search(me, vector=[float(x) for x in unit(rng, 1)[0]], k=K)  # type: ignore[arg-type]
+    finally:
+        store.search = original  # type: ignore[method-assign]
     condition = captured[0]
     flt = None if condition is None else to_edge_filter(condition)  # type: ignore[arg-type]
     translated = _filter(condition)  # type: ignore[arg-type]
     tenant = translated is not False and translated[1]
-    # the raw query gets the search params the store uses for this scope (its tenant's graph)
     params = qe.SearchParams(hnsw_ef=HNSW_EF) if tenant else qe.SearchParams(exact=True)
+    return flt, params
+
+
+def searches(
+    stack: EmbeddedStack, me: object, vecs: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_],
+    ids: list[str], queries: int, rng: np.random.Generator, tag: str,
+) -> dict[str, float]:
+    """Guarded vs raw filtered vs raw unfiltered vs numpy over ``me``'s facts (``mask``), and recall@10."""
+    store = stack.guard.store
+    assert isinstance(store, QdrantEdgeStore)
     shard = store._shard
+    flt, params = pushed_filter(stack, me, rng)
+    mine = vecs[mask]
+    mine_ids = np.asarray(ids)[mask]
     qs = unit(rng, queries)
+    g, rf, ru, npb, recall = [], [], [], [], []
+    for q in qs:
+        ql = [float(x) for x in q]
+        t0 = time.perf_counter()
+        hits = stack.guard.search(me, vector=ql, k=K)  # type: ignore[arg-type]
+        g.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        shard.query(qe.QueryRequest(limit=K, query=qe.Query.Nearest(ql), filter=flt, params=params,  # type: ignore[arg-type]
+                                    with_payload=True))  # fmt: skip
+        rf.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        shard.query(qe.QueryRequest(limit=K, query=qe.Query.Nearest(ql), with_payload=True))
+        ru.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        sel = vecs[mask]
+        scores = sel @ q
+        np.argpartition(-scores, K)[:K]
+        npb.append(time.perf_counter() - t0)
+        exact = set(mine_ids[np.argsort(-(mine @ q))[:K]].tolist())
+        recall.append(len(exact & {h.fact_id for h in hits}) / K)
+    return {f"guarded_ms{tag}": med_ms(g), f"raw_filtered_ms{tag}": med_ms(rf),
+            f"raw_unfiltered_ms{tag}": med_ms(ru), f"numpy_ms{tag}": med_ms(npb),
+            f"recall10{tag}": min(recall), f"recall10_mean{tag}": statistics.mean(recall)}  # fmt: skip
 
-    def searches(tag: str) -> None:
-        g, rf, ru, npb, recall = [], [], [], [], []
-        for q in qs:
-            ql = [float(x) for x in q]
-            t0 = time.perf_counter()
-            hits = stack.guard.search(me, vector=ql, k=K)  # type: ignore[arg-type]
-            g.append(time.perf_counter() - t0)
-            t0 = time.perf_counter()
-            shard.query(qe.QueryRequest(limit=K, query=qe.Query.Nearest(ql), filter=flt, params=params,
-                                        with_payload=True))  # fmt: skip
-            rf.append(time.perf_counter() - t0)
-            t0 = time.perf_counter()
-            shard.query(qe.QueryRequest(limit=K, query=qe.Query.Nearest(ql), with_payload=True))
-            ru.append(time.perf_counter() - t0)
-            t0 = time.perf_counter()
-            sel = vecs[owner == 0]
-            scores = sel @ q
-            np.argpartition(-scores, K)[:K]
-            npb.append(time.perf_counter() - t0)
-            exact = set(mine_ids[np.argsort(-(mine @ q))[:K]].tolist())
-            recall.append(len(exact & {h.fact_id for h in hits}) / K)
-        out.update({f"guarded_ms{tag}": med_ms(g), f"raw_filtered_ms{tag}": med_ms(rf),
-                    f"raw_unfiltered_ms{tag}": med_ms(ru), f"numpy_ms{tag}": med_ms(npb),
-                    f"recall10{tag}": min(recall), f"recall10_mean{tag}": statistics.mean(recall)})  # fmt: skip
 
-    searches("")
+def bench_size(
+    root: Path, size: int, queries: int, hnsw: bool, *, budget_s: float | None = None,
+    milestones: tuple[int, ...] = (),
+) -> dict[str, float]:
+    rng = np.random.default_rng(size)
+    state = root / f"state-{size}"
+    stack = open_embedded(state)
+    store = stack.guard.store
+    assert isinstance(store, QdrantEdgeStore), type(store)
+    out: dict[str, float] = {"size": size}
+    steps: list[dict[str, float]] = []
+
+    who = Callers(stack)
+    probe: tuple[npt.NDArray[np.float32], list[str]] | None = None
+    if milestones:  # a caller with a fixed 1,000 facts: its search cost against the total's growth
+        pv = unit(rng, PROBE)
+        precs = stack.guard.write_many(who("probe"), facts(pv, "probe"))
+        probe = (pv, [r.fact_id for r in precs])
+
+    def at(n: int, who: Callers, v: npt.NDArray[np.float32], o: npt.NDArray[np.int64], i: list[str]) -> None:
+        row = {"facts": float(n), "rss_mib": rss_mib()}
+        row.update(searches(stack, who("owner-0"), v, o == 0, i, max(10, queries // 2), rng, ""))
+        if probe is not None:
+            small = searches(stack, who("probe"), probe[0], np.ones(PROBE, dtype=bool), probe[1],
+                             max(10, queries // 2), rng, "")  # fmt: skip
+            row.update({f"probe_{key}": val for key, val in small.items()})
+        steps.append(row)
+        progress(f"at {n:,}: guarded {row['guarded_ms']:.2f} ms, raw filtered {row['raw_filtered_ms']:.2f} ms, "
+                 f"numpy {row['numpy_ms']:.2f} ms, recall {row['recall10_mean']:.3f}, RSS {row['rss_mib']:.0f} MiB; "
+                 f"{PROBE:,}-fact caller: guarded {row.get('probe_guarded_ms', 0):.2f} ms, "
+                 f"raw filtered {row.get('probe_raw_filtered_ms', 0):.2f} ms")  # fmt: skip
+
+    who, vecs, owner, ids, secs = load(stack, size, rng, budget_s=budget_s, milestones=milestones, at_milestone=at)
+    out["size"] = size = len(ids)
+    out["load_s"] = secs
+    out["rss_mib"] = rss_mib()
+    out["arrays_mib"] = vecs.nbytes / 2**20  # the benchmark's own copy of the vectors, inside RSS
+    shard = store._shard
+    progress(f"loaded {size:,} in {secs:.0f} s; searching")
+    out.update(searches(stack, who("owner-0"), vecs, owner == 0, ids, queries, rng, ""))
     if hnsw:  # the HNSW build, off the request path (`memguard store optimize`), then the same
         t0 = time.perf_counter()
         store.optimize()
         out["optimize_s"] = time.perf_counter() - t0
-        searches("_hnsw")
+        out.update(searches(stack, who("owner-0"), vecs, owner == 0, ids, queries, rng, "_hnsw"))
+    for k, row in enumerate(steps):
+        for key, val in row.items():
+            out[f"step{k}_{key}"] = val
+    progress("writes")
     # writes, batch 64: guarded vs raw engine upsert of the same payloads + one fdatasync
     gw, rw, fs = [], [], []
     probe = root / f"fsync-{size}.bin"
@@ -162,7 +252,7 @@ def bench_size(root: Path, size: int, queries: int, hnsw: bool) -> dict[str, flo
         for i in range(12):
             batch = unit(rng, BATCH)
             t0 = time.perf_counter()
-            recs = stack.guard.write_many(idents[i % OWNERS], facts(batch, f"w{i}"))  # type: ignore[arg-type]
+            recs = stack.guard.write_many(who(f"owner-{i % OWNERS}"), facts(batch, f"w{i}"))  # type: ignore[arg-type]
             gw.append(time.perf_counter() - t0)
             got = store.retrieve([r.fact_id for r in recs])
             pts = [qe.Point(str(uuid.uuid4()), [float(x) for x in v], dict(p.payload))
@@ -224,6 +314,11 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=50)
     ap.add_argument("--hnsw", action=argparse.BooleanOptionalAction, default=None,
                     help="also measure after the HNSW build (default: on, off with --quick)")
+    ap.add_argument("--load-budget", type=float, default=None, metavar="SECONDS",
+                    help="stop loading a size after this many seconds and measure what was written")
+    ap.add_argument("--milestones", type=int, nargs="*", default=(),
+                    help="while loading, measure searches when this many facts are in (plus a fixed 1,000-fact caller)")
+    ap.add_argument("--json-out", type=Path, default=None, help="write the raw figures here after each size")
     args = ap.parse_args()
     hnsw = (not args.quick) if args.hnsw is None else args.hnsw
     sizes = args.sizes or ([10_000] if args.quick else [10_000, 100_000])
@@ -236,7 +331,10 @@ def main() -> None:
         with quiet_logs():
             fsyncs = fsync_per_write(root)
             for size in sizes:
-                rows.append(bench_size(root, size, args.queries, hnsw))
+                rows.append(bench_size(root, size, args.queries, hnsw, budget_s=args.load_budget,
+                                       milestones=tuple(args.milestones)))  # fmt: skip
+                if args.json_out is not None:
+                    args.json_out.write_text(json.dumps(rows, indent=1))
     print(f"load average after: {os.getloadavg()}")
     print(f"fdatasync+fsync per guarded write call (batch 1): {fsyncs}")
     print()
@@ -265,6 +363,19 @@ def main() -> None:
         print(f"| {int(r['size']):,} | {r['guard64_ms']:.1f} | {raw_w:.1f} | {r['guard64_ms'] / raw_w:.2f}x | "
               f"{r['load_s']:.1f} | {r['rss_mib']:.0f} ({r['arrays_mib']:.0f}) | {r['disk_mib']:.0f} | "
               f"{r['reopen_s']:.2f} |")  # fmt: skip
+    steps = [(r, k) for r in rows for k in range(100) if f"step{k}_facts" in r]
+    if steps:
+        print()
+        print(f"While loading (exact search; the 10% caller, and a caller with a fixed {PROBE:,} facts):")
+        print()
+        print("| facts | guarded ms | raw filtered ms | numpy ms | recall@10 | RSS MiB"
+              f" | {PROBE:,}-fact caller guarded ms | its raw filtered ms |")  # fmt: skip
+        print("|" + "---|" * 8)
+        for r, k in steps:
+            g = lambda key: r.get(f"step{k}_{key}", float("nan"))  # noqa: E731
+            print(f"| {int(g('facts')):,} | {g('guarded_ms'):.2f} | {g('raw_filtered_ms'):.2f} | {g('numpy_ms'):.2f} | "
+                  f"{g('recall10_mean'):.3f} | {g('rss_mib'):.0f} | {g('probe_guarded_ms'):.2f} | "
+                  f"{g('probe_raw_filtered_ms'):.2f} |")  # fmt: skip
 
 
 if __name__ == "__main__":
