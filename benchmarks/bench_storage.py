@@ -53,7 +53,7 @@ PROBE = 1_000  # facts of the fixed-size caller measured at each milestone
 
 
 def unit(rng: np.random.Generator, n: int) -> npt.NDArray[np.float32]:
-    m = rng.standard_normal((n, DIM)).astype(np.float32)
+    m = rng.standard_normal((n, DIM), dtype=np.float32)  # float32 throughout: no 8-byte copy in RSS
     m /= np.linalg.norm(m, axis=1, keepdims=True)
     return m
 
@@ -63,7 +63,17 @@ def med_ms(xs: list[float]) -> float:
 
 
 def rss_mib() -> float:
+    """Peak RSS of this process so far (MiB)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def rss_now_mib() -> float:
+    """Current RSS (MiB), from /proc (peak RSS where there is none)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except (OSError, IndexError, ValueError):
+        return rss_mib()
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def facts(vecs: npt.NDArray[np.float32], tag: str) -> list[FactInput]:
@@ -124,7 +134,7 @@ def load(
         loading += time.perf_counter() - t0
         done = start + len(chunk)
         if b % 100 == 99:
-            progress(f"loaded {done:,} / {size:,} in {loading:.0f} s, RSS {rss_mib():.0f} MiB")
+            progress(f"loaded {done:,} / {size:,} in {loading:.0f} s, RSS {rss_now_mib():.0f} MiB (peak {rss_mib():.0f})")
         if pending and done >= pending[0] and at_milestone is not None:
             pending.pop(0)
             at_milestone(done, who, vecs[:done], owner[:done], ids)
@@ -216,7 +226,7 @@ def bench_size(
         probe = (pv, [r.fact_id for r in precs])
 
     def at(n: int, who: Callers, v: npt.NDArray[np.float32], o: npt.NDArray[np.int64], i: list[str]) -> None:
-        row = {"facts": float(n), "rss_mib": rss_mib()}
+        row = {"facts": float(n), "rss_mib": rss_now_mib()}
         row.update(searches(stack, who("owner-0"), v, o == 0, i, max(10, queries // 2), rng, ""))
         if probe is not None:
             small = searches(stack, who("probe"), probe[0], np.ones(PROBE, dtype=bool), probe[1],
@@ -232,6 +242,7 @@ def bench_size(
     out["size"] = size = len(ids)
     out["load_s"] = secs
     out["rss_mib"] = rss_mib()
+    out["rss_now_mib"] = rss_now_mib()
     out["arrays_mib"] = vecs.nbytes / 2**20  # the benchmark's own copy of the vectors, inside RSS
     shard = store._shard
     progress(f"loaded {size:,} in {secs:.0f} s; searching")
@@ -271,8 +282,33 @@ def bench_size(
     stack = open_embedded(state)
     out["reopen_s"] = time.perf_counter() - t0
     stack.close()
+    out.update(fresh_process(state))
     out["disk_mib"] = sum(f.stat().st_size for f in (state / "edge").rglob("*") if f.is_file()) / 2**20
     return out
+
+
+def fresh_process(state: Path) -> dict[str, float]:
+    """A new process opens the folder and runs 10 guarded searches: its open time and peak RSS
+    (what a service holding this store needs, without the benchmark's arrays)."""
+    code = "\n".join([
+        "import resource, sys, time, numpy as np",
+        f"sys.path.insert(0, {str(Path(__file__).parent)!r})",
+        "from benchutil import quiet_logs",
+        "from memguard import open_embedded",
+        "with quiet_logs():",
+        "    t0 = time.perf_counter()",
+        f"    s = open_embedded({str(state)!r})",
+        "    opened = time.perf_counter() - t0",
+        "    me = s.guard.authenticate(s.tokens.issue('owner-0'))",
+        "    rng = np.random.default_rng(7)",
+        "    for _ in range(10):",
+        f"        s.guard.search(me, vector=[float(x) for x in rng.standard_normal({DIM})], k={K})",
+        "    s.close()",
+        "print(opened, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)",
+    ])  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    opened, peak = done.stdout.split()[-2:]
+    return {"fresh_open_s": float(opened), "fresh_rss_mib": float(peak)}
 
 
 def fsync_per_write(root: Path) -> str:
@@ -356,13 +392,13 @@ def main() -> None:
                   f"{r['optimize_s'] if tag else 0:.1f} |")  # fmt: skip
     print()
     print("| facts | write 64 guarded ms | raw upsert 64 + fdatasync ms | ratio | load s | peak RSS MiB"
-          " (bench arrays MiB) | disk MiB | reopen s |")  # fmt: skip
-    print("|" + "---|" * 8)
+          " (bench arrays MiB) | disk MiB | reopen s | a new process: open s, peak RSS MiB |")  # fmt: skip
+    print("|" + "---|" * 9)
     for r in rows:
         raw_w = r["raw64_ms"] + r["fdatasync_ms"]
         print(f"| {int(r['size']):,} | {r['guard64_ms']:.1f} | {raw_w:.1f} | {r['guard64_ms'] / raw_w:.2f}x | "
               f"{r['load_s']:.1f} | {r['rss_mib']:.0f} ({r['arrays_mib']:.0f}) | {r['disk_mib']:.0f} | "
-              f"{r['reopen_s']:.2f} |")  # fmt: skip
+              f"{r['reopen_s']:.2f} | {r['fresh_open_s']:.2f}, {r['fresh_rss_mib']:.0f} |")  # fmt: skip
     steps = [(r, k) for r in rows for k in range(100) if f"step{k}_facts" in r]
     if steps:
         print()
