@@ -408,7 +408,10 @@ def main() -> None:
               f" | {PROBE:,}-fact caller guarded ms | its raw filtered ms |")  # fmt: skip
         print("|" + "---|" * 8)
         for r, k in steps:
-            g = lambda key: r.get(f"step{k}_{key}", float("nan"))  # noqa: E731
+
+            def g(key: str, r: dict[str, float] = r, k: int = k) -> float:
+                return r.get(f"step{k}_{key}", float("nan"))
+
             print(f"| {int(g('facts')):,} | {g('guarded_ms'):.2f} | {g('raw_filtered_ms'):.2f} | {g('numpy_ms'):.2f} | "
                   f"{g('recall10_mean'):.3f} | {g('rss_mib'):.0f} | {g('probe_guarded_ms'):.2f} | "
                   f"{g('probe_raw_filtered_ms'):.2f} |")  # fmt: skip
