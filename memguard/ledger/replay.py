@@ -381,7 +381,11 @@ _LINKS = (
     )
     .where(
         _EVENT_FACT.c.fact_id.in_(bindparam("ids", expanding=True)),
-        _EVENT.c.action == CHANGE_ACTION,
+        # the action as an expression, not the bare column: with an index on `action`, SQLite
+        # otherwise walks every change entry of the log and probes each for the ids (15 ms per
+        # search at 10^5 facts, linear in the log); this way it starts from the ids' links
+        # (0.07 ms). The same rows either way: `action` is never NULL.
+        func.coalesce(_EVENT.c.action, "") == CHANGE_ACTION,
     )
     .order_by(_EVENT.c.seq)
 )
