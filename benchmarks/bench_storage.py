@@ -21,6 +21,7 @@ of the facts) with precomputed 384-d unit vectors (embedding excluded). Per size
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import shutil
@@ -30,6 +31,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +39,7 @@ import numpy.typing as npt
 import qdrant_edge as qe
 from benchutil import quiet_logs
 
-from memguard import FactInput, Source, SourceKind, Turn, open_embedded
+from memguard import FactInput, Identity, Source, SourceKind, Turn, open_embedded
 from memguard.embedded import EmbeddedStack
 from memguard.pushdown.edge import to_edge_filter
 from memguard.stores.edge import HNSW_EF, QdrantEdgeStore, _filter
@@ -47,10 +49,11 @@ OWNERS = 10
 BATCH = 64  # the timed write batch
 LOAD_BATCH = 512  # loading is set-up, not measured: bigger batches keep the quick run short
 K = 10
+PROBE = 1_000  # facts of the fixed-size caller measured at each milestone
 
 
 def unit(rng: np.random.Generator, n: int) -> npt.NDArray[np.float32]:
-    m = rng.standard_normal((n, DIM)).astype(np.float32)
+    m = rng.standard_normal((n, DIM), dtype=np.float32)  # float32 throughout: no 8-byte copy in RSS
     m /= np.linalg.norm(m, axis=1, keepdims=True)
     return m
 
@@ -59,8 +62,23 @@ def med_ms(xs: list[float]) -> float:
     return statistics.median(xs) * 1000 if xs else float("nan")
 
 
+def mean_ms(xs: list[float]) -> float:
+    """CPU times: the mean (process_time ticks are coarse; a median of them is a tick)."""
+    return statistics.mean(xs) * 1000 if xs else float("nan")
+
+
 def rss_mib() -> float:
+    """Peak RSS of this process so far (MiB)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def rss_now_mib() -> float:
+    """Current RSS (MiB), from /proc (peak RSS where there is none)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except (OSError, IndexError, ValueError):
+        return rss_mib()
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def facts(vecs: npt.NDArray[np.float32], tag: str) -> list[FactInput]:
@@ -72,38 +90,70 @@ def facts(vecs: npt.NDArray[np.float32], tag: str) -> list[FactInput]:
     ]  # fmt: skip
 
 
-def load(stack: EmbeddedStack, size: int, rng: np.random.Generator) -> tuple[list[object], npt.NDArray[np.float32], npt.NDArray[np.int64], list[str], float]:
-    """Write ``size`` facts; returns (identities, vectors, owner index per fact, fact ids, seconds)."""
-    guard, tokens = stack.guard, stack.tokens
-    idents = [guard.authenticate(tokens.issue(f"owner-{i}", ttl=3600)) for i in range(OWNERS)]
+class Callers:
+    """Identities by subject, re-authenticated every half hour (tokens live at most an hour, and a
+    10^6 load takes longer)."""
+
+    def __init__(self, stack: EmbeddedStack) -> None:
+        self.stack = stack
+        self.held: dict[str, tuple[float, object]] = {}
+
+    def __call__(self, subject: str) -> Identity:
+        at, ident = self.held.get(subject, (float("-inf"), None))
+        if time.monotonic() - at > 1800:
+            ident = self.stack.guard.authenticate(self.stack.tokens.issue(subject, ttl=3600))
+            self.held[subject] = (time.monotonic(), ident)
+        return ident  # type: ignore[return-value]
+
+
+Milestone = Callable[[int, Callers, "npt.NDArray[np.float32]", "npt.NDArray[np.int64]", list[str]], None]
+
+
+def progress(msg: str) -> None:
+    """Progress on stderr (stdout is silenced while the guard runs), with the time and load average."""
+    print(f"[{time.strftime('%H:%M:%S')} load {os.getloadavg()[0]:.1f}] {msg}", file=sys.stderr, flush=True)
+
+
+def load(
+    stack: EmbeddedStack, size: int, rng: np.random.Generator, *, budget_s: float | None = None,
+    milestones: tuple[int, ...] = (), at_milestone: Milestone | None = None,
+) -> tuple[Callers, npt.NDArray[np.float32], npt.NDArray[np.int64], list[str], float]:
+    """Write ``size`` facts; returns (the callers, vectors, owner index per fact, fact ids, seconds).
+
+    ``budget_s`` stops loading early (the arrays are cut to what was written); ``at_milestone(n)`` is
+    called when ``n`` facts (a value of ``milestones``) are in, its time is not counted as loading."""
+    guard = stack.guard
+    who = Callers(stack)
     vecs = unit(rng, size)
     owner = np.zeros(size, dtype=np.int64)
     ids: list[str] = []
-    t0 = time.perf_counter()
+    loading = 0.0
+    done = 0
+    pending = sorted(m for m in milestones if m <= size)
     for b, start in enumerate(range(0, size, LOAD_BATCH)):
+        t0 = time.perf_counter()
         chunk = vecs[start : start + LOAD_BATCH]
-        recs = guard.write_many(idents[b % OWNERS], facts(chunk, f"{b}"))  # type: ignore[arg-type]
+        recs = guard.write_many(who(f"owner-{b % OWNERS}"), facts(chunk, f"{b}"))  # type: ignore[arg-type]
         owner[start : start + len(chunk)] = b % OWNERS
         ids.extend(r.fact_id for r in recs)
-    return idents, vecs, owner, ids, time.perf_counter() - t0
+        loading += time.perf_counter() - t0
+        done = start + len(chunk)
+        if b % 100 == 99:
+            progress(f"loaded {done:,} / {size:,} in {loading:.0f} s, RSS {rss_now_mib():.0f} MiB (peak {rss_mib():.0f})")
+        if pending and done >= pending[0] and at_milestone is not None:
+            pending.pop(0)
+            at_milestone(done, who, vecs[:done], owner[:done], ids)
+        if budget_s is not None and loading > budget_s and done < size:
+            progress(f"load budget {budget_s:.0f} s spent at {done:,} facts: stopping there")
+            break
+    return who, vecs[:done], owner[:done], ids, loading
 
 
-def bench_size(root: Path, size: int, queries: int, hnsw: bool) -> dict[str, float]:
-    rng = np.random.default_rng(size)
-    state = root / f"state-{size}"
-    stack = open_embedded(state)
+def pushed_filter(stack: EmbeddedStack, me: object, rng: np.random.Generator) -> tuple[object, qe.SearchParams]:
+    """The filter the guard pushes down for ``me`` (taken from a real guarded search's plan) and the
+    search params the store uses for that scope (its tenant's graph, or exact)."""
     store = stack.guard.store
     assert isinstance(store, QdrantEdgeStore), type(store)
-    out: dict[str, float] = {"size": size}
-    idents, vecs, owner, ids, secs = load(stack, size, rng)
-    out["load_s"] = secs
-    out["rss_mib"] = rss_mib()
-    out["arrays_mib"] = vecs.nbytes / 2**20  # the benchmark's own copy of the vectors, inside RSS
-    me = idents[0]
-    mask = owner == 0
-    mine = vecs[mask]
-    mine_ids = np.asarray(ids)[mask]
-    # the filter the guard pushes down, taken from a real guarded search's plan
     captured: list[object] = []
     original = store.search
 
@@ -112,77 +162,169 @@ def bench_size(root: Path, size: int, queries: int, hnsw: bool) -> dict[str, flo
         return original(vector, condition=condition, limit=limit, offset=offset)
 
     store.search = spy  # type: ignore[method-assign]
-    q0 = unit(rng, 1)[0]
-    stack.guard.search(me, vector=[float(x) for x in q0], k=K)  # type: ignore[arg-type]
-    store.search = original  # type: ignore[method-assign]
+    try:
+        stack.guard.search(me, vector=[float(x) for x in unit(rng, 1)[0]], k=K)  # type: ignore[arg-type]
+    finally:
+        store.search = original  # type: ignore[method-assign]
     condition = captured[0]
     flt = None if condition is None else to_edge_filter(condition)  # type: ignore[arg-type]
     translated = _filter(condition)  # type: ignore[arg-type]
     tenant = translated is not False and translated[1]
-    # the raw query gets the search params the store uses for this scope (its tenant's graph)
     params = qe.SearchParams(hnsw_ef=HNSW_EF) if tenant else qe.SearchParams(exact=True)
+    return flt, params
+
+
+def searches(
+    stack: EmbeddedStack, me: object, vecs: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_],
+    ids: list[str], queries: int, rng: np.random.Generator, tag: str,
+) -> dict[str, float]:
+    """Guarded vs raw filtered vs raw unfiltered vs numpy over ``me``'s facts (``mask``), and recall@10."""
+    store = stack.guard.store
+    assert isinstance(store, QdrantEdgeStore)
     shard = store._shard
+    flt, params = pushed_filter(stack, me, rng)
+    mine = vecs[mask]
+    mine_ids = np.asarray(ids)[mask]
     qs = unit(rng, queries)
+    g, rf, ru, npb, recall, gc, rfc = [], [], [], [], [], [], []
+    for q in qs:
+        ql = [float(x) for x in q]
+        c0, t0 = time.process_time(), time.perf_counter()
+        hits = stack.guard.search(me, vector=ql, k=K)  # type: ignore[arg-type]
+        g.append(time.perf_counter() - t0)
+        gc.append(time.process_time() - c0)
+        c0, t0 = time.process_time(), time.perf_counter()
+        shard.query(qe.QueryRequest(limit=K, query=qe.Query.Nearest(ql), filter=flt, params=params,  # type: ignore[arg-type]
+                                    with_payload=True))  # fmt: skip
+        rf.append(time.perf_counter() - t0)
+        rfc.append(time.process_time() - c0)
+        t0 = time.perf_counter()
+        shard.query(qe.QueryRequest(limit=K, query=qe.Query.Nearest(ql), with_payload=True))
+        ru.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        sel = vecs[mask]
+        scores = sel @ q
+        np.argpartition(-scores, K)[:K]
+        npb.append(time.perf_counter() - t0)
+        exact = set(mine_ids[np.argsort(-(mine @ q))[:K]].tolist())
+        recall.append(len(exact & {h.fact_id for h in hits}) / K)
+    return {f"guarded_ms{tag}": med_ms(g), f"raw_filtered_ms{tag}": med_ms(rf),
+            f"guarded_cpu_ms{tag}": mean_ms(gc), f"raw_filtered_cpu_ms{tag}": mean_ms(rfc),
+            f"raw_unfiltered_ms{tag}": med_ms(ru), f"numpy_ms{tag}": med_ms(npb),
+            f"recall10{tag}": min(recall), f"recall10_mean{tag}": statistics.mean(recall)}  # fmt: skip
 
-    def searches(tag: str) -> None:
-        g, rf, ru, npb, recall = [], [], [], [], []
-        for q in qs:
-            ql = [float(x) for x in q]
-            t0 = time.perf_counter()
-            hits = stack.guard.search(me, vector=ql, k=K)  # type: ignore[arg-type]
-            g.append(time.perf_counter() - t0)
-            t0 = time.perf_counter()
-            shard.query(qe.QueryRequest(limit=K, query=qe.Query.Nearest(ql), filter=flt, params=params,
-                                        with_payload=True))  # fmt: skip
-            rf.append(time.perf_counter() - t0)
-            t0 = time.perf_counter()
-            shard.query(qe.QueryRequest(limit=K, query=qe.Query.Nearest(ql), with_payload=True))
-            ru.append(time.perf_counter() - t0)
-            t0 = time.perf_counter()
-            sel = vecs[owner == 0]
-            scores = sel @ q
-            np.argpartition(-scores, K)[:K]
-            npb.append(time.perf_counter() - t0)
-            exact = set(mine_ids[np.argsort(-(mine @ q))[:K]].tolist())
-            recall.append(len(exact & {h.fact_id for h in hits}) / K)
-        out.update({f"guarded_ms{tag}": med_ms(g), f"raw_filtered_ms{tag}": med_ms(rf),
-                    f"raw_unfiltered_ms{tag}": med_ms(ru), f"numpy_ms{tag}": med_ms(npb),
-                    f"recall10{tag}": min(recall), f"recall10_mean{tag}": statistics.mean(recall)})  # fmt: skip
 
-    searches("")
+def bench_size(
+    root: Path, size: int, queries: int, hnsw: bool, *, budget_s: float | None = None,
+    milestones: tuple[int, ...] = (),
+) -> dict[str, float]:
+    rng = np.random.default_rng(size)
+    state = root / f"state-{size}"
+    stack = open_embedded(state)
+    store = stack.guard.store
+    assert isinstance(store, QdrantEdgeStore), type(store)
+    out: dict[str, float] = {"size": size}
+    steps: list[dict[str, float]] = []
+
+    who = Callers(stack)
+    probe: tuple[npt.NDArray[np.float32], list[str]] | None = None
+    if milestones:  # a caller with a fixed 1,000 facts: its search cost against the total's growth
+        pv = unit(rng, PROBE)
+        precs = stack.guard.write_many(who("probe"), facts(pv, "probe"))
+        probe = (pv, [r.fact_id for r in precs])
+
+    def at(n: int, who: Callers, v: npt.NDArray[np.float32], o: npt.NDArray[np.int64], i: list[str]) -> None:
+        row = {"facts": float(n), "rss_mib": rss_now_mib()}
+        row.update(searches(stack, who("owner-0"), v, o == 0, i, max(10, queries // 2), rng, ""))
+        if probe is not None:
+            small = searches(stack, who("probe"), probe[0], np.ones(PROBE, dtype=bool), probe[1],
+                             max(10, queries // 2), rng, "")  # fmt: skip
+            row.update({f"probe_{key}": val for key, val in small.items()})
+        steps.append(row)
+        progress(f"at {n:,}: guarded {row['guarded_ms']:.2f} ms, raw filtered {row['raw_filtered_ms']:.2f} ms, "
+                 f"numpy {row['numpy_ms']:.2f} ms, recall {row['recall10_mean']:.3f}, RSS {row['rss_mib']:.0f} MiB; "
+                 f"{PROBE:,}-fact caller: guarded {row.get('probe_guarded_ms', 0):.2f} ms, "
+                 f"raw filtered {row.get('probe_raw_filtered_ms', 0):.2f} ms")  # fmt: skip
+
+    who, vecs, owner, ids, secs = load(stack, size, rng, budget_s=budget_s, milestones=milestones, at_milestone=at)
+    out["size"] = size = len(ids)
+    out["load_s"] = secs
+    out["rss_mib"] = rss_mib()
+    out["rss_now_mib"] = rss_now_mib()
+    out["arrays_mib"] = vecs.nbytes / 2**20  # the benchmark's own copy of the vectors, inside RSS
+    shard = store._shard
+    progress(f"loaded {size:,} in {secs:.0f} s; searching")
+    out.update(searches(stack, who("owner-0"), vecs, owner == 0, ids, queries, rng, ""))
     if hnsw:  # the HNSW build, off the request path (`memguard store optimize`), then the same
         t0 = time.perf_counter()
         store.optimize()
         out["optimize_s"] = time.perf_counter() - t0
-        searches("_hnsw")
+        out.update(searches(stack, who("owner-0"), vecs, owner == 0, ids, queries, rng, "_hnsw"))
+    for k, row in enumerate(steps):
+        for key, val in row.items():
+            out[f"step{k}_{key}"] = val
+    progress("writes")
     # writes, batch 64: guarded vs raw engine upsert of the same payloads + one fdatasync
-    gw, rw, fs = [], [], []
+    gw, rw, fs, gwc, rwc, rwu = [], [], [], [], [], []
     probe = root / f"fsync-{size}.bin"
     with probe.open("wb") as fh:
         for i in range(12):
             batch = unit(rng, BATCH)
-            t0 = time.perf_counter()
-            recs = stack.guard.write_many(idents[i % OWNERS], facts(batch, f"w{i}"))  # type: ignore[arg-type]
+            inputs = facts(batch, f"w{i}")
+            c0, t0 = time.process_time(), time.perf_counter()
+            recs = stack.guard.write_many(who(f"owner-{i % OWNERS}"), inputs)  # type: ignore[arg-type]
             gw.append(time.perf_counter() - t0)
+            gwc.append(time.process_time() - c0)
             got = store.retrieve([r.fact_id for r in recs])
-            pts = [qe.Point(str(uuid.uuid4()), [float(x) for x in v], dict(p.payload))
-                   for v, p in zip(batch, got, strict=True)]  # fmt: skip
-            t0 = time.perf_counter()
+            payloads = [dict(p.payload) for p in got]
+            vectors = [list(f.vector or ()) for f in inputs]
+            # the raw engine write from Python: build the points (id, vector, payload) and upsert
+            c0, t0 = time.process_time(), time.perf_counter()
+            pts = [qe.Point(str(uuid.uuid4()), v, p) for v, p in zip(vectors, payloads, strict=True)]
+            t1 = time.perf_counter()
             shard.update(qe.UpdateOperation.upsert_points(pts))
             rw.append(time.perf_counter() - t0)
+            rwu.append(time.perf_counter() - t1)
+            rwc.append(time.process_time() - c0)
             t0 = time.perf_counter()
             fh.write(b"x" * 4096)
             fh.flush()
             os.fdatasync(fh.fileno())
             fs.append(time.perf_counter() - t0)
-    out.update(guard64_ms=med_ms(gw), raw64_ms=med_ms(rw), fdatasync_ms=med_ms(fs))
+    out.update(guard64_ms=med_ms(gw), raw64_ms=med_ms(rw), fdatasync_ms=med_ms(fs), guard64_cpu_ms=mean_ms(gwc),
+               raw64_cpu_ms=mean_ms(rwc), raw64_update_only_ms=med_ms(rwu))  # fmt: skip
     stack.close()
     t0 = time.perf_counter()
     stack = open_embedded(state)
     out["reopen_s"] = time.perf_counter() - t0
     stack.close()
+    out.update(fresh_process(state))
     out["disk_mib"] = sum(f.stat().st_size for f in (state / "edge").rglob("*") if f.is_file()) / 2**20
     return out
+
+
+def fresh_process(state: Path) -> dict[str, float]:
+    """A new process opens the folder and runs 10 guarded searches: its open time and peak RSS
+    (what a service holding this store needs, without the benchmark's arrays)."""
+    code = "\n".join([
+        "import resource, sys, time, numpy as np",
+        f"sys.path.insert(0, {str(Path(__file__).parent)!r})",
+        "from benchutil import quiet_logs",
+        "from memguard import open_embedded",
+        "with quiet_logs():",
+        "    t0 = time.perf_counter()",
+        f"    s = open_embedded({str(state)!r})",
+        "    opened = time.perf_counter() - t0",
+        "    me = s.guard.authenticate(s.tokens.issue('owner-0'))",
+        "    rng = np.random.default_rng(7)",
+        "    for _ in range(10):",
+        f"        s.guard.search(me, vector=[float(x) for x in rng.standard_normal({DIM})], k={K})",
+        "    s.close()",
+        "print(opened, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)",
+    ])  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    opened, peak = done.stdout.split()[-2:]
+    return {"fresh_open_s": float(opened), "fresh_rss_mib": float(peak)}
 
 
 def fsync_per_write(root: Path) -> str:
@@ -217,6 +359,7 @@ def fsync_per_write(root: Path) -> str:
 
 
 def main() -> None:
+    nan = float("nan")
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="10^4 only (CI, < 1 min)")
     ap.add_argument("--million", action="store_true", help="add 10^6 (hours)")
@@ -224,6 +367,11 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=50)
     ap.add_argument("--hnsw", action=argparse.BooleanOptionalAction, default=None,
                     help="also measure after the HNSW build (default: on, off with --quick)")
+    ap.add_argument("--load-budget", type=float, default=None, metavar="SECONDS",
+                    help="stop loading a size after this many seconds and measure what was written")
+    ap.add_argument("--milestones", type=int, nargs="*", default=(),
+                    help="while loading, measure searches when this many facts are in (plus a fixed 1,000-fact caller)")
+    ap.add_argument("--json-out", type=Path, default=None, help="write the raw figures here after each size")
     args = ap.parse_args()
     hnsw = (not args.quick) if args.hnsw is None else args.hnsw
     sizes = args.sizes or ([10_000] if args.quick else [10_000, 100_000])
@@ -236,7 +384,10 @@ def main() -> None:
         with quiet_logs():
             fsyncs = fsync_per_write(root)
             for size in sizes:
-                rows.append(bench_size(root, size, args.queries, hnsw))
+                rows.append(bench_size(root, size, args.queries, hnsw, budget_s=args.load_budget,
+                                       milestones=tuple(args.milestones)))  # fmt: skip
+                if args.json_out is not None:
+                    args.json_out.write_text(json.dumps(rows, indent=1))
     print(f"load average after: {os.getloadavg()}")
     print(f"fdatasync+fsync per guarded write call (batch 1): {fsyncs}")
     print()
@@ -244,27 +395,53 @@ def main() -> None:
           " the HNSW build (`memguard store optimize`, its time in the last column).")
     print()
     print("| facts | guarded | raw filtered (same engine) | raw unfiltered | numpy brute force"
-          " | guarded / raw filtered | guarded / numpy | recall@10 mean (min) | HNSW build s |")  # fmt: skip
-    print("|" + "---|" * 9)
+          " | guarded / raw filtered | guarded / numpy | CPU ms guarded / raw filtered (ratio)"
+          " | recall@10 mean (min) | HNSW build s |")  # fmt: skip
+    print("|" + "---|" * 10)
     for r in rows:
         for tag, label in (("", "exact"), ("_hnsw", "HNSW")):
             if "guarded_ms" + tag not in r:
                 continue
+            gc, rc = r.get("guarded_cpu_ms" + tag, nan), r.get("raw_filtered_cpu_ms" + tag, nan)
             print(f"| {int(r['size']):,} {label} | {r['guarded_ms' + tag]:.2f} | {r['raw_filtered_ms' + tag]:.2f} | "
                   f"{r['raw_unfiltered_ms' + tag]:.2f} | {r['numpy_ms' + tag]:.2f} | "
                   f"{r['guarded_ms' + tag] / r['raw_filtered_ms' + tag]:.2f}x | "
                   f"{r['guarded_ms' + tag] / r['numpy_ms' + tag]:.2f}x | "
+                  f"{gc:.2f} / {rc:.2f} ({gc / rc:.2f}x) | "
                   f"{r['recall10_mean' + tag]:.3f} ({r['recall10' + tag]:.2f}) | "
                   f"{r['optimize_s'] if tag else 0:.1f} |")  # fmt: skip
     print()
-    print("| facts | write 64 guarded ms | raw upsert 64 + fdatasync ms | ratio | load s | peak RSS MiB"
-          " (bench arrays MiB) | disk MiB | reopen s |")  # fmt: skip
-    print("|" + "---|" * 8)
+    print("Writes of 64 facts: guarded `write_many` vs the raw engine write from Python (build 64 points,"
+          " upsert) plus one fdatasync; in parentheses the upsert call alone. Medians, ms; CPU: means.")
+    print()
+    print("| facts | write 64 guarded ms | raw build + upsert 64 + fdatasync ms (upsert only) | ratio (vs upsert only)"
+          " | CPU ms guarded / raw | load s | peak RSS MiB (bench arrays MiB) | disk MiB | reopen s"
+          " | a new process: open s, peak RSS MiB |")  # fmt: skip
+    print("|" + "---|" * 10)
     for r in rows:
         raw_w = r["raw64_ms"] + r["fdatasync_ms"]
-        print(f"| {int(r['size']):,} | {r['guard64_ms']:.1f} | {raw_w:.1f} | {r['guard64_ms'] / raw_w:.2f}x | "
+        raw_u = r.get("raw64_update_only_ms", nan) + r["fdatasync_ms"]
+        print(f"| {int(r['size']):,} | {r['guard64_ms']:.1f} | {raw_w:.1f} ({raw_u:.1f}) | "
+              f"{r['guard64_ms'] / raw_w:.2f}x ({r['guard64_ms'] / raw_u:.2f}x) | "
+              f"{r.get('guard64_cpu_ms', nan):.1f} / {r.get('raw64_cpu_ms', nan):.1f} | "
               f"{r['load_s']:.1f} | {r['rss_mib']:.0f} ({r['arrays_mib']:.0f}) | {r['disk_mib']:.0f} | "
-              f"{r['reopen_s']:.2f} |")  # fmt: skip
+              f"{r['reopen_s']:.2f} | {r['fresh_open_s']:.2f}, {r['fresh_rss_mib']:.0f} |")  # fmt: skip
+    steps = [(r, k) for r in rows for k in range(100) if f"step{k}_facts" in r]
+    if steps:
+        print()
+        print(f"While loading (exact search; the 10% caller, and a caller with a fixed {PROBE:,} facts):")
+        print()
+        print("| facts | guarded ms | raw filtered ms | numpy ms | recall@10 | RSS MiB"
+              f" | {PROBE:,}-fact caller guarded ms | its raw filtered ms |")  # fmt: skip
+        print("|" + "---|" * 8)
+        for r, k in steps:
+
+            def g(key: str, r: dict[str, float] = r, k: int = k) -> float:
+                return r.get(f"step{k}_{key}", float("nan"))
+
+            print(f"| {int(g('facts')):,} | {g('guarded_ms'):.2f} | {g('raw_filtered_ms'):.2f} | {g('numpy_ms'):.2f} | "
+                  f"{g('recall10_mean'):.3f} | {g('rss_mib'):.0f} | {g('probe_guarded_ms'):.2f} | "
+                  f"{g('probe_raw_filtered_ms'):.2f} |")  # fmt: skip
 
 
 if __name__ == "__main__":

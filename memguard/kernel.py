@@ -68,7 +68,6 @@ from memguard.scope import (
     DefaultScopeResolver,
     FieldValue,
     PlanKind,
-    PointDecider,
     ReadRequest,
     ScopePlan,
     ScopeResolver,
@@ -185,10 +184,13 @@ class Operation:
     def point_allows(self, request: ReadRequest, fields: Mapping[str, FieldValue]) -> bool:
         """Ask the resolver's independent point evaluator too, when it has one."""
         scope = self.kernel.scope
-        if not isinstance(scope, PointDecider):
+        # what isinstance(scope, PointDecider) checks (a runtime protocol: the method is there),
+        # without its per-call cost (~20 us, paid for every hit)
+        decide = getattr(scope, "point_allows", None)
+        if not callable(decide):
             return True  # the plan is the resolver's whole semantics (DefaultScopeResolver)
         try:
-            return scope.point_allows(self.who, request, fields) is True
+            return decide(self.who, request, fields) is True
         except Exception:
             return False  # an evaluation error is a deny
 

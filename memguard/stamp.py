@@ -59,10 +59,15 @@ def stamp(op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
     next_versions = ledger.next_versions(named) if named else {}
     bars = kernel.write_bars()
     plans: dict[str, ScopePlan] = {}
-    taint: dict[tuple[str, int], list[tuple[str, int]]] = {}
     read_sets: dict[str, bool] = {}
     out: list[Provenance] = []
     scans = scan_texts(op, requests)
+    # what each turn of the batch has read, in one query (the turn's taint)
+    taint = ledger.lineage.turn_reads_many(
+        principal.subject.issuer,
+        principal.subject.subject,
+        [(r.turn.session_id, r.turn.turn_index) for r in requests],
+    )
     for index, req in enumerate(requests):
         try:
             check_identifier(req.namespace, "namespace")
@@ -120,10 +125,6 @@ def stamp(op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
             lineage = min(lineage, *(lineage_trust_of(p) for p in upstream))
             edges.extend((fact_id, parent, "derived") for parent in inputs)
         key = (req.turn.session_id, req.turn.turn_index)
-        if key not in taint:
-            taint[key] = ledger.lineage.turn_reads(
-                principal.subject.issuer, principal.subject.subject, *key
-            )
         read = [(fid, t) for fid, t in taint[key] if fid != fact_id]
         if read:
             lowest = TrustLevel(min(t for _, t in read))

@@ -192,6 +192,30 @@ def test_a_turn_read_set_costs_n_plus_m_edges_and_keeps_causality(
     assert set(report.quarantined) == {pages[0].fact_id, after.fact_id} | {n.fact_id for n in notes}
 
 
+def test_a_batch_over_several_turns_is_tainted_per_turn(
+    g: MemoryGuard, tokens: LocalTokenService
+) -> None:
+    """write_many reads the taint of all its turns in one query: each fact still gets its own
+    turn's (fails if the batched read mixed turns up, or missed one)."""
+    from memguard import FactInput
+
+    c = Chain(g, tokens)
+    page = g.write(c.browser, "web text", namespace="r", source=src(K.WEB, WEB), turn=T(1))
+    g.get(c.planner, page.fact_id, turn=T(3))
+    g.get(c.planner, page.fact_id, turn=T(5, "s-2"))
+    turns = [T(2), T(3), T(4), T(5), T(5, "s-2"), T(3)]
+    notes = g.write_many(c.planner, [
+        FactInput(text=f"note {i}", namespace="r", source=src(K.USER_MESSAGE), turn=t)
+        for i, t in enumerate(turns)
+    ])  # fmt: skip
+    assert [n.trust for n in notes] == [
+        TrustLevel.USER, TrustLevel.UNTRUSTED, TrustLevel.USER, TrustLevel.USER,
+        TrustLevel.UNTRUSTED, TrustLevel.UNTRUSTED,
+    ]  # fmt: skip
+    assert g.ledger.lineage.turn_reads(ISSUER, "alice", "s-1", 3) == [(page.fact_id, int(page.trust))]
+    assert g.ledger.lineage.turn_reads(ISSUER, "alice", "s-1", 4) == []
+
+
 def test_taint_is_per_owner_and_by_get_too(g: MemoryGuard, tokens: LocalTokenService) -> None:
     alice, bob = Chain(g, tokens, "alice"), Chain(g, tokens, "bob")
     page = g.write(alice.browser, "web text", namespace="r", source=src(K.WEB, WEB), turn=T(1))

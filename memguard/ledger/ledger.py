@@ -20,6 +20,7 @@ from sqlalchemy import (
     Connection,
     Engine,
     and_,
+    bindparam,
     create_engine,
     event,
     func,
@@ -93,6 +94,35 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur.execute("PRAGMA foreign_keys=ON")
     cur.execute("PRAGMA busy_timeout=10000")
     cur.close()
+
+
+def _latest_statement() -> Any:
+    """The rows of some facts with their quarantine flag (built once: the read path runs it for
+    every search, and building the statement cost more than running it)."""
+    quarantined = (
+        select(_QUARANTINE.c.fact_id)
+        .where(and_(_QUARANTINE.c.fact_id == _PROV.c.fact_id, _QUARANTINE.c.lifted.is_(False)))
+        .exists()
+        .label("quarantined")
+    )
+    return select(
+        _PROV.c.fact_id,
+        _PROV.c.version,
+        _PROV.c.state,
+        _PROV.c.record_digest,
+        _PROV.c.content_digest,
+        _PROV.c.record,
+        _PROV.c.purged,
+        quarantined,
+    ).where(
+        and_(
+            _PROV.c.fact_id.in_(bindparam("ids", expanding=True)),
+            _PROV.c.state != FactState.ABORTED.value,
+        )
+    )
+
+
+_LATEST = _latest_statement()
 
 
 class Ledger:
@@ -495,29 +525,7 @@ class Ledger:
             return self._latest(conn, fact_ids)
 
     def _latest(self, conn: Connection, fact_ids: Sequence[str]) -> dict[str, LedgerRecord]:
-        quarantined = (
-            select(_QUARANTINE.c.fact_id)
-            .where(and_(_QUARANTINE.c.fact_id == _PROV.c.fact_id, _QUARANTINE.c.lifted.is_(False)))
-            .exists()
-            .label("quarantined")
-        )
-        rows = conn.execute(
-            select(
-                _PROV.c.fact_id,
-                _PROV.c.version,
-                _PROV.c.state,
-                _PROV.c.record_digest,
-                _PROV.c.content_digest,
-                _PROV.c.record,
-                _PROV.c.purged,
-                quarantined,
-            ).where(
-                and_(
-                    _PROV.c.fact_id.in_(list(dict.fromkeys(fact_ids))),
-                    _PROV.c.state != FactState.ABORTED.value,
-                )
-            )
-        ).all()
+        rows = conn.execute(_LATEST, {"ids": list(dict.fromkeys(fact_ids))}).all()
         out: dict[str, LedgerRecord] = {}
         for row in rows:
             current = out.get(row.fact_id)

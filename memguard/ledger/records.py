@@ -6,6 +6,7 @@ before)."""
 from __future__ import annotations
 
 import enum
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +39,7 @@ class LedgerRecord:
 
     @property
     def provenance(self) -> Provenance:
-        return Provenance.model_validate_json(self.record)
+        return _parse(self.record)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +52,14 @@ class TurnRead:
     turn_index: int
     fact_id: str
     trust: int
+
+
+@functools.lru_cache(maxsize=8192)
+def _parse(record: str) -> Provenance:
+    """The provenance a record text holds. A pure function of the text (the model is frozen), so
+    the same text parsed for every hit of every read is parsed once: a row edited in the ledger
+    is a different text, parsed afresh (and compared with the signed log by the read path)."""
+    return Provenance.model_validate_json(record)
 
 
 def _record(row: Any) -> LedgerRecord:
