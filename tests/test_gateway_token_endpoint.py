@@ -21,6 +21,7 @@ import pytest
 from gateway_helpers import SCOPES, TOKEN_EXCHANGE, gateway_config
 from helpers import BROWSER, PLANNER
 from identity_helpers import Client, make_client
+from pydantic import ValidationError
 
 from memguard.gateway.server import free_port, serve_in_thread
 from memguard.gateway.stack import GatewayStack, open_stack
@@ -177,6 +178,40 @@ def test_an_assertion_for_any_other_audience_is_refused(gw: Running) -> None:
     both = gw.planner.assertion(endpoint, int(time.time()), aud=[endpoint, gw.stack.resource])
     r = _post(endpoint, both, _user(gw), gw.stack.resource)
     assert r.status_code == 401 and r.json()["error"] == "invalid_client"
+
+
+def test_the_metadata_has_rfc8414s_members(gw: Running) -> None:
+    """RFC 8414 2 and 3.2 for a server with a token endpoint and no authorization endpoint."""
+    _, meta = _discover(gw)
+    # REQUIRED: issuer (a URL without query or fragment), token_endpoint (no implicit-only server)
+    parts = urlsplit(meta["issuer"])
+    assert parts.scheme in ("https", "http") and not parts.query and not parts.fragment
+    assert isinstance(meta["token_endpoint"], str)
+    # grant_types_supported must be given: omitted it would mean authorization_code and implicit
+    grants = set(meta["grant_types_supported"])
+    assert grants and not grants & {"authorization_code", "implicit"}
+    # no grant here uses an authorization endpoint, so there is none, and no response type:
+    # an empty array is not allowed either (3.2: "Claims with zero elements MUST be omitted")
+    assert "authorization_endpoint" not in meta and "response_types_supported" not in meta
+    assert all(value != [] for value in meta.values())
+    assert meta["token_endpoint_auth_methods_supported"] == ["private_key_jwt"]
+    assert "none" not in meta["token_endpoint_auth_signing_alg_values_supported"]  # RFC 8414 2
+    assert set(meta) <= {  # only registered members (IANA OAuth Authorization Server Metadata)
+        "issuer", "token_endpoint", "jwks_uri", "grant_types_supported",
+        "token_endpoint_auth_methods_supported", "token_endpoint_auth_signing_alg_values_supported",
+        "authorization_grant_profiles_supported",
+    }
+
+
+def test_the_mcp_sdk_model_cannot_parse_it_without_an_authorization_endpoint(gw: Running) -> None:
+    """mcp's ``OAuthMetadata`` requires ``authorization_endpoint`` (docs/standards.md): the document
+    does not invent one, so the SDK model refuses it, for that member only."""
+    from mcp.shared.auth import OAuthMetadata
+
+    _, meta = _discover(gw)
+    with pytest.raises(ValidationError) as info:
+        OAuthMetadata.model_validate(meta)
+    assert [e["loc"] for e in info.value.errors()] == [("authorization_endpoint",)]
 
 
 def test_the_metadata_is_only_at_the_issuers_rfc8414_location(gw: Running) -> None:

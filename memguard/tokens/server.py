@@ -52,12 +52,12 @@ def metadata_path(issuer: str) -> str:
 def metadata_document(sts: SecurityTokenService) -> dict[str, object]:
     """The RFC 8414 metadata of ``sts``, from its configuration, never from the request's Host.
 
-    ``token_endpoint`` is ``sts.token_endpoint``: the URL whose path the route is mounted at and
-    the audience client assertions name. There is no authorization endpoint (no grant here uses
+    ``token_endpoint`` is ``sts.token_endpoint``: the route (:data:`TOKEN_PATH`) at the configured
+    origin, and the audience client assertions name. There is no authorization endpoint (no grant here uses
     one), so ``authorization_endpoint`` and ``response_types_supported`` are absent: RFC 8414 2
     makes the first conditional and lists the second as REQUIRED, but 3.2 says "Claims with zero
-    elements MUST be omitted" and this server supports no response type (RFC 8414 erratum 7793
-    asks for the same condition as ``authorization_endpoint``). ``grant_types_supported`` is
+    elements MUST be omitted" and this server supports no response type (the reported RFC 8414
+    erratum 7793 asks for the same condition as ``authorization_endpoint``). ``grant_types_supported`` is
     always present: its default would be ``authorization_code`` and ``implicit``.
     """
     parts = urlsplit(sts.token_endpoint)
