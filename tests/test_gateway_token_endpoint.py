@@ -116,6 +116,25 @@ def test_the_advertised_token_endpoint_is_the_route_at_the_resource_origin(gw: R
     assert r.status_code in (400, 401) and "error" in r.json()
 
 
+def test_the_challenge_leads_to_the_metadata_and_a_token(gw: Running) -> None:
+    """An unauthenticated call's ``resource_metadata`` (RFC 9728 5.1) is served (3.1: the resource's
+    path after the well-known one), names this resource (3.3) and leads to the token endpoint."""
+    r = httpx.post(f"{gw.base}/v1/search", json={"query": "x", "namespace": "notes"}, timeout=5)
+    assert r.status_code == 401
+    challenge = r.headers["www-authenticate"]
+    url = challenge.split('resource_metadata="', 1)[1].split('"', 1)[0]
+    prm = httpx.get(url, timeout=5)
+    assert prm.status_code == 200, url
+    assert prm.json()["resource"] == gw.stack.resource
+    assert prm.json()["authorization_servers"][0] == gw.sts.issuer
+    issuer, meta = _discover(gw)
+    now = int(time.time())
+    token = _post(meta["token_endpoint"], gw.planner.assertion(meta["token_endpoint"], now),
+                  _user(gw), gw.stack.resource)
+    assert token.status_code == 200, token.text
+    assert issuer == gw.sts.issuer
+
+
 def test_the_metadata_ignores_the_host_header(gw: Running) -> None:
     issuer = gw.sts.issuer
     r = httpx.get(gw.base + metadata_path(issuer), headers={"Host": "evil.example"}, timeout=5)

@@ -33,6 +33,7 @@ import json
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 from fastapi import Depends, FastAPI, Path, Query, Request, Security
 from fastapi.exceptions import RequestValidationError
@@ -46,6 +47,7 @@ from memguard.denials import request_credentials
 from memguard.errors import AccessDenied, InvalidRequest, MemguardError
 from memguard.events import AuditEvent, Decision
 from memguard.gateway.auth import WORKLOAD_HEADER, BearerOnlyMiddleware, presented_credentials
+from memguard.gateway.challenge import metadata_url as resource_metadata_url
 from memguard.gateway.errors import GatewayError
 from memguard.gateway.idempotency import Idempotency
 from memguard.gateway.limits import (
@@ -457,6 +459,12 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
         }
         del body["resource_signing_alg_values_supported"]
         return JSONResponse(body, headers={"Cache-Control": "max-age=60"})
+
+    # RFC 9728 3.1: a resource with a path (https://host/mcp) has its metadata at the well-known
+    # path followed by its own, the URL every challenge names (memguard.gateway.challenge)
+    prm_path = urlsplit(resource_metadata_url(resource)).path
+    if prm_path != "/.well-known/oauth-protected-resource":
+        app.add_api_route(prm_path, protected_resource, methods=["GET"], include_in_schema=False)
 
     if stack.receipts is not None:
         receipt_jwks = stack.receipts.key.jwks()
