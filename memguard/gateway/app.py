@@ -92,6 +92,7 @@ from memguard.identity import Identity
 from memguard.logging import get_logger
 from memguard.provenance import Turn
 from memguard.revocation import RevocationReport, RevocationSelector
+from memguard.tokens.uses import TOKEN_PATH
 from memguard.trust import TrustLevel
 
 __all__ = ["CONSOLE_PATH", "RECEIPT_HEADER", "create_app"]
@@ -497,7 +498,7 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
     form_paths: frozenset[str] = frozenset()
     if stack.sts is not None:
         app.router.routes.extend(create_sts_app(stack.sts).routes)
-        form_paths = frozenset({"/token"})
+        form_paths = frozenset({TOKEN_PATH})
     if stack.ssf is not None:  # RFC 8935 push delivery of CAEP events (memguard.gateway.ssf)
         from memguard.gateway.ssf import ssf_route
 
@@ -521,13 +522,13 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
     # middleware: the last added is the outermost
     def guarded(path: str) -> bool:
         return (path.startswith(("/v1/", f"{CONSOLE_PATH}/"))
-                or path in ("/token", config.mcp.path))
+                or path in (TOKEN_PATH, config.mcp.path))
 
     app.add_middleware(ConcurrencyLimitMiddleware, max_concurrency=limits.max_concurrency,
                        queue_timeout=limits.queue_timeout, request_timeout=limits.request_timeout,
                        resource=resource, guarded=guarded)
     if stack.sts is not None and rates.token_peer is not None:
-        app.add_middleware(PeerRateMiddleware, limiter=rates.token_peer, path="/token",
+        app.add_middleware(PeerRateMiddleware, limiter=rates.token_peer, path=TOKEN_PATH,
                            resource=resource)
     app.add_middleware(BodyLimitMiddleware, max_bytes=limits.max_body_bytes, resource=resource)
     app.add_middleware(BearerOnlyMiddleware, resource=resource, form_paths=form_paths)
