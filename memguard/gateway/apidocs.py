@@ -29,6 +29,7 @@ from memguard.gateway.schemas import (
     TokenExchangeForm,
     TokenResponseOut,
 )
+from memguard.tokens.uses import TOKEN_PATH
 
 __all__ = ["DOCS_CSP", "add_token_service_paths", "mount_api_docs"]
 
@@ -79,7 +80,7 @@ def add_token_service_paths(doc: dict[str, Any]) -> None:
     error = _json(doc, OAuthErrorOut, "the request was refused (RFC 6749 5.2 error codes, RFC 8693 2.2.2)")
     form_example = _example(TokenExchangeForm)
     paths = doc.setdefault("paths", {})
-    paths["/token"] = {"post": {
+    paths[TOKEN_PATH] = {"post": {
         "tags": ["token service"],
         "summary": "Exchange a token (RFC 8693): delegation to the calling agent",
         "description": (

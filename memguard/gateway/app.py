@@ -33,6 +33,7 @@ import json
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 from fastapi import Depends, FastAPI, Path, Query, Request, Security
 from fastapi.exceptions import RequestValidationError
@@ -46,6 +47,7 @@ from memguard.denials import request_credentials
 from memguard.errors import AccessDenied, InvalidRequest, MemguardError
 from memguard.events import AuditEvent, Decision
 from memguard.gateway.auth import WORKLOAD_HEADER, BearerOnlyMiddleware, presented_credentials
+from memguard.gateway.challenge import metadata_url as resource_metadata_url
 from memguard.gateway.errors import GatewayError
 from memguard.gateway.idempotency import Idempotency
 from memguard.gateway.limits import (
@@ -90,6 +92,7 @@ from memguard.identity import Identity
 from memguard.logging import get_logger
 from memguard.provenance import Turn
 from memguard.revocation import RevocationReport, RevocationSelector
+from memguard.tokens.uses import TOKEN_PATH
 from memguard.trust import TrustLevel
 
 __all__ = ["CONSOLE_PATH", "RECEIPT_HEADER", "create_app"]
@@ -458,6 +461,12 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
         del body["resource_signing_alg_values_supported"]
         return JSONResponse(body, headers={"Cache-Control": "max-age=60"})
 
+    # RFC 9728 3.1: a resource with a path (https://host/mcp) has its metadata at the well-known
+    # path followed by its own, the URL every challenge names (memguard.gateway.challenge)
+    prm_path = urlsplit(resource_metadata_url(resource)).path
+    if prm_path != "/.well-known/oauth-protected-resource":
+        app.add_api_route(prm_path, protected_resource, methods=["GET"], include_in_schema=False)
+
     if stack.receipts is not None:
         receipt_jwks = stack.receipts.key.jwks()
 
@@ -489,7 +498,7 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
     form_paths: frozenset[str] = frozenset()
     if stack.sts is not None:
         app.router.routes.extend(create_sts_app(stack.sts).routes)
-        form_paths = frozenset({"/token"})
+        form_paths = frozenset({TOKEN_PATH})
     if stack.ssf is not None:  # RFC 8935 push delivery of CAEP events (memguard.gateway.ssf)
         from memguard.gateway.ssf import ssf_route
 
@@ -513,13 +522,13 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
     # middleware: the last added is the outermost
     def guarded(path: str) -> bool:
         return (path.startswith(("/v1/", f"{CONSOLE_PATH}/"))
-                or path in ("/token", config.mcp.path))
+                or path in (TOKEN_PATH, config.mcp.path))
 
     app.add_middleware(ConcurrencyLimitMiddleware, max_concurrency=limits.max_concurrency,
                        queue_timeout=limits.queue_timeout, request_timeout=limits.request_timeout,
                        resource=resource, guarded=guarded)
     if stack.sts is not None and rates.token_peer is not None:
-        app.add_middleware(PeerRateMiddleware, limiter=rates.token_peer, path="/token",
+        app.add_middleware(PeerRateMiddleware, limiter=rates.token_peer, path=TOKEN_PATH,
                            resource=resource)
     app.add_middleware(BodyLimitMiddleware, max_bytes=limits.max_body_bytes, resource=resource)
     app.add_middleware(BearerOnlyMiddleware, resource=resource, form_paths=form_paths)

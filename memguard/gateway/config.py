@@ -564,7 +564,11 @@ class GatewayConfig(_Section):
 
     @property
     def token_endpoint(self) -> str:
-        """The token endpoint URL: the audience of client assertions and actor tokens."""
+        """The token endpoint URL: ``/token`` at the resource's origin, where the gateway mounts the
+        route (a resource ``https://host/mcp`` has ``https://host/token``). The RFC 8414 metadata
+        advertises it and client assertions and actor tokens name it (or the issuer, RFC 7523 3,
+        when no other token use has the issuer's name); an explicit ``sts.issuer`` does not move
+        it: the route is this gateway's."""
         from memguard.tokens.uses import default_token_endpoint
 
         return default_token_endpoint(self.resource)

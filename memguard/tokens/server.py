@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, urlsplit
 
 import uvicorn
 from starlette.applications import Starlette
@@ -26,8 +26,9 @@ from memguard.errors import ConfigurationError
 from memguard.tokens.id_jag import ID_JAG_PROFILE, JWT_BEARER_GRANT
 from memguard.tokens.rfc8693 import GRANT_TYPE, TokenExchangeError
 from memguard.tokens.sts import SecurityTokenService
+from memguard.tokens.uses import TOKEN_PATH
 
-__all__ = ["create_app", "serve_local"]
+__all__ = ["create_app", "metadata_document", "metadata_path", "serve_local"]
 
 MAX_BODY = 64 * 1024
 _NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
@@ -36,6 +37,43 @@ _NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 def _error(exc: TokenExchangeError) -> JSONResponse:
     headers = {**_NO_STORE, **getattr(exc, "headers", {})}  # Retry-After of a rate limit
     return JSONResponse(exc.body(), status_code=exc.status, headers=headers)
+
+
+def metadata_path(issuer: str) -> str:
+    """RFC 8414 3.1: the metadata's path, ``/.well-known/oauth-authorization-server`` followed by
+    the issuer's path (``https://host/mcp`` -> ``.../oauth-authorization-server/mcp``), so a
+    client that builds the URL from the issuer finds it (and 3.3: the ``issuer`` it reads is that
+    issuer)."""
+    parts = urlsplit(issuer)
+    suffix = parts.path.rstrip("/") if parts.scheme in ("http", "https") else ""
+    return f"/.well-known/oauth-authorization-server{suffix}"
+
+
+def metadata_document(sts: SecurityTokenService) -> dict[str, object]:
+    """The RFC 8414 metadata of ``sts``, from its configuration, never from the request's Host.
+
+    ``token_endpoint`` is ``sts.token_endpoint``: the route (:data:`TOKEN_PATH`) at the configured
+    origin, and the audience client assertions name. There is no authorization endpoint (no grant here uses
+    one), so ``authorization_endpoint`` and ``response_types_supported`` are absent: RFC 8414 2
+    makes the first conditional and lists the second as REQUIRED, but 3.2 says "Claims with zero
+    elements MUST be omitted" and this server supports no response type (the reported RFC 8414
+    erratum 7793 asks for the same condition as ``authorization_endpoint``). ``grant_types_supported`` is
+    always present: its default would be ``authorization_code`` and ``implicit``.
+    """
+    parts = urlsplit(sts.token_endpoint)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    grants = [GRANT_TYPE, JWT_BEARER_GRANT] if sts.id_jag is not None else [GRANT_TYPE]
+    body: dict[str, object] = {
+        "issuer": sts.issuer,
+        "token_endpoint": sts.token_endpoint,
+        "jwks_uri": f"{origin}/.well-known/jwks.json",
+        "grant_types_supported": grants,
+        "token_endpoint_auth_methods_supported": ["private_key_jwt"],
+        "token_endpoint_auth_signing_alg_values_supported": ["ES256", "EdDSA"],
+    }
+    if sts.id_jag is not None:  # MCP enterprise-managed authorization, 6 Discovery
+        body["authorization_grant_profiles_supported"] = [ID_JAG_PROFILE]
+    return body
 
 
 def create_app(sts: SecurityTokenService) -> Starlette:
@@ -68,25 +106,13 @@ def create_app(sts: SecurityTokenService) -> Starlette:
         return JSONResponse(sts.workload_jwks(), headers={"Cache-Control": "max-age=60"})
 
     async def metadata(request: Request) -> Response:
-        base = str(request.base_url).rstrip("/")
-        body: dict[str, object] = {
-            "issuer": sts.issuer,
-            "token_endpoint": f"{base}/token",
-            "jwks_uri": f"{base}/.well-known/jwks.json",
-            "grant_types_supported": ["urn:ietf:params:oauth:grant-type:token-exchange"],
-            "token_endpoint_auth_methods_supported": ["private_key_jwt"],
-            "token_endpoint_auth_signing_alg_values_supported": ["ES256", "EdDSA"],
-        }
-        if sts.id_jag is not None:  # MCP enterprise-managed authorization, 6 Discovery
-            body["grant_types_supported"] = [GRANT_TYPE, JWT_BEARER_GRANT]
-            body["authorization_grant_profiles_supported"] = [ID_JAG_PROFILE]
-        return JSONResponse(body)
+        return JSONResponse(metadata_document(sts), headers={"Cache-Control": "max-age=60"})
 
     return Starlette(routes=[
-        Route("/token", token, methods=["POST"]),
+        Route(TOKEN_PATH, token, methods=["POST"]),
         Route("/.well-known/jwks.json", jwks, methods=["GET"]),
         Route("/.well-known/workload-jwks.json", workload_jwks, methods=["GET"]),
-        Route("/.well-known/oauth-authorization-server", metadata, methods=["GET"]),
+        Route(metadata_path(sts.issuer), metadata, methods=["GET"]),
     ])
 
 

@@ -20,6 +20,7 @@ uses equal are refused when they load (:func:`check_distinct`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from urllib.parse import urlsplit
 
 from memguard.errors import ConfigurationError
 
@@ -29,6 +30,7 @@ __all__ = [
     "CLIENT_ASSERTION_TYP",
     "PRESENTER_TYP",
     "RESERVED_TYPES",
+    "TOKEN_PATH",
     "check_distinct",
     "default_presenter_audience",
     "default_token_endpoint",
@@ -47,8 +49,20 @@ def default_presenter_audience(resource: str) -> str:
     return f"{resource.rstrip('/')}/workload"
 
 
+#: The token endpoint's path: the route is mounted there (``memguard.tokens.server``).
+TOKEN_PATH = "/token"
+
+
 def default_token_endpoint(base: str) -> str:
-    return f"{base.rstrip('/')}/token"
+    """The token endpoint URL for a server at ``base`` (a resource or an issuer identifier): the
+    route :data:`TOKEN_PATH` at ``base``'s origin, whatever path ``base`` has. The route, the
+    RFC 8414 ``token_endpoint`` and the one audience of client assertions are this URL, so a
+    resource ``https://host/mcp`` has its token endpoint at ``https://host/token``. A name that is
+    not an http(s) URL (an in-process token service's issuer) gets the path appended."""
+    parts = urlsplit(base)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return f"{base.rstrip('/')}{TOKEN_PATH}"
+    return f"{parts.scheme}://{parts.netloc}{TOKEN_PATH}"
 
 
 def check_distinct(uses: Mapping[str, Iterable[str]]) -> None:
