@@ -106,8 +106,15 @@ def test_stream_lifecycle_over_push(env: Env) -> None:
     code, out, err = env.cli("verify", "--timeout", "20")
     assert code == 0, (out, err)
     assert out["verified"] is True and env.record().verified_at is not None
-    matched = [e for e in receive_events(gw, "ssf.verification")
-               if e.detail.get("event", {}).get("stream_id") == sid]
+
+    def matched_events() -> list[Any]:
+        return [e for e in receive_events(gw, "ssf.verification")
+                if e.detail.get("event", {}).get("stream_id") == sid]
+
+    # the stream row is marked verified before the receiver's audit event is committed (the
+    # command returns on the mark): wait for the event, then check it is the only one
+    wait(lambda: bool(matched_events()))
+    matched = matched_events()
     assert [e.detail["verification"] for e in matched] == ["matched"]
     assert matched[0].detail["effect"] == [] and matched[0].decision.value == "allow"
     assert len(gw.stack.denylist.entries()) == deny_before  # type: ignore[union-attr]
