@@ -16,17 +16,17 @@ reads the result through ``GuardedMemory``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from memguard.adopt.rows import AdoptReport, LegacyRow, OwnerMapping, Skip
-from memguard.adopt.run import _Item, _known, _run, _text, legacy_source
-from memguard.adopt.sources import MEM0_TEXT_FIELD, qdrant_rows
+from memguard.adopt.run import _Item, _known, _text, legacy_source, stamp_points_in_place
+from memguard.adopt.sources import MEM0_TEXT_FIELD
 from memguard.context import external_fact_id, principal_label
 from memguard.errors import InvalidRequest
 from memguard.kernel import Kernel
-from memguard.provenance import Provenance, value_digest
-from memguard.stores.base import RESERVED_PAYLOAD_KEY, reserved_block
+from memguard.provenance import value_digest
+from memguard.stores.base import RESERVED_PAYLOAD_KEY
 from memguard.trust import TrustLevel
 
 if TYPE_CHECKING:
@@ -98,8 +98,6 @@ def adopt_mem0_collection_in_place(
     already carry a ``memguard`` block and are not in the ledger are skipped
     (``payload.reserved``), as are those without text or a clear owner. ``namespace``: the one
     ``GuardedMemory`` is built with (its default, ``mem0``)."""
-    from qdrant_client import models
-
     uri = source_uri or f"mem0:{collection}"
     source = legacy_source(uri, name=collection)
     known = _known(kernel, ledger)
@@ -121,22 +119,7 @@ def adopt_mem0_collection_in_place(
         pid: int | str = int(row.key) if row.key.isdigit() else row.key
         return _Item(row, fact_id, owner, namespace, text, _digest(payload), (pid, change))
 
-    def write(items: list[_Item], records: list[Provenance]) -> None:
-        ops: list[Any] = [
-            models.SetPayloadOperation(set_payload=models.SetPayload(
-                payload={**i.extra[1], RESERVED_PAYLOAD_KEY: reserved_block(p)}, points=[i.extra[0]]
-            ))
-            for i, p in zip(items, records, strict=True)
-        ]  # fmt: skip
-        client.batch_update_points(collection, ops, wait=True)
-
-    def rows() -> Iterator[LegacyRow]:
-        yield from qdrant_rows(client, collection)
-
-    report = _run(kernel, known, rows(), source=source, prepare=prepare, write=write,
-                  operator=operator, trust=trust, batch=batch, dry_run=dry_run,
-                  on_batch=on_batch)  # fmt: skip
-    already = report.skipped.pop("already", 0)
-    report.already += already
-    report.examples = [(k, r) for k, r in report.examples if r != "already"]
-    return report
+    return stamp_points_in_place(
+        kernel, known, client, collection, prepare, source=source, operator=operator,
+        trust=trust, batch=batch, dry_run=dry_run, on_batch=on_batch,
+    )  # fmt: skip

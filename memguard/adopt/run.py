@@ -289,10 +289,6 @@ def adopt_qdrant_in_place(
     collection, digest over the caller payload): afterwards ``GuardedQdrantClient`` over the
     same client serves each point to its owner only. Points that already carry a ``memguard``
     payload key and are not in the ledger are skipped (``payload.reserved``)."""
-    from qdrant_client import models
-
-    from memguard.adopt.sources import qdrant_rows
-
     uri = source_uri or f"qdrant:{collection}"
     source = legacy_source(uri, name=collection)
     known = _known(kernel, ledger)
@@ -309,22 +305,46 @@ def adopt_qdrant_in_place(
             return text
         pid: int | str = int(row.key) if row.key.isdigit() else row.key
         return _Item(row, external_fact_id("qdrant", collection, row.key), owner, collection,
-                     text, value_digest({"payload": dict(row.record)}), pid)  # fmt: skip
+                     text, value_digest({"payload": dict(row.record)}), (pid, {}))  # fmt: skip
+
+    return stamp_points_in_place(
+        kernel, known, client, collection, prepare, source=source, operator=operator,
+        trust=trust, batch=batch, dry_run=dry_run, on_batch=on_batch,
+    )  # fmt: skip
+
+
+def stamp_points_in_place(
+    kernel: Kernel | None,
+    known: Callable[[list[str]], set[str]],
+    client: Any,
+    collection: str,
+    prepare: Callable[[LegacyRow], _Item | Skip],
+    *,
+    source: Source,
+    operator: str,
+    trust: TrustLevel | None,
+    batch: int,
+    dry_run: bool,
+    on_batch: Callable[[int], object] | None,
+) -> AdoptReport:
+    """The in-place adoption of a Qdrant collection's points (Qdrant's and mem0's layouts): each
+    prepared item's ``extra`` is (point id, payload changes); the changes and the reserved block
+    are set on the point where it is. Rows already adopted are counted as ``already``."""
+    from qdrant_client import models
+
+    from memguard.adopt.sources import qdrant_rows
 
     def write(items: list[_Item], records: list[Provenance]) -> None:
         ops: list[Any] = [
             models.SetPayloadOperation(set_payload=models.SetPayload(
-                payload={RESERVED_PAYLOAD_KEY: reserved_block(p)}, points=[i.extra]
+                payload={**i.extra[1], RESERVED_PAYLOAD_KEY: reserved_block(p)}, points=[i.extra[0]]
             ))
             for i, p in zip(items, records, strict=True)
         ]  # fmt: skip
         client.batch_update_points(collection, ops, wait=True)
 
-    def rows() -> Iterator[LegacyRow]:
-        yield from qdrant_rows(client, collection)
-
-    report = _run(kernel, known, rows(), source=source, prepare=prepare, write=write,
-                  operator=operator, trust=trust, batch=batch, dry_run=dry_run,
+    report = _run(kernel, known, qdrant_rows(client, collection), source=source, prepare=prepare,
+                  write=write, operator=operator, trust=trust, batch=batch, dry_run=dry_run,
                   on_batch=on_batch)  # fmt: skip
     already = report.skipped.pop("already", 0)
     report.already += already
