@@ -63,6 +63,7 @@ async def scenario(aguard: AsyncMemoryGuard, token: str) -> None:
     await aguard.delete(me, updated.fact_id)
     await aguard.recover()
     await aguard.rescan(operator="test")
+    await aguard.sweep_expired(operator="test")
     await aguard.close()
 
 
