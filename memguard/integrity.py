@@ -72,8 +72,12 @@ def candidate_problem(
     prov: Provenance,
     *,
     expect_reserved: bool = True,
+    fields: Mapping[str, Any] | None = None,
 ) -> str | None:
     """Why ``candidate`` does not match its ledger row, or ``None`` if it does.
+
+    ``fields``: ``index_fields(prov)`` when the caller has computed it already (the read path
+    needs it again for the plan check).
 
     A quarantined fact's store copy may carry ``trust = quarantined`` in its indexed fields (the
     revocation lowered it there so pushed-down queries skip it); any other index difference is a
@@ -93,7 +97,7 @@ def candidate_problem(
     if candidate.content_digest != prov.content_digest:
         return "integrity.content_mismatch"
     if expect_reserved and isinstance(reserved, Mapping):
-        expected = index_fields(prov)
+        expected = fields if fields is not None else index_fields(prov)
         for key, value in expected.items():
             got = reserved.get(key)
             if got == value:

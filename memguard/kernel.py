@@ -354,7 +354,9 @@ class Operation:
             self.detail["why"] = f"state {record.state.value}"
             return None
         prov = record.provenance
-        problem = candidate_problem(cand, record, prov, expect_reserved=expect_reserved)
+        fields = index_fields(prov)  # once per hit: the payload compare and the plan check
+        problem = candidate_problem(cand, record, prov, expect_reserved=expect_reserved,
+                                    fields=fields)  # fmt: skip
         if problem is not None:
             self.alarm(fact_id, problem)
             self.detail["why"] = problem
@@ -367,7 +369,6 @@ class Operation:
             self.detail.setdefault("withheld", []).append({"fact_id": fact_id, "state": "expired"})
             self.detail["why"] = "expired"
             return None
-        fields = index_fields(prov)
         if not plan.allows(fields):
             if pushed_down:  # the store returned what the plan excludes
                 self.alarm(fact_id, "scope.pushdown_mismatch")

@@ -18,13 +18,16 @@ from __future__ import annotations
 
 import json
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Row, Table, bindparam, func, select
+from sqlalchemy import Connection, Engine, Row, Table, bindparam, func, inspect, select
+from sqlalchemy import text as sql_text
+from sqlalchemy.sql.expression import Executable
 
 from memguard.ledger.auditlog import LEAF, PENDING, ProblemKind, _Problems
 from memguard.ledger.changelog import CHANGE_ACTION, PROJECTIONS, encode_row, ops_of
@@ -391,6 +394,38 @@ _LINKS = (
 )
 
 
+#: the same links on SQLite, the action checked in the covering index ``(action, seq)`` instead
+#: of the event row: every read of a fact links it too (``mg_audit_fact``), so a fact read often
+#: has many links that are not change entries, and probing the (large) event row of each one cost
+#: more than the index entry (docs/benchmarks.md, "readcost"). SQLite's planner prefers the rowid,
+#: hence ``INDEXED BY``; used only where that index exists (:func:`_links_query`, checked once per
+#: engine: an index dropped later makes the query fail, a denial, never a skipped check).
+_ACTION_INDEX = "ix_mg_audit_event_action"
+_LINKS_SQLITE = sql_text(
+    "SELECT f.fact_id, f.event_seq AS seq, coalesce(l.leaf_hash, p.leaf_hash) AS leaf_hash"
+    f" FROM {_EVENT_FACT.name} AS f"
+    f" LEFT OUTER JOIN {LEAF.name} AS l ON l.event_seq = f.event_seq"
+    f" LEFT OUTER JOIN {PENDING.name} AS p ON p.event_seq = f.event_seq"
+    " WHERE f.fact_id IN :ids AND EXISTS (SELECT 1"
+    f" FROM {_EVENT.name} AS e INDEXED BY {_ACTION_INDEX}"
+    " WHERE e.action = :change AND e.seq = f.event_seq)"
+    " ORDER BY f.event_seq"
+).bindparams(bindparam("ids", expanding=True), bindparam("change", CHANGE_ACTION))
+_HINTED: weakref.WeakKeyDictionary[Engine, bool] = weakref.WeakKeyDictionary()
+
+
+def _links_query(conn: Connection) -> Executable:
+    """:data:`_LINKS_SQLITE` on a SQLite ledger that has the action index, else :data:`_LINKS`."""
+    engine = conn.engine
+    hinted = _HINTED.get(engine)
+    if hinted is None:
+        hinted = engine.dialect.name == "sqlite" and any(
+            ix.get("name") == _ACTION_INDEX for ix in inspect(conn).get_indexes(_EVENT.name)
+        )
+        _HINTED[engine] = hinted
+    return _LINKS_SQLITE if hinted else _LINKS
+
+
 def logged_heads(
     conn: Connection, fact_ids: Sequence[str], cache: EntryCache | None = None
 ) -> dict[str, LoggedHead]:
@@ -402,9 +437,10 @@ def logged_heads(
     cache = cache if cache is not None else EntryCache(0, 0)
     out: dict[str, LoggedHead] = {}
     wanted = list(dict.fromkeys(fact_ids))
+    query = _links_query(conn)
     for start in range(0, len(wanted), 500):
         chunk = wanted[start : start + 500]
-        links = conn.execute(_LINKS, {"ids": chunk}).all()
+        links = conn.execute(query, {"ids": chunk}).all()
         by_fact: dict[str, list[tuple[int, bytes | None]]] = {}
         for fid, seq, stored in links:
             by_fact.setdefault(str(fid), []).append(
