@@ -30,6 +30,7 @@ from memguard import (
     open_embedded,
 )
 from memguard.adapters.openai_agents import GuardedSession, source_kind_of
+from memguard.adapters.openai_agents.session import session_namespace
 from memguard.embedded import EmbeddedStack
 from memguard.revocation import RevocationSelector
 
@@ -93,7 +94,8 @@ async def test_a_runner_turn_is_stored_item_by_item_with_the_channel_of_each(sta
     assert {f.provenance.turn.session_id for f in facts} == {"chat-1"}
     # the Runner adds the run in three batches; one user message opens one turn
     assert len({f.provenance.turn.turn_index for f in facts}) == 1
-    assert {f.provenance.namespace for f in facts} == {"openai-agents"}
+    assert {f.provenance.namespace for f in facts} == {session.namespace}
+    assert session.namespace == session_namespace("openai-agents", "chat-1")
     items = await session.get_items()
     assert items[0]["content"] == "What is ACME's limit?"  # type: ignore[typeddict-item]
     assert await session.get_items(limit=2) == items[-2:]
@@ -225,3 +227,38 @@ def test_the_session_needs_a_guard(stack: EmbeddedStack) -> None:
     with pytest.raises(Exception):  # noqa: B017
         GuardedSession("chat-1", guard=object(), identity=identity)  # type: ignore[arg-type]
     assert isinstance(stack.guard, MemoryGuard)
+
+
+def list_events_since(stack: EmbeddedStack, seen: int) -> list[Any]:
+    return [e for e in stack.guard.ledger.events(decision="allow")[seen:] if e.action == "list"]
+
+
+async def test_a_read_lists_this_sessions_facts_only_not_the_callers_other_sessions(stack: EmbeddedStack) -> None:
+    busy = session_for(stack, "alice", "busy")
+    await busy.add_items([{"role": "user", "content": f"line {i}"} for i in range(40)])
+    session = session_for(stack, "alice", "chat-1")
+    await session.add_items([{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi"}])
+    mine = {f.fact_id for f in await session.get_facts()}
+    seen = len(stack.guard.ledger.events(decision="allow"))
+    assert [i["content"] for i in await session.get_items()] == ["hello", "hi"]  # type: ignore[typeddict-item]
+    assert [i["content"] for i in await session.get_items(limit=1)] == ["hi"]  # type: ignore[typeddict-item]
+    assert await session.pop_item() is not None
+    lists = list_events_since(stack, seen)
+    assert lists  # every read is a verified, audited list of the guard
+    listed = [fid for e in lists for fid in e.fact_ids]
+    # the verified reads of this session never touched the other session's 40 facts
+    assert set(listed) <= mine, len(set(listed) - mine)
+    assert len(listed) <= 3 * len(mine)
+    # positive control: the other session's items are there and read through the same path
+    assert len(await busy.get_items()) == 40
+    assert len({fid for e in list_events_since(stack, seen) for fid in e.fact_ids} - mine) == 40
+
+
+def test_distinct_session_ids_get_distinct_namespaces(stack: EmbeddedStack) -> None:
+    ids = ["a", "a.s-x", "A", "a ", "chat/1", "chat\\1", "x" * 256, "\u00e9", "e\u0301"]
+    names = {session_namespace("openai-agents", i) for i in ids}
+    assert len(names) == len(ids)
+    assert all(n.startswith("openai-agents.s-") and len(n) == len("openai-agents.s-") + 40 for n in names)
+    with pytest.raises(Exception):  # noqa: B017 - InvalidRequest: the prefix is bounded
+        GuardedSession("chat-1", guard=stack.guard, identity=None, namespace="n" * 201)  # type: ignore[arg-type]
+    assert GuardedSession("chat-1", guard=stack.guard, identity=None, namespace="n" * 200)  # type: ignore[arg-type]

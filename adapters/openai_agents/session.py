@@ -9,6 +9,12 @@ channel), what the model said or called is agent inference (``derived`` at most)
 assigns trust from that channel and the caller's verified identity, scans the text and writes the
 ledger row before the store sees anything. An item is at most 64 KiB of JSON (the metadata bound).
 
+Each session has a namespace of its own: ``<namespace>.s-`` and 40 hex of SHA-256 over the session
+id (so a read lists this session's facts only, not every session of the caller; the digest cannot
+be steered to another session's namespace, and the session id's characters never reach the
+namespace rules). A policy that names the adapter's namespaces uses the pattern
+``openai-agents.s-*`` (or ``openai-agents*``).
+
 Reads list only what the caller's policy scope admits, each fact verified against the ledger:
 another principal's items under the same session id, quarantined items (a revoked source, turn or
 writer) and items below ``min_trust`` are not in the history the model gets. ``pop_item`` and
@@ -19,6 +25,7 @@ the policy refuses raises, and nothing is returned as popped.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -34,7 +41,7 @@ from memguard.identity import Identity
 from memguard.provenance import Source, Turn
 from memguard.trust import SourceKind, TrustLevel
 
-__all__ = ["GuardedSession", "source_kind_of"]
+__all__ = ["GuardedSession", "session_namespace", "source_kind_of"]
 
 #: what the model produced: its messages, its calls, its reasoning (agent inference, ``derived``)
 _MODEL = frozenset(
@@ -61,6 +68,15 @@ _PAGE = 1000
 #: the fields that say what an item is, not what it says (not part of the scanned text)
 _STRUCTURAL = frozenset({"type", "role", "id", "call_id", "status"})
 _METADATA_KEYS = ("session_id", "seq", "item_type", "role")
+#: the longest ``namespace=`` prefix (the fact namespace is at most 256 characters)
+_MAX_PREFIX = 200
+
+
+def session_namespace(prefix: str, session_id: str) -> str:
+    """The namespace of one session's items: ``prefix`` + ``.s-`` + 40 hex of SHA-256 over the
+    session id (UTF-8). Distinct session ids get distinct namespaces (collision resistance of the
+    digest), whatever characters the session id holds."""
+    return f"{prefix}.s-{hashlib.sha256(session_id.encode()).hexdigest()[:40]}"
 
 
 def source_kind_of(item: Mapping[str, Any]) -> SourceKind:
@@ -149,11 +165,13 @@ class GuardedSession:
             raise InvalidRequest("`session_id` is a string of 1 to 256 characters")
         if not isinstance(guard, MemoryGuard):
             raise InvalidRequest("`guard` must be a MemoryGuard")
+        if not isinstance(namespace, str) or not 0 < len(namespace) <= _MAX_PREFIX:
+            raise InvalidRequest(f"`namespace` is a string of 1 to {_MAX_PREFIX} characters")
         self.session_id = session_id
         self.session_settings = session_settings
         self._guard = guard
         self._identity = identity
-        self._namespace = namespace
+        self._namespace = session_namespace(namespace, session_id)
         self._min_trust = min_trust
         self._purpose = purpose
         self._lock = threading.Lock()
@@ -183,6 +201,11 @@ class GuardedSession:
         await asyncio.to_thread(self._clear)
 
     # -- beyond the protocol ----------------------------------------------------------------------
+
+    @property
+    def namespace(self) -> str:
+        """The namespace this session's items are written to and read from."""
+        return self._namespace
 
     async def get_facts(self, limit: int | None = None) -> list[RecalledFact]:
         """The history as memguard facts, each with its full provenance (trust, source, writer)."""
