@@ -262,3 +262,21 @@ def test_distinct_session_ids_get_distinct_namespaces(stack: EmbeddedStack) -> N
     with pytest.raises(Exception):  # noqa: B017 - InvalidRequest: the prefix is bounded
         GuardedSession("chat-1", guard=stack.guard, identity=None, namespace="n" * 201)  # type: ignore[arg-type]
     assert GuardedSession("chat-1", guard=stack.guard, identity=None, namespace="n" * 200)  # type: ignore[arg-type]
+
+
+async def test_a_limited_read_lists_about_limit_items_and_steps_back_over_gaps(stack: EmbeddedStack) -> None:
+    session = session_for(stack, "alice", "long")
+    await session.add_items([{"role": "user", "content": f"line {i}"} for i in range(60)])
+    seen = len(stack.guard.ledger.events(decision="allow"))
+    assert [i["content"] for i in await session.get_items(limit=3)] == ["line 57", "line 58", "line 59"]  # type: ignore[typeddict-item]
+    listed = [fid for e in list_events_since(stack, seen) for fid in e.fact_ids]
+    assert 3 <= len(listed) <= 6  # the tail and one probe, not the 60 items
+    for _ in range(5):  # gaps at the end: the read steps back until it has `limit` items
+        await session.pop_item()
+    fresh = session_for(stack, "alice", "long")  # no position remembered: it searches the end
+    assert [i["content"] for i in await fresh.get_items(limit=3)] == ["line 52", "line 53", "line 54"]  # type: ignore[typeddict-item]
+    assert len(await fresh.get_items()) == 55
+    # a second writer's items come after the first one's, and each object sees both
+    await fresh.add_items([{"role": "user", "content": "from fresh"}])
+    await session.add_items([{"role": "user", "content": "from session"}])
+    assert [i["content"] for i in await fresh.get_items(limit=2)] == ["from fresh", "from session"]  # type: ignore[typeddict-item]
