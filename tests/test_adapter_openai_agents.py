@@ -23,6 +23,7 @@ from memguard import (
     AccessDenied,
     FactNotFound,
     IdentityError,
+    InvalidRequest,
     MemoryGuard,
     PolicyResolver,
     SourceKind,
@@ -32,6 +33,7 @@ from memguard import (
 from memguard.adapters.openai_agents import GuardedSession, source_kind_of
 from memguard.adapters.openai_agents.session import session_namespace
 from memguard.embedded import EmbeddedStack
+from memguard.guard import FactInput
 from memguard.revocation import RevocationSelector
 
 set_tracing_disabled(True)  # the SDK's trace export would need an OpenAI key and the network
@@ -280,3 +282,17 @@ async def test_a_limited_read_lists_about_limit_items_and_steps_back_over_gaps(s
     await fresh.add_items([{"role": "user", "content": "from fresh"}])
     await session.add_items([{"role": "user", "content": "from session"}])
     assert [i["content"] for i in await fresh.get_items(limit=2)] == ["from fresh", "from session"]  # type: ignore[typeddict-item]
+
+
+async def test_named_fact_ids_cannot_overwrite_another_principals_item(stack: EmbeddedStack) -> None:
+    alice = session_for(stack, "alice")
+    await alice.add_items([{"role": "user", "content": "alice's line"}])
+    target = (await alice.get_facts())[0]
+    bob = stack.guard.authenticate(stack.tokens.issue("bob"))
+    fact = FactInput(text="bob's overwrite", namespace=alice.namespace, source=target.provenance.source,
+                     turn=target.provenance.turn, metadata=dict(target.metadata))  # fmt: skip
+    with pytest.raises((AccessDenied, FactNotFound)):
+        stack.guard.write_many(bob, [fact], fact_ids=[target.fact_id])
+    with pytest.raises(InvalidRequest):  # one id per fact, or nothing is written
+        stack.guard.write_many(bob, [fact, fact], fact_ids=[target.fact_id])
+    assert [i["content"] for i in await alice.get_items()] == ["alice's line"]  # type: ignore[typeddict-item]
