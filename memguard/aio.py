@@ -58,8 +58,14 @@ class AsyncMemoryGuard:
             )
         )
 
-    async def write_many(self, identity: Identity, facts: Sequence[FactInput]) -> list[Provenance]:
-        return await asyncio.to_thread(self.guard.write_many, identity, facts)
+    async def write_many(
+        self,
+        identity: Identity,
+        facts: Sequence[FactInput],
+        *,
+        fact_ids: Sequence[str] | None = None,
+    ) -> list[Provenance]:
+        return await asyncio.to_thread(self.guard.write_many, identity, facts, fact_ids=fact_ids)
 
     async def get(
         self, identity: Identity, fact_id: str, *, purpose: str = "answer", turn: Turn | None = None

@@ -226,14 +226,28 @@ class MemoryGuard:
             )
             return self._write(op, [fact])[0]
 
-    def write_many(self, identity: Identity, facts: Sequence[FactInput]) -> list[Provenance]:
-        """Store a batch atomically per phase: one ledger transaction each side of one store upsert."""
+    def write_many(
+        self,
+        identity: Identity,
+        facts: Sequence[FactInput],
+        *,
+        fact_ids: Sequence[str] | None = None,
+    ) -> list[Provenance]:
+        """Store a batch atomically per phase: one ledger transaction each side of one store upsert.
+
+        ``fact_ids`` (one per fact) are ids the caller chose, e.g. ones that sort in an order it
+        pages by; an id that exists writes a new version, which the kernel allows only as an update.
+        """
         first = facts[0] if facts else None
         trace = first.turn.trace_id if isinstance(first, FactInput) else None
         with self.kernel.operation("write", identity, trace_id=trace) as op:
             if not facts:
                 raise InvalidRequest("empty batch")
-            return self._write(op, list(facts))
+            if fact_ids is not None and (
+                len(fact_ids) != len(facts) or not all(isinstance(i, str) for i in fact_ids)
+            ):
+                raise InvalidRequest("`fact_ids` names one id (a string) per fact")
+            return self._write(op, list(facts), None if fact_ids is None else list(fact_ids))
 
     def _write(
         self, op: Operation, facts: list[FactInput], fact_ids: Sequence[str | None] | None = None

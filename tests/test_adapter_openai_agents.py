@@ -23,6 +23,7 @@ from memguard import (
     AccessDenied,
     FactNotFound,
     IdentityError,
+    InvalidRequest,
     MemoryGuard,
     PolicyResolver,
     SourceKind,
@@ -30,7 +31,9 @@ from memguard import (
     open_embedded,
 )
 from memguard.adapters.openai_agents import GuardedSession, source_kind_of
+from memguard.adapters.openai_agents.session import session_namespace
 from memguard.embedded import EmbeddedStack
+from memguard.guard import FactInput
 from memguard.revocation import RevocationSelector
 
 set_tracing_disabled(True)  # the SDK's trace export would need an OpenAI key and the network
@@ -93,7 +96,8 @@ async def test_a_runner_turn_is_stored_item_by_item_with_the_channel_of_each(sta
     assert {f.provenance.turn.session_id for f in facts} == {"chat-1"}
     # the Runner adds the run in three batches; one user message opens one turn
     assert len({f.provenance.turn.turn_index for f in facts}) == 1
-    assert {f.provenance.namespace for f in facts} == {"openai-agents"}
+    assert {f.provenance.namespace for f in facts} == {session.namespace}
+    assert session.namespace == session_namespace("openai-agents", "chat-1")
     items = await session.get_items()
     assert items[0]["content"] == "What is ACME's limit?"  # type: ignore[typeddict-item]
     assert await session.get_items(limit=2) == items[-2:]
@@ -225,3 +229,70 @@ def test_the_session_needs_a_guard(stack: EmbeddedStack) -> None:
     with pytest.raises(Exception):  # noqa: B017
         GuardedSession("chat-1", guard=object(), identity=identity)  # type: ignore[arg-type]
     assert isinstance(stack.guard, MemoryGuard)
+
+
+def list_events_since(stack: EmbeddedStack, seen: int) -> list[Any]:
+    return [e for e in stack.guard.ledger.events(decision="allow")[seen:] if e.action == "list"]
+
+
+async def test_a_read_lists_this_sessions_facts_only_not_the_callers_other_sessions(stack: EmbeddedStack) -> None:
+    busy = session_for(stack, "alice", "busy")
+    await busy.add_items([{"role": "user", "content": f"line {i}"} for i in range(40)])
+    session = session_for(stack, "alice", "chat-1")
+    await session.add_items([{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi"}])
+    mine = {f.fact_id for f in await session.get_facts()}
+    seen = len(stack.guard.ledger.events(decision="allow"))
+    assert [i["content"] for i in await session.get_items()] == ["hello", "hi"]  # type: ignore[typeddict-item]
+    assert [i["content"] for i in await session.get_items(limit=1)] == ["hi"]  # type: ignore[typeddict-item]
+    assert await session.pop_item() is not None
+    lists = list_events_since(stack, seen)
+    assert lists  # every read is a verified, audited list of the guard
+    listed = [fid for e in lists for fid in e.fact_ids]
+    # the verified reads of this session never touched the other session's 40 facts
+    assert set(listed) <= mine, len(set(listed) - mine)
+    assert len(listed) <= 3 * len(mine)
+    # positive control: the other session's items are there and read through the same path
+    assert len(await busy.get_items()) == 40
+    assert len({fid for e in list_events_since(stack, seen) for fid in e.fact_ids} - mine) == 40
+
+
+def test_distinct_session_ids_get_distinct_namespaces(stack: EmbeddedStack) -> None:
+    ids = ["a", "a.s-x", "A", "a ", "chat/1", "chat\\1", "x" * 256, "\u00e9", "e\u0301"]
+    names = {session_namespace("openai-agents", i) for i in ids}
+    assert len(names) == len(ids)
+    assert all(n.startswith("openai-agents.s-") and len(n) == len("openai-agents.s-") + 40 for n in names)
+    with pytest.raises(Exception):  # noqa: B017 - InvalidRequest: the prefix is bounded
+        GuardedSession("chat-1", guard=stack.guard, identity=None, namespace="n" * 201)  # type: ignore[arg-type]
+    assert GuardedSession("chat-1", guard=stack.guard, identity=None, namespace="n" * 200)  # type: ignore[arg-type]
+
+
+async def test_a_limited_read_lists_about_limit_items_and_steps_back_over_gaps(stack: EmbeddedStack) -> None:
+    session = session_for(stack, "alice", "long")
+    await session.add_items([{"role": "user", "content": f"line {i}"} for i in range(60)])
+    seen = len(stack.guard.ledger.events(decision="allow"))
+    assert [i["content"] for i in await session.get_items(limit=3)] == ["line 57", "line 58", "line 59"]  # type: ignore[typeddict-item]
+    listed = [fid for e in list_events_since(stack, seen) for fid in e.fact_ids]
+    assert 3 <= len(listed) <= 6  # the tail and one probe, not the 60 items
+    for _ in range(5):  # gaps at the end: the read steps back until it has `limit` items
+        await session.pop_item()
+    fresh = session_for(stack, "alice", "long")  # no position remembered: it searches the end
+    assert [i["content"] for i in await fresh.get_items(limit=3)] == ["line 52", "line 53", "line 54"]  # type: ignore[typeddict-item]
+    assert len(await fresh.get_items()) == 55
+    # a second writer's items come after the first one's, and each object sees both
+    await fresh.add_items([{"role": "user", "content": "from fresh"}])
+    await session.add_items([{"role": "user", "content": "from session"}])
+    assert [i["content"] for i in await fresh.get_items(limit=2)] == ["from fresh", "from session"]  # type: ignore[typeddict-item]
+
+
+async def test_named_fact_ids_cannot_overwrite_another_principals_item(stack: EmbeddedStack) -> None:
+    alice = session_for(stack, "alice")
+    await alice.add_items([{"role": "user", "content": "alice's line"}])
+    target = (await alice.get_facts())[0]
+    bob = stack.guard.authenticate(stack.tokens.issue("bob"))
+    fact = FactInput(text="bob's overwrite", namespace=alice.namespace, source=target.provenance.source,
+                     turn=target.provenance.turn, metadata=dict(target.metadata))  # fmt: skip
+    with pytest.raises((AccessDenied, FactNotFound)):
+        stack.guard.write_many(bob, [fact], fact_ids=[target.fact_id])
+    with pytest.raises(InvalidRequest):  # one id per fact, or nothing is written
+        stack.guard.write_many(bob, [fact, fact], fact_ids=[target.fact_id])
+    assert [i["content"] for i in await alice.get_items()] == ["alice's line"]  # type: ignore[typeddict-item]

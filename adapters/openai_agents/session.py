@@ -9,6 +9,12 @@ channel), what the model said or called is agent inference (``derived`` at most)
 assigns trust from that channel and the caller's verified identity, scans the text and writes the
 ledger row before the store sees anything. An item is at most 64 KiB of JSON (the metadata bound).
 
+Each session has a namespace of its own: ``<namespace>.s-`` and 40 hex of SHA-256 over the session
+id (so a read lists this session's facts only, not every session of the caller; the digest cannot
+be steered to another session's namespace, and the session id's characters never reach the
+namespace rules). A policy that names the adapter's namespaces uses the pattern
+``openai-agents.s-*`` (or ``openai-agents*``).
+
 Reads list only what the caller's policy scope admits, each fact verified against the ledger:
 another principal's items under the same session id, quarantined items (a revoked source, turn or
 writer) and items below ``min_trust`` are not in the history the model gets. ``pop_item`` and
@@ -19,8 +25,10 @@ the policy refuses raises, and nothing is returned as popped.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import secrets
 import threading
-import time
+import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
@@ -34,7 +42,7 @@ from memguard.identity import Identity
 from memguard.provenance import Source, Turn
 from memguard.trust import SourceKind, TrustLevel
 
-__all__ = ["GuardedSession", "source_kind_of"]
+__all__ = ["GuardedSession", "session_namespace", "source_kind_of"]
 
 #: what the model produced: its messages, its calls, its reasoning (agent inference, ``derived``)
 _MODEL = frozenset(
@@ -61,6 +69,15 @@ _PAGE = 1000
 #: the fields that say what an item is, not what it says (not part of the scanned text)
 _STRUCTURAL = frozenset({"type", "role", "id", "call_id", "status"})
 _METADATA_KEYS = ("session_id", "seq", "item_type", "role")
+#: the longest ``namespace=`` prefix (the fact namespace is at most 256 characters)
+_MAX_PREFIX = 200
+
+
+def session_namespace(prefix: str, session_id: str) -> str:
+    """The namespace of one session's items: ``prefix`` + ``.s-`` + 40 hex of SHA-256 over the
+    session id (UTF-8). Distinct session ids get distinct namespaces (collision resistance of the
+    digest), whatever characters the session id holds."""
+    return f"{prefix}.s-{hashlib.sha256(session_id.encode()).hexdigest()[:40]}"
 
 
 def source_kind_of(item: Mapping[str, Any]) -> SourceKind:
@@ -118,6 +135,25 @@ def _text(item: Mapping[str, Any]) -> str:
     return "\n".join(out) or str(item.get("type", "item"))
 
 
+def _fact_id(seq: int) -> str:
+    """An item's fact id: a UUID whose high 64 bits are its position in the session (so the
+    store's fact-id order is the session's order) and whose low 64 bits are random (two writers
+    that pick the same position still write two facts, ordered by those bits)."""
+    return str(uuid.UUID(int=(seq << 64) | secrets.randbits(64)))
+
+
+def _cursor(seq: int) -> str:
+    """The smallest fact id at position ``seq``: a listing cursor."""
+    return str(uuid.UUID(int=max(seq, 0) << 64))
+
+
+def _seq_of(fact_id: str) -> int | None:
+    try:
+        return uuid.UUID(fact_id).int >> 64
+    except (ValueError, TypeError, AttributeError):
+        return None
+
+
 def _item(fact: RecalledFact) -> TResponseInputItem:
     item = fact.metadata.get("item")
     if not isinstance(item, Mapping):  # verified, but not written by this adapter
@@ -149,11 +185,13 @@ class GuardedSession:
             raise InvalidRequest("`session_id` is a string of 1 to 256 characters")
         if not isinstance(guard, MemoryGuard):
             raise InvalidRequest("`guard` must be a MemoryGuard")
+        if not isinstance(namespace, str) or not 0 < len(namespace) <= _MAX_PREFIX:
+            raise InvalidRequest(f"`namespace` is a string of 1 to {_MAX_PREFIX} characters")
         self.session_id = session_id
         self.session_settings = session_settings
         self._guard = guard
         self._identity = identity
-        self._namespace = namespace
+        self._namespace = session_namespace(namespace, session_id)
         self._min_trust = min_trust
         self._purpose = purpose
         self._lock = threading.Lock()
@@ -164,9 +202,9 @@ class GuardedSession:
 
     async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
         """The history in order (the latest ``limit`` items), only what the caller may read."""
-        facts = await asyncio.to_thread(self._history)
-        if limit is not None:
-            facts = facts[-limit:] if limit > 0 else []
+        if limit is not None and limit <= 0:
+            return []
+        facts = await asyncio.to_thread(self._read, limit)
         return [_item(f) for f in facts]
 
     async def add_items(self, items: list[TResponseInputItem]) -> None:
@@ -184,39 +222,100 @@ class GuardedSession:
 
     # -- beyond the protocol ----------------------------------------------------------------------
 
+    @property
+    def namespace(self) -> str:
+        """The namespace this session's items are written to and read from."""
+        return self._namespace
+
     async def get_facts(self, limit: int | None = None) -> list[RecalledFact]:
         """The history as memguard facts, each with its full provenance (trust, source, writer)."""
-        facts = await asyncio.to_thread(self._history)
-        return facts[-limit:] if limit is not None and limit > 0 else facts
+        return await asyncio.to_thread(self._read, limit if limit is not None and limit > 0 else None)
 
     # -- sync parts (worker thread) ---------------------------------------------------------------
 
-    def _history(self) -> list[RecalledFact]:
+    def _read(self, limit: int | None) -> list[RecalledFact]:
+        with self._lock:
+            return self._history() if limit is None else self._tail(limit)
+
+    def _page(self, cursor: str, limit: int) -> tuple[list[RecalledFact], str | None]:
+        return self._guard.list_facts(
+            self._identity,
+            namespaces=[self._namespace],
+            min_trust=self._min_trust,
+            limit=max(1, min(limit, _PAGE)),
+            cursor=cursor,
+            purpose=self._purpose,
+        )
+
+    def _mine(self, fact: RecalledFact) -> bool:
+        seq = _seq_of(fact.fact_id)
+        meta = fact.metadata
+        return seq is not None and meta.get("session_id") == self.session_id and meta.get("seq") == seq
+
+    def _range(self, start: int, stop: int | None) -> list[RecalledFact]:
+        """This session's visible items at positions ``start <= seq < stop`` (``None``: to the
+        end), in order; each one verified by the guard's listing."""
         out: list[RecalledFact] = []
-        cursor: str | None = None
-        while True:
-            page, cursor = self._guard.list_facts(
-                self._identity,
-                namespaces=[self._namespace],
-                min_trust=self._min_trust,
-                limit=_PAGE,
-                cursor=cursor,
-                purpose=self._purpose,
-            )
-            out.extend(f for f in page if f.metadata.get("session_id") == self.session_id)
-            if cursor is None:
+        cursor: str | None = _cursor(start)
+        while cursor is not None:
+            want = _PAGE if stop is None else stop - (_seq_of(cursor) or 0)
+            page, cursor = self._page(cursor, want)
+            for fact in page:
+                seq = _seq_of(fact.fact_id)
+                if stop is not None and seq is not None and seq >= stop:
+                    return out
+                if self._mine(fact):
+                    out.append(fact)
+            if stop is not None and cursor is not None and (_seq_of(cursor) or 0) >= stop:
                 break
-        out.sort(key=lambda f: (int(f.metadata.get("seq", 0)), f.fact_id))
+        if out:
+            self._last_seq = max(self._last_seq, int(out[-1].metadata["seq"]))
         return out
+
+    def _exists_from(self, seq: int) -> bool:
+        """Whether the store holds a point of this namespace the scope admits at ``seq`` or later."""
+        page, cursor = self._page(_cursor(seq), 1)
+        return bool(page) or cursor is not None
+
+    def _end(self) -> int:
+        """The last position in the session (0: empty), searched up from what this object last
+        saw: one probe when nothing was added elsewhere, else a galloping and a binary search."""
+        lo = self._last_seq
+        if not self._exists_from(lo + 1):
+            return lo
+        lo, step = lo + 1, 1
+        while self._exists_from(lo + step):
+            lo, step = lo + step, step * 2
+        hi = lo + step  # exists_from(lo) holds, exists_from(hi) does not
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if self._exists_from(mid) else (lo, mid)
+        self._last_seq = max(self._last_seq, lo)
+        return lo
+
+    def _history(self) -> list[RecalledFact]:
+        return self._range(1, None)
+
+    def _tail(self, n: int) -> list[RecalledFact]:
+        """The latest ``n`` visible items: read from ``n`` positions before the end to the end,
+        then further back (doubling) only while withheld or deleted items leave fewer than ``n``."""
+        start = max(self._end() - n + 1, 1)
+        out = self._range(start, None)
+        span = n
+        while len(out) < n and start > 1:
+            span *= 2
+            lower = max(start - span, 1)
+            out = self._range(lower, start) + out
+            start = lower
+        return out[-n:]
 
     def _next_turn(self, starts: bool) -> int:
         """A turn is what follows one user message: a batch that opens with a user message
         starts the next turn, anything else (the model's calls, tool outputs, its answer, which
         the Runner adds in several batches) belongs to the current one."""
         if self._turn is None:  # first write of this object: go on after what is stored
-            stored = self._history()
-            self._turn = max((f.provenance.turn.turn_index for f in stored), default=-1)
-            self._last_seq = max((int(f.metadata.get("seq", 0)) for f in stored), default=0)
+            last = self._tail(1)
+            self._turn = last[0].provenance.turn.turn_index if last else -1
         if starts or self._turn < 0:
             self._turn += 1
         return self._turn
@@ -230,8 +329,11 @@ class GuardedSession:
                 trace_id=trace.trace_id if trace is not None else None,
             )
             facts: list[FactInput] = []
+            ids: list[str] = []
+            self._last_seq = self._end()  # after anything another writer added meanwhile
             for item in items:
-                self._last_seq = max(time.time_ns(), self._last_seq + 1)
+                self._last_seq += 1
+                ids.append(_fact_id(self._last_seq))
                 kind = source_kind_of(item)
                 item_type = item.get("type", "message")
                 facts.append(
@@ -249,11 +351,11 @@ class GuardedSession:
                         },
                     )
                 )
-            self._guard.write_many(self._identity, facts)
+            self._guard.write_many(self._identity, facts, fact_ids=ids)
 
     def _pop(self) -> TResponseInputItem | None:
         with self._lock:
-            history = self._history()
+            history = self._tail(1)
             if not history:
                 return None
             last = history[-1]
