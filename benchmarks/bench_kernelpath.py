@@ -1,0 +1,198 @@
+"""The guard's own work per search and per batch write, on the default ``open_embedded`` build.
+
+Loads ``--facts`` facts once into ``--state`` (kept between runs, so before/after runs of two
+checkouts measure the very same folder: copy it first, writes change it), then measures:
+
+- guarded search (k=10, the caller's scope holds ~10% of the facts) vs the same engine's raw
+  filtered search with the filter the guard pushes down: CPU ms per call (``time.process_time``)
+  and wall ms, and their difference (the guard's share);
+- guarded ``write_many`` of 64 facts: CPU and wall ms per batch;
+- SQLite statements and commits per search (counted on the ledger's engine);
+- ``--profile search|write``: a cProfile of that phase (top entries by cumulative time).
+
+    python benchmarks/bench_kernelpath.py --state /tmp/kp-10k --facts 10000
+    PYTHONPATH=/tmp/base python benchmarks/bench_kernelpath.py --state /tmp/kp-copy   # a baseline
+
+It prints the load average before and after and which ``memguard`` it imported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import os
+import pstats
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import qdrant_edge as qe
+from benchutil import quiet_logs
+from sqlalchemy import event
+
+import memguard
+from memguard import FactInput, Source, SourceKind, Turn, open_embedded
+from memguard.embedded import EmbeddedStack
+from memguard.pushdown.edge import to_edge_filter
+from memguard.stores.edge import HNSW_EF, QdrantEdgeStore, _filter
+
+DIM = 384
+OWNERS = 10
+K = 10
+LOAD_BATCH = 512
+
+
+def unit(rng: np.random.Generator, n: int) -> npt.NDArray[np.float32]:
+    m = rng.standard_normal((n, DIM), dtype=np.float32)
+    m /= np.linalg.norm(m, axis=1, keepdims=True)
+    return m
+
+
+def facts(vecs: npt.NDArray[np.float32], tag: str) -> list[FactInput]:
+    src = Source(kind=SourceKind.USER_MESSAGE)
+    return [
+        FactInput(text=f"fact {tag}-{i}", namespace="notes", source=src,
+                  turn=Turn(session_id=f"bench-{tag}", turn_index=i % 4),
+                  vector=tuple(float(x) for x in v))
+        for i, v in enumerate(vecs)
+    ]  # fmt: skip
+
+
+def count_loaded(stack: EmbeddedStack) -> int:
+    store = stack.guard.store
+    assert isinstance(store, QdrantEdgeStore)
+    return int(store._shard.info().points_count)
+
+
+def load(stack: EmbeddedStack, size: int, rng: np.random.Generator) -> None:
+    guard = stack.guard
+    who = {f"owner-{o}": guard.authenticate(stack.tokens.issue(f"owner-{o}", ttl=3600)) for o in range(OWNERS)}
+    for b, start in enumerate(range(0, size, LOAD_BATCH)):
+        n = min(LOAD_BATCH, size - start)
+        guard.write_many(who[f"owner-{b % OWNERS}"], facts(unit(rng, n), f"load{b}"))
+
+
+class Counter:
+    """SQL statements and commits on the ledger's engine."""
+
+    def __init__(self, engine: Any) -> None:
+        self.statements = 0
+        self.commits = 0
+        event.listen(engine, "before_cursor_execute", self._stmt)
+        event.listen(engine, "commit", self._commit)
+
+    def _stmt(self, *_: Any) -> None:
+        self.statements += 1
+
+    def _commit(self, *_: Any) -> None:
+        self.commits += 1
+
+
+def pushed(stack: EmbeddedStack, me: Any, rng: np.random.Generator) -> tuple[Any, Any]:
+    store = stack.guard.store
+    assert isinstance(store, QdrantEdgeStore)
+    captured: list[Any] = []
+    original = store.search
+
+    def spy(vector, *, condition, limit, offset=0):  # type: ignore[no-untyped-def]
+        captured.append(condition)
+        return original(vector, condition=condition, limit=limit, offset=offset)
+
+    store.search = spy  # type: ignore[method-assign]
+    try:
+        stack.guard.search(me, vector=[float(x) for x in unit(rng, 1)[0]], k=K)
+    finally:
+        store.search = original  # type: ignore[method-assign]
+    condition = captured[0]
+    flt = None if condition is None else to_edge_filter(condition)
+    translated = _filter(condition)
+    tenant = translated is not False and translated[1]
+    return flt, (qe.SearchParams(hnsw_ef=HNSW_EF) if tenant else qe.SearchParams(exact=True))
+
+
+def profiled(fn: Any, prof: cProfile.Profile | None) -> Any:
+    if prof is None:
+        return fn()
+    prof.enable()
+    try:
+        return fn()
+    finally:
+        prof.disable()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--state", type=Path, required=True)
+    ap.add_argument("--facts", type=int, default=10_000)
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--batches", type=int, default=12)
+    ap.add_argument("--profile", choices=("search", "write"), default=None)
+    ap.add_argument("--top", type=int, default=45)
+    args = ap.parse_args()
+    print(f"memguard from {Path(memguard.__file__).parent}")
+    print(f"load average before: {os.getloadavg()}")
+    rng = np.random.default_rng(11)
+    with quiet_logs():
+        stack = open_embedded(args.state)
+        have = count_loaded(stack)
+        if have < args.facts:
+            load(stack, args.facts - have, rng)
+        guard = stack.guard
+        me = guard.authenticate(stack.tokens.issue("owner-0", ttl=3600))
+        store = guard.store
+        assert isinstance(store, QdrantEdgeStore)
+        flt, params = pushed(stack, me, rng)
+        counter = Counter(guard.kernel.ledger.engine)
+        qs = [[float(x) for x in q] for q in unit(rng, args.queries)]
+        for q in qs[:10]:  # warm
+            guard.search(me, vector=q, k=K)
+        prof = cProfile.Profile() if args.profile == "search" else None
+        gc, gw, rc = [], [], []
+        s0, c0 = counter.statements, counter.commits
+        for q in qs:
+            p0, t0 = time.process_time(), time.perf_counter()
+            profiled(lambda q=q: guard.search(me, vector=q, k=K), prof)
+            gw.append(time.perf_counter() - t0)
+            gc.append(time.process_time() - p0)
+            p0 = time.process_time()
+            store._shard.query(qe.QueryRequest(limit=K, query=qe.Query.Nearest(q), filter=flt,
+                                               params=params, with_payload=True))  # fmt: skip
+            rc.append(time.process_time() - p0)
+        per_search = ((counter.statements - s0) / len(qs), (counter.commits - c0) / len(qs))
+        wprof = cProfile.Profile() if args.profile == "write" else None
+        wc, ww = [], []
+        for i in range(args.batches):
+            batch = facts(unit(rng, 64), f"w{os.getpid()}-{i}")
+            writer = guard.authenticate(stack.tokens.issue(f"owner-{i % OWNERS}", ttl=3600))
+            p0, t0 = time.process_time(), time.perf_counter()
+            profiled(lambda b=batch, w=writer: guard.write_many(w, b), wprof)
+            ww.append(time.perf_counter() - t0)
+            wc.append(time.process_time() - p0)
+        total = count_loaded(stack)
+        stack.close()
+    mean = statistics.mean
+    print(f"facts: {total}")
+    print(f"search: guarded CPU {mean(gc) * 1e3:.3f} ms (wall median {statistics.median(gw) * 1e3:.3f}), "
+          f"raw filtered CPU {mean(rc) * 1e3:.3f} ms, guard share {(mean(gc) - mean(rc)) * 1e3:.3f} ms, "
+          f"ratio {mean(gc) / mean(rc):.2f}x")  # fmt: skip
+    print(f"search: SQL statements {per_search[0]:.2f}, commits {per_search[1]:.2f} per search")
+    if wc:
+        print(f"write_many(64): CPU {mean(wc) * 1e3:.2f} ms (wall median {statistics.median(ww) * 1e3:.2f})")
+    print(f"load average after: {os.getloadavg()}")
+    for p in (prof, wprof):
+        if p is not None:
+            out = io.StringIO()
+            pstats.Stats(p, stream=out).sort_stats("cumulative").print_stats(args.top)
+            print(out.getvalue())
+            out = io.StringIO()
+            pstats.Stats(p, stream=out).sort_stats("tottime").print_stats(args.top)
+            print(out.getvalue())
+
+
+if __name__ == "__main__":
+    sys.exit(main())
