@@ -151,7 +151,7 @@ def main() -> None:
         qs = [[float(x) for x in q] for q in unit(rng, args.queries)]
         for q in qs[:10]:  # warm
             guard.search(me, vector=q, k=K)
-        prof = cProfile.Profile() if args.profile == "search" else None
+        prof = cProfile.Profile(time.process_time) if args.profile == "search" else None
         gc, gw, rc = [], [], []
         s0, c0 = counter.statements, counter.commits
         for q in qs:
@@ -164,7 +164,7 @@ def main() -> None:
                                                params=params, with_payload=True))  # fmt: skip
             rc.append(time.process_time() - p0)
         per_search = ((counter.statements - s0) / len(qs), (counter.commits - c0) / len(qs))
-        wprof = cProfile.Profile() if args.profile == "write" else None
+        wprof = cProfile.Profile(time.process_time) if args.profile == "write" else None
         wc, ww = [], []
         for i in range(args.batches):
             batch = facts(unit(rng, 64), f"w{os.getpid()}-{i}")

@@ -1,8 +1,8 @@
 """One durable commit per guarded write call (memguard/ledger/durability.py).
 
-What SQLite fsyncs is modelled from the statements the ledger sends: a transaction that wrote
-is synced at commit when its connection runs ``synchronous=FULL`` (WAL mode), not under
-``NORMAL``. benchmarks/bench_ledger_fsync.py counts the real fdatasync calls with strace.
+What SQLite fsyncs is modelled from the statements the ledger sends and the level each
+connection runs when it commits: a transaction that wrote is synced at commit when its connection
+runs ``synchronous=FULL`` (WAL mode), not under ``NORMAL``. benchmarks/bench_ledger_fsync.py counts the real fdatasync calls with strace.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ class SyncModel:
     """Counts the commits SQLite makes durable (fsync of the WAL) on one engine."""
 
     def __init__(self, ledger: Ledger) -> None:
-        self.full: dict[int, bool] = {}
         self.wrote: dict[int, bool] = {}
         self.durable = 0
         self.relaxed = 0
@@ -38,16 +37,15 @@ class SyncModel:
 
     def _execute(self, conn: Any, cursor: Any, statement: str, *_: Any) -> None:
         key = id(conn.connection.dbapi_connection)
-        text = statement.strip().upper()
-        if text.startswith("PRAGMA SYNCHRONOUS="):
-            self.full[key] = text.endswith("FULL")
-        elif text.startswith(_WRITES):
+        if statement.strip().upper().startswith(_WRITES):
             self.wrote[key] = True
 
     def _commit(self, conn: Any) -> None:
-        key = id(conn.connection.dbapi_connection)
-        if self.wrote.pop(key, False):
-            if self.full.get(key, True):  # the connect hook sets FULL
+        dbapi = conn.connection.dbapi_connection
+        if self.wrote.pop(id(dbapi), False):
+            # the level the connection really runs as it commits (the ledger sets it with a
+            # begin hook, outside SQLAlchemy's statement events): 2 is FULL, 1 NORMAL
+            if dbapi.execute("PRAGMA synchronous").fetchone()[0] == 2:
                 self.durable += 1
             else:
                 self.relaxed += 1
@@ -134,3 +132,93 @@ def test_a_read_is_audited_without_an_fsync_and_a_denial_with_one(guard: MemoryG
     with pytest.raises(MemguardError):
         guard.get(me, "no-such-fact")
     assert model.durable == 1
+
+
+def _statements(ledger: Ledger) -> list[tuple[int, str]]:
+    """Every statement SQLite runs on the connections the pool hands out, from SQLite's own
+    trace: (which connection, statement)."""
+    seen: list[tuple[int, str]] = []
+
+    def checkout(dbapi_conn: Any, *_: Any) -> None:
+        key = id(dbapi_conn)
+        dbapi_conn.set_trace_callback(lambda statement: seen.append((key, statement)))
+
+    event.listen(ledger.engine, "checkout", checkout)
+    return seen
+
+
+def test_relaxed_transactions_in_a_row_set_the_level_once(tmp_path: Path) -> None:
+    """A read's allow event used to toggle ``synchronous`` twice (two statements, two commits)
+    per transaction; the level now follows the pooled connection and changes only when needed."""
+    ledger = Ledger.sqlite(tmp_path / "ledger.db")
+    try:
+        seen = _statements(ledger)
+        for _ in range(3):
+            with transaction(ledger.engine, durable=True) as conn:
+                conn.exec_driver_sql("SELECT 1")
+            seen.clear()
+            for _ in range(6):
+                with transaction(ledger.engine, durable=False) as conn:
+                    conn.exec_driver_sql("SELECT 1")
+            pragmas = [(c, s) for c, s in seen if "synchronous" in s.lower()]
+            used = {c for c, _ in seen}
+            # once per pooled connection that was at FULL, never back within the run
+            assert len(pragmas) <= len(used) < 6
+            assert {s for _, s in pragmas} <= {"PRAGMA synchronous=NORMAL"}
+            seen.clear()
+            with transaction(ledger.engine, durable=True) as conn:
+                conn.exec_driver_sql("SELECT 1")
+                level = conn.connection.dbapi_connection.execute(  # type: ignore[union-attr]
+                    "PRAGMA synchronous"
+                ).fetchone()[0]
+            assert level == 2  # FULL
+    finally:
+        ledger.close()
+
+
+def test_a_direct_durable_transaction_after_a_relaxed_one_is_durable(tmp_path: Path) -> None:
+    """Code that opens its own ``engine.begin()`` on the ledger's engine (the gateway's
+    idempotency table does) gets a FULL connection even when the pool's connection ran a relaxed
+    transaction last: fails if the begin hook does not set the level back."""
+    ledger = Ledger.sqlite(tmp_path / "ledger.db")
+    try:
+        with ledger.engine.begin() as conn:
+            conn.exec_driver_sql("CREATE TABLE t (x INTEGER)")
+        model = SyncModel(ledger)
+        for _ in range(3):
+            model.durable = model.relaxed = 0
+            with transaction(ledger.engine, durable=False) as conn:
+                conn.exec_driver_sql("INSERT INTO t VALUES (1)")
+            assert (model.durable, model.relaxed) == (0, 1)
+            with ledger.engine.begin() as conn:  # not through durability.transaction
+                conn.exec_driver_sql("INSERT INTO t VALUES (2)")
+            assert (model.durable, model.relaxed) == (1, 1)
+            with ledger.engine.connect() as conn:  # autobegin, then an explicit commit
+                conn.exec_driver_sql("INSERT INTO t VALUES (3)")
+                with transaction(ledger.engine, durable=False) as other:  # a second connection
+                    other.exec_driver_sql("SELECT 1")  # leaves its connection at NORMAL
+                conn.commit()
+            assert (model.durable, model.relaxed) == (2, 1)
+            with ledger.engine.begin() as conn:
+                conn.exec_driver_sql("DELETE FROM t WHERE x > 2")
+            assert (model.durable, model.relaxed) == (3, 1)
+    finally:
+        ledger.close()
+
+
+def test_the_level_cannot_be_set_inside_a_transaction_so_the_begin_fails(tmp_path: Path) -> None:
+    """SQLite refuses to change ``synchronous`` inside a transaction: a connection found inside
+    one (outside SQLAlchemy's knowledge) is refused, never committed at the wrong level."""
+    from memguard.errors import LedgerError
+
+    ledger = Ledger.sqlite(tmp_path / "ledger.db")
+    try:
+        with transaction(ledger.engine, durable=False) as conn:
+            conn.exec_driver_sql("SELECT 1")
+        with ledger.engine.connect() as conn:
+            conn.connection.dbapi_connection.execute("BEGIN")  # type: ignore[union-attr]
+            with pytest.raises(LedgerError):
+                conn.begin()
+            conn.invalidate()
+    finally:
+        ledger.close()

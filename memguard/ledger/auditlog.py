@@ -33,7 +33,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from memguard.errors import ConfigurationError, IntegrityError, InvalidRequest, LedgerError
 from memguard.ledger.checkpoint import Checkpoint, CheckpointSigner, CheckpointVerifier, SignedNote
-from memguard.ledger.durability import transaction
+from memguard.ledger.durability import ANY, DURABILITY_OPTION, transaction
 from memguard.ledger.logcheck import (
     _as_size,
     _check_claims,
@@ -217,6 +217,8 @@ class AuditLog:
             precheck(self.engine)
             with self.engine.connect() as conn:
                 if self.dialect == "sqlite":
+                    # reads only: no synchronous level to set (memguard/ledger/durability.py)
+                    conn.execution_options(**{DURABILITY_OPTION: ANY})
                     conn.exec_driver_sql("BEGIN")  # pysqlite would run each SELECT on its own
                     try:
                         yield conn
