@@ -8,6 +8,9 @@ fact only if :func:`candidate_problem` finds nothing.
 
 from __future__ import annotations
 
+import functools
+import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -89,16 +92,19 @@ def candidate_problem(
     if expect_reserved:
         if not isinstance(reserved, Mapping) or not reserved:
             return "integrity.malformed_payload"
-        try:
-            if sha256_digest(canonical_json(reserved.get("record"))) != record.record_digest:
-                return "integrity.record_mismatch"
-        except (TypeError, ValueError):
+        expected = _expected_record(record.record)
+        if expected is None or expected.digest != record.record_digest:
+            return "integrity.record_mismatch"  # the row's own text is not what its digest says
+        same = _same_record(reserved.get("record"), expected)
+        if same is None:
             return "integrity.malformed_payload"
+        if not same:
+            return "integrity.record_mismatch"
     if candidate.content_digest != prov.content_digest:
         return "integrity.content_mismatch"
     if expect_reserved and isinstance(reserved, Mapping):
-        expected = fields if fields is not None else index_fields(prov)
-        for key, value in expected.items():
+        indexed = fields if fields is not None else index_fields(prov)
+        for key, value in indexed.items():
             got = reserved.get(key)
             if got == value:
                 continue
@@ -107,6 +113,157 @@ def candidate_problem(
             return "integrity.index_mismatch"
         if reserved.get("record_digest") != record.record_digest:
             return "integrity.record_mismatch"
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Expected:
+    """A ledger row's record text, parsed, with the digest of the text and every node below the
+    top (path, value) for :func:`_same_record`'s type check."""
+
+    value: dict[str, Any]
+    digest: str
+    nodes: tuple[tuple[tuple[str | int, ...], Any], ...]
+
+
+def _nodes(value: Any, path: tuple[str | int, ...], out: list[tuple[tuple[str | int, ...], Any]]) -> None:
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for step, item in items:
+        where = (*path, step)
+        out.append((where, item))
+        _nodes(item, where, out)
+
+
+def _same_record(got: object, expected: _Expected) -> bool | None:
+    """:func:`same_json` of a store's record copy and the row's record, fast when they agree.
+
+    Python's ``==`` (in C) first: it decides every value but not its JSON type (``1 == 1.0 ==
+    True``, ``0.0 == -0.0``, a tuple is never equal to a list). When it holds, every node is then
+    held to its expected type (and a float to its JSON text), which makes the two canonical texts
+    equal; anything else (a difference, a tuple, a malformed value) takes the exact walk."""
+    if isinstance(got, dict) and got == expected.value:
+        for path, want in expected.nodes:
+            node: Any = got
+            for step in path:
+                node = node[step]
+            t = type(want)
+            if t is str:
+                ok = type(node) is str
+            elif t is dict or t is list or t is bool:
+                ok = type(node) is t
+            elif t is int:
+                ok = type(node) is int
+            elif t is float:
+                ok = type(node) is float and float.__repr__(node) == float.__repr__(want)
+            else:
+                ok = node is None
+            if not ok:
+                break
+        else:
+            return True
+    return same_json(got, expected.value)
+
+
+@functools.lru_cache(maxsize=8192)
+def _expected_record(text: str) -> _Expected | None:
+    """The record a row's text holds, if the text is in canonical form (as the writer stored it;
+    ``None`` otherwise). A pure function of the text, so cached: the same row read by every
+    search is parsed once; an edited row is a different text."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(value, dict):
+        return None
+    data = text.encode("utf-8")
+    try:
+        if canonical_json(value) != data:
+            return None
+    except (TypeError, ValueError):  # pragma: no cover - parsed JSON always serializes
+        return None
+    nodes: list[tuple[tuple[str | int, ...], Any]] = []
+    _nodes(value, (), nodes)
+    return _Expected(value, sha256_digest(data), tuple(nodes))
+
+
+def same_json(got: object, expected: object) -> bool | None:
+    """Is ``got`` (what a store returned) the very JSON value ``expected`` (parsed from canonical
+    text)? ``None``: ``got`` holds something canonical JSON cannot serialise (malformed).
+
+    Exactly the equality of the canonical serialisations, which the read path compared before by
+    serialising and hashing the payload on every hit: ``True``, ``1`` and ``1.0`` are three
+    different values (a bool is never an int, an int never a float; floats compare by their JSON
+    text, so ``-0.0`` is not ``0.0``); strings compare by code points (no Unicode normalisation);
+    objects need the same key set; a tuple is an array, as it serialises. Stricter in one corner:
+    a non-string object key is malformed (serialising turns ``1`` into ``"1"``). The whole of
+    ``got`` is walked even after a difference, so a malformed payload is always reported so.
+    """
+    t = type(expected)
+    if t is dict:
+        if not isinstance(got, dict):
+            return _differs(got)
+        exp: dict[str, Any] = expected  # type: ignore[assignment]
+        result = len(got) == len(exp)  # with no key of ``got`` unknown: the same key set
+        for key, item in got.items():
+            if not isinstance(key, str):
+                return None
+            want = exp.get(key, _ABSENT)
+            same = _differs(item) if want is _ABSENT else same_json(item, want)
+            if same is None:
+                return None
+            result = result and same
+        return result
+    if t is list:
+        if not isinstance(got, list | tuple):
+            return _differs(got)
+        items: list[Any] = expected  # type: ignore[assignment]
+        result = len(got) == len(items)
+        for i, item in enumerate(got):
+            same = same_json(item, items[i]) if i < len(items) else _differs(item)
+            if same is None:
+                return None
+            result = result and same
+        return result
+    if t is str:
+        return got == expected if isinstance(got, str) else _differs(got)
+    if expected is None:
+        return True if got is None else _differs(got)
+    if t is bool:
+        return got is expected if isinstance(got, bool) else _differs(got)
+    if t is int:
+        if isinstance(got, int) and not isinstance(got, bool):
+            if type(got) is int:
+                return got == expected
+            return int.__repr__(got) == repr(expected)  # how the encoder writes a subclass
+        return _differs(got)
+    if t is float:
+        if isinstance(got, float):
+            if not math.isfinite(got):
+                return None
+            return float.__repr__(got) == float.__repr__(expected)
+        return _differs(got)
+    return None  # pragma: no cover - ``expected`` came from json.loads
+
+
+_ABSENT = object()
+
+
+def _differs(got: object) -> bool | None:
+    """``False`` (a different value) if ``got`` is JSON all the way down, else ``None``."""
+    if got is None or isinstance(got, str | int):  # bool is an int
+        return False
+    if isinstance(got, float):
+        return False if math.isfinite(got) else None
+    if isinstance(got, dict):
+        for key, item in got.items():
+            if not isinstance(key, str) or _differs(item) is None:
+                return None
+        return False
+    if isinstance(got, list | tuple):
+        for item in got:
+            if _differs(item) is None:
+                return None
+        return False
     return None
 
 

@@ -74,11 +74,17 @@ _MAX_METADATA_BYTES = 64 * 1024
 _MAX_DEPTH = 16
 
 
+#: ``json.dumps(value, **these options)`` builds a new encoder on every call (its arguments are
+#: not the defaults); one encoder, built once, gives the same bytes (json.dumps is exactly
+#: ``JSONEncoder(**options).encode(value)``) at about half the cost for small values
+_CANONICAL = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+)
+
+
 def canonical_json(value: Any) -> bytes:
     """Serialize JSON-typed ``value`` canonically (sorted keys, compact, UTF-8, no NaN)."""
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    ).encode("utf-8")
+    return _CANONICAL.encode(value).encode("utf-8")
 
 
 def sha256_digest(data: bytes) -> str:
