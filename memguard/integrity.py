@@ -8,7 +8,6 @@ fact only if :func:`candidate_problem` finds nothing.
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 from collections.abc import Mapping
@@ -92,14 +91,9 @@ def candidate_problem(
     if expect_reserved:
         if not isinstance(reserved, Mapping) or not reserved:
             return "integrity.malformed_payload"
-        expected = _expected_record(record.record)
-        if expected is None or expected.digest != record.record_digest:
-            return "integrity.record_mismatch"  # the row's own text is not what its digest says
-        same = _same_record(reserved.get("record"), expected)
-        if same is None:
-            return "integrity.malformed_payload"
-        if not same:
-            return "integrity.record_mismatch"
+        problem = _record_problem(reserved.get("record"), record)
+        if problem is not None:
+            return problem
     if candidate.content_digest != prov.content_digest:
         return "integrity.content_mismatch"
     if expect_reserved and isinstance(reserved, Mapping):
@@ -164,11 +158,62 @@ def _same_record(got: object, expected: _Expected) -> bool | None:
     return same_json(got, expected.value)
 
 
-@functools.lru_cache(maxsize=8192)
+#: parsed row texts (bounded, oldest out first) and the texts a store copy has matched once
+_EXPECTED: dict[str, _Expected] = {}
+_MATCHED_ONCE: dict[str, None] = {}
+_CACHED = 8192
+
+
+def _record_problem(got: object, record: LedgerRecord) -> str | None:
+    """Why the store's copy of the record (``got``) is not the row's record, or ``None``.
+
+    The definition (what the read path always compared): the canonical serialisation of the
+    copy is the row's record text, and that text's digest is the row's ``record_digest``. A
+    text seen for the first time is checked so, by serialising the copy. A text whose copy has
+    matched twice is parsed once and kept (:func:`_expected_record`); later reads compare the
+    copy with it by :func:`_same_record`, which is exactly as strict without serialising or
+    hashing anything. (The second sighting, not the first: at 10^5 facts most reads of a
+    partition's cold facts would otherwise pay for a parse that is never used again.)"""
+    text = record.record
+    expected = _EXPECTED.get(text)
+    if expected is not None:
+        if expected.digest != record.record_digest:
+            return "integrity.record_mismatch"
+        same = _same_record(got, expected)
+        if same is None:
+            return "integrity.malformed_payload"
+        return None if same else "integrity.record_mismatch"
+    try:
+        data = canonical_json(got)
+    except (TypeError, ValueError):
+        return "integrity.malformed_payload"
+    raw = text.encode("utf-8")
+    if data != raw or sha256_digest(raw) != record.record_digest:
+        return "integrity.record_mismatch"
+    _remember(text)
+    return None
+
+
+def _remember(text: str) -> None:
+    """Count a match of ``text`` (a row text now proven canonical: a serialisation equals it);
+    parse and keep it at the second. Bounded: the oldest entry goes first."""
+    if text not in _MATCHED_ONCE:
+        if len(_MATCHED_ONCE) >= 4 * _CACHED:
+            _MATCHED_ONCE.clear()
+        _MATCHED_ONCE[text] = None
+        return
+    expected = _expected_record(text)
+    if expected is None:  # pragma: no cover - a proven canonical text always parses
+        return
+    _MATCHED_ONCE.pop(text, None)
+    while len(_EXPECTED) >= _CACHED:
+        _EXPECTED.pop(next(iter(_EXPECTED)), None)
+    _EXPECTED[text] = expected
+
+
 def _expected_record(text: str) -> _Expected | None:
-    """The record a row's text holds, if the text is in canonical form (as the writer stored it;
-    ``None`` otherwise). A pure function of the text, so cached: the same row read by every
-    search is parsed once; an edited row is a different text."""
+    """The record a row's text holds, if the text is in canonical form (``None`` otherwise),
+    with the digest of the text and its nodes for :func:`_same_record`."""
     try:
         value = json.loads(text)
     except ValueError:

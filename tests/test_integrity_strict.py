@@ -8,6 +8,7 @@ normalisation forms, extra and missing keys), then through a real guard on qdran
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import math
 import unicodedata
@@ -22,6 +23,8 @@ from hypothesis import strategies as st
 from memguard import FactNotFound, MemoryGuard, Source, SourceKind, Turn, open_embedded
 from memguard.embedded import EmbeddedStack
 from memguard.integrity import (
+    _EXPECTED,
+    _MATCHED_ONCE,
     _expected_record,
     _same_record,
     candidate_problem,
@@ -232,10 +235,22 @@ def test_candidate_problem_sees_each_change(stack: EmbeddedStack, change: str) -
     prov = _write(guard, me, "alice's café order")
     record: LedgerRecord = guard.ledger.latest([prov.fact_id])[prov.fact_id]
     payload = _payload(stack, prov.fact_id)
-    assert candidate_problem(payload_candidate(prov.fact_id, payload), record, prov) is None
-    _tamper(payload[RESERVED_PAYLOAD_KEY]["record"], change)
-    problem = candidate_problem(payload_candidate(prov.fact_id, payload), record, prov)
-    assert problem == "integrity.record_mismatch"
+    tampered = copy.deepcopy(payload)
+    _tamper(tampered[RESERVED_PAYLOAD_KEY]["record"], change)
+    # the first sighting of a row text (serialise and compare), then the kept parse (the fast
+    # path and the walk): the same verdicts
+    _EXPECTED.pop(record.record, None)
+    _MATCHED_ONCE.pop(record.record, None)
+    for sighting in range(3):
+        assert (record.record in _EXPECTED) == (sighting == 2)
+        problem = candidate_problem(payload_candidate(prov.fact_id, tampered), record, prov)
+        assert problem == "integrity.record_mismatch"
+        assert candidate_problem(payload_candidate(prov.fact_id, payload), record, prov) is None
+    assert record.record in _EXPECTED
+    forged_digest = dataclasses.replace(record, record_digest="sha256:" + "0" * 64)
+    assert candidate_problem(payload_candidate(prov.fact_id, payload), forged_digest, prov) == (
+        "integrity.record_mismatch"
+    )
 
 
 @pytest.mark.parametrize("change", CHANGES)
@@ -243,6 +258,8 @@ def test_a_tampered_copy_is_withheld_and_alarmed_on_search(stack: EmbeddedStack,
     guard = stack.guard
     me = guard.authenticate(stack.tokens.issue("alice"))
     victim = _write(guard, me, "alice's café order is a flat white")
+    for _ in range(3):  # the row text is parsed and kept: the read path's fast compare
+        assert [h.fact_id for h in guard.search(me, "café order", k=5)] == [victim.fact_id]
     payload = _payload(stack, victim.fact_id)
     _tamper(payload[RESERVED_PAYLOAD_KEY]["record"], change)
     assert isinstance(guard.store, QdrantEdgeStore)
