@@ -26,7 +26,7 @@ from memguard.lineage_trust import channel_class, lineage_trust_of
 from memguard.provenance import Provenance, ScanRecord, WriterChain, now_utc
 from memguard.recovery import claim
 from memguard.scan.verdict import ScanContext
-from memguard.scope import ReadRequest, ScopePlan
+from memguard.scope import ReadRequest, ScopePlan, WriteDecision
 from memguard.telemetry import hooks as telemetry
 from memguard.trust import SourceKind, TrustLevel
 
@@ -68,22 +68,35 @@ def stamp(op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
         principal.subject.subject,
         [(r.turn.session_id, r.turn.turn_index) for r in requests],
     )
+    # the same for every fact of the batch (one principal, one operation): decided once per
+    # namespace / channel, not once per fact (a policy resolver's decision can be costly)
+    decisions: dict[str, WriteDecision] = {}
+    trusts: dict[tuple[SourceKind, TrustLevel | None, TrustLevel], tuple[TrustLevel, str]] = {}
+    writer = WriterChain.from_principal(principal)  # immutable: one per batch
     for index, req in enumerate(requests):
-        try:
-            check_identifier(req.namespace, "namespace")
-        except IdentityError:  # the same character rules as identifiers, but not identity
-            raise InvalidRequest("namespace has forbidden characters") from None
+        decision = decisions.get(req.namespace)
+        if decision is None:
+            try:
+                check_identifier(req.namespace, "namespace")
+            except IdentityError:  # the same character rules as identifiers, but not identity
+                raise InvalidRequest("namespace has forbidden characters") from None
+            decision = decisions[req.namespace] = kernel.scope.write_decision(
+                principal, req.namespace
+            )
         if req.fact_id is not None and (
             not (0 < len(req.fact_id) <= 64) or is_read_set(req.fact_id)
         ):
             raise InvalidRequest("a fact id has 1 to 64 characters and no reserved prefix")
         if len(req.derived_from) > _MAX_DERIVED_FROM:
             raise InvalidRequest(f"at most {_MAX_DERIVED_FROM} inputs per derived fact")
-        decision = kernel.scope.write_decision(principal, req.namespace)
         op.policy_digest = decision.policy_digest
         if not decision.allowed:
             raise AccessDenied("write not permitted", code="access_denied.policy")
-        level, reason = kernel.assign_trust(principal, req, decision.max_trust)
+        trust_key = (req.source.kind, req.trust, decision.max_trust)
+        assigned = trusts.get(trust_key)
+        if assigned is None:  # a refusal raises, so only assignments are kept
+            assigned = trusts[trust_key] = kernel.assign_trust(principal, req, decision.max_trust)
+        level, reason = assigned
         fact_id = req.fact_id or str(uuid.uuid4())
         edges: list[tuple[str, str, str]] = []
         requested = tuple(dict.fromkeys(req.derived_from))
@@ -173,7 +186,7 @@ def stamp(op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
             turn=telemetry.stamp_turn(req.turn),
             trust=level,
             trust_reason=reason,
-            writer=WriterChain.from_principal(principal),
+            writer=writer,
             derived_from=inputs,
             created_at=now,
             content_digest=req.content_digest,
