@@ -82,7 +82,7 @@ def holds(candidate: Candidate, prov: Provenance) -> bool:
         return False  # a backend without the reserved block cannot prove which version it holds
     staged = LedgerRecord(
         prov.fact_id, prov.version, FactState.PENDING, prov.record_digest, prov.content_digest,
-        prov.canonical().decode("utf-8"), False,
+        "", False,
     )  # fmt: skip
     return candidate_problem(candidate, staged, prov) is None
 
