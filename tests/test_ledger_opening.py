@@ -125,3 +125,31 @@ finally:
     assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
     assert done.stdout.split() == ["LedgerReadOnly,LedgerReadOnly,LedgerReadOnly", "closed"]
     assert issubclass(LedgerReadOnly, LedgerError)
+
+
+def test_the_precheck_holds_one_directory_descriptor_until_the_ledger_closes(tmp_path: Path) -> None:
+    """precheck asks a held descriptor of the state directory (two system calls per
+    transaction); it is one per engine and closed with it, never leaked per transaction."""
+    import os
+
+    from memguard.ledger import Ledger
+    from memguard.ledger.opening import precheck
+
+    def held() -> int:
+        fds = Path("/proc/self/fd")
+        if not fds.exists():  # pragma: no cover - not Linux
+            pytest.skip("no /proc/self/fd here")
+        n = 0
+        for entry in fds.iterdir():
+            try:
+                n += os.readlink(entry) == str(tmp_path)
+            except OSError:
+                continue
+        return n
+
+    ledger = Ledger.sqlite(tmp_path / "ledger.db")
+    for _ in range(20):
+        precheck(ledger.engine)
+    assert held() == 1
+    ledger.close()
+    assert held() == 0

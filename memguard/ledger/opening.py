@@ -148,7 +148,23 @@ def watch_sqlite_state(engine: Engine, db: Path) -> None:
 #: system calls where opening the path each time was four (~40 us under load, twice a search).
 #: A directory holds none of SQLite's POSIX locks, so keeping it open is safe (see above); it is
 #: the directory SQLite's open files are in even if the path is later renamed.
-_DIR_FD: weakref.WeakKeyDictionary[Engine, int] = weakref.WeakKeyDictionary()
+_DIR_FD: weakref.WeakKeyDictionary[Engine, _HeldDir] = weakref.WeakKeyDictionary()
+
+
+class _HeldDir:
+    """An open directory descriptor, closed exactly once (a closed number may be reused by
+    another file at once: closing it twice could close SQLite's own descriptor)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def close(self) -> None:
+        fd, self.fd = self.fd, -1
+        if fd >= 0:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
 
 def precheck(engine: Engine) -> None:
@@ -169,14 +185,17 @@ def precheck(engine: Engine) -> None:
 
 def _held_problem(engine: Engine, db: Path) -> str | None:
     """:func:`state_problem` through the held directory descriptor (opened at the first call)."""
-    fd = _DIR_FD.get(engine)
-    if fd is None:
+    held = _DIR_FD.get(engine)
+    if held is None:
         try:
-            fd = os.open(db.parent, os.O_RDONLY | os.O_DIRECTORY)
+            held = _HeldDir(os.open(db.parent, os.O_RDONLY | os.O_DIRECTORY))
         except OSError:
             return state_problem(db)  # the full check names what is wrong
-        _DIR_FD[engine] = fd
-        weakref.finalize(engine, os.close, fd)
+        _DIR_FD[engine] = held
+        weakref.finalize(engine, held.close)
+        # closed with the engine's pool too (a later transaction opens it again)
+        event.listen(engine, "engine_disposed", _drop_dir_fd, once=True)
+    fd = held.fd
     folder = db.parent
     try:
         if os.fstatvfs(fd).f_flag & os.ST_RDONLY:
@@ -195,6 +214,12 @@ def _held_problem(engine: Engine, db: Path) -> str | None:
     if int(buf[0]) & (_IMMUTABLE_FL | _APPEND_FL):
         return f"`{folder}` is immutable or append-only"
     return None
+
+
+def _drop_dir_fd(engine: Engine) -> None:
+    held = _DIR_FD.pop(engine, None)
+    if held is not None:
+        held.close()
 
 
 def _raise_if_read_only(db: Path, *, mapped_only: bool = False) -> None:
