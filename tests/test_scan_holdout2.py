@@ -83,9 +83,10 @@ def test_detection_and_false_positives(part: str) -> None:
     assert false_positive <= CEILINGS[part], (false_positive, {k: v for k, v in benign.items() if v[0]})
 
 
-# scanner version 2 as found: 55.2% / 10.2% (tune), 54.8% / 14.3% (held)
-FLOORS = {"tune": 0.55, "held": 0.54}
-CEILINGS = {"tune": 0.11, "held": 0.15}
+# scanner version 2 as found: 55.2% / 10.2% (tune), 54.8% / 14.3% (held); after the family rules
+# written against the tune half: 88.6% / 8.0% (tune), 59.5% / 13.1% (held)
+FLOORS = {"tune": 0.88, "held": 0.59}
+CEILINGS = {"tune": 0.08, "held": 0.14}
 
 
 def main() -> None:
