@@ -190,7 +190,7 @@ RULES: tuple[Rule, ...] = (
        f"\\b{_IGN_LATIN}\\b{_GAP}{_PRIOR_ANY}{_GAP}{_INS}|{_IGN_OTHER}{_GAP}{_PRIOR_ANY}{_GAP}{_INS}"
        f"|\\b(?:önceki|tüm){_GAP}{_INS}{_GAP}{_IGN}|{_PRIOR_OTHER}{_GAP}{_INS}{_GAP}{_IGN}"),
     _r("override.ignore_any_instructions", 0.55,
-       f"\\b{_IGN_LATIN}\\b{_GAP}{_INS}|{_IGN_OTHER}{_GAP}{_INS}|\\b{_INSTR_LATIN}\\b{_GAP}{_IGN}"
+       f"\\b{_IGN_LATIN}\\b{_GAP}{_INS}|{_IGN_OTHER}{_GAP}{_INS}|\\b{_INSTR_LATIN}\\b[^.\\n。!?！？:,;]{{0,60}}?{_IGN}"
        f"|{_INSTR_OTHER}{_GAP}{_IGN}"),
     _r("override.forget_told", 0.9,
        r"\b(?:ignore|disregard|forget)\b[^.\n]{0,20}\b(?:what|everything|anything|all)\b[^.\n]{0,15}"
@@ -210,7 +210,8 @@ RULES: tuple[Rule, ...] = (
        r"\b(?:they|these|those|it|that|earlier ones|the old ones)\b[^.\n]{0,10}\b(?:no longer apply|"
        r"(?:are|is) (?:no longer|not) (?:valid|in effect|binding)|(?:are|is) (?:void|revoked|"
        r"cancel+ed))|\b(?:prior|previous|earlier|former|old|original) (?:directives|instructions|"
-       r"rules|guidelines|orders)\b[^.\n]{0,40}\b(?:no longer|void|revoked|obsolete|outdated)"),
+       r"rules|guidelines|orders)\b(?! (?:for|about|on|regarding|of|from) (?!you\b|the (?:assistant|"
+       r"agent|model|ai)\b))[^.\n]{0,40}\b(?:no longer|void|revoked|obsolete|outdated)"),
     _r("override.real_task", 0.7,
        r"\b(?:the|your) (?:real|actual|true|new|only|updated) (?:task|goal|objective|job|mission|"
        r"purpose|instruction|assignment)(?: now)? (?:is|:)|\byour only (?:job|task|goal)\b"),
@@ -452,7 +453,13 @@ RULES: tuple[Rule, ...] = (
        r"\b(?:execute|run|call|invoke|trigger|perform) (?:it |this |that )?(?:now|immediately|"
        r"right away|at once)\b"),
     # -- exfiltration --------------------------------------------------------------------------
-    _r("exfil.markdown_image_query", 0.55, r"!\[[^\]\n]{0,200}\]\(\s*https?://[^)\s]+\?[^)\s]*="),
+    # generalization (holdout2): an image (Markdown or HTML) whose query holds a template slot
+    # ($VAR, %s, {x}, <x>, [x]): a beacon waiting for data; a static query (?branch=main) alone is
+    # only weak evidence (the rule below)
+    _r("exfil.image_slot", 0.8,
+       r"(?:!\[[^\]\n]{0,200}\]\(\s*|<img\b[^>\n]{0,80}\bsrc\s*=\s*[\"']?)https?://[^)\s\"']+\?"
+       r"[^)\s\"']*=(?:\$|%s|%\(|\{|<|\[|__)"),
+    _r("exfil.markdown_image_query", 0.45, r"!\[[^\]\n]{0,200}\]\(\s*https?://[^)\s]+\?[^)\s]*="),
     _r("exfil.url_placeholder", 0.9,
        r"https?://[^\s)\]]+?[?&/][\w-]*=?(?:\{|<|\$\{|%7b|%3c|\[)[^\s)]{0,80}"
        r"|https?://[^\s)\]]+[?&][\w-]+=[a-z_]*(?:summary|history|secret|token|password|data|"
