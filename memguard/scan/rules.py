@@ -174,9 +174,13 @@ def _leet(word: str) -> str:
     return "".join(_LEET.get(c, re.escape(c)) for c in word)
 
 
-def _spaced(word: str) -> str:
-    """``word`` with one to three spaces, dots, dashes or underscores between its letters."""
-    return "[ ._-]{1,3}".join(re.escape(c) for c in word)
+def _spaced(*words: str) -> str:
+    """Top-level branches for ``words`` with one space (or two), dot, dash or underscore between
+    their letters: one literal per separator and top-level branches, so each is anchored on a
+    long prefix (a class between the letters would anchor on two characters such as ``"i "``,
+    which every text holds)."""
+    return "|".join(f"\\b{re.escape(sep).join(re.escape(c) for c in word)}\\b"
+                    for word in words for sep in (" ", "  ", ".", "-", "_"))
 
 
 def _r(rule_id: str, weight: float, pattern: str) -> Rule:
@@ -252,8 +256,7 @@ RULES: tuple[Rule, ...] = (
        f"\\b(?:{_leet('ignore')}|{_leet('disregard')}|{_leet('forget')})\\b[^.\\n]{{0,40}}?"
        f"\\b(?:{_leet('instructions')}|{_leet('rules')}|{_leet('prompt')})"
        f"|\\b{_leet('you')} {_leet('are')} {_leet('now')}\\b[^.\\n]{{0,20}}{_leet('mode')}"
-       f"|\\b(?:{_spaced('ignore')}|{_spaced('disregard')}|{_spaced('instructions')}|"
-       f"{_spaced('system prompt')}|{_spaced('password')})\\b"),
+       f"|{_spaced('ignore', 'disregard', 'instructions', 'system prompt', 'password')}"),
     # generalization (holdout2): the override family, "stop following" in other languages
     _r("override.stop_following_ml", 0.8,
        r"\b(?:ne (?:suis|suivez|respecte|respectez) plus|nicht mehr (?:befolgen|folgen|beachten)|"

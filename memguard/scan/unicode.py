@@ -28,7 +28,7 @@ _LOOKALIKE_SCRIPT = re.compile(r"[\u0370-\u03ff\u0400-\u04ff]")
 _SEAM = re.compile(r"[A-Za-z][\u0370-\u03ff\u0400-\u04ff]|[\u0370-\u03ff\u0400-\u04ff][A-Za-z]")
 _WORD_RUN = re.compile(r"\w*")
 _INVISIBLE_ANY = re.compile(
-    "[\U000e0000-\U000e007f\u200b\u200c\u200d\u2060-\u2064\ufeff\u180e\u202a-\u202e\u2066-\u2069]"
+    "[\U000e0000-\U000e007f\u200b\u200c\u200d\u2060-\u2064\ufeff\u180e\u00ad\u202a-\u202e\u2066-\u2069]"
 )
 
 
