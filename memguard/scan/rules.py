@@ -35,6 +35,10 @@ _AGENT = _alt("assistant", "agent", "ai", "a\\.i\\.", "model", "llm", "chatbot",
               "language model", "ai model", "ai assistant",
               # the roles an agent plays over a text (generalization, holdout2)
               "summari[sz]er", "automated (?:reader|system|assistant|agent)")  # fmt: skip
+# the AI-only subset of _AGENT (a "Dear agent," or "Hi model," may well be for a person)
+_AI = _alt("assistant", "ai", "a\\.i\\.", "llm", "chatbot", "bot", "copilot", "language model",
+           "ai model", "ai assistant", "ai systems?", "summari[sz]er",
+           "automated (?:reader|system|assistant|agent)", "chatgpt", "gpt", "claude", "gemini", "llama")
 _INSTR = _alt("instructions?", "prompts?", "rules", "guidelines", "directives?", "directions",
               "orders", "commands", "guidance", "system prompt", "programming", "constraints")  # fmt: skip
 _PRIOR = _alt("previous", "prior", "preceding", "above", "earlier", "former", "original", "initial",
@@ -232,10 +236,11 @@ RULES: tuple[Rule, ...] = (
        r"existed)|(?:do|does|did) not exist|(?:are|is|were|was) (?:gone|void|empty))"),
     # generalization (holdout2): lifting the agent's limits ("with no restrictions", "switch off
     # your safety settings")
-    _r("override.lift_limits", 0.6,
+    _r("override.no_limits", 0.35,
        r"\b(?:with(?:out)? (?:any |no )?|no (?:more )?)(?:restrictions|limits|limitations|filters|"
-       r"guardrails|content polic(?:y|ies)|censorship|safety (?:rules|filters?|guidelines))\b"
-       r"|\b(?:switch off|turn off|disable|deactivate|bypass|lift|remove|drop|ignore) (?:all |"
+       r"guardrails|content polic(?:y|ies)|censorship|safety (?:rules|filters?|guidelines))\b"),
+    _r("override.lift_limits", 0.6,
+       r"\b(?:switch off|turn off|disable|deactivate|bypass|lift|remove|drop|ignore) (?:all |"
        r"of )?(?:your|its|the (?:assistant|agent|model)'s) (?:safety|content|security|ethical)? ?"
        r"(?:settings|filters?|filtering|checks|guidelines|restrictions|polic(?:y|ies)|guardrails|"
        r"safeguards|limits)\b"),
@@ -244,11 +249,11 @@ RULES: tuple[Rule, ...] = (
        r"\byour (?:instructions|rules|guidelines|orders|directives|task|prompt|system prompt) "
        r"(?:have|has) (?:been )?(?:changed|updated|replaced|rewritten|overridden|modified)\b"),
     # generalization (holdout2): granting the agent a permission it was never given
-    _r("override.granted_permission", 0.6,
+    _r("override.granted_permission", 0.45,
        r"\byou(?: are|'re) (?:now |hereby |also |henceforth )?(?:authori[sz]ed|allowed|permitted|"
        r"cleared|free|entitled) to\b"),
     # generalization (holdout2): skip the rest of the text it is processing
-    _r("override.disregard_context", 0.5,
+    _r("override.disregard_context", 0.4,
        r"\b(?:ignore|disregard|discard|skip)\b (?:the rest of|everything else (?:in|on)|all other "
        r"(?:text|content) (?:in|on)) (?:this|the) \w+"),
     # generalization (holdout2): the override family in leetspeak and spaced-out letters
@@ -282,15 +287,14 @@ RULES: tuple[Rule, ...] = (
     # ChatGPT,", "Dear AI.")
     _r("agent.vocative", 0.5,
        f"\\b(?:attention|hey|dear|hi|hello|psst|ps|p\\.s\\.|calling)[,:]? (?:to )?(?:any |all |the |"
-       f"every )?(?:{_AGENT}|ai systems?|ai models?|chatgpt|gpt|claude|gemini|llama|copilot|"
-       f"language models?)s?\\b\\s*[,:.!;-]"),
+       f"every )?(?:{_AI})s?\\b\\s*[,:.!;-]"),
     # generalization (holdout2): keep something from the user ("do not mention this to the user")
     _r("agent.hide_from_user", 0.55,
        r"\b(?:do not|don't|never|without) (?:mention(?:ing)?|tell(?:ing)?|reveal(?:ing)?|"
        r"disclos(?:e|ing)|inform(?:ing)?|show(?:ing)?|alert(?:ing)?)\b[^.\n]{0,30}\b(?:to )?(?:the "
        r"user|the human|the customer|the owner)\b"),
     # generalization (holdout2): "l'assistant doit ...", "der Assistent muss ..."
-    _r("agent.must_ml", 0.55,
+    _r("agent.must_ml", 0.45,
        r"\b(?:l'assistant|l'ia|der assistent|die ki|el asistente|la ia|l'assistente|o assistente|"
        r"a ia|de assistent|asystent|ассистент|помощник)\b[^.\n]{0,15}\b(?:doit|devra|muss|soll|"
        r"debe|deberá|deve|dovrà|moet|musi|должен|обязан)\b"
@@ -388,14 +392,23 @@ RULES: tuple[Rule, ...] = (
     _r("role.new_principal", 0.7,
        r"\byour (?:new |real |actual |true )(?:operator|owner|admin|administrator|developer|master|"
        r"boss|principal|user|creator)s? (?:is|are)\b|\b(?:agent|assistant|bot|model)'s (?:operator|"
-       r"owner|administrator|developer)s? (?:has|have) changed\b|\b(?:take|accept|follow|obey) "
-       r"(?:orders|instructions|commands|directions) (?:only )?from\b"),
+       r"owner|administrator|developer)s? (?:has|have) changed\b|\b(?:take|accept|obey) "
+       r"(?:orders|instructions|commands) (?:only )?from\b"),
     # generalization (holdout2): a persona that replaces the agent ("you are no longer ...",
     # "from this moment you are 'X'", "stay in character no matter what")
     _r("role.persona_hijack", 0.6,
-       r"\byou are no longer (?:an? |the |my |our )?\w+|\b(?:from (?:now|this moment|this point|"
+       r"\byou are no longer (?:an? |the |my |our )?(?:helpful |ai |friendly |safe )?(?:assistant|ai|"
+       r"bot|chatbot|model|claude|chatgpt|gpt|copilot|bound by|restricted|limited|required to)\b|\b(?:from (?:now|this moment|this point|"
        r"here) on|from this moment|starting now),? you are\b|\b(?:stay|remain) in character\b"
        r"|\byou are (?:now )?(?:dan|stan|aim|an? ai without (?:rules|restrictions|limits))\b"),
+    # generalization (holdout2): a message from IT, security or an administrator, in other languages
+    _r("role.from_authority_ml", 0.5,
+       r"\b(?:message|note|avis|notice) (?:du|de la|de l'|de l’) ?(?:service informatique|équipe (?:de )?"
+       r"sécurité|administrateur|direction informatique)|\bnachricht (?:der|vom|von der) (?:it-abteilung|"
+       r"it|sicherheitsteam|administrator)|\bmensaje del? (?:departamento de (?:ti|it|sistemas|"
+       r"seguridad)|administrador|equipo de seguridad)|\bmessaggio (?:del|dal|dall') ?(?:reparto it|"
+       r"servizio it|team di sicurezza|amministratore)|\bmensagem d[oa] (?:departamento de ti|"
+       r"administrador|equipe de segurança)|\bbericht van (?:de )?(?:it-afdeling|beheerder)"),
     # generalization (holdout2): system and administrator notices in other languages
     _r("role.system_notice_ml", 0.7,
        r"(?:システム|系统|系統|시스템)(?:通知|通告|公告|알림)|管理者モード|管理员模式|관리자 모드"
@@ -442,12 +455,12 @@ RULES: tuple[Rule, ...] = (
        r"approved|have approved)\b[^.\n]{0,40}\b(?:go ahead|proceed|no need to|invoke|execute|run "
        r"it|call)\b"),
     # generalization (holdout2): "use the X tool to ...", "open the password manager tool and ..."
-    _r("tool.use_tool", 0.5,
+    _r("tool.use_tool", 0.4,
        r"\b(?:use|open|invoke|call|run)\s+(?:the |your )?(?:[\w.-]+\s+){0,2}tool\s+(?:to|and)\b"),
     # generalization (holdout2): code that ships secret files to another host
     _r("tool.ship_secrets", 0.7,
        r"\b(?:scp|rsync|curl|wget|nc|ftp|sftp)\b[^\n]{0,80}~/\.(?:aws|ssh|gnupg|kube|docker|netrc|"
-       r"config/gcloud)\b|\bos\.system\s*\(|\bsubprocess\.(?:run|call|popen|check_output)\s*\("),
+       r"config/gcloud)\b"),
     _r("tool.shell_payload", 0.6,
        r"\bcurl\b[^\n|]{0,200}\|\s*(?:ba|z)?sh\b|\bwget\b[^\n|]{0,200}\|\s*(?:ba|z)?sh\b|\brm -rf\b|"
        r"\bcat ~/\.(?:aws|ssh|config)|\.ssh/id_|powershell(?:\.exe)? -e(?:nc|ncodedcommand)?\b|"
@@ -567,7 +580,8 @@ RULES: tuple[Rule, ...] = (
        r"team|user|owner|manager)|account settings (?:were |have been )?(?:changed|updated)|"
        r"(?:for|to) whoever (?:reads|handles|picks up|takes over|works on|sees) (?:this|it|the)|"
        r"fyi for (?:whoever|the agent|the assistant|any agent|future)|(?:important |urgent )?"
-       r"(?:update|correction|note) (?:about|on|regarding) the user\b|as (?:established|agreed|"
+       r"(?:update|correction|note) (?:about|on|regarding) the user(?:\s*[:.,;-]|'s (?:account|"
+       r"profile|access|permissions|role|status)\b| (?:is|has|was)\b)|as (?:established|agreed|"
        r"discussed|decided|confirmed) (?:in|during) (?:our|the|a) (?:previous|earlier|last|prior) "
        r"(?:session|conversation|chat|call)|"
        r"note to (?:any )?future (?:agents?|assistants?|readers?|sessions?))"),
