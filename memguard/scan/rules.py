@@ -386,7 +386,7 @@ RULES: tuple[Rule, ...] = (
     _r("role.multilingual_system", 0.7, _SYSTEM_ML),
     # generalization (holdout2): a Markdown heading that opens a forged system or developer turn
     _r("role.heading", 0.75,
-       r"^#{1,6}\s*(?:system|developer|admin|administrator|operator)(?: (?:message|prompt|"
+       r"^(?:#|##|###|####|#####|######) (?:system|developer|admin|administrator|operator)(?: (?:message|prompt|"
        r"instructions?|note|notice|override|update))?\s*:?\s*$"),
     # generalization (holdout2): a new principal the agent should obey
     _r("role.new_principal", 0.7,
@@ -483,10 +483,11 @@ RULES: tuple[Rule, ...] = (
     _r("exfil.append_to_url", 0.85,
        r"\b(?:append|add|attach|include|put|insert|concatenate|encode|paste)\b[^\n]{0,100}\b(?:to|"
        r"into|in|after|at the end of)\s+(?:the )?(?:url |link )?https?://\S*[=/]\S{0,3}(?:\s|$)"),
-    # generalization (holdout2): a URL that ends in "=" and the data to put after it
+    # generalization (holdout2): a URL that ends in "=" and the data to put after it (anchored on
+    # "= plus", "=+", ...; the query key before it is checked backwards)
     _r("exfil.url_then_data", 0.8,
-       r"https?://\S*[?&][\w-]*=\s*(?:\+|plus|followed by|then|concatenated with|and (?:then )?"
-       r"(?:the|their|your))\b"
+       r"[?&][\w-]*= ?(?:\+|plus|followed by|then|concatenated with|and (?:then )?(?:the|their|"
+       r"your))\b"
        r"|\b(?:place|put|stick|embed|include|encode)\b[^\n]{0,60}\b(?:in|into)\s+the\s+(?:query(?: "
        r"string)?|url|path|parameters?|subdomain)\s+of\s+https?://"),
     # generalization (holdout2): a login link dressed as an account warning
