@@ -25,8 +25,9 @@ _MAX_DECODES = 16
 # numeric character references (decimal and hex)
 _ESCAPES = re.compile(r"(?:\\x[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}|&#[0-9]{1,7};?|&#[xX][0-9A-Fa-f]{1,6};?){3,}")
 _ESCAPE = re.compile(r"\\x([0-9A-Fa-f]{2})|\\u([0-9A-Fa-f]{4})|&#([0-9]{1,7});?|&#[xX]([0-9A-Fa-f]{1,6});?")
-# base32 (RFC 4648): upper-case letters and 2-7 only, in 8-character groups
-_B32 = re.compile(r"(?<![A-Za-z0-9])[A-Z2-7]{16,}={0,6}(?![A-Za-z0-9])")
+# base32 (RFC 4648): upper-case letters and 2-7 only, in 8-character groups; looked for only in
+# the tokens the base64 pass found long enough (a run of 24 of its alphabet)
+_B32 = re.compile(r"(?<![A-Za-z0-9])[A-Z2-7]{24,}={0,6}(?![A-Za-z0-9])")
 _B64_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-"
 #: every byte of a base64 run becomes "a", every other byte " ": a run of 24 is then a substring
 _RUN_MAP = bytes(ord("a") if b in _B64_ALPHABET else ord(" ") for b in range(256))
@@ -90,9 +91,11 @@ def decoded_texts(
     # a base64 run is 24 characters of its alphabet in a row: looked for with C byte operations
     # (its characters are ASCII, so UTF-8 keeps them one byte each), searched for only if present
     has_run = _RUN in text.encode("utf-8", "surrogatepass").translate(_RUN_MAP)
+    long_tokens: list[str] = []
     for token in text.split() if has_run else ():
         if len(token) < 24:
             continue
+        long_tokens.append(token)
         # a run holds no whitespace, so it lies inside one token (the lookbehind sees the same)
         for m in _B64.finditer(token):
             if len(out) >= _MAX_DECODES:
@@ -135,7 +138,7 @@ def decoded_texts(
             decoded = _ESCAPE.sub(_unescape, m.group(0))
             if _readable(decoded):
                 out.append(decoded)
-    for m in _B32.finditer(text) if has_run else ():
+    for m in (m for token in long_tokens for m in _B32.finditer(token)):
         if len(out) >= _MAX_DECODES:
             return out
         run = m.group(0).rstrip("=")
