@@ -173,16 +173,18 @@ def check_binding(kernel: Kernel, identity: Identity, action: str) -> None:
     conflict(kernel, identity, binding.identity, action)
 
 
-def conflict(kernel: Kernel, identity: Identity | None, other: Identity, action: str) -> None:
+def conflict(kernel: Kernel, identity: Identity, other: Identity, action: str) -> None:
     """Refuse (and audit) a call whose two named callers disagree: ``identity`` is the one the
-    call would act for, ``other`` the one an :func:`~memguard.context.acting_as` block names."""
-    with kernel.operation(action, identity, require_identity=identity is not None) as op:
+    call would act for (the event's principal), ``other`` the one an
+    :func:`~memguard.context.acting_as` block (or a LangGraph run) names (the event's
+    ``detail.conflicting``)."""
+    with kernel.operation(action, identity) as op:
         subject = other.principal.subject
-        op.note(acting_as={"issuer": subject.issuer, "subject": subject.subject,
-                           "actors": [a.subject for a in other.principal.actors]})  # fmt: skip
+        op.note(conflicting={"issuer": subject.issuer, "subject": subject.subject,
+                             "actors": [a.subject for a in other.principal.actors]})  # fmt: skip
         raise IdentityError(
-            "the call is made inside an acting_as block for another caller than the one this "
-            "client acts for",
+            "two callers are named for this call and they differ (an acting_as block or the "
+            "run names another caller than the one this client acts for)",
             code="identity.conflict",
         )
 
