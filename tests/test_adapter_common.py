@@ -1,4 +1,7 @@
-"""Every adapter checks its caller the same way (adapters/_toolkit.py, docs/adapters/common.md).
+"""What every adapter shares (adapters/_toolkit.py, docs/adapters/common.md): the caller checks
+and the one provenance summary.
+
+Every adapter checks its caller the same way:
 
 - **When built** (:func:`memguard.adapters.require_identity`): no identity, something that is not a
   verified ``Identity`` (a token string), an identity another guard verified, an expired one: the
@@ -6,6 +9,9 @@
 - **On each call** (:func:`adapters._toolkit.check_binding`): a call made inside an ``acting_as``
   block for another caller is refused (``identity.conflict``) with a deny event naming both; the
   same caller in the block is served (positive control).
+
+Results carry one :class:`~memguard.adapters.ProvenanceSummary` under ``"memguard"`` (mem0 also
+under its deprecated ``"provenance"`` key; the SQL rows as ``MemoryRow.memguard``).
 
 One guard (SQLite ledger, SQL store), one raw Qdrant, one offline mem0 and one LangGraph store
 serve every case; the adapters themselves are cheap to build. Real tokens, real verification.
@@ -248,6 +254,32 @@ def test_a_revoked_identity_is_refused_when_an_adapter_is_built(
         assert guard.ledger.events(decision="deny")[-1].action == "bind"
     finally:
         guard.close()
+
+
+SUMMARY_FIELDS = {"fact_id", "version", "trust", "source", "writer"}
+
+
+def _latest(world: World, fact_id: str) -> ProvenanceSummary:
+    return provenance_summary(world.guard.ledger.latest([fact_id])[fact_id].provenance)
+
+
+def test_qdrant_results_carry_the_shared_summary(world: World) -> None:
+    client = _qdrant(world, world.alice)
+    client.upsert("notes", [models.PointStruct(id=7, vector=[1, 0, 0, 0], payload={"t": "x"})])
+    (point,), _ = client.scroll("notes", limit=10)
+    summary = point.payload[SUMMARY_KEY]
+    assert set(summary) == SUMMARY_FIELDS and summary["writer"] == "alice"
+    assert summary == _latest(world, summary["fact_id"])
+    assert point.payload["t"] == "x"
+
+
+def test_mem0_results_carry_the_shared_summary_and_the_deprecated_key(world: World) -> None:
+    mem = _mem0(world, world.alice)
+    (added,) = mem.add("alice likes green tea", infer=False)["results"]
+    assert added[SUMMARY_KEY] == added["provenance"] == _latest(world, added[SUMMARY_KEY]["fact_id"])
+    (hit,) = mem.search("green tea", top_k=5)["results"]
+    assert set(hit[SUMMARY_KEY]) == SUMMARY_FIELDS and hit["provenance"] == hit[SUMMARY_KEY]
+    assert hit[SUMMARY_KEY]["fact_id"] == added[SUMMARY_KEY]["fact_id"]
 
 
 def test_one_summary_shape_and_the_exports(world: World) -> None:
