@@ -135,3 +135,36 @@ def test_a_write_without_ttl_records_no_expiry(harness: GuardHarness, clock: Clo
     assert prov.expires_at is None and prov.ttl_seconds is None
     clock.advance(10**7)
     assert harness.guard.sweep_expired(operator="ops").deleted == ()
+
+
+def test_sql_adapter_add_with_ttl_expires_and_is_swept_from_the_table(
+    tmp_path: Path, clock: Clock
+) -> None:
+    from memguard import Ledger, LocalTokenService, MemoryGuard
+    from memguard.adapters.sql import GuardedSqlMemory, SqlStore
+    from memguard.context import CallContext
+
+    tokens = LocalTokenService(tmp_path / "keys", clock=clock)
+    ledger = Ledger.sqlite(tmp_path / "ledger.db")
+    store = SqlStore(engine=ledger.engine, dimension=16)
+    with MemoryGuard(store=store, ledger=ledger, verifier=tokens.verifier(clock=clock),
+                     clock=clock) as guard:  # fmt: skip
+        me = guard.authenticate(tokens.issue("alice"))
+        mem = GuardedSqlMemory(guard, identity=me, context=CallContext(source=CHAT, turn=TURN))
+        short = mem.add("the door code is 4411", namespace="notes", ttl=timedelta(minutes=1))
+        kept = mem.add("the office opens at 9", namespace="notes")
+        assert short.provenance.ttl_seconds == 60 and kept.provenance.ttl_seconds is None
+        assert short.memguard["expires_at"] == short.provenance.expires_at.isoformat()  # type: ignore[union-attr]
+        assert {r.id for r in mem.search("door code", k=5)} == {short.id, kept.id}
+        with pytest.raises(InvalidRequest):
+            mem.add("never stored", namespace="notes", ttl=-1)
+        assert guard.ledger.events(decision="deny")[-1].reason == "invalid_request"
+
+        clock.advance(61)
+        with pytest.raises(FactNotFound):
+            mem.get(short.id)
+        assert [r.id for r in mem.search("door code", k=5)] == [kept.id]
+        assert [r.id for r in mem.search("door", k=5, contains=["door"])] == []
+        assert [r.id for r in mem.list()[0]] == [kept.id]
+        assert guard.sweep_expired(operator="ops").deleted == (short.id,)
+        assert store.retrieve([short.id]) == [] and store.retrieve([kept.id]) != []
