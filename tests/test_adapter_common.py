@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 from helpers import Clock
 from langgraph.store.memory import InMemoryStore
-from qdrant_client import QdrantClient, models
+from qdrant_client import AsyncQdrantClient, QdrantClient, models
 
 from memguard import Identity, Ledger, LocalTokenService, MemoryGuard, Source, SourceKind, Turn
 from memguard.adapters import (
@@ -40,9 +40,14 @@ from memguard.adapters import (
     require_identity,
 )
 from memguard.adapters.langgraph import GuardedStore
-from memguard.adapters.mem0 import GuardedMemory, offline_memory
+from memguard.adapters.mem0 import (
+    GuardedAsyncMemory,
+    GuardedMemory,
+    offline_async_memory,
+    offline_memory,
+)
 from memguard.adapters.openai_agents import GuardedSession
-from memguard.adapters.qdrant import GuardedQdrantClient
+from memguard.adapters.qdrant import AsyncGuardedQdrantClient, GuardedQdrantClient
 from memguard.adapters.sql import GuardedSqlMemory, SqlStore
 from memguard.context import CallContext, acting_as
 from memguard.errors import IdentityError
@@ -58,7 +63,9 @@ CTX = CallContext(
 class World:
     guard: MemoryGuard
     qdrant: QdrantClient
+    aqdrant: AsyncQdrantClient
     mem0: Any
+    amem0: Any
     graph_store: InMemoryStore
     alice: Identity
     bob: Identity
@@ -88,16 +95,18 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     world = World(
         guard=guard,
         qdrant=QdrantClient(":memory:"),
+        aqdrant=AsyncQdrantClient(":memory:"),
         mem0=offline_memory(dimension=16, collection="identity"),
+        amem0=offline_async_memory(dimension=16, collection="identity-async"),
         graph_store=InMemoryStore(),
         alice=guard.authenticate(tokens.issue("alice")),
         bob=guard.authenticate(tokens.issue("bob")),
         expired=expired,
         foreign=foreign,
     )
-    world.qdrant.create_collection(
-        "notes", vectors_config=models.VectorParams(size=4, distance=models.Distance.COSINE)
-    )
+    vectors = models.VectorParams(size=4, distance=models.Distance.COSINE)
+    world.qdrant.create_collection("notes", vectors_config=vectors)
+    asyncio.run(world.aqdrant.create_collection("notes", vectors_config=vectors))
     clock.advance(10)  # erin's token has expired; the others have ~10 minutes left
     try:
         yield world
@@ -112,8 +121,16 @@ def _qdrant(w: World, identity: Any) -> Any:
     return GuardedQdrantClient(w.qdrant, kernel=w.guard.kernel, identity=identity, context=CTX)
 
 
+def _aqdrant(w: World, identity: Any) -> Any:
+    return AsyncGuardedQdrantClient(w.aqdrant, kernel=w.guard.kernel, identity=identity, context=CTX)
+
+
 def _mem0(w: World, identity: Any) -> Any:
     return GuardedMemory(w.mem0, kernel=w.guard.kernel, identity=identity, context=CTX)
+
+
+def _amem0(w: World, identity: Any) -> Any:
+    return GuardedAsyncMemory(w.amem0, kernel=w.guard.kernel, identity=identity, context=CTX)
 
 
 def _langgraph(w: World, identity: Any) -> Any:
@@ -132,20 +149,27 @@ def _session(w: World, identity: Any) -> Any:
 
 BUILD: dict[str, Callable[[World, Any], Any]] = {
     "qdrant": _qdrant,
+    "qdrant-async": _aqdrant,
     "mem0": _mem0,
+    "mem0-async": _amem0,
     "langgraph": _langgraph,
+    "langgraph-async": _langgraph,
     "sql": _sql,
     "openai_agents": _session,
 }
 
 READ: dict[str, Callable[[Any], object]] = {
     "qdrant": lambda a: a.scroll("notes", limit=1),
+    "qdrant-async": lambda a: asyncio.run(a.scroll("notes", limit=1)),
     "mem0": lambda a: a.get_all(),
+    "mem0-async": lambda a: asyncio.run(a.get_all()),
     "langgraph": lambda a: a.search(("notes",)),
+    "langgraph-async": lambda a: asyncio.run(a.asearch(("notes",))),
     "sql": lambda a: a.list(),
     "openai_agents": lambda a: asyncio.run(a.get_items()),
 }
-READ_ACTION = {"qdrant": "list", "mem0": "list", "langgraph": "search", "sql": "list",
+READ_ACTION = {"qdrant": "list", "qdrant-async": "list", "mem0": "list", "mem0-async": "list",
+               "langgraph": "search", "langgraph-async": "search", "sql": "list",
                "openai_agents": "list"}  # fmt: skip
 
 BAD = {
@@ -163,7 +187,7 @@ def test_a_bad_identity_is_the_same_refusal_in_every_adapter(
 ) -> None:
     identity, code = BAD[bad][0](world), BAD[bad][1]
     before = len(world.denies())
-    if adapter == "langgraph" and identity is None:
+    if adapter.startswith("langgraph") and identity is None:
         # no default caller is allowed (one graph, many users): the call without one is refused
         store = BUILD[adapter](world, None)
         with pytest.raises(IdentityError) as refused:
