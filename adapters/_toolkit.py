@@ -126,12 +126,7 @@ def require_identity(kernel: Kernel, identity: object, *, action: str = "bind") 
 
     A good identity costs no ledger write (nothing was read or written); every call re-checks it
     in its own operation, so an identity that expires or is revoked later is refused then."""
-    if (
-        isinstance(identity, Identity)
-        and identity.expires_at > kernel.clock()
-        and kernel.verifier.minted(identity)
-        and not _barred(kernel, identity)
-    ):
+    if isinstance(identity, Identity) and _acceptable(kernel, identity):
         return identity
     with kernel.operation(action, identity if isinstance(identity, Identity) else None):
         pass  # the kernel's identity check raises the typed error and records the deny
@@ -140,20 +135,23 @@ def require_identity(kernel: Kernel, identity: object, *, action: str = "bind") 
     raise IdentityError("a verified identity is required", code="identity.missing")  # unreachable
 
 
-def _barred(kernel: Kernel, identity: Identity) -> bool:
-    """Does an active revocation bar this principal? (An error reading them: treated as barred,
-    so the kernel's own check decides and records the outcome.)"""
+def _acceptable(kernel: Kernel, identity: Identity) -> bool:
+    """The kernel's identity checks without an operation: not expired, minted by this kernel's
+    verifier, not barred by an active revocation. Any error here is a "no", so the kernel's own
+    check (in an audited operation) decides and records the outcome."""
     principal = identity.principal
     subject = principal.subject
     try:
-        return any(
+        if identity.expires_at <= kernel.clock() or not kernel.verifier.minted(identity):
+            return False
+        return not any(
             r.selector.kind in PRINCIPAL_KINDS
             and r.reaches(subject.issuer, subject.subject)
             and r.selector.bars(principal)
             for r in kernel.active_revocations()
         )
     except Exception:
-        return True
+        return False
 
 
 def same_caller(a: Identity, b: Identity) -> bool:

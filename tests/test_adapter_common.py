@@ -316,3 +316,22 @@ def test_one_summary_shape_and_the_exports(world: World) -> None:
     assert summary["source"] == "user_message:chat://s-id"
     assert SUMMARY_KEY == "memguard"
     assert isinstance(per_call_turn("s"), PerCallTurn)
+
+
+def test_an_error_while_checking_the_identity_is_a_refusal_and_audited(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fail closed: a verifier that raises while an adapter is built refuses the build (the
+    kernel's ``internal`` refusal) and records a deny event; nothing is built."""
+    from memguard.errors import MemguardError
+
+    def broken(identity: object) -> bool:
+        raise RuntimeError("verifier state lost")
+
+    monkeypatch.setattr(world.guard.kernel.verifier, "minted", broken)
+    before = len(world.denies())
+    with pytest.raises(MemguardError) as refused:
+        _sql(world, world.alice)
+    assert refused.value.code == "internal"
+    assert len(world.denies()) == before + 1
+    assert world.denies()[-1].action == "bind"
