@@ -146,7 +146,8 @@ class GuardedStore(BaseStore):
         """``identity`` and ``context`` are the defaults; a call made inside
         :func:`memguard.context.acting_as`, or in a LangGraph run that carries a caller
         (:data:`BINDING_KEY`), acts for that caller instead. Without a default, every call must
-        carry one (one compiled graph, many users).
+        carry one (one compiled graph, many users). A default ``identity`` is checked now
+        (``adapters._toolkit.require_identity``: the kernel's ``IdentityError``, audited).
 
         ``ttl``: LangGraph's ``TTLConfig`` (``default_ttl`` minutes for puts without a ``ttl``,
         ``refresh_on_read``, ``sweep_interval_minutes`` for :meth:`start_ttl_sweeper`). With one,
@@ -266,7 +267,8 @@ class GuardedStore(BaseStore):
         derived_from: Sequence[str] | None = None,
     ) -> GuardedStore:
         """The same store for another turn, channel, purpose or lineage, acting for the current
-        caller (pinned: later bindings do not change it)."""
+        caller (pinned: later bindings do not change it; a call inside a block or a run for
+        another caller is refused, ``identity.conflict``)."""
         bound = self._for_call("get")
         assert bound.__identity is not None
         context = bound._ctx.replace(
