@@ -141,6 +141,7 @@ class AsyncMemoryGuard:
         metadata: Mapping[str, Any] | None = None,
         trust: TrustLevel | None = None,
         vector: Sequence[float] | None = None,
+        ttl: float | timedelta | None = None,
     ) -> Provenance:
         return await asyncio.to_thread(
             lambda: self.guard.update(
@@ -152,6 +153,7 @@ class AsyncMemoryGuard:
                 metadata=metadata,
                 trust=trust,
                 vector=vector,
+                ttl=ttl,
             )
         )
 

@@ -313,15 +313,21 @@ class MemoryGuard:
         metadata: Mapping[str, Any] | None = None,
         trust: TrustLevel | None = None,
         vector: Sequence[float] | None = None,
+        ttl: float | timedelta | None = None,
     ) -> Provenance:
         """Replace a fact's content; a new version with fresh provenance from the update's channel.
 
         The lineage stays: the new version is still capped by the trust of its inputs.
+        ``ttl``: the new version's time-to-live; without one, a version that had a time-to-live
+        keeps it (counted from the update), so an update never makes an expiring fact permanent.
         """
         trace = turn.trace_id if isinstance(turn, Turn) else None
         with self.kernel.operation("update", identity, trace_id=trace, fact_ids=[fact_id]) as op:
+            ttl_seconds = ttl_seconds_of(ttl)  # a bad ttl is refused inside the op: audited
             request = ReadRequest("update")
             current = self._visible(op, op.read_plan(request), request, [fact_id])[0].provenance
+            if ttl_seconds is None:
+                ttl_seconds = current.ttl_seconds
             fact = FactInput(
                 text=text,
                 namespace=current.namespace,
@@ -332,7 +338,7 @@ class MemoryGuard:
                 derived_from=current.derived_from,
                 vector=tuple(vector) if vector is not None else None,
             )
-            return self._write(op, [fact], [fact_id])[0]
+            return self._write(op, [fact], [fact_id], ttl_seconds=ttl_seconds)[0]
 
     def delete(self, identity: Identity, fact_id: str) -> None:
         """Delete a fact: tombstone in the ledger first, then purge it from the store."""

@@ -137,6 +137,36 @@ def test_a_write_without_ttl_records_no_expiry(harness: GuardHarness, clock: Clo
     assert harness.guard.sweep_expired(operator="ops").deleted == ()
 
 
+def test_an_update_keeps_the_time_to_live_unless_given_one(harness: GuardHarness, clock: Clock) -> None:
+    guard, me = harness.guard, harness.identity("alice")
+    fact_id = _sync_write(harness, "the door code is 4411", 60)
+    clock.advance(30)
+    kept = guard.update(me, fact_id, "the door code is 5522", source=CHAT, turn=TURN)
+    assert kept.ttl_seconds == 60  # an update never makes an expiring fact permanent
+    assert kept.expires_at is not None and kept.expires_at.timestamp() == pytest.approx(clock() + 60)
+    changed = guard.update(me, fact_id, "the door code is 6633", source=CHAT, turn=TURN, ttl=120)
+    assert changed.ttl_seconds == 120
+    clock.advance(100)
+    assert guard.get(me, fact_id).provenance.version == changed.version  # the new window
+    clock.advance(21)
+    me = harness.identity("alice")
+    with pytest.raises(FactNotFound):
+        guard.get(me, fact_id)
+    assert fact_id in guard.sweep_expired(operator="ops").deleted
+
+
+def test_an_update_with_a_bad_ttl_changes_nothing_and_is_audited(harness: GuardHarness) -> None:
+    guard, me = harness.guard, harness.identity("alice")
+    prov = harness.write(me, "kept forever")
+    with pytest.raises(InvalidRequest):
+        asyncio.run(
+            AsyncMemoryGuard(guard).update(me, prov.fact_id, "x", source=CHAT, turn=TURN, ttl=0)
+        )
+    denied = harness.events(action="update", decision="deny")
+    assert denied and denied[-1].reason == "invalid_request"
+    assert guard.get(me, prov.fact_id).provenance.version == prov.version
+
+
 def test_sql_adapter_add_with_ttl_expires_and_is_swept_from_the_table(
     tmp_path: Path, clock: Clock
 ) -> None:
