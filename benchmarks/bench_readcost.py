@@ -54,21 +54,27 @@ def main() -> None:
     ap.add_argument("--history", type=int, default=0, help="list pages read first (reads per fact)")
     ap.add_argument("--writes", type=int, default=64, help="single writes measured (0: none)")
     ap.add_argument("--profile", choices=("search", "list"), default=None)
+    ap.add_argument("--load-only", action="store_true", help="load the facts (or open) and stop")
     args = ap.parse_args()
     state = args.state or Path(tempfile.mkdtemp(prefix="readcost-")) / "state"
     fresh = not state.exists()
     rng = np.random.default_rng(1)
     profile = ""
     with quiet_logs():
-        t0 = time.perf_counter()
-        stack = open_embedded(state)
-        open_s = time.perf_counter() - t0
+        t0, c0 = time.perf_counter(), time.process_time()
+        stack = open_embedded(state)  # an older state is migrated here
+        open_s, open_cpu_s = time.perf_counter() - t0, time.process_time() - c0
         who = Callers(stack)
         if fresh:
             vecs = unit(rng, args.facts)
             for b, start in enumerate(range(0, args.facts, LOAD_BATCH)):
                 stack.guard.write_many(who(f"owner-{b % OWNERS}"),  # type: ignore[arg-type]
                                        facts(vecs[start : start + LOAD_BATCH], f"{b}"))  # fmt: skip
+        if args.load_only:
+            stack.close()
+            print(f"load={os.getloadavg()[0]:.2f} open_s={open_s:.2f} open_cpu_s={open_cpu_s:.2f} "
+                  f"{'loaded' if fresh else 'opened'}")  # fmt: skip
+            return
         me = who("owner-0")
         for _ in range(args.history):
             stack.guard.list_facts(me, limit=1000)
@@ -119,7 +125,8 @@ def main() -> None:
         links, change_links = _count(stack, "mg_audit_fact"), _count(stack, "mg_change_fact")
         stack.close()
     print(f"facts={args.facts} links={links} change_links={change_links} "
-          f"load={os.getloadavg()[0]:.2f} open_s={open_s:.2f} history={args.history} "
+          f"load={os.getloadavg()[0]:.2f} open_s={open_s:.2f} open_cpu_s={open_cpu_s:.2f} "
+          f"history={args.history} "
           f"search_cpu_ms={search_ms:.2f} list1000_cpu_ms={list_ms:.1f} listed={len(page)} "
           f"write_cpu_ms={write_ms:.2f} batch64_cpu_ms={batch_ms:.1f}")  # fmt: skip
     if profile:
