@@ -73,7 +73,7 @@ def main() -> None:
         if args.load_only:
             stack.close()
             print(f"load={os.getloadavg()[0]:.2f} open_s={open_s:.2f} open_cpu_s={open_cpu_s:.2f} "
-                  f"{'loaded' if fresh else 'opened'}")  # fmt: skip
+                  f"{'loaded' if fresh else 'opened'}", file=sys.__stdout__)  # fmt: skip
             return
         me = who("owner-0")
         for _ in range(args.history):
