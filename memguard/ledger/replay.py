@@ -325,7 +325,7 @@ HeadKey = tuple[str, tuple[tuple[int, bytes], ...]]
 
 class EntryCache:
     """Change entries already parsed by the read path, per ledger: (log seq, leaf hash) -> the
-    entry's operations grouped by fact id.
+    entry's operations grouped by fact id and the facts it names (:class:`_Entry`).
 
     An entry's text was hashed against that leaf when it was cached, and log entries are append-only,
     so a hit skips fetching and parsing the text: a batch of 500 facts is one entry, and without this
