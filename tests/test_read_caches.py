@@ -192,3 +192,33 @@ def test_the_links_query_lists_exactly_the_change_entries(
     assert len(all_links) > len(fast) >= 2 * len(facts)  # reads linked too, and were skipped
     got = {h.fact_id for h in guard.search(me, "note", k=50)}
     assert got == set(ids) - {facts[3].fact_id} and _alarms(guard) == []
+
+
+def test_reads_of_an_intact_ledger_never_take_the_wider_links(
+    served: tuple[MemoryGuard, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The wider links (``mg_audit_fact``, every read's link) are only for a fact whose row
+    disagrees with its change links: reads of an intact ledger, revoked and updated facts
+    included, never query them (else the read history would cost again, unseen)."""
+    from memguard.ledger import replay
+
+    guard, me = served
+    facts = _batch(guard, me)
+    guard.revoke(None, RevocationSelector.fact(facts[3].fact_id), reason="bad", operator="ops")
+    guard.update(me, facts[0].fact_id, "note 0, amended", source=USER,
+                 turn=Turn(session_id="s", turn_index=2))  # fmt: skip
+    wide: list[list[str]] = []
+    inner = replay._logged_heads
+
+    def counted(conn: Any, wanted: Any, cache: Any, query: Any) -> Any:
+        if query is replay._WIDE:
+            wide.append(list(wanted))
+        return inner(conn, wanted, cache, query)
+
+    monkeypatch.setattr(replay, "_logged_heads", counted)
+    for _ in range(3):
+        got = {h.fact_id for h in guard.search(me, "note", k=50)}
+    assert got == {p.fact_id for p in facts} - {facts[3].fact_id} and wide == []
+    _sql(guard, "DELETE FROM mg_change_fact WHERE fact_id = :f", f=facts[1].fact_id)
+    assert facts[1].fact_id in {h.fact_id for h in guard.search(me, "note", k=50)}
+    assert wide == [[facts[1].fact_id]] and _alarms(guard) == []
