@@ -139,19 +139,14 @@ def stored_links(conn: Connection, seqs: Iterable[int] | None = None) -> set[tup
 def rewrite(conn: Connection, *, remove: bool = True, scan: Any = None) -> int:
     """Make the table the logged change entries' links (``memguard ledger repair``; the backfill
     only adds, ``remove=False``); returns how many rows were removed or added. The log is read
-    before the table: an entry committed in between (PostgreSQL) has its links in both or in
-    neither, never counted as missing."""
-    bound = conn.execute(select(func.max(_EVENT.c.seq))).scalar()
+    before the table: an entry committed in between (PostgreSQL, each statement its own
+    snapshot) has its links in both or only in the table, never counted as missing; a link
+    that looks extra is checked against its entry once more before it is removed."""
     want = scan[0] if scan is not None else logged_change_links(conn)
     have = stored_links(conn)
     extra, missing = sorted(have - want) if remove else [], sorted(want - have)
-    # a link above the newest event seen first is a newer entry's (committed since), unless no
-    # such change entry exists
-    later = [s for s, _f in extra if bound is None or s > int(bound)]
-    if later:
-        live = {int(s) for s in conn.execute(select(_EVENT.c.seq).where(
-            _EVENT.c.seq.in_(sorted(set(later))), _EVENT.c.action == CHANGE_ACTION))}  # fmt: skip
-        extra = [(s, f) for s, f in extra if s not in live]
+    if extra:  # an entry committed since the log was read (PostgreSQL) keeps its links
+        extra = sorted(set(extra) - _logged_links_of(conn, {s for s, _f in extra}))
     for seq, fact_id in extra:
         conn.execute(
             CHANGE_FACT.delete().where(
@@ -164,6 +159,31 @@ def rewrite(conn: Connection, *, remove: bool = True, scan: Any = None) -> int:
             [{"event_seq": s, "fact_id": f} for s, f in missing[start : start + 1000]],
         )
     return len(extra) + len(missing)
+
+
+def _logged_links_of(conn: Connection, seqs: set[int]) -> set[tuple[int, str]]:
+    """The links of the logged change entries among ``seqs``, read now."""
+    out: set[tuple[int, str]] = set()
+    wanted = sorted(seqs)
+    for start in range(0, len(wanted), 500):
+        rows = conn.execute(
+            select(_EVENT.c.seq, _EVENT.c.event)
+            .select_from(
+                _EVENT.outerjoin(LEAF, LEAF.c.event_seq == _EVENT.c.seq).outerjoin(
+                    PENDING, PENDING.c.event_seq == _EVENT.c.seq
+                )
+            )
+            .where(
+                _EVENT.c.seq.in_(wanted[start : start + 500]),
+                func.coalesce(LEAF.c.event_seq, PENDING.c.event_seq).is_not(None),
+            )
+        ).all()
+        for seq, raw in rows:
+            try:
+                out.update((int(seq), f) for f in links_of(json.loads(raw)))
+            except ValueError:
+                continue
+    return out
 
 
 def _marked(conn: Connection) -> bool:
