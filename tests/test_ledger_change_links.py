@@ -178,6 +178,8 @@ def test_several_processes_opening_an_old_ledger_migrate_it_once(
         facts = _workload(guard, world.me())
         world.close()
     _drop_links(world.url)
+    # four openers released at once by a barrier: threads, each with its own engine and
+    # connections (the locks taken are the database's, as between processes)
     start, errors, opened = threading.Barrier(4), [], []
 
     def open_one() -> None:
