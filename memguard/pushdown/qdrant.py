@@ -18,11 +18,10 @@ from qdrant_client import models
 
 from memguard.errors import UntranslatableCondition
 from memguard.pushdown.normal import NormalForm, normalize
-from memguard.scope import FIELDS, And, Condition, Eq, Exists, Gte, In, Not, Or
+from memguard.pushdown.qfilter import PREFIX, field_key
+from memguard.scope import And, Condition, Eq, Exists, Gte, In, Not, Or
 
 __all__ = ["NOTHING", "PREFIX", "field_key", "to_qdrant_filter"]
-
-PREFIX = "memguard."
 
 #: A filter no point matches (an empty ``has_id``).
 NOTHING = models.Filter(must=[models.HasIdCondition(has_id=[])])
@@ -30,12 +29,6 @@ NOTHING = models.Filter(must=[models.HasIdCondition(has_id=[])])
 # Local mode evaluates a filter in Python point by point and stops a `must` at the first false
 # condition, so the most selective atoms go first (the owner subject rules out most points).
 _RANK = {"owner_sub": 0, "fact_id": 0, "writer_sub": 1, "workload_id": 1, "source_kind": 2}
-
-
-def field_key(name: str) -> str:
-    if name not in FIELDS:
-        raise UntranslatableCondition(f"unknown scope field `{name}`")
-    return PREFIX + name
 
 
 def _exists(name: str) -> models.Filter:
