@@ -79,14 +79,35 @@ def test_a_scoped_search_below_the_full_scan_threshold_is_exact(
         graph_store.close()
 
 
-def test_the_full_scan_threshold_is_applied_on_reopen(tmp_path: Path) -> None:
+def test_a_store_optimized_with_a_lower_threshold_is_exact_after_reopen_and_optimize(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shard whose owner graphs were built under a lower threshold (the layout before
+    ``full_scan_kb``) keeps them in its segments; opened with the default and optimized again
+    (``memguard store optimize``), its segments are rebuilt with the new threshold and every scoped
+    search is exact."""
     import json
 
-    QdrantEdgeStore(tmp_path / "e", dimension=4, full_scan_kb=7).close()
-    s = QdrantEdgeStore(tmp_path / "e", dimension=4)
+    monkeypatch.setattr(edge_store, "_TENANT_SEARCH", qe.SearchParams(hnsw_ef=10))
+    rng = np.random.default_rng(5)
+    dim, n = 64, 4000
+    vecs = _unit(rng, n, dim)
+    owner = np.arange(n) % 4
+    old = QdrantEdgeStore(tmp_path / "e", dimension=dim, index_threshold_kb=8, full_scan_kb=1)
+    old.upsert([StoredPoint(_id(i), _fields(f"o{owner[i]}"), vecs[i].tolist()) for i in range(n)])
+    assert old.optimize()
+    old.close()
+    s = QdrantEdgeStore(tmp_path / "e", dimension=dim, index_threshold_kb=8)
     try:
         config = json.loads((tmp_path / "e" / "shard" / "edge_config.json").read_text())
         assert config["hnsw_config"]["full_scan_threshold"] == FULL_SCAN_KB
+        assert s.optimize()  # the segments built under the old threshold are rebuilt
+        scope = And((Eq("owner_iss", "iss"), Eq("owner_sub", "o2")))
+        for q in _unit(rng, 20, dim):
+            scores = vecs @ q
+            scores[owner != 2] = -np.inf
+            want = [_id(int(i)) for i in np.argsort(-scores)[:10]]
+            assert [h.fact_id for h in s.search(q.tolist(), condition=scope, limit=10)] == want
     finally:
         s.close()
     with pytest.raises(ValueError):
@@ -125,6 +146,14 @@ def store(tmp_path: Path) -> Any:
     s.close()
 
 
+@pytest.fixture(scope="module")
+def empty_store(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """One store for the refusal cases (each leaves it empty)."""
+    s = QdrantEdgeStore(tmp_path_factory.mktemp("refusals") / "edge", dimension=4)
+    yield s
+    s.close()
+
+
 def test_upsert_takes_tuples_lists_arrays_and_read_only_payloads(store: QdrantEdgeStore) -> None:
     payload: Mapping[str, Any] = MappingProxyType(_fields("a"))
     store.upsert([
@@ -152,8 +181,10 @@ def test_upsert_takes_tuples_lists_arrays_and_read_only_payloads(store: QdrantEd
         {"a": [1.0], "b": [1.0], "c": [1.0], "d": [1.0]},  # a mapping: would be named vectors
     ],
 )
-def test_upsert_refuses_a_vector_that_is_not_one_dense_vector(store: QdrantEdgeStore, vector: Any) -> None:
+def test_upsert_refuses_a_vector_that_is_not_one_dense_vector(
+    empty_store: QdrantEdgeStore, vector: Any
+) -> None:
     good = StoredPoint(_id(0), _fields("a"), (1.0, 0.0, 0.0, 0.0))
     with pytest.raises(StoreError):
-        store.upsert([good, StoredPoint(_id(1), _fields("a"), vector)])
-    assert store.count() == 0  # nothing of the batch was written
+        empty_store.upsert([good, StoredPoint(_id(1), _fields("a"), vector)])
+    assert empty_store.count() == 0  # nothing of the batch was written
