@@ -22,7 +22,7 @@ import qdrant_edge as qe
 
 from memguard.errors import UntranslatableCondition
 from memguard.pushdown.normal import NormalForm, normalize
-from memguard.pushdown.qfilter import field_key
+from memguard.pushdown.qfilter import field_key, must_rank
 from memguard.scope import And, Condition, Eq, Exists, Gte, In, Not, Or
 
 __all__ = ["NOTHING", "to_edge_filter"]
@@ -69,7 +69,7 @@ def _translate(cond: Condition) -> EdgeCondition:
         case Not(item):
             return _negated(item)
         case And(items):
-            return qe.Filter(must=[_translate(i) for i in items])
+            return qe.Filter(must=[_translate(i) for i in sorted(items, key=must_rank)])
         case Or(items):
             return qe.Filter(should=[_translate(i) for i in items])
     raise UntranslatableCondition("not a normalized condition")
