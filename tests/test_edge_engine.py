@@ -101,7 +101,9 @@ def test_a_store_optimized_with_a_lower_threshold_is_exact_after_reopen_and_opti
     try:
         config = json.loads((tmp_path / "e" / "shard" / "edge_config.json").read_text())
         assert config["hnsw_config"]["full_scan_threshold"] == FULL_SCAN_KB
+        assert s.stale_index()  # reopening alone keeps the segments' old graphs
         assert s.optimize()  # the segments built under the old threshold are rebuilt
+        assert not s.stale_index()
         scope = And((Eq("owner_iss", "iss"), Eq("owner_sub", "o2")))
         for q in _unit(rng, 20, dim):
             scores = vecs @ q

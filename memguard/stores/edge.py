@@ -116,6 +116,7 @@ class QdrantEdgeStore:
             _unlock(self._lockfile)
             raise
         self._closed = False
+        self._stale = self._scan_stale()
 
     def _open(self) -> qe.EdgeShard:
         shard_dir = self.path / SHARD
@@ -373,7 +374,38 @@ class QdrantEdgeStore:
         run it off the request path, e.g. ``memguard store optimize``). Searches are exact until
         then; docs/benchmarks.md has recall@10 after it."""
         with self._errors() as shard:
-            return shard.optimize()
+            built = shard.optimize()
+            if built:
+                self._stale = False
+            return built
+
+    def stale_index(self) -> bool:
+        """Whether, when this store was opened, a segment's HNSW index had been built with other
+        parameters than this store's (a shard optimized under an older layout or full-scan threshold
+        keeps them until rebuilt; reopening is not enough). A successful :meth:`optimize` rebuilds
+        such segments and clears it."""
+        return self._stale
+
+    def _scan_stale(self) -> bool:
+        """The segments' own descriptions against this store's HNSW parameters (an unreadable one
+        counts as stale). Read at open: a segment an optimize replaces stays on disk until close."""
+        want = {"m": HNSW_M, "ef_construct": EF_CONSTRUCT, "payload_m": PAYLOAD_M,
+                "full_scan_threshold": self.full_scan_kb}  # fmt: skip
+        for described in sorted((self.path / SHARD / "segments").glob("*/segment.json")):
+            try:
+                config = json.loads(described.read_text("utf-8"))
+                indexes = [v["index"] for v in config["config"]["vector_data"].values()]
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                return True
+            for index in indexes:
+                if not isinstance(index, dict):
+                    return True
+                options = index.get("options")
+                if index.get("type") == "hnsw" and (
+                    not isinstance(options, dict) or any(options.get(k) != v for k, v in want.items())
+                ):
+                    return True
+        return False
 
     def flush(self) -> None:
         with self._errors() as shard:
