@@ -183,6 +183,9 @@ def pushed_filter(stack: EmbeddedStack, me: object, rng: np.random.Generator) ->
     return flt, params
 
 
+_EXACT = qe.SearchParams(exact=True)
+
+
 def searches(
     stack: EmbeddedStack, me: object, vecs: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_],
     ids: list[str], queries: int, rng: np.random.Generator, tag: str,
@@ -211,7 +214,10 @@ def searches(
         rf.append(time.perf_counter() - t0)
         rfc.append(time.process_time() - c0)
         t0 = time.perf_counter()
-        unfiltered = shard.query(qe.QueryRequest(limit=K, query=qe.Query.Nearest(ql), with_payload=True))
+        # as the store runs a scope that pins no owner: exact (with `m = 0` there is no global graph,
+        # and the engine's default parameters walk the empty one after a build: recall@10 ~0)
+        unfiltered = shard.query(qe.QueryRequest(limit=K, query=qe.Query.Nearest(ql), params=_EXACT,
+                                                 with_payload=True))  # fmt: skip
         ru.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
         sel = vecs[mask]
