@@ -202,8 +202,9 @@ def optimize(state_dir: StateDir = DEFAULT_STATE, as_json: AsJson = False) -> No
     """Build the qdrant-edge store's per-owner HNSW graphs now (blocks for minutes at 10^5 facts).
 
     Run it off the request path (no other process may hold the store). Searches are exact until
-    then; after it, a search scoped to one owner walks that owner's graph and any other scope
-    stays exact (docs/storage.md; recall@10 against exact search in docs/benchmarks.md)."""
+    then; after it, a search scoped to one owner with more vector data than the full-scan threshold
+    (32 MiB) walks that owner's graph, and every other search stays exact (docs/storage.md; recall@10
+    in docs/benchmarks.md). Run it once after upgrading: segments indexed before keep their graphs."""
     import time
 
     from memguard.embedded import store_engine

@@ -263,7 +263,7 @@ def test_per_tenant_graphs_serve_a_scoped_search_and_others_run_exact(tmp_path: 
 
     rng = np.random.default_rng(7)
     dim, n, owners = 16, 1600, 4
-    s = QdrantEdgeStore(tmp_path / "edge", dimension=dim, index_threshold_kb=8)
+    s = QdrantEdgeStore(tmp_path / "edge", dimension=dim, index_threshold_kb=8, full_scan_kb=8)
     vecs = _unit(rng, n, dim)
     owner = [f"o{i % owners}" for i in range(n)]
     s.upsert([
