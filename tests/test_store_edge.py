@@ -383,3 +383,26 @@ def test_a_shard_made_before_the_per_owner_layout_gets_it_on_open(tmp_path: Path
         assert config["hnsw_config"]["m"] == 0 and config["hnsw_config"]["payload_m"] == 32
     finally:
         s.close()
+
+
+def test_store_check_names_an_index_built_under_older_settings(tmp_path: Path) -> None:
+    """A shard optimized under another full-scan threshold (the layout before ``full_scan_kb``)
+    searches approximately until optimized again: ``store check`` says so (not a failure: the
+    facts match the ledger), and after ``store optimize`` it no longer does."""
+    from memguard.stores.edge import QdrantEdgeStore
+
+    state = tmp_path / "state"
+    _write_three(state)
+    old = QdrantEdgeStore(state / "edge", dimension=384, index_threshold_kb=1, full_scan_kb=1)
+    try:
+        assert old.optimize()
+    finally:
+        old.close()
+    code, out = cli("store", "check", "--json", "--state-dir", state)
+    assert code == 0 and json.loads(out)["stale_index"] is True
+    code, out = cli("store", "check", "--state-dir", state)
+    assert code == 0 and "run `memguard store optimize` once" in out
+    code, out = cli("store", "optimize", "--json", "--state-dir", state)
+    assert code == 0 and json.loads(out)["optimized"] is True
+    code, out = cli("store", "check", "--json", "--state-dir", state)
+    assert code == 0 and json.loads(out)["stale_index"] is False
