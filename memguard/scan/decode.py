@@ -11,8 +11,9 @@ import binascii
 import codecs
 import re
 import urllib.parse
+from collections.abc import Iterator
 
-__all__ = ["HEX_SPACE", "ROT13_WORD", "decoded_texts"]
+__all__ = ["HEX_SPACE", "ROT13_WORD", "WIDE_SPACE", "decoded_texts"]
 
 _B64 = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{24,}={0,2}")
 _HEX = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}[\s:]?){16,}")
@@ -24,6 +25,15 @@ _B64_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 #: every byte of a base64 run becomes "a", every other byte " ": a run of 24 is then a substring
 _RUN_MAP = bytes(ord("a") if b in _B64_ALPHABET else ord(" ") for b in range(256))
 _RUN = b"a" * 24
+#: a hex run (16 units of two digits, each maybe followed by one whitespace or ":") lies inside a
+#: run of 32 or more characters of ``[0-9A-Fa-f\s:]``; in ASCII text each such character is one
+#: byte, mapped to "h" here (every other byte to " "), so the runs are found with C byte operations
+_HEX_MAP = bytes(ord("h") if re.fullmatch(r"[0-9A-Fa-f\s:]", chr(b)) else ord(" ") for b in range(128)) + b" " * 128
+_HEX_RUN = re.compile(rb"h{32,}")
+#: the UTF-8 of the non-ASCII characters ``\s`` matches (``str.isspace``; a test holds the list to
+#: the whole of Unicode): a text without them can only hold hex runs made of ASCII bytes
+WIDE_SPACE = "\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+_WIDE_SPACE = re.compile(b"|".join(re.escape(c.encode()) for c in WIDE_SPACE))
 
 
 # What the scanner's one automaton pass (memguard.scan.builtin) also looks for, so that the
@@ -59,6 +69,15 @@ def _utf8(raw: bytes) -> str | None:
         return None
 
 
+def _hex_runs(text: str, raw: bytes) -> Iterator[re.Match[str]]:
+    """``_HEX.finditer(text)``, run only where a match can lie (``raw`` is ``text`` in UTF-8)."""
+    if len(raw) == len(text):  # ASCII: byte offsets are character offsets
+        for run in _HEX_RUN.finditer(raw.translate(_HEX_MAP)):
+            yield from _HEX.finditer(text, run.start(), run.end())
+    elif _WIDE_SPACE.search(raw) or _HEX_RUN.search(raw.translate(_HEX_MAP)):
+        yield from _HEX.finditer(text)
+
+
 def decoded_texts(
     text: str,
     *,
@@ -76,7 +95,8 @@ def decoded_texts(
     out: list[str] = []
     # a base64 run is 24 characters of its alphabet in a row: looked for with C byte operations
     # (its characters are ASCII, so UTF-8 keeps them one byte each), searched for only if present
-    has_run = _RUN in text.encode("utf-8", "surrogatepass").translate(_RUN_MAP)
+    utf8 = text.encode("utf-8", "surrogatepass")
+    has_run = _RUN in utf8.translate(_RUN_MAP)
     for token in text.split() if has_run else ():
         if len(token) < 24:
             continue
@@ -97,7 +117,7 @@ def decoded_texts(
                 out.append(decoded)
             elif decoded is not None and layers is not None and len(layers) < _MAX_DECODES and _layer(decoded):
                 layers.append(decoded)
-    for m in _HEX.finditer(text) if hex_space else ():
+    for m in _hex_runs(text, utf8) if hex_space else ():
         if len(out) >= _MAX_DECODES:
             return out
         digits = re.sub(r"[\s:]", "", m.group(0))

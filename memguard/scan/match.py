@@ -210,21 +210,23 @@ class RuleSet:
         if not work.take_chars(len(text)):
             return found
         automaton = self._ascii_automaton if text.isascii() else self._automaton
-        hits = list(automaton.iter(text))
         seen: dict[int, list[int]] = {}
-        for end, (back, _, _, factor_ids) in hits:
+        anchors: list[tuple[int, tuple[_Branch, ...], tuple[_Branch, ...] | None]] = []
+        for end, (back, plain, every, factor_ids) in automaton.iter(text):
+            start = end - back
+            if plain or every:
+                anchors.append((start, plain, every))
             for fid in factor_ids:
                 if fid in seen:
-                    seen[fid].append(end - back)
+                    seen[fid].append(start)
                 else:
-                    seen[fid] = [end - back]
+                    seen[fid] = [start]
         for positions in seen.values():
             positions.sort()
         # attempts per branch so far; _SPENT once the branch was searched whole (or could not be)
         tries = [0] * self._branches
         attempts, cap = work.attempts, MAX_ATTEMPTS
-        for end, (back, plain, every, _) in hits:
-            start = end - back
+        for start, plain, every in anchors:
             candidates = plain
             if every is not None:
                 before = text[start - 1] if start else " "
