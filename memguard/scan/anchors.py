@@ -20,7 +20,7 @@ from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
-__all__ = ["branches", "factor", "literal_prefixes", "minimal", "split_lead", "syntax", "weak"]
+__all__ = ["SPACES", "branches", "factor", "literal_prefixes", "minimal", "split_lead", "syntax", "weak"]
 
 #: prefixes longer than this add little selectivity and multiply the automaton's keys
 DEPTH = 12
@@ -31,6 +31,10 @@ _REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", sr
 _ZERO_WIDTH = (sre.AT, sre.ASSERT, sre.ASSERT_NOT)
 
 _Partial = tuple[str, bool]  # (prefix so far, finished)
+#: ``\s`` parsed, and the characters it matches (``str.isspace``: ten ASCII ones, nineteen others;
+#: ``tests/scan/test_match.py`` holds the list to the whole of Unicode)
+_SPACE = list(sre_parse.parse(r"\s"))
+SPACES = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 
 
 def syntax(pattern: str) -> Iterator[tuple[int, str, int]]:
@@ -96,6 +100,8 @@ def _walk(items: list[tuple[Any, Any]], partials: set[_Partial]) -> set[_Partial
             grown = _extend(partials, chr(av))
         elif op is sre.IN and (chars := _class_chars(av)) is not None:
             grown = _extend(partials, sorted(chars))
+        elif [(op, av)] == _SPACE:
+            grown = _extend(partials, SPACES)
         elif op is sre.SUBPATTERN and not av[1] and not av[2]:  # a group without inline flags
             return _walk(list(av[3]) + rest, partials)
         elif op is sre.BRANCH:
@@ -105,6 +111,11 @@ def _walk(items: list[tuple[Any, Any]], partials: set[_Partial]) -> set[_Partial
             return grown if len(grown) <= LIMIT else _finish(partials)
         elif op in _REPEATS and av[0] == 0 and av[1] == 1:  # optional: with it and without it
             grown = _walk(list(av[2]) + rest, partials) | _walk(rest, partials)
+            return grown if len(grown) <= LIMIT else _finish(partials)
+        elif op in _REPEATS and av[0] == 0 and list(av[2]) == _SPACE:
+            # ``\s*``: no whitespace and what follows, or a whitespace character (and no more
+            # is known: more whitespace may follow it)
+            grown = _walk(rest, partials) | _finish(_extend(partials, SPACES))
             return grown if len(grown) <= LIMIT else _finish(partials)
         elif op in _REPEATS and av[0] >= 1:  # the first `low` copies are forced
             low, high, sub = av
@@ -187,8 +198,9 @@ _COMMON = frozenset(" \t\n\r.,:;-'\"()?!/") | frozenset("abcdefghijklmnopqrstuvw
 
 
 def weak(prefixes: Iterable[str]) -> bool:
-    """Does a match attempt at these prefixes happen at almost every position of prose?"""
-    return any(len(p) == 0 or (len(p) == 1 and p in _COMMON) for p in prefixes)
+    """Does a match attempt at these prefixes happen at almost every position of prose? (Whitespace
+    around one common character, ``". "``, ``"\\n "``, is as common as the character.)"""
+    return any(len(core := p.strip(SPACES)) == 0 or (len(core) == 1 and core in _COMMON) for p in prefixes)
 
 
 def split_lead(branch: str, *, max_atoms: int = 4) -> tuple[str, str]:

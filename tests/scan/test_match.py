@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memguard.scan.anchors import branches, factor, literal_prefixes, split_lead, weak
+from memguard.scan.anchors import SPACES, branches, factor, literal_prefixes, split_lead, weak
 from memguard.scan.builtin import rule_set
 from memguard.scan.decode import HEX_SPACE, ROT13_WORD, decoded_texts
 from memguard.scan.match import RuleSet
@@ -71,9 +71,17 @@ def test_literal_prefixes_follow_optional_and_repeated_parts() -> None:
     assert literal_prefixes("(?:not|in)?visible to") == {"invisible to", "notvisible t", "visible to"}
     assert literal_prefixes("-{3,}end") == {"---"}
     assert literal_prefixes("[ab]{2}c") == {"aac", "abc", "bac", "bbc"}
-    assert literal_prefixes(r"\s*system") == {""}  # can start with anything
+    # \s* is followed: no whitespace and what comes next, or one whitespace character
+    assert literal_prefixes(r"\s*system") == {"system", *SPACES}
+    assert literal_prefixes(r"<\s*(?:p|b)>") == {"<p>", "<b>", *("<" + c for c in SPACES)}
+    assert literal_prefixes(r"a\s+b") == {"a" + c for c in SPACES}
+    assert literal_prefixes(r"\w*system") == {""}  # can start with anything
     assert literal_prefixes(r"\bsend\b") == {"send"}
     assert literal_prefixes("ab|a") == {"a"}  # the shorter one covers the longer
+
+
+def test_the_whitespace_list_is_every_character_backslash_s_matches() -> None:
+    assert "".join(chr(c) for c in range(0x110000) if re.fullmatch(r"\s", chr(c))) == SPACES
 
 
 def test_a_branch_that_starts_anywhere_is_split_at_its_lead() -> None:
