@@ -132,12 +132,15 @@ def _automaton(
     factor_keys: dict[str, list[int]],
 ) -> Any:
     """Each prefix maps to ``(len - 1, branches, the same with the \\b ones (``None``: there are
-    none), factor ids)``."""
+    none), factor ids, the factor ids one of which each of those branches needs (``None``: one of
+    them needs none))``."""
     automaton = ahocorasick.Automaton()
     for prefix in prefixes:
         plain = tuple(keyed.get(prefix, ()))
         every = plain + tuple(bounded.get(prefix, ())) if prefix in bounded else None
-        value = (len(prefix) - 1, plain, every, tuple(factor_keys.get(prefix, ())))
+        gates = [b.factor for b in (plain if every is None else every)]
+        needs = None if None in gates else frozenset(g[0] for g in gates if g is not None)
+        value = (len(prefix) - 1, plain, every, tuple(factor_keys.get(prefix, ())), needs)
         automaton.add_word(prefix, value)
     automaton.make_automaton()
     return automaton
@@ -211,11 +214,11 @@ class RuleSet:
             return found
         automaton = self._ascii_automaton if text.isascii() else self._automaton
         seen: dict[int, list[int]] = {}
-        anchors: list[tuple[int, tuple[_Branch, ...], tuple[_Branch, ...] | None]] = []
-        for end, (back, plain, every, factor_ids) in automaton.iter(text):
+        anchors: list[tuple[int, tuple[_Branch, ...], tuple[_Branch, ...] | None, frozenset[int] | None]] = []
+        for end, (back, plain, every, factor_ids, needs) in automaton.iter(text):
             start = end - back
             if plain or every:
-                anchors.append((start, plain, every))
+                anchors.append((start, plain, every, needs))
             for fid in factor_ids:
                 if fid in seen:
                     seen[fid].append(start)
@@ -223,10 +226,13 @@ class RuleSet:
                     seen[fid] = [start]
         for positions in seen.values():
             positions.sort()
+        present = set(seen)
         # attempts per branch so far; _SPENT once the branch was searched whole (or could not be)
         tries = [0] * self._branches
         attempts, cap = work.attempts, MAX_ATTEMPTS
-        for start, plain, every in anchors:
+        for start, plain, every, needs in anchors:
+            if needs is not None and needs.isdisjoint(present):
+                continue  # every branch here needs a second anchor the text does not hold
             candidates = plain
             if every is not None:
                 before = text[start - 1] if start else " "
