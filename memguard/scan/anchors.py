@@ -14,6 +14,7 @@ checked backwards from there.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator
 from re import _constants as sre  # type: ignore[attr-defined]
@@ -138,10 +139,18 @@ def minimal(prefixes: Iterable[str]) -> frozenset[str]:
     return frozenset(out)
 
 
+@functools.lru_cache(maxsize=1024)
+def _parse(pattern: str, flags: int) -> Any:
+    """``re``'s parse of ``pattern`` (the rule set asks for the same parts again and again; the
+    callers only read it)."""
+    return sre_parse.parse(pattern, flags)
+
+
+@functools.lru_cache(maxsize=4096)
 def literal_prefixes(pattern: str, flags: int = re.MULTILINE) -> frozenset[str]:
     """Literal strings one of which every match of ``pattern`` starts with (``""`` among them
     means a match can start with anything)."""
-    tree = sre_parse.parse(pattern, flags)
+    tree = _parse(pattern, flags)
     return minimal(p for p, _ in _walk(list(tree), {("", False)}))
 
 
@@ -156,7 +165,7 @@ def factor(
     """A second anchor inside ``pattern``: ``(prefixes, low, high)`` says that every match starting
     at ``s`` holds one of ``prefixes`` starting between ``s + low`` and ``s + high`` (``None``: no
     upper bound). The part after the first element with the rarest prefixes; ``None`` if none."""
-    tree = sre_parse.parse(pattern, flags)
+    tree = _parse(pattern, flags)
     items = list(tree)
     best: tuple[int, frozenset[str], int, int | None] | None = None
     for j in range(1, len(items)):
