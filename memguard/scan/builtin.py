@@ -64,6 +64,7 @@ class RuleScanner:
             raise ValueError("thresholds must satisfy 0 < suspicious_at <= malicious_at <= 1")
         self.suspicious_at = suspicious_at
         self.malicious_at = malicious_at
+        self._clean = Verdict(Label.CLEAN, 0.0, (), self.id, self.version)
         rule_set()  # built here, not in the first scan (whose stage may have a short timeout)
 
     def scan(self, text: str, context: ScanContext | None = None) -> Verdict:
@@ -140,6 +141,9 @@ class RuleScanner:
                     hits[key] = weight
 
     def _verdict(self, hits: dict[str, float], truncated: bool) -> Verdict:
+        clean = self._clean
+        if not hits and not truncated and clean.version == self.version and clean.scanner == self.id:
+            return clean  # the common case: one shared (immutable) clean verdict
         remaining = 1.0
         for weight in hits.values():
             remaining *= 1.0 - weight

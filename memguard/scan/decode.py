@@ -30,6 +30,7 @@ _RUN = b"a" * 24
 #: byte, mapped to "h" here (every other byte to " "), so the runs are found with C byte operations
 _HEX_MAP = bytes(ord("h") if re.fullmatch(r"[0-9A-Fa-f\s:]", chr(b)) else ord(" ") for b in range(128)) + b" " * 128
 _HEX_RUN = re.compile(rb"h{32,}")
+_HEX_RUN_32 = b"h" * 32
 #: the UTF-8 of the non-ASCII characters ``\s`` matches (``str.isspace``; a test holds the list to
 #: the whole of Unicode): a text without them can only hold hex runs made of ASCII bytes
 WIDE_SPACE = "\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
@@ -71,10 +72,12 @@ def _utf8(raw: bytes) -> str | None:
 
 def _hex_runs(text: str, raw: bytes) -> Iterator[re.Match[str]]:
     """``_HEX.finditer(text)``, run only where a match can lie (``raw`` is ``text`` in UTF-8)."""
+    mapped = raw.translate(_HEX_MAP)
     if len(raw) == len(text):  # ASCII: byte offsets are character offsets
-        for run in _HEX_RUN.finditer(raw.translate(_HEX_MAP)):
-            yield from _HEX.finditer(text, run.start(), run.end())
-    elif _WIDE_SPACE.search(raw) or _HEX_RUN.search(raw.translate(_HEX_MAP)):
+        if _HEX_RUN_32 in mapped:  # (a substring test first: most texts hold no run at all)
+            for run in _HEX_RUN.finditer(mapped):
+                yield from _HEX.finditer(text, run.start(), run.end())
+    elif _HEX_RUN_32 in mapped or _WIDE_SPACE.search(raw):
         yield from _HEX.finditer(text)
 
 
