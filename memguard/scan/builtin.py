@@ -111,6 +111,8 @@ class RuleScanner:
         found = decoded_texts(
             text, hex_space=_HEX_SPACE in matched, rot13_word=_ROT13_WORD in matched, layers=layers
         )
+        if not found and not layers:  # nothing encoded (almost every text)
+            return out
         for depth in range(MAX_DEPTH):
             readable = [d for d in found if work.take_chars(len(d))]
             deeper = [d for d in layers[:_MAX_LAYERS] if work.take_chars(len(d))]
