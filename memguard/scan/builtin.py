@@ -7,7 +7,7 @@ import functools
 import re
 from collections.abc import Iterable
 
-from memguard.scan.decode import HEX_SPACE, ROT13_WORD, decoded_texts
+from memguard.scan.decode import ROT13_WORD, decoded_texts
 from memguard.scan.match import RuleSet, Work
 from memguard.scan.rules import DECODE_LEAD, RULES
 from memguard.scan.unicode import reveal
@@ -30,14 +30,14 @@ _MAX_LAYERS = 16
 _ZW_IN_WORD = re.compile("(?<=[A-Za-z0-9 ,.:_(=\"'])[\u200b\u200c\u200d\u2060\ufeff\u180e](?=[A-Za-z0-9 ,.:_(=\"'])")
 _FLAG_TAGS = re.compile("\U0001f3f4[\U000e0020-\U000e007e]{1,8}\U000e007f")  # subdivision flags
 
-_DECODE_LEAD, _HEX_SPACE, _ROT13_WORD = len(RULES), len(RULES) + 1, len(RULES) + 2
+_DECODE_LEAD, _ROT13_WORD = len(RULES), len(RULES) + 1
 
 
 @functools.cache
 def rule_set() -> RuleSet:
     """The rules, the decode lead and the decoders' gates in one automaton (built once, by the
     first :class:`RuleScanner`: about 0.3 s, which importing memguard should not cost)."""
-    return RuleSet([*(rule.pattern for rule in RULES), DECODE_LEAD.pattern, HEX_SPACE, ROT13_WORD])
+    return RuleSet([*(rule.pattern for rule in RULES), DECODE_LEAD.pattern, ROT13_WORD])
 
 
 def _hits(texts: Iterable[str], work: Work, prefix: str = "") -> dict[str, float]:
@@ -109,7 +109,7 @@ class RuleScanner:
         out: list[str] = []
         layers: list[str] = []
         found = decoded_texts(
-            text, hex_space=_HEX_SPACE in matched, rot13_word=_ROT13_WORD in matched, layers=layers
+            text, hex_space=None, rot13_word=_ROT13_WORD in matched, layers=layers
         )
         if not found and not layers:  # nothing encoded (almost every text)
             return out

@@ -37,11 +37,13 @@ WIDE_SPACE = "\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u20
 _WIDE_SPACE = re.compile(b"|".join(re.escape(c.encode()) for c in WIDE_SPACE))
 
 
-# What the scanner's one automaton pass (memguard.scan.builtin) also looks for, so that the
-# decoders run only on text that can hold what they decode:
+# What the decoders ask first, so that they run only on text that can hold what they decode (the
+# scanner's one automaton pass, memguard.scan.builtin, looks for ROT13_WORD; HEX_SPACE is asked
+# only of a text that holds a hex run):
 #: hex that can decode to readable text: that text holds a space, so the run holds the unit "20"
 #: with two more units on at least one side of it (a run is 16 units or more)
 HEX_SPACE = r"20(?:[\s:]?[0-9a-f]{2}){2}|(?:[0-9a-f]{2}[\s:]?){2}20"
+_HEX_SPACE = re.compile(HEX_SPACE, re.MULTILINE)
 #: one rot13 function word (over lower-cased text; "\u017f" is the long s that ``re`` folds to s)
 ROT13_WORD = "\\b(?:gur|naq|lbh|gb|b[s\u017f]|vf|[s\u017f]be|lbhe|jvgu|guvf)\\b"
 
@@ -84,14 +86,15 @@ def _hex_runs(text: str, raw: bytes) -> Iterator[re.Match[str]]:
 def decoded_texts(
     text: str,
     *,
-    hex_space: bool = True,
+    hex_space: bool | None = True,
     rot13_word: bool = True,
     layers: list[str] | None = None,
 ) -> list[str]:
     """Readable texts hidden in ``text`` as base64, hex, URL encoding or rot13 (at most 16).
 
     ``hex_space=False`` or ``rot13_word=False`` say the caller has seen that ``text`` holds no
-    :data:`HEX_SPACE` or no :data:`ROT13_WORD` match, so those decoders cannot find anything.
+    :data:`HEX_SPACE` or no :data:`ROT13_WORD` match, so those decoders cannot find anything;
+    ``hex_space=None`` has the hex decoder ask that itself, once it finds a hex run (rarely).
     ``layers`` collects decodings that are themselves one encoded run (at most 16), for the caller
     to decode one layer further.
     """
@@ -120,7 +123,11 @@ def decoded_texts(
                 out.append(decoded)
             elif decoded is not None and layers is not None and len(layers) < _MAX_DECODES and _layer(decoded):
                 layers.append(decoded)
-    for m in _hex_runs(text, utf8) if hex_space else ():
+    for m in _hex_runs(text, utf8) if hex_space is not False else ():
+        if hex_space is None:
+            hex_space = _HEX_SPACE.search(text.lower()) is not None
+            if not hex_space:
+                break
         if len(out) >= _MAX_DECODES:
             return out
         digits = re.sub(r"[\s:]", "", m.group(0))
