@@ -78,18 +78,18 @@ def _finish(partials: set[_Partial]) -> set[_Partial]:
     return {(p, True) for p, _ in partials}
 
 
-def _extend(partials: set[_Partial], chars: Iterable[str]) -> set[_Partial]:
+def _extend(partials: set[_Partial], chars: Iterable[str], depth: int = DEPTH) -> set[_Partial]:
     options = tuple(chars)
     out: set[_Partial] = set()
     for prefix, done in partials:
         if done:
             out.add((prefix, True))
         else:
-            out.update((prefix + c, len(prefix) + 1 >= DEPTH) for c in options)
+            out.update((prefix + c, len(prefix) + 1 >= depth) for c in options)
     return out
 
 
-def _walk(items: list[tuple[Any, Any]], partials: set[_Partial]) -> set[_Partial]:
+def _walk(items: list[tuple[Any, Any]], partials: set[_Partial], depth: int = DEPTH) -> set[_Partial]:
     """Extend each unfinished prefix through ``items`` (a parsed sequence) as far as it is forced."""
     for index, (op, av) in enumerate(items):
         if all(done for _, done in partials):
@@ -98,30 +98,30 @@ def _walk(items: list[tuple[Any, Any]], partials: set[_Partial]) -> set[_Partial
         if op in _ZERO_WIDTH:
             continue  # consumes nothing: the prefix goes on with what follows
         if op is sre.LITERAL:
-            grown = _extend(partials, chr(av))
+            grown = _extend(partials, chr(av), depth)
         elif op is sre.IN and (chars := _class_chars(av)) is not None:
-            grown = _extend(partials, sorted(chars))
+            grown = _extend(partials, sorted(chars), depth)
         elif [(op, av)] == _SPACE:
-            grown = _extend(partials, SPACES)
+            grown = _extend(partials, SPACES, depth)
         elif op is sre.SUBPATTERN and not av[1] and not av[2]:  # a group without inline flags
-            return _walk(list(av[3]) + rest, partials)
+            return _walk(list(av[3]) + rest, partials, depth)
         elif op is sre.BRANCH:
             grown = set()
             for alternative in av[1]:
-                grown |= _walk(list(alternative) + rest, partials)
+                grown |= _walk(list(alternative) + rest, partials, depth)
             return grown if len(grown) <= LIMIT else _finish(partials)
         elif op in _REPEATS and av[0] == 0 and av[1] == 1:  # optional: with it and without it
-            grown = _walk(list(av[2]) + rest, partials) | _walk(rest, partials)
+            grown = _walk(list(av[2]) + rest, partials, depth) | _walk(rest, partials, depth)
             return grown if len(grown) <= LIMIT else _finish(partials)
         elif op in _REPEATS and av[0] == 0 and list(av[2]) == _SPACE:
             # ``\s*``: no whitespace and what follows, or a whitespace character (and no more
             # is known: more whitespace may follow it)
-            grown = _walk(rest, partials) | _finish(_extend(partials, SPACES))
+            grown = _walk(rest, partials, depth) | _finish(_extend(partials, SPACES, depth))
             return grown if len(grown) <= LIMIT else _finish(partials)
         elif op in _REPEATS and av[0] >= 1:  # the first `low` copies are forced
             low, high, sub = av
-            copies = list(sub) * min(low, DEPTH)
-            return _walk(copies + rest if low == high <= DEPTH else copies, partials)
+            copies = list(sub) * min(low, depth)
+            return _walk(copies + rest if low == high <= depth else copies, partials, depth)
         else:  # anything else (an optional repeat, a wide class, a backreference) ends the prefix
             return _finish(partials)
         if len(grown) > LIMIT:
@@ -147,11 +147,11 @@ def _parse(pattern: str, flags: int) -> Any:
 
 
 @functools.lru_cache(maxsize=4096)
-def literal_prefixes(pattern: str, flags: int = re.MULTILINE) -> frozenset[str]:
+def literal_prefixes(pattern: str, flags: int = re.MULTILINE, depth: int = DEPTH) -> frozenset[str]:
     """Literal strings one of which every match of ``pattern`` starts with (``""`` among them
-    means a match can start with anything)."""
+    means a match can start with anything), at most ``depth`` characters long."""
     tree = _parse(pattern, flags)
-    return minimal(p for p, _ in _walk(list(tree), {("", False)}))
+    return minimal(p for p, _ in _walk(list(tree), {("", False)}, depth))
 
 
 def _rarity(prefixes: frozenset[str]) -> int:

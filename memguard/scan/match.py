@@ -119,6 +119,22 @@ class _Branch(NamedTuple):
     factor: tuple[int, int, int] | None
 
 
+#: a branch with at most FEW prefixes gets them longer (20 or 16 characters, the longest that
+#: gives at most DEEP_KEYS of them): a longer key is reached less often on prose ("the user's
+#: notes" no longer anchors "the user's new iban"); others stay at anchors.DEPTH (the key count)
+DEEP, FEW, DEEP_KEYS = (20, 16), 64, 512
+
+
+def _anchor_keys(rest: str) -> frozenset[str]:
+    prefixes = literal_prefixes(rest)
+    if len(prefixes) <= FEW:
+        for depth in DEEP:
+            deeper = literal_prefixes(rest, depth=depth)
+            if len(deeper) <= DEEP_KEYS:
+                return deeper
+    return prefixes
+
+
 def _lead_start(text: str, start: int, reach: int) -> int:
     while start > 0 and text[start - 1].isspace():  # a lead's trailing \s* (rarely more than one)
         start -= 1
@@ -191,7 +207,7 @@ class RuleSet:
                 numbered += 1
                 # a leading \b is checked by hand: is the character before the anchor a word's?
                 table = bounded if boundary and not lead else keyed
-                for prefix in literal_prefixes(rest):
+                for prefix in _anchor_keys(rest):
                     table.setdefault(prefix, []).append(branch)
         # ASCII text can only hold ASCII prefixes; an automaton without the others has a far
         # smaller fan-out at its root, and ASCII text is the common case
