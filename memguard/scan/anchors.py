@@ -94,34 +94,34 @@ def _walk(items: list[tuple[Any, Any]], partials: set[_Partial], depth: int = DE
     for index, (op, av) in enumerate(items):
         if all(done for _, done in partials):
             return partials
-        rest = items[index + 1 :]
         if op in _ZERO_WIDTH:
             continue  # consumes nothing: the prefix goes on with what follows
         if op is sre.LITERAL:
             grown = _extend(partials, chr(av), depth)
         elif op is sre.IN and (chars := _class_chars(av)) is not None:
             grown = _extend(partials, sorted(chars), depth)
-        elif [(op, av)] == _SPACE:
+        elif op is sre.IN and [(op, av)] == _SPACE:
             grown = _extend(partials, SPACES, depth)
         elif op is sre.SUBPATTERN and not av[1] and not av[2]:  # a group without inline flags
-            return _walk(list(av[3]) + rest, partials, depth)
+            return _walk(av[3].data + items[index + 1 :], partials, depth)
         elif op is sre.BRANCH:
-            grown = set()
+            grown, rest = set(), items[index + 1 :]
             for alternative in av[1]:
-                grown |= _walk(list(alternative) + rest, partials, depth)
+                grown |= _walk(alternative.data + rest, partials, depth)
             return grown if len(grown) <= LIMIT else _finish(partials)
         elif op in _REPEATS and av[0] == 0 and av[1] == 1:  # optional: with it and without it
-            grown = _walk(list(av[2]) + rest, partials, depth) | _walk(rest, partials, depth)
+            rest = items[index + 1 :]
+            grown = _walk(av[2].data + rest, partials, depth) | _walk(rest, partials, depth)
             return grown if len(grown) <= LIMIT else _finish(partials)
-        elif op in _REPEATS and av[0] == 0 and list(av[2]) == _SPACE:
+        elif op in _REPEATS and av[0] == 0 and av[2].data == _SPACE:
             # ``\s*``: no whitespace and what follows, or a whitespace character (and no more
             # is known: more whitespace may follow it)
-            grown = _walk(rest, partials, depth) | _finish(_extend(partials, SPACES, depth))
+            grown = _walk(items[index + 1 :], partials, depth) | _finish(_extend(partials, SPACES, depth))
             return grown if len(grown) <= LIMIT else _finish(partials)
         elif op in _REPEATS and av[0] >= 1:  # the first `low` copies are forced
             low, high, sub = av
-            copies = list(sub) * min(low, depth)
-            return _walk(copies + rest if low == high <= depth else copies, partials, depth)
+            copies = sub.data * min(low, depth)
+            return _walk(copies + items[index + 1 :] if low == high <= depth else copies, partials, depth)
         else:  # anything else (an optional repeat, a wide class, a backreference) ends the prefix
             return _finish(partials)
         if len(grown) > LIMIT:
@@ -151,7 +151,7 @@ def literal_prefixes(pattern: str, flags: int = re.MULTILINE, depth: int = DEPTH
     """Literal strings one of which every match of ``pattern`` starts with (``""`` among them
     means a match can start with anything), at most ``depth`` characters long."""
     tree = _parse(pattern, flags)
-    return minimal(p for p, _ in _walk(list(tree), {("", False)}, depth))
+    return minimal(p for p, _ in _walk(tree.data, {("", False)}, depth))
 
 
 def _rarity(prefixes: frozenset[str]) -> int:
@@ -166,7 +166,7 @@ def factor(
     at ``s`` holds one of ``prefixes`` starting between ``s + low`` and ``s + high`` (``None``: no
     upper bound). The part after the first element with the rarest prefixes; ``None`` if none."""
     tree = _parse(pattern, flags)
-    items = list(tree)
+    items = tree.data
     best: tuple[int, frozenset[str], int, int | None] | None = None
     for j in range(1, len(items)):
         if items[j][0] in _ZERO_WIDTH:
