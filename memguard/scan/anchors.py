@@ -91,13 +91,27 @@ def _extend(partials: set[_Partial], chars: Iterable[str], depth: int = DEPTH) -
 
 def _walk(items: list[tuple[Any, Any]], partials: set[_Partial], depth: int = DEPTH) -> set[_Partial]:
     """Extend each unfinished prefix through ``items`` (a parsed sequence) as far as it is forced."""
+    skip = 0
     for index, (op, av) in enumerate(items):
+        if skip:  # a literal already taken with the run before it
+            skip -= 1
+            continue
         if all(done for _, done in partials):
             return partials
         if op in _ZERO_WIDTH:
             continue  # consumes nothing: the prefix goes on with what follows
         if op is sre.LITERAL:
-            grown = _extend(partials, chr(av), depth)
+            # a run of literals extends every prefix at once (as far as ``depth``)
+            run = [chr(av)]
+            for next_op, next_av in items[index + 1 : index + depth]:
+                if next_op is not sre.LITERAL:
+                    break
+                run.append(chr(next_av))
+            skip, word = len(run) - 1, "".join(run)
+            grown = {
+                (p, True) if done else (q := p + word[: depth - len(p)], len(q) >= depth)
+                for p, done in partials
+            }
         elif op is sre.IN and (chars := _class_chars(av)) is not None:
             grown = _extend(partials, sorted(chars), depth)
         elif op is sre.IN and [(op, av)] == _SPACE:
