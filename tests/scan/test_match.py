@@ -79,6 +79,10 @@ def test_literal_prefixes_follow_optional_and_repeated_parts() -> None:
     assert literal_prefixes(r"\w*system") == {""}  # can start with anything
     assert literal_prefixes(r"\bsend\b") == {"send"}
     assert literal_prefixes("ab|a") == {"a"}  # the shorter one covers the longer
+    # literal runs stop at the depth, wherever in the run it falls
+    assert literal_prefixes("x" * 30) == {"x" * 12}
+    assert literal_prefixes("ab(?:cdef|g)hij", depth=4) == {"abcd", "abgh"}
+    assert literal_prefixes("(?:a|abc)defghijklmnop", depth=5) == {"adefg", "abcde"}
 
 
 def test_the_whitespace_list_is_every_character_backslash_s_matches() -> None:
