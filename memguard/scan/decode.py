@@ -79,7 +79,10 @@ def _hex_runs(text: str, raw: bytes) -> Iterator[re.Match[str]]:
         if _HEX_RUN_32 in mapped:  # (a substring test first: most texts hold no run at all)
             for run in _HEX_RUN.finditer(mapped):
                 yield from _HEX.finditer(text, run.start(), run.end())
-    elif _HEX_RUN_32 in mapped or _WIDE_SPACE.search(raw):
+    elif _HEX_RUN_32 in mapped or (
+        _WIDE_SPACE.search(raw) is not None  # each one a space byte: one byte per character again
+        and _HEX_RUN_32 in _WIDE_SPACE.sub(b" ", raw).translate(_HEX_MAP)
+    ):
         yield from _HEX.finditer(text)
 
 
