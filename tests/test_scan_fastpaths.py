@@ -17,6 +17,8 @@ _CODE_POINTS = [*range(0xD800), *range(0xE000, 0x10000), *range(0xE0000, 0xE0200
 def test_the_wide_space_list_is_every_non_ascii_character_backslash_s_matches() -> None:
     every = "".join(chr(c) for c in range(0x80, 0x110000) if re.fullmatch(r"\s", chr(c)))
     assert decode.WIDE_SPACE == every
+    leads = {b for b in range(256) if decode._DIGIT_WIDE_MAP[b] == ord("w")}
+    assert leads == {c.encode()[0] for c in every}  # the first bytes the hex gate looks for
 
 
 def test_the_invisible_byte_pattern_matches_the_encodings_of_exactly_the_invisible_characters() -> None:

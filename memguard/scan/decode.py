@@ -35,6 +35,11 @@ _HEX_RUN_32 = b"h" * 32
 #: the whole of Unicode): a text without them can only hold hex runs made of ASCII bytes
 WIDE_SPACE = "\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 _WIDE_SPACE = re.compile(b"|".join(re.escape(c.encode()) for c in WIDE_SPACE))
+#: a hex digit "h", the first byte of any wide space's UTF-8 (C2, E1, E2, E3) "w", all else " "
+_DIGIT_WIDE_MAP = bytes(
+    ord("h") if chr(b) in "0123456789abcdefABCDEF" else ord("w") if b in (0xC2, 0xE1, 0xE2, 0xE3) else ord(" ")
+    for b in range(256)
+)  # fmt: skip
 
 
 # What the decoders ask first, so that they run only on text that can hold what they decode (the
@@ -80,7 +85,10 @@ def _hex_runs(text: str, raw: bytes) -> Iterator[re.Match[str]]:
             for run in _HEX_RUN.finditer(mapped):
                 yield from _HEX.finditer(text, run.start(), run.end())
     elif _HEX_RUN_32 in mapped or (
-        _WIDE_SPACE.search(raw) is not None  # each one a space byte: one byte per character again
+        # a wide space inside a run follows a hex digit (a unit's second); without one there, the
+        # runs are all ASCII and the test above saw them
+        b"hw" in raw.translate(_DIGIT_WIDE_MAP)
+        and _WIDE_SPACE.search(raw) is not None  # each one a space byte: one byte a character
         and _HEX_RUN_32 in _WIDE_SPACE.sub(b" ", raw).translate(_HEX_MAP)
     ):
         yield from _HEX.finditer(text)
