@@ -30,6 +30,15 @@ def test_the_invisible_byte_pattern_matches_the_encodings_of_exactly_the_invisib
     assert wrong == []
 
 
+def test_reveal_finds_every_invisible_character_in_non_ascii_text() -> None:
+    invisible = [c for c in _CODE_POINTS if unicode._INVISIBLE_ANY.search(chr(c))]
+    assert len(invisible) > 100
+    for c in invisible:
+        found = unicode.reveal(f"é {chr(c)} x")
+        assert found.tags or found.zero_width or found.bidi, hex(c)
+        assert found.texts, hex(c)
+
+
 _HEXISH = st.text(alphabet="0123456789abcdefABCDEFgz :\n\t\x1c\xa0\u2028\u3000é—", max_size=120)
 
 

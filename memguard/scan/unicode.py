@@ -34,12 +34,14 @@ _INVISIBLE_ANY = re.compile(
 # characters (their first bytes never continue another character), and a seam (a Latin letter
 # next to a Greek or Cyrillic one, U+0370-U+04FF: lead bytes CD-D3) shows in the translated bytes
 # as "LG" or "GcL"; a few other characters also map so, which only costs a needless exact count.
+#: the first bytes of the invisible characters' UTF-8 ("x" in the translated bytes)
+_INVISIBLE_LEADS = (0xE1, 0xE2, 0xEF, 0xF3)
 _INVISIBLE_UTF8 = re.compile(
     b"\xf3\xa0[\x80\x81]|\xe1\xa0\x8e|\xe2\x80[\x8b-\x8d\xaa-\xae]|\xe2\x81[\xa0-\xa4\xa6-\xa9]|\xef\xbb\xbf"
 )
 _SEAM_MAP = bytes(
     ord("L") if chr(b).isascii() and chr(b).isalpha() else ord("G") if 0xCD <= b <= 0xD3
-    else ord("c") if 0x80 <= b <= 0xBF else ord(" ")
+    else ord("c") if 0x80 <= b <= 0xBF else ord("x") if b in _INVISIBLE_LEADS else ord(" ")
     for b in range(256)
 )  # fmt: skip
 
@@ -81,10 +83,10 @@ def _mixed_words(text: str) -> int:
 def reveal(text: str) -> Reveal:
     """Count the hiding characters in ``text`` and return the readable versions to scan as well."""
     raw = text.encode("utf-8", "surrogatepass")
-    has_invisible = _INVISIBLE_UTF8.search(raw) is not None
-    mixed = 0
-    if len(raw) != len(text):  # not ASCII
+    has_invisible, mixed = False, 0
+    if len(raw) != len(text):  # not ASCII (ASCII holds neither)
         mapped = raw.translate(_SEAM_MAP)
+        has_invisible = b"x" in mapped and _INVISIBLE_UTF8.search(raw) is not None
         if b"LG" in mapped or b"GcL" in mapped:
             mixed = _mixed_words(text)
     if not has_invisible and not mixed:
