@@ -28,6 +28,10 @@ _MAX_LAYERS = 16
 # zero-width characters inside a Latin word (emoji ZWJ sequences and ZWNJ in Indic or Persian
 # words are legitimate; splitting "ignore" into i-g-n-o-r-e is not)
 _ZW_IN_WORD = re.compile("(?<=[A-Za-z0-9 ,.:_(=\"'])[\u200b\u200c\u200d\u2060\ufeff\u180e](?=[A-Za-z0-9 ,.:_(=\"'])")
+# right-to-left letters (Hebrew, Arabic, Syriac, Thaana, N'Ko): text in these languages uses
+# embeddings and isolates (U+202A-U+202C, U+2066-U+2069) around Latin names and numbers; only an
+# override (U+202D, U+202E), which reorders what a reader sees, is evidence there
+_RTL = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
 _FLAG_TAGS = re.compile("\U0001f3f4[\U000e0020-\U000e007e]{1,8}\U000e007f")  # subdivision flags
 
 _DECODE_LEAD, _ROT13_WORD = len(RULES), len(RULES) + 1
@@ -55,7 +59,8 @@ class RuleScanner:
     """Rule-based prompt-injection scanner for memory writes (see :mod:`memguard.scan.rules`)."""
 
     id = "memguard.rules"
-    version = "2"  # 2: nested decoding (3 layers) and `scan.truncated` over the work caps
+    version = "3"  # 2: nested decoding (3 layers) and `scan.truncated` over the work caps; 3: family
+    # rules widened for generalization (tests/scan/holdout2.jsonl, docs/scanner.md)
 
     def __init__(
         self, *, suspicious_at: float = SUSPICIOUS_AT, malicious_at: float = MALICIOUS_AT
@@ -133,7 +138,9 @@ class RuleScanner:
             hits["unicode.tag_characters"] = 0.9
         if hidden.zero_width and len(_ZW_IN_WORD.findall(shown)) >= 3:
             hits["unicode.zero_width"] = 0.5
-        if hidden.bidi and re.search("[\u202a-\u202e\u2066-\u2069]", shown):
+        if hidden.bidi and re.search(
+            "[\u202d\u202e]" if _RTL.search(shown) else "[\u202a-\u202e\u2066-\u2069]", shown
+        ):
             hits["unicode.bidi_control"] = 0.6
         if hidden.mixed_script_words >= 2:
             hits["unicode.mixed_script"] = 0.55

@@ -1,4 +1,5 @@
-"""Encoded payloads: base64, hex, URL encoding and rot13 runs decoded to text a rule scan can read.
+"""Encoded payloads: base64, base32, hex, URL encoding, rot13 and escape sequences (``\\x69``,
+``\\u0069``, ``&#105;``) decoded to text a rule scan can read.
 
 Only decodings that come out as readable text are kept (mostly printable, mostly letters and
 spaces), so random tokens, hashes and ids do not turn into noise for the rules.
@@ -21,6 +22,13 @@ _PCT = re.compile(r"%[0-9A-Fa-f]{2}")
 # rot13 of frequent English function words: "the", "and", "you", "to", "of", "is", "for", "your"
 _ROT13_WORDS = re.compile(r"\b(?:gur|naq|lbh|gb|bs|vf|sbe|lbhe|jvgu|guvf)\b", re.IGNORECASE)
 _MAX_DECODES = 16
+# escape sequences, three or more in a row: C and Python byte escapes, Unicode escapes, and HTML
+# numeric character references (decimal and hex)
+_ESCAPES = re.compile(r"(?:\\x[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}|&#[0-9]{1,7};?|&#[xX][0-9A-Fa-f]{1,6};?){3,}")
+_ESCAPE = re.compile(r"\\x([0-9A-Fa-f]{2})|\\u([0-9A-Fa-f]{4})|&#([0-9]{1,7});?|&#[xX]([0-9A-Fa-f]{1,6});?")
+# base32 (RFC 4648): upper-case letters and 2-7 only, in 8-character groups; looked for only in
+# the tokens the base64 pass found long enough (a run of 24 of its alphabet)
+_B32 = re.compile(r"(?<![A-Za-z0-9])[A-Z2-7]{24,}={0,6}(?![A-Za-z0-9])")
 _B64_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-"
 #: every byte of a base64 run becomes "a", every other byte " ": a run of 24 is then a substring
 _RUN_MAP = bytes(ord("a") if b in _B64_ALPHABET else ord(" ") for b in range(256))
@@ -94,6 +102,12 @@ def _hex_runs(text: str, raw: bytes) -> Iterator[re.Match[str]]:
         yield from _HEX.finditer(text)
 
 
+def _unescape(m: re.Match[str]) -> str:
+    hex_byte, unit, decimal, hex_ref = m.groups()
+    code = int(hex_byte or unit or hex_ref, 16) if decimal is None else int(decimal)
+    return chr(code) if code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else ""
+
+
 def decoded_texts(
     text: str,
     *,
@@ -114,9 +128,11 @@ def decoded_texts(
     # (its characters are ASCII, so UTF-8 keeps them one byte each), searched for only if present
     utf8 = text.encode("utf-8", "surrogatepass")
     has_run = _RUN in utf8.translate(_RUN_MAP)
+    long_tokens: list[str] = []
     for token in text.split() if has_run else ():
         if len(token) < 24:
             continue
+        long_tokens.append(token)
         # a run holds no whitespace, so it lies inside one token (the lookbehind sees the same)
         for m in _B64.finditer(token):
             if len(out) >= _MAX_DECODES:
@@ -156,6 +172,25 @@ def decoded_texts(
             out.append(unquoted)
             if len(_PCT.findall(unquoted)) >= 3:  # encoded twice
                 out.append(urllib.parse.unquote(unquoted))
+    if "\\x" in text or "\\u" in text or "&#" in text:
+        for m in _ESCAPES.finditer(text):
+            if len(out) >= _MAX_DECODES:
+                return out
+            decoded = _ESCAPE.sub(_unescape, m.group(0))
+            if _readable(decoded):
+                out.append(decoded)
+    for m in (m for token in long_tokens for m in _B32.finditer(token)):
+        if len(out) >= _MAX_DECODES:
+            return out
+        run = m.group(0).rstrip("=")
+        if run.isalpha() or len(run) * 5 % 8 >= 5:
+            continue  # a shouted word, or not a whole number of bytes
+        try:
+            decoded = _utf8(base64.b32decode(run + "=" * (-len(run) % 8)))
+        except (binascii.Error, ValueError):
+            continue
+        if decoded is not None and _readable(decoded):
+            out.append(decoded)
     if rot13_word and len(_ROT13_WORDS.findall(text)) >= 2:
         out.append(codecs.decode(text, "rot13"))
     return out[:_MAX_DECODES]

@@ -26,7 +26,7 @@ _CONFUSABLE = str.maketrans(
 _SEAM = re.compile(r"[A-Za-z][\u0370-\u03ff\u0400-\u04ff]|[\u0370-\u03ff\u0400-\u04ff][A-Za-z]")
 _WORD_RUN = re.compile(r"\w*")
 _INVISIBLE_ANY = re.compile(
-    "[\U000e0000-\U000e007f\u200b\u200c\u200d\u2060-\u2064\ufeff\u180e\u202a-\u202e\u2066-\u2069]"
+    "[\U000e0000-\U000e007f\u200b\u200c\u200d\u2060-\u2064\ufeff\u180e\u00ad\u202a-\u202e\u2066-\u2069]"
 )
 
 # The same two questions asked of the UTF-8 bytes, with C byte operations (a text holds neither on
@@ -35,9 +35,10 @@ _INVISIBLE_ANY = re.compile(
 # next to a Greek or Cyrillic one, U+0370-U+04FF: lead bytes CD-D3) shows in the translated bytes
 # as "LG" or "GcL"; a few other characters also map so, which only costs a needless exact count.
 #: the first bytes of the invisible characters' UTF-8 ("x" in the translated bytes)
-_INVISIBLE_LEADS = (0xE1, 0xE2, 0xEF, 0xF3)
+_INVISIBLE_LEADS = (0xC2, 0xE1, 0xE2, 0xEF, 0xF3)
 _INVISIBLE_UTF8 = re.compile(
     b"\xf3\xa0[\x80\x81]|\xe1\xa0\x8e|\xe2\x80[\x8b-\x8d\xaa-\xae]|\xe2\x81[\xa0-\xa4\xa6-\xa9]|\xef\xbb\xbf"
+    b"|\xc2\xad"
 )
 _SEAM_MAP = bytes(
     ord("L") if chr(b).isascii() and chr(b).isalpha() else ord("G") if 0xCD <= b <= 0xD3
