@@ -1,6 +1,9 @@
 """What every adapter shares: the one backend error table, the text the scanner sees, the
-step of the one driver pattern (:func:`flow_step`), and one turn per top-level call when the
-caller names none (:func:`per_call_turn`, :func:`call_context`).
+step of the one driver pattern (:func:`flow_step`), one turn per top-level call when the
+caller names none (:func:`per_call_turn`, :func:`call_context`), the caller's identity checks
+(:func:`require_identity` when a shell is built, :func:`check_binding` on each call) and the one
+compact provenance summary (:func:`provenance_summary`, under :data:`SUMMARY_KEY`).
+See docs/adapters/common.md.
 
 The driver pattern, in all three adapters (``adapters/qdrant/driver.py``, ``adapters/mem0/driver.py``,
 ``adapters/langgraph/driver.py``): an operation is a sans-I/O generator (the kernel's steps inside
@@ -32,20 +35,36 @@ import itertools
 import secrets
 import threading
 from collections.abc import Awaitable, Callable, Generator, Mapping
-from typing import Any, TypeVar
+from typing import Any, Final, NotRequired, TypedDict, TypeVar
 
-from memguard.context import CallContext
-from memguard.errors import InvalidRequest, MemguardError, StoreError, StoreUnavailable
-from memguard.provenance import Turn
+from memguard.context import CallContext, current_binding
+from memguard.errors import (
+    IdentityError,
+    InvalidRequest,
+    MemguardError,
+    StoreError,
+    StoreUnavailable,
+)
+from memguard.identity import Identity
+from memguard.kernel import Kernel
+from memguard.provenance import Provenance, Turn
+from memguard.revocation import PRINCIPAL_KINDS
 
 __all__ = [
+    "SUMMARY_KEY",
     "PerCallTurn",
+    "ProvenanceSummary",
     "backend_error",
     "call_context",
+    "check_binding",
+    "conflict",
     "drive_async",
     "flow_step",
     "is_unavailable",
     "per_call_turn",
+    "provenance_summary",
+    "require_identity",
+    "same_caller",
     "scan_text",
 ]
 
@@ -92,6 +111,119 @@ def call_context(context: CallContext) -> CallContext:
         return context
     fresh = Turn(session_id=turn.session_id, turn_index=_next_turn_index(), trace_id=turn.trace_id)
     return context.replace(turn=fresh)
+
+
+# -- the caller: checked when a shell is built, and on every call ------------------------------------
+
+
+def require_identity(kernel: Kernel, identity: object, *, action: str = "bind") -> Identity:
+    """``identity`` if this kernel would act for it now; else the kernel's own refusal, audited
+    (a deny event with action ``action``): :class:`~memguard.errors.IdentityError` with code
+    ``identity.missing`` (``None`` or anything that is not a verified :class:`Identity`, such as a
+    token string), ``identity.unverified`` (verified by another guard's verifier),
+    ``identity.expired`` or ``identity.revoked``. Every adapter calls it when it is built, so a
+    wrong ``identity`` argument is the same error whichever adapter it was given to.
+
+    A good identity costs no ledger write (nothing was read or written); every call re-checks it
+    in its own operation, so an identity that expires or is revoked later is refused then."""
+    if isinstance(identity, Identity) and _acceptable(kernel, identity):
+        return identity
+    with kernel.operation(action, identity if isinstance(identity, Identity) else None):
+        pass  # the kernel's identity check raises the typed error and records the deny
+    if isinstance(identity, Identity):  # the state changed in between: the kernel accepted it
+        return identity
+    raise IdentityError("a verified identity is required", code="identity.missing")  # unreachable
+
+
+def _acceptable(kernel: Kernel, identity: Identity) -> bool:
+    """The kernel's identity checks without an operation: not expired, minted by this kernel's
+    verifier, not barred by an active revocation. Any error here is a "no", so the kernel's own
+    check (in an audited operation) decides and records the outcome."""
+    principal = identity.principal
+    subject = principal.subject
+    try:
+        if identity.expires_at <= kernel.clock() or not kernel.verifier.minted(identity):
+            return False
+        return not any(
+            r.selector.kind in PRINCIPAL_KINDS
+            and r.reaches(subject.issuer, subject.subject)
+            and r.selector.bars(principal)
+            for r in kernel.active_revocations()
+        )
+    except Exception:
+        return False
+
+
+def same_caller(a: Identity, b: Identity) -> bool:
+    """Are two verified identities the same caller: the same object, or equal principals (the
+    same subject, delegation chain, token, scopes)?"""
+    return a is b or a.principal == b.principal
+
+
+def check_binding(kernel: Kernel, identity: Identity, action: str) -> None:
+    """The per-call check of a shell built for ``identity``: a call made inside a
+    :func:`memguard.context.acting_as` block for another caller is refused with
+    :class:`~memguard.errors.IdentityError` ``identity.conflict`` and a deny event (the shell
+    never silently acts for one caller while the code around it says another)."""
+    binding = current_binding()
+    if binding is None or same_caller(binding.identity, identity):
+        return
+    conflict(kernel, identity, binding.identity, action)
+
+
+def conflict(kernel: Kernel, identity: Identity, other: Identity, action: str) -> None:
+    """Refuse (and audit) a call whose two named callers disagree: ``identity`` is the one the
+    call would act for (the event's principal), ``other`` the one an
+    :func:`~memguard.context.acting_as` block (or a LangGraph run) names (the event's
+    ``detail.conflicting``)."""
+    with kernel.operation(action, identity) as op:
+        subject = other.principal.subject
+        op.note(conflicting={"issuer": subject.issuer, "subject": subject.subject,
+                             "actors": [a.subject for a in other.principal.actors]})  # fmt: skip
+        raise IdentityError(
+            "two callers are named for this call and they differ (an acting_as block or the "
+            "run names another caller than the one this client acts for)",
+            code="identity.conflict",
+        )
+
+
+# -- the compact provenance summary a result carries ----------------------------------------------
+
+#: where a result carries its :class:`ProvenanceSummary`: a Qdrant payload's (or LangChain
+#: metadata's, or a LlamaIndex node's) ``"memguard"`` key, a mem0 result's ``"memguard"`` key
+SUMMARY_KEY: Final = "memguard"
+
+
+class ProvenanceSummary(TypedDict):
+    """What a result shows of its fact's provenance, the same in every adapter (JSON-ready).
+
+    ``source``: ``kind:uri`` (or ``kind:name``, or the kind alone); ``writer``: the subject and
+    its delegation chain, ``"alice -> spiffe://.../planner"``; ``expires_at``: only for a fact
+    with a time-to-live (ISO 8601, UTC)."""
+
+    fact_id: str
+    version: int
+    trust: str
+    source: str
+    writer: str
+    expires_at: NotRequired[str]
+
+
+def provenance_summary(prov: Provenance) -> ProvenanceSummary:
+    """The :class:`ProvenanceSummary` of ``prov``."""
+    src = prov.source
+    where = src.uri or src.name
+    chain = [prov.writer.subject.subject, *(a.subject for a in prov.writer.actors)]
+    summary = ProvenanceSummary(
+        fact_id=prov.fact_id,
+        version=prov.version,
+        trust=prov.trust.label,
+        source=f"{src.kind.value}:{where}" if where else src.kind.value,
+        writer=" -> ".join(chain),
+    )
+    if prov.expires_at is not None:
+        summary["expires_at"] = prov.expires_at.isoformat()
+    return summary
 
 
 _UNAVAILABLE_NAMES = frozenset(

@@ -33,7 +33,7 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, NoReturn
 
 import numpy as np
@@ -80,7 +80,13 @@ from memguard.scope import FIELDS, LIST_FIELDS, Condition, FieldValue, PlanKind,
 from memguard.stores.base import RESERVED_PAYLOAD_KEY, Hit, StoredPoint
 from memguard.trust import TrustLevel
 
-from ._toolkit import is_unavailable
+from ._toolkit import (
+    ProvenanceSummary,
+    check_binding,
+    is_unavailable,
+    provenance_summary,
+    require_identity,
+)
 
 __all__ = ["SUPPORTED", "GuardedSqlMemory", "MemoryRow", "SqlStore"]
 
@@ -498,6 +504,11 @@ class MemoryRow:
         """One line a harness can show a model next to the text."""
         return f"[trust={self.trust.label} source={self.source} memory={self.id}]"
 
+    @property
+    def memguard(self) -> ProvenanceSummary:
+        """The adapters' one provenance summary (what the other adapters return under ``memguard``)."""
+        return provenance_summary(self.provenance)
+
 
 def _row(fact: RecalledFact) -> MemoryRow:
     p = fact.provenance
@@ -529,8 +540,7 @@ class GuardedSqlMemory:
     def __init__(self, guard: MemoryGuard, *, identity: Identity, context: CallContext) -> None:
         if not isinstance(guard, MemoryGuard) or not isinstance(guard.store, SqlStore):
             raise ConfigurationError("GuardedSqlMemory needs a MemoryGuard over a SqlStore")
-        if not isinstance(identity, Identity):
-            raise ConfigurationError("`identity` must be a verified Identity")
+        identity = require_identity(guard.kernel, identity)  # the same refusal in every adapter
         if not isinstance(context, CallContext):
             raise ConfigurationError("`context` must be a CallContext")
         self.__guard = guard
@@ -564,13 +574,24 @@ class GuardedSqlMemory:
 
     # -- writes -----------------------------------------------------------------------------------
 
+    def __me(self, action: str) -> Identity:
+        """The identity of a call (refused if an ``acting_as`` block names another caller)."""
+        check_binding(self.__guard.kernel, self.__identity, action)
+        return self.__identity
+
     def add(
-        self, text: str, *, namespace: str, metadata: Mapping[str, Any] | None = None
+        self,
+        text: str,
+        *,
+        namespace: str,
+        metadata: Mapping[str, Any] | None = None,
+        ttl: float | timedelta | None = None,
     ) -> MemoryRow:
-        """Store one memory (stamped with this context's source and turn); returns it."""
+        """Store one memory (stamped with this context's source and turn); returns it. ``ttl``:
+        a time-to-live (seconds or a timedelta) after which it is not served and is swept."""
         ctx = self.__context
         prov = self.__guard.write(
-            self.__identity,
+            self.__me("write"),
             text,
             namespace=namespace,
             source=ctx.source,
@@ -578,6 +599,7 @@ class GuardedSqlMemory:
             metadata=metadata,
             trust=ctx.trust,
             derived_from=ctx.derived_from,
+            ttl=ttl,
         )
         return MemoryRow(
             prov.fact_id,
@@ -597,7 +619,7 @@ class GuardedSqlMemory:
         """Replace a memory's text and metadata (a new version, stamped with this context)."""
         ctx = self.__context
         prov = self.__guard.update(
-            self.__identity,
+            self.__me("update"),
             memory_id,
             text,
             source=ctx.source,
@@ -619,14 +641,14 @@ class GuardedSqlMemory:
 
     def delete(self, memory_id: str) -> None:
         """Delete a memory; unknown and foreign ids raise :class:`~memguard.errors.FactNotFound` alike."""
-        self.__guard.delete(self.__identity, memory_id)
+        self.__guard.delete(self.__me("delete"), memory_id)
 
     # -- reads ------------------------------------------------------------------------------------
 
     def get(self, memory_id: str) -> MemoryRow:
         ctx = self.__context
         return _row(
-            self.__guard.get(self.__identity, memory_id, purpose=ctx.purpose, turn=ctx.turn)
+            self.__guard.get(self.__me("get"), memory_id, purpose=ctx.purpose, turn=ctx.turn)
         )
 
     def list(
@@ -640,7 +662,7 @@ class GuardedSqlMemory:
         """A page of the memories this identity may read, in id order, and the next cursor."""
         ctx = self.__context
         facts, next_cursor = self.__guard.list_facts(
-            self.__identity,
+            self.__me("list"),
             namespaces=namespaces,
             min_trust=min_trust,
             limit=limit,
@@ -671,7 +693,7 @@ class GuardedSqlMemory:
             return [
                 _row(f)
                 for f in guard.search(
-                    self.__identity,
+                    self.__me("search"),
                     query,
                     k=k,
                     namespaces=namespaces,
@@ -696,7 +718,7 @@ class GuardedSqlMemory:
         kernel = guard.kernel
         with kernel.operation(
             "search",
-            self.__identity,
+            self.__me("search"),
             purpose=ctx.purpose,
             trace_id=ctx.turn.trace_id,
             turn=ctx.turn,

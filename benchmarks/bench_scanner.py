@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from memguard.scan import RuleScanner, ScanContext
+from memguard.scan.builtin import rule_set
 from memguard.trust import SourceKind
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus" / "injections.jsonl"
@@ -61,7 +62,11 @@ HOSTILE = {
 def main() -> None:
     n = int(os.environ.get("MEMGUARD_BENCH_N", "2000"))
     rng = random.Random(7)
-    scanner = RuleScanner()
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    start, cpu = time.perf_counter(), time.process_time()
+    scanner = RuleScanner()  # builds the rule set (once per process)
+    print(f"rule set build: wall {time.perf_counter() - start:.2f} s  cpu {time.process_time() - cpu:.2f} s  "
+          f"({rule_set().keys} keys)")  # fmt: skip
     ctx = ScanContext(namespace="bench", source=SourceKind.WEB)
     for label in ("benign-ascii", "benign", "attack"):
         texts = facts(label, n, rng)
@@ -80,6 +85,7 @@ def main() -> None:
         print(f"hostile 1 MB, {label:18s} wall {elapsed * 1e3:7.1f} ms  cpu {cpu * 1e3:7.1f} ms  "
               f"{verdict.label} (read {work.chars} chars, {work.attempts} attempts, "
               f"{work.searches} searches{', truncated' if work.truncated else ''})")  # fmt: skip
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

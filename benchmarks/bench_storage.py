@@ -16,6 +16,14 @@ of the facts) with precomputed 384-d unit vectors (embedding excluded). Per size
     python benchmarks/bench_storage.py                  # 10^4 and 10^5 (~10 min on 2 cores)
     python benchmarks/bench_storage.py --million        # adds 10^6 (hours; ~1.2 GiB per 10^5 on disk)
     python benchmarks/bench_storage.py --sizes 1000000 --queries 20 --no-hnsw   # 10^6 alone, exact
+    python benchmarks/bench_storage.py --sizes 100000 --state /var/tmp/mg-bench   # keep the loaded folder
+    python benchmarks/bench_storage.py --sizes 100000 --state /var/tmp/mg-bench   # ... and reuse it
+
+``--state DIR`` keeps each size's state folder and the benchmark's copy of what it wrote
+(``DIR/arrays-<size>.npz``: vectors, owners, ids of every point in the shard) so a later run skips the
+loading and measures the same folder again. The timed writes of each run go to writer subjects of their
+own (never ``owner-0``, the measured caller), and every point they add is recorded, so recall stays
+exact on a reused folder. A folder without its arrays (a load that was cut short) is loaded afresh.
 """
 
 from __future__ import annotations
@@ -42,6 +50,7 @@ from benchutil import quiet_logs
 from memguard import FactInput, Identity, Source, SourceKind, Turn, open_embedded
 from memguard.embedded import EmbeddedStack
 from memguard.pushdown.edge import to_edge_filter
+from memguard.stores.base import StoredPoint
 from memguard.stores.edge import HNSW_EF, QdrantEdgeStore, _filter
 
 DIM = 384
@@ -174,19 +183,25 @@ def pushed_filter(stack: EmbeddedStack, me: object, rng: np.random.Generator) ->
     return flt, params
 
 
+_EXACT = qe.SearchParams(exact=True)
+
+
 def searches(
     stack: EmbeddedStack, me: object, vecs: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_],
     ids: list[str], queries: int, rng: np.random.Generator, tag: str,
 ) -> dict[str, float]:
-    """Guarded vs raw filtered vs raw unfiltered vs numpy over ``me``'s facts (``mask``), and recall@10."""
+    """Guarded vs raw filtered vs raw unfiltered vs numpy over ``me``'s facts (``mask``), and recall@10
+    of the guarded search (vs the exact top 10 of ``me``'s facts) and of the raw unfiltered search
+    (vs the exact top 10 of every point; ``vecs`` and ``ids`` must then cover the whole shard)."""
     store = stack.guard.store
     assert isinstance(store, QdrantEdgeStore)
     shard = store._shard
     flt, params = pushed_filter(stack, me, rng)
     mine = vecs[mask]
-    mine_ids = np.asarray(ids)[mask]
+    all_ids = np.asarray(ids)
+    mine_ids = all_ids[mask]
     qs = unit(rng, queries)
-    g, rf, ru, npb, recall, gc, rfc = [], [], [], [], [], [], []
+    g, rf, ru, npb, recall, gc, rfc, recall_all = [], [], [], [], [], [], [], []
     for q in qs:
         ql = [float(x) for x in q]
         c0, t0 = time.process_time(), time.perf_counter()
@@ -199,7 +214,10 @@ def searches(
         rf.append(time.perf_counter() - t0)
         rfc.append(time.process_time() - c0)
         t0 = time.perf_counter()
-        shard.query(qe.QueryRequest(limit=K, query=qe.Query.Nearest(ql), with_payload=True))
+        # as the store runs a scope that pins no owner: exact (with `m = 0` there is no global graph,
+        # and the engine's default parameters walk the empty one after a build: recall@10 ~0)
+        unfiltered = shard.query(qe.QueryRequest(limit=K, query=qe.Query.Nearest(ql), params=_EXACT,
+                                                 with_payload=True))  # fmt: skip
         ru.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
         sel = vecs[mask]
@@ -208,27 +226,59 @@ def searches(
         npb.append(time.perf_counter() - t0)
         exact = set(mine_ids[np.argsort(-(mine @ q))[:K]].tolist())
         recall.append(len(exact & {h.fact_id for h in hits}) / K)
+        everywhere = set(all_ids[np.argpartition(-(vecs @ q), K)[:K]].tolist())
+        recall_all.append(len(everywhere & {str(p.id) for p in unfiltered}) / K)
     return {f"guarded_ms{tag}": med_ms(g), f"raw_filtered_ms{tag}": med_ms(rf),
             f"guarded_cpu_ms{tag}": mean_ms(gc), f"raw_filtered_cpu_ms{tag}": mean_ms(rfc),
             f"raw_unfiltered_ms{tag}": med_ms(ru), f"numpy_ms{tag}": med_ms(npb),
-            f"recall10{tag}": min(recall), f"recall10_mean{tag}": statistics.mean(recall)}  # fmt: skip
+            f"recall10{tag}": min(recall), f"recall10_mean{tag}": statistics.mean(recall),
+            f"recall10_unfiltered{tag}": min(recall_all),
+            f"recall10_unfiltered_mean{tag}": statistics.mean(recall_all)}  # fmt: skip
+
+
+class Kept:
+    """What the benchmark wrote into a state folder (``--state``): every point's vector, owner index
+    (``owner-<i>``; writers of the timed batches get ``OWNERS + i``, raw engine points ``-1``) and id."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def exists(self) -> bool:
+        return self.path.exists()
+
+    def save(self, vecs: npt.NDArray[np.float32], owner: npt.NDArray[np.int64], ids: list[str],
+             load_s: float, runs: int) -> None:  # fmt: skip
+        tmp = self.path.with_suffix(".tmp.npz")
+        np.savez(tmp, vecs=vecs, owner=owner, ids=np.asarray(ids), load_s=load_s, runs=runs)
+        tmp.replace(self.path)  # a run cut short never leaves half a file
+
+    def load(self) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int64], list[str], float, int]:
+        with np.load(self.path) as z:
+            return (z["vecs"], z["owner"], [str(i) for i in z["ids"]], float(z["load_s"]), int(z["runs"]))
 
 
 def bench_size(
     root: Path, size: int, queries: int, hnsw: bool, *, budget_s: float | None = None,
-    milestones: tuple[int, ...] = (),
+    milestones: tuple[int, ...] = (), keep: bool = False,
 ) -> dict[str, float]:
     rng = np.random.default_rng(size)
     state = root / f"state-{size}"
+    kept = Kept(root / f"arrays-{size}.npz")
+    reuse = keep and kept.exists() and state.exists()
+    if keep and not reuse and state.exists():
+        progress(f"{state} has no saved arrays (a load cut short?): loading it afresh")
+        shutil.rmtree(state)
+    t0 = time.perf_counter()
     stack = open_embedded(state)
+    opened = time.perf_counter() - t0
     store = stack.guard.store
     assert isinstance(store, QdrantEdgeStore), type(store)
-    out: dict[str, float] = {"size": size}
+    out: dict[str, float] = {"size": size, "reused": float(reuse)}
     steps: list[dict[str, float]] = []
 
     who = Callers(stack)
     probe: tuple[npt.NDArray[np.float32], list[str]] | None = None
-    if milestones:  # a caller with a fixed 1,000 facts: its search cost against the total's growth
+    if milestones and not reuse:  # a caller with a fixed 1,000 facts: its search cost against the total's growth
         pv = unit(rng, PROBE)
         precs = stack.guard.write_many(who("probe"), facts(pv, "probe"))
         probe = (pv, [r.fact_id for r in precs])
@@ -246,53 +296,93 @@ def bench_size(
                  f"{PROBE:,}-fact caller: guarded {row.get('probe_guarded_ms', 0):.2f} ms, "
                  f"raw filtered {row.get('probe_raw_filtered_ms', 0):.2f} ms")  # fmt: skip
 
-    who, vecs, owner, ids, secs = load(stack, size, rng, budget_s=budget_s, milestones=milestones, at_milestone=at)
-    out["size"] = size = len(ids)
+    if reuse:
+        vecs, owner, id_list, secs, runs = kept.load()
+        ids = list(id_list)
+        rng = np.random.default_rng([size, runs])  # other queries and write batches than earlier runs
+        out["open_reused_s"] = opened
+        progress(f"reusing {state}: {len(ids):,} points ({runs} earlier runs), opened in {opened:.2f} s")
+    else:
+        who, vecs, owner, ids, secs = load(stack, size, rng, budget_s=budget_s, milestones=milestones, at_milestone=at)
+        runs = 0
+        if probe is not None:  # the probe's facts are in the shard too (unfiltered recall)
+            vecs = np.concatenate([probe[0], vecs])
+            owner = np.concatenate([np.full(PROBE, -2, dtype=np.int64), owner])
+            ids = probe[1] + ids
+        if keep:
+            kept.save(vecs, owner, ids, secs, runs)
+    loaded = int((owner >= 0).sum() - (owner >= OWNERS).sum())
+    out["size"] = size = loaded
+    out["points"] = len(ids)
     out["load_s"] = secs
     out["rss_mib"] = rss_mib()
     out["rss_now_mib"] = rss_now_mib()
     out["arrays_mib"] = vecs.nbytes / 2**20  # the benchmark's own copy of the vectors, inside RSS
     shard = store._shard
-    progress(f"loaded {size:,} in {secs:.0f} s; searching")
+    progress(f"{size:,} facts ({len(ids):,} points), loaded in {secs:.0f} s; searching")
     out.update(searches(stack, who("owner-0"), vecs, owner == 0, ids, queries, rng, ""))
     if hnsw:  # the HNSW build, off the request path (`memguard store optimize`), then the same
-        t0 = time.perf_counter()
+        progress("optimize (HNSW build)")
+        t0, c0 = time.perf_counter(), time.process_time()
         store.optimize()
         out["optimize_s"] = time.perf_counter() - t0
+        out["optimize_cpu_s"] = time.process_time() - c0
+        progress(f"optimize took {out['optimize_s']:.1f} s")
         out.update(searches(stack, who("owner-0"), vecs, owner == 0, ids, queries, rng, "_hnsw"))
     for k, row in enumerate(steps):
         for key, val in row.items():
             out[f"step{k}_{key}"] = val
     progress("writes")
-    # writes, batch 64: guarded vs raw engine upsert of the same payloads + one fdatasync
-    gw, rw, fs, gwc, rwc, rwu = [], [], [], [], [], []
-    probe = root / f"fsync-{size}.bin"
-    with probe.open("wb") as fh:
+    # writes, batch 64: guarded vs raw engine upsert of the same payloads + one fdatasync, and the
+    # store's own upsert (StoredPoints as the guard hands them over)
+    gw, rw, fs, gwc, rwc, rwu, sw = [], [], [], [], [], [], []
+    new_vecs: list[npt.NDArray[np.float32]] = []
+    new_owner: list[int] = []
+    new_ids: list[str] = []
+    fsync_probe = root / f"fsync-{size}.bin"
+    with fsync_probe.open("wb") as fh:
         for i in range(12):
             batch = unit(rng, BATCH)
-            inputs = facts(batch, f"w{i}")
+            inputs = facts(batch, f"w{runs}-{i}")
+            writer = OWNERS + i % OWNERS  # never owner-0, the measured caller
             c0, t0 = time.process_time(), time.perf_counter()
-            recs = stack.guard.write_many(who(f"owner-{i % OWNERS}"), inputs)  # type: ignore[arg-type]
+            recs = stack.guard.write_many(who(f"owner-{writer}"), inputs)  # type: ignore[arg-type]
             gw.append(time.perf_counter() - t0)
             gwc.append(time.process_time() - c0)
             got = store.retrieve([r.fact_id for r in recs])
             payloads = [dict(p.payload) for p in got]
-            vectors = [list(f.vector or ()) for f in inputs]
+            # vectors of their own (no duplicate scores in the unfiltered recall of a reused folder)
+            raw_batch, store_batch = unit(rng, BATCH), unit(rng, BATCH)
+            vectors = [[float(x) for x in v] for v in raw_batch]
             # the raw engine write from Python: build the points (id, vector, payload) and upsert
+            raw_ids = [str(uuid.uuid4()) for _ in vectors]
             c0, t0 = time.process_time(), time.perf_counter()
-            pts = [qe.Point(str(uuid.uuid4()), v, p) for v, p in zip(vectors, payloads, strict=True)]
+            pts = [qe.Point(r, v, p) for r, v, p in zip(raw_ids, vectors, payloads, strict=True)]
             t1 = time.perf_counter()
             shard.update(qe.UpdateOperation.upsert_points(pts))
             rw.append(time.perf_counter() - t0)
             rwu.append(time.perf_counter() - t1)
             rwc.append(time.process_time() - c0)
+            # the store's upsert of the same (as the guard calls it: tuples of floats, payload dicts)
+            store_ids = [str(uuid.uuid4()) for _ in vectors]
+            store_vectors = [tuple(float(x) for x in v) for v in store_batch]  # as the guard hands them over
+            points = [StoredPoint(sid, p, v) for sid, p, v in zip(store_ids, payloads, store_vectors, strict=True)]
+            c0 = time.process_time()
+            store.upsert(points)
+            sw.append(time.process_time() - c0)
             t0 = time.perf_counter()
             fh.write(b"x" * 4096)
             fh.flush()
             os.fdatasync(fh.fileno())
             fs.append(time.perf_counter() - t0)
+            new_vecs += [batch, raw_batch, store_batch]
+            new_owner += [writer] * BATCH + [-1] * (2 * BATCH)
+            new_ids += [r.fact_id for r in recs] + raw_ids + store_ids
     out.update(guard64_ms=med_ms(gw), raw64_ms=med_ms(rw), fdatasync_ms=med_ms(fs), guard64_cpu_ms=mean_ms(gwc),
-               raw64_cpu_ms=mean_ms(rwc), raw64_update_only_ms=med_ms(rwu))  # fmt: skip
+               raw64_cpu_ms=mean_ms(rwc), raw64_update_only_ms=med_ms(rwu), store64_cpu_ms=mean_ms(sw))  # fmt: skip
+    if keep:
+        kept.save(np.concatenate([vecs, *new_vecs]), np.concatenate([owner, np.asarray(new_owner, dtype=np.int64)]),
+                  ids + new_ids, secs, runs + 1)  # fmt: skip
     stack.close()
     t0 = time.perf_counter()
     stack = open_embedded(state)
@@ -372,20 +462,28 @@ def main() -> None:
     ap.add_argument("--milestones", type=int, nargs="*", default=(),
                     help="while loading, measure searches when this many facts are in (plus a fixed 1,000-fact caller)")
     ap.add_argument("--json-out", type=Path, default=None, help="write the raw figures here after each size")
+    ap.add_argument("--state", type=Path, default=None, metavar="DIR",
+                    help="keep each size's loaded state folder here, and reuse it on the next run")
+    ap.add_argument("--full-scan-kb", type=int, default=None,
+                    help="the store's full-scan threshold (default: the store's own, FULL_SCAN_KB)")
     args = ap.parse_args()
+    if args.full_scan_kb is not None:  # open_embedded builds the store with its defaults
+        QdrantEdgeStore.__init__.__kwdefaults__["full_scan_kb"] = args.full_scan_kb  # type: ignore[index]
     hnsw = (not args.quick) if args.hnsw is None else args.hnsw
     sizes = args.sizes or ([10_000] if args.quick else [10_000, 100_000])
     if args.million:
         sizes.append(1_000_000)
-    print(f"load average: {os.getloadavg()}  cpus: {os.cpu_count()}")
+    full_scan = QdrantEdgeStore.__init__.__kwdefaults__["full_scan_kb"]  # type: ignore[index]
+    print(f"load average: {os.getloadavg()}  cpus: {os.cpu_count()}  full_scan_kb: {full_scan}")
     rows = []
     with tempfile.TemporaryDirectory(prefix="mg-bench-storage-") as tmp:
-        root = Path(tmp)
+        root = Path(tmp) if args.state is None else args.state
+        root.mkdir(parents=True, exist_ok=True)
         with quiet_logs():
-            fsyncs = fsync_per_write(root)
+            fsyncs = fsync_per_write(Path(tmp))
             for size in sizes:
                 rows.append(bench_size(root, size, args.queries, hnsw, budget_s=args.load_budget,
-                                       milestones=tuple(args.milestones)))  # fmt: skip
+                                       milestones=tuple(args.milestones), keep=args.state is not None))  # fmt: skip
                 if args.json_out is not None:
                     args.json_out.write_text(json.dumps(rows, indent=1))
     print(f"load average after: {os.getloadavg()}")
@@ -396,8 +494,8 @@ def main() -> None:
     print()
     print("| facts | guarded | raw filtered (same engine) | raw unfiltered | numpy brute force"
           " | guarded / raw filtered | guarded / numpy | CPU ms guarded / raw filtered (ratio)"
-          " | recall@10 mean (min) | HNSW build s |")  # fmt: skip
-    print("|" + "---|" * 10)
+          " | recall@10 mean (min) | unfiltered raw recall@10 mean (min) | HNSW build s |")  # fmt: skip
+    print("|" + "---|" * 11)
     for r in rows:
         for tag, label in (("", "exact"), ("_hnsw", "HNSW")):
             if "guarded_ms" + tag not in r:
@@ -409,23 +507,26 @@ def main() -> None:
                   f"{r['guarded_ms' + tag] / r['numpy_ms' + tag]:.2f}x | "
                   f"{gc:.2f} / {rc:.2f} ({gc / rc:.2f}x) | "
                   f"{r['recall10_mean' + tag]:.3f} ({r['recall10' + tag]:.2f}) | "
+                  f"{r.get('recall10_unfiltered_mean' + tag, nan):.3f} ({r.get('recall10_unfiltered' + tag, nan):.2f}) | "
                   f"{r['optimize_s'] if tag else 0:.1f} |")  # fmt: skip
     print()
     print("Writes of 64 facts: guarded `write_many` vs the raw engine write from Python (build 64 points,"
           " upsert) plus one fdatasync; in parentheses the upsert call alone. Medians, ms; CPU: means.")
     print()
     print("| facts | write 64 guarded ms | raw build + upsert 64 + fdatasync ms (upsert only) | ratio (vs upsert only)"
-          " | CPU ms guarded / raw | load s | peak RSS MiB (bench arrays MiB) | disk MiB | reopen s"
-          " | a new process: open s, peak RSS MiB |")  # fmt: skip
-    print("|" + "---|" * 10)
+          " | CPU ms guarded / raw / store.upsert | load s | peak RSS MiB (bench arrays MiB) | disk MiB | reopen s"
+          " | a new process: open s, peak RSS MiB | reused state (open s) |")  # fmt: skip
+    print("|" + "---|" * 11)
     for r in rows:
+        reused = f"yes ({r['open_reused_s']:.2f})" if r.get("reused") else "no"
         raw_w = r["raw64_ms"] + r["fdatasync_ms"]
         raw_u = r.get("raw64_update_only_ms", nan) + r["fdatasync_ms"]
         print(f"| {int(r['size']):,} | {r['guard64_ms']:.1f} | {raw_w:.1f} ({raw_u:.1f}) | "
               f"{r['guard64_ms'] / raw_w:.2f}x ({r['guard64_ms'] / raw_u:.2f}x) | "
-              f"{r.get('guard64_cpu_ms', nan):.1f} / {r.get('raw64_cpu_ms', nan):.1f} | "
+              f"{r.get('guard64_cpu_ms', nan):.1f} / {r.get('raw64_cpu_ms', nan):.1f} / {r.get('store64_cpu_ms', nan):.1f} | "
               f"{r['load_s']:.1f} | {r['rss_mib']:.0f} ({r['arrays_mib']:.0f}) | {r['disk_mib']:.0f} | "
-              f"{r['reopen_s']:.2f} | {r['fresh_open_s']:.2f}, {r['fresh_rss_mib']:.0f} |")  # fmt: skip
+              f"{r['reopen_s']:.2f} | {r['fresh_open_s']:.2f}, {r['fresh_rss_mib']:.0f} | "
+              f"{reused} |")  # fmt: skip
     steps = [(r, k) for r in rows for k in range(100) if f"step{k}_facts" in r]
     if steps:
         print()

@@ -64,13 +64,13 @@ def main() -> None:
                 listed = mine.get_all()["results"]
             print("search:")
             for hit in hits:
-                p = hit["provenance"]
+                p = hit["memguard"]
                 print(f"  [trust={p['trust']} source={p['source']} writer={p['writer']}] {hit['memory']}")
             print("all of alice's memories:")
             for item in listed:
-                p = item["provenance"]
+                p = item["memguard"]
                 print(f"  [trust={p['trust']} source={p['source']} fact={p['fact_id']}] {item['memory']}")
-            assert web["provenance"]["trust"] == "untrusted" and told["provenance"]["trust"] == "user"
+            assert web["memguard"]["trust"] == "untrusted" and told["memguard"]["trust"] == "user"
 
             with quiet:
                 assert bobs.search("ACME API", top_k=3)["results"] == []
@@ -86,7 +86,7 @@ def main() -> None:
 
             # the web page turns out to be malicious: revoke it; its memory is never recalled again
             with quiet:
-                kernel.revoke(alice, RevocationSelector.fact(web["provenance"]["fact_id"]), reason="bad page")
+                kernel.revoke(alice, RevocationSelector.fact(web["memguard"]["fact_id"]), reason="bad page")
                 assert mine.search("ACME API requests per minute", top_k=3)["results"] == []
             print("revoked memory is no longer recalled")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
+from datetime import timedelta
 from typing import Any
 
 from memguard.guard import FactInput, MemoryGuard, RecalledFact, RecoveryReport, RescanReport
@@ -43,6 +44,7 @@ class AsyncMemoryGuard:
         trust: TrustLevel | None = None,
         derived_from: Sequence[str] = (),
         vector: Sequence[float] | None = None,
+        ttl: float | timedelta | None = None,
     ) -> Provenance:
         return await asyncio.to_thread(
             lambda: self.guard.write(
@@ -55,6 +57,7 @@ class AsyncMemoryGuard:
                 trust=trust,
                 derived_from=derived_from,
                 vector=vector,
+                ttl=ttl,
             )
         )
 
@@ -64,8 +67,11 @@ class AsyncMemoryGuard:
         facts: Sequence[FactInput],
         *,
         fact_ids: Sequence[str] | None = None,
+        ttl: float | timedelta | None = None,
     ) -> list[Provenance]:
-        return await asyncio.to_thread(self.guard.write_many, identity, facts, fact_ids=fact_ids)
+        return await asyncio.to_thread(
+            lambda: self.guard.write_many(identity, facts, fact_ids=fact_ids, ttl=ttl)
+        )
 
     async def get(
         self, identity: Identity, fact_id: str, *, purpose: str = "answer", turn: Turn | None = None
@@ -135,6 +141,7 @@ class AsyncMemoryGuard:
         metadata: Mapping[str, Any] | None = None,
         trust: TrustLevel | None = None,
         vector: Sequence[float] | None = None,
+        ttl: float | timedelta | None = None,
     ) -> Provenance:
         return await asyncio.to_thread(
             lambda: self.guard.update(
@@ -146,6 +153,7 @@ class AsyncMemoryGuard:
                 metadata=metadata,
                 trust=trust,
                 vector=vector,
+                ttl=ttl,
             )
         )
 

@@ -40,6 +40,7 @@ __all__ = [
     "expiry_fields",
     "refresh_flow",
     "renewable",
+    "ttl_seconds_of",
     "ttl_seconds_of_minutes",
 ]
 
@@ -63,6 +64,26 @@ def ttl_seconds_of_minutes(minutes: object) -> int | None:
     if seconds > MAX_TTL_SECONDS:
         raise InvalidRequest("`ttl` is too long")
     return max(seconds, 1)
+
+
+def ttl_seconds_of(ttl: object) -> int | None:
+    """A write's ``ttl`` (seconds as an ``int`` or ``float``, or a :class:`~datetime.timedelta`)
+    as whole seconds, rounded up (at least 1); ``None`` is no time-to-live. A bool, a value that
+    is not finite, not positive or longer than :data:`MAX_TTL_SECONDS` is an
+    :class:`~memguard.errors.InvalidRequest` (raised inside the write's operation: audited)."""
+    if ttl is None:
+        return None
+    if isinstance(ttl, timedelta):
+        seconds: float = ttl.total_seconds()
+    elif isinstance(ttl, bool) or not isinstance(ttl, int | float):
+        raise InvalidRequest("`ttl` must be a number of seconds or a timedelta")
+    else:
+        seconds = ttl
+    if not seconds > 0:  # NaN fails this too
+        raise InvalidRequest("`ttl` must be a positive number of seconds")
+    if seconds > MAX_TTL_SECONDS:  # inf and huge ints too (no float conversion)
+        raise InvalidRequest("`ttl` is too long (at most 100 years)")
+    return max(math.ceil(seconds), 1)
 
 
 def expiry_fields(now: float, ttl_seconds: int | None) -> dict[str, Any]:

@@ -16,12 +16,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import timedelta
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from memguard.embedding import Embedder, HashEmbedder
 from memguard.errors import FactNotFound, InvalidRequest
+from memguard.expiry import ttl_seconds_of
 from memguard.identity import Identity, Verifier
 from memguard.integrity import payload_candidate
 from memguard.kernel import Kernel, Operation, StampRequest, VerifiedFact
@@ -205,15 +207,19 @@ class MemoryGuard:
         trust: TrustLevel | None = None,
         derived_from: Sequence[str] = (),
         vector: Sequence[float] | None = None,
+        ttl: float | timedelta | None = None,
     ) -> Provenance:
         """Store one fact and return its provenance.
 
         ``derived_from`` names the facts this one was derived from (a summary, a merge, an
         extraction): each must be visible to the caller, the new fact's trust is at most the
         lowest of theirs and never above ``derived``, and the lineage edges go to the ledger.
+        ``ttl``: a time-to-live (seconds or a timedelta, see :func:`memguard.expiry.ttl_seconds_of`)
+        recorded in the provenance; once it has passed the fact is never served and is swept.
         """
         trace = turn.trace_id if isinstance(turn, Turn) else None
         with self.kernel.operation("write", identity, trace_id=trace) as op:
+            ttl_seconds = ttl_seconds_of(ttl)  # a bad ttl is refused inside the op: audited
             fact = FactInput(
                 text=text,
                 namespace=namespace,
@@ -224,7 +230,7 @@ class MemoryGuard:
                 derived_from=tuple(derived_from),
                 vector=tuple(vector) if vector is not None else None,
             )
-            return self._write(op, [fact])[0]
+            return self._write(op, [fact], ttl_seconds=ttl_seconds)[0]
 
     def write_many(
         self,
@@ -232,25 +238,34 @@ class MemoryGuard:
         facts: Sequence[FactInput],
         *,
         fact_ids: Sequence[str] | None = None,
+        ttl: float | timedelta | None = None,
     ) -> list[Provenance]:
         """Store a batch atomically per phase: one ledger transaction each side of one store upsert.
 
         ``fact_ids`` (one per fact) are ids the caller chose, e.g. ones that sort in an order it
         pages by; an id that exists writes a new version, which the kernel allows only as an update.
+        ``ttl``: the time-to-live of every fact of the batch (as for :meth:`write`).
         """
         first = facts[0] if facts else None
         trace = first.turn.trace_id if isinstance(first, FactInput) else None
         with self.kernel.operation("write", identity, trace_id=trace) as op:
+            ttl_seconds = ttl_seconds_of(ttl)
             if not facts:
                 raise InvalidRequest("empty batch")
             if fact_ids is not None and (
                 len(fact_ids) != len(facts) or not all(isinstance(i, str) for i in fact_ids)
             ):
                 raise InvalidRequest("`fact_ids` names one id (a string) per fact")
-            return self._write(op, list(facts), None if fact_ids is None else list(fact_ids))
+            ids = None if fact_ids is None else list(fact_ids)
+            return self._write(op, list(facts), ids, ttl_seconds=ttl_seconds)
 
     def _write(
-        self, op: Operation, facts: list[FactInput], fact_ids: Sequence[str | None] | None = None
+        self,
+        op: Operation,
+        facts: list[FactInput],
+        fact_ids: Sequence[str | None] | None = None,
+        *,
+        ttl_seconds: int | None = None,
     ) -> list[Provenance]:
         metas = [check_metadata(f.metadata) for f in facts]
         requests = [
@@ -263,6 +278,7 @@ class MemoryGuard:
                 derived_from=f.derived_from,
                 fact_id=fact_ids[i] if fact_ids is not None else None,
                 text=f.text,
+                ttl_seconds=ttl_seconds,
             )
             for i, (f, meta) in enumerate(zip(facts, metas, strict=True))
         ]
@@ -297,15 +313,21 @@ class MemoryGuard:
         metadata: Mapping[str, Any] | None = None,
         trust: TrustLevel | None = None,
         vector: Sequence[float] | None = None,
+        ttl: float | timedelta | None = None,
     ) -> Provenance:
         """Replace a fact's content; a new version with fresh provenance from the update's channel.
 
         The lineage stays: the new version is still capped by the trust of its inputs.
+        ``ttl``: the new version's time-to-live; without one, a version that had a time-to-live
+        keeps it (counted from the update), so an update never makes an expiring fact permanent.
         """
         trace = turn.trace_id if isinstance(turn, Turn) else None
         with self.kernel.operation("update", identity, trace_id=trace, fact_ids=[fact_id]) as op:
+            ttl_seconds = ttl_seconds_of(ttl)  # a bad ttl is refused inside the op: audited
             request = ReadRequest("update")
             current = self._visible(op, op.read_plan(request), request, [fact_id])[0].provenance
+            if ttl_seconds is None:
+                ttl_seconds = current.ttl_seconds
             fact = FactInput(
                 text=text,
                 namespace=current.namespace,
@@ -316,7 +338,7 @@ class MemoryGuard:
                 derived_from=current.derived_from,
                 vector=tuple(vector) if vector is not None else None,
             )
-            return self._write(op, [fact], [fact_id])[0]
+            return self._write(op, [fact], [fact_id], ttl_seconds=ttl_seconds)[0]
 
     def delete(self, identity: Identity, fact_id: str) -> None:
         """Delete a fact: tombstone in the ledger first, then purge it from the store."""

@@ -90,6 +90,7 @@ def check(state_dir: StateDir = DEFAULT_STATE, as_json: AsJson = False) -> None:
     """Compare every committed fact's store point with its ledger row; name what disagrees."""
     from memguard.embedded import open_store
     from memguard.ledger import FactState
+    from memguard.stores.edge import QdrantEdgeStore
     from memguard.stores.repair import check_store
 
     ledger = _ledger(state_dir)
@@ -99,6 +100,8 @@ def check(state_dir: StateDir = DEFAULT_STATE, as_json: AsJson = False) -> None:
             total = len(ledger.in_state(FactState.COMMITTED))
             with progress("checking the store", total=total) as bar:
                 report = check_store(ledger, store, advance=bar.advance)
+            # an index built under older HNSW settings: exact results need one `store optimize`
+            stale = isinstance(store, QdrantEdgeStore) and store.stale_index()
         finally:
             store.close()
     finally:
@@ -110,7 +113,10 @@ def check(state_dir: StateDir = DEFAULT_STATE, as_json: AsJson = False) -> None:
         lines.append(f"{len(report.unknown_points)} points the ledger does not know")
     if not report.ok:
         lines.append("`memguard store rebuild` recreates the store from the ledger")
-    emit(report.as_json(), as_json, "\n".join(lines))
+    if stale:
+        lines.append("the store's HNSW index was built with older settings (search may be "
+                     "approximate): run `memguard store optimize` once")
+    emit({**report.as_json(), "stale_index": stale}, as_json, "\n".join(lines))
     if not report.ok:
         raise typer.Exit(ExitCode.VERIFY_FAILED)
 
@@ -202,8 +208,9 @@ def optimize(state_dir: StateDir = DEFAULT_STATE, as_json: AsJson = False) -> No
     """Build the qdrant-edge store's per-owner HNSW graphs now (blocks for minutes at 10^5 facts).
 
     Run it off the request path (no other process may hold the store). Searches are exact until
-    then; after it, a search scoped to one owner walks that owner's graph and any other scope
-    stays exact (docs/storage.md; recall@10 against exact search in docs/benchmarks.md)."""
+    then; after it, a search scoped to one owner with more vector data than the full-scan threshold
+    (32 MiB) walks that owner's graph, and every other search stays exact (docs/storage.md; recall@10
+    in docs/benchmarks.md). Run it once after upgrading: segments indexed before keep their graphs."""
     import time
 
     from memguard.embedded import store_engine

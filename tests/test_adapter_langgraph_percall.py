@@ -178,7 +178,15 @@ def test_a_binding_overrides_the_default_and_with_context_pins(
     with acting_as(bob, ctx(session="b")):
         assert store.get(("notes",), "a") is None  # acts for bob here
         store.put(("notes",), "b", {"text": "bob's"})
-        assert pinned.get(("notes",), "a") is not None  # pinned to alice's turn 7
+        # pinned to alice: inside bob's block that is two callers, refused and audited
+        with pytest.raises(IdentityError) as refused:
+            pinned.get(("notes",), "a")
+        assert refused.value.code == "identity.conflict"
+    denied = kernel.ledger.events(decision="deny")[-1]
+    assert (denied.reason, denied.action) == ("identity.conflict", "get")
+    assert denied.principal is not None and denied.principal["subject"] == "alice"
+    assert denied.detail["conflicting"]["subject"] == "bob"
+    assert pinned.get(("notes",), "a") is not None  # outside the block: alice's, as pinned
     assert [i.key for i in store.search(("notes",))] == ["a"]
 
 

@@ -201,13 +201,11 @@ async def test_revoking_a_turn_removes_its_items_and_min_trust_hides_low_items(s
 async def test_no_identity_and_bad_items_are_refused(stack: EmbeddedStack) -> None:
     with pytest.raises(IdentityError):
         stack.guard.authenticate("not-a-token")
-    broken = GuardedSession("chat-1", guard=stack.guard, identity=None)  # type: ignore[arg-type]
-    with pytest.raises(IdentityError):
-        await broken.add_items([{"role": "user", "content": "x"}])
-    with pytest.raises(IdentityError):
-        await broken.get_items()
+    with pytest.raises(IdentityError) as refused:  # refused when built, as in every adapter
+        GuardedSession("chat-1", guard=stack.guard, identity=None)  # type: ignore[arg-type]
+    assert refused.value.code == "identity.missing"
     denied = [e for e in stack.guard.ledger.events(decision="deny") if e.reason == "identity.missing"]
-    assert len(denied) == 2  # each refusal is audited (the add is refused at its first read)
+    assert len(denied) == 1  # the refusal is audited
     session = session_for(stack, "alice")
     with pytest.raises(Exception):  # noqa: B017 - InvalidRequest from the adapter
         await session.add_items(["not an object"])  # type: ignore[list-item]
@@ -261,9 +259,10 @@ def test_distinct_session_ids_get_distinct_namespaces(stack: EmbeddedStack) -> N
     names = {session_namespace("openai-agents", i) for i in ids}
     assert len(names) == len(ids)
     assert all(n.startswith("openai-agents.s-") and len(n) == len("openai-agents.s-") + 40 for n in names)
+    me = stack.guard.authenticate(stack.tokens.issue("alice"))
     with pytest.raises(Exception):  # noqa: B017 - InvalidRequest: the prefix is bounded
-        GuardedSession("chat-1", guard=stack.guard, identity=None, namespace="n" * 201)  # type: ignore[arg-type]
-    assert GuardedSession("chat-1", guard=stack.guard, identity=None, namespace="n" * 200)  # type: ignore[arg-type]
+        GuardedSession("chat-1", guard=stack.guard, identity=me, namespace="n" * 201)
+    assert GuardedSession("chat-1", guard=stack.guard, identity=me, namespace="n" * 200)
 
 
 async def test_a_limited_read_lists_about_limit_items_and_steps_back_over_gaps(stack: EmbeddedStack) -> None:

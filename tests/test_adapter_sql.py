@@ -52,7 +52,7 @@ from memguard import (
 )
 from memguard.adapters.sql import SUPPORTED, GuardedSqlMemory, MemoryRow, SqlStore
 from memguard.context import CallContext
-from memguard.errors import UntranslatableCondition
+from memguard.errors import IdentityError, UntranslatableCondition
 from memguard.identity import Identity, Principal
 from memguard.policy.evaluate import principal_env
 from memguard.policy.model import PolicySet
@@ -1134,8 +1134,9 @@ def test_facade_isolation_and_no_escape_hatch(
         assert not isinstance(value, (MemoryGuard, SqlStore, Engine))
     with pytest.raises(AttributeError):
         mem.extra = 1  # type: ignore[attr-defined]
-    with pytest.raises(ConfigurationError):
+    with pytest.raises(IdentityError) as refused:  # the same refusal as in every adapter
         GuardedSqlMemory(guard, identity="alice", context=mem.context)  # type: ignore[arg-type]
+    assert refused.value.code == "identity.missing"
 
 
 # -- configuration ------------------------------------------------------------------------------------

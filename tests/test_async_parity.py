@@ -25,6 +25,9 @@ def _operations() -> list[str]:
 def test_every_sync_operation_has_an_async_twin_with_the_same_parameters() -> None:
     ops = _operations()
     assert {"write", "search", "list_facts", "revoke", "endorse", "audit"} <= set(ops)
+    for name in ("write", "write_many"):  # the time-to-live is on both sides
+        assert "ttl" in inspect.signature(getattr(MemoryGuard, name)).parameters
+        assert "ttl" in inspect.signature(getattr(AsyncMemoryGuard, name)).parameters
     for name in ops:
         twin = getattr(AsyncMemoryGuard, name, None)
         assert twin is not None, f"AsyncMemoryGuard lacks {name}"

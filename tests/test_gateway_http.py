@@ -184,6 +184,35 @@ def test_insufficient_scope_is_403_with_challenge(gw: Gateway) -> None:
     assert r.status_code == 403 and r.json()["error"]["code"] == "access_denied.reserved_field"
 
 
+def test_time_to_live_over_http(gw: Gateway) -> None:
+    token = gw.user_token()
+    h = gw.headers(token)
+    r = gw.post("/v1/facts", token, {**fact("the door code is 4411"), "ttl_seconds": 60})
+    assert r.status_code == 201, r.text
+    one = r.json()
+    assert one["provenance"]["expires_at"] is not None
+    record = gw.stack.guard.ledger.latest([one["fact_id"]])[one["fact_id"]]
+    assert record.provenance.ttl_seconds == 60
+    r = httpx.put(f"{gw.base}/v1/facts/{one['fact_id']}", headers=h, timeout=10, json={
+        "text": "the door code is 5522", "source": {"kind": "user_message", "name": "chat"},
+        "turn": {"session_id": "s-1", "turn_index": 2}})
+    assert r.status_code == 200, r.text
+    assert r.json()["provenance"]["expires_at"] is not None  # an update keeps the time-to-live
+    r = gw.post("/v1/facts/batch", token, {"facts": [{**fact("a"), "ttl_seconds": 30},
+                                                     {**fact("b"), "ttl_seconds": 30}]})
+    assert r.status_code == 201, r.text
+    ids = [f["fact_id"] for f in r.json()["facts"]]
+    heads = gw.stack.guard.ledger.latest(ids)
+    assert {heads[i].provenance.ttl_seconds for i in ids} == {30}
+    plain = gw.post("/v1/facts", token, fact("no expiry")).json()
+    assert plain["provenance"]["expires_at"] is None
+    for bad in [{"facts": [{**fact("a"), "ttl_seconds": 30}, fact("b")]},  # one ttl per batch
+                {"facts": [{**fact("a"), "ttl_seconds": 0}]}]:
+        assert gw.post("/v1/facts/batch", token, bad).status_code == 422
+    for ttl in [0, -1, True, 10**12, "60"]:
+        assert gw.post("/v1/facts", token, {**fact("x"), "ttl_seconds": ttl}).status_code == 422
+
+
 def test_invalid_requests_are_400_or_422_never_500(gw: Gateway) -> None:
     token = gw.user_token()
     for body in [{"query": ""}, {"query": "x", "k": 0}, {"query": "x", "k": 10_000},

@@ -36,6 +36,7 @@ from memguard.tokens.local import LocalTokenService
 WEB = "https://evil.example/page"
 ALL_ROWS = os.environ.get("MEMGUARD_MUTATE_ALL_ROWS") == "1"
 LOG_TABLES = ("mg_log_leaf", "mg_log_node", "mg_log_checkpoint", "mg_log_pending")
+LINK_TABLES = ("mg_audit_fact", "mg_change_fact")
 
 
 def _turn(i: int) -> Turn:
@@ -119,7 +120,7 @@ def test_the_built_ledger_verifies_and_covers_every_table(built: Built, tmp_path
     assert report.ok, [p.as_json() for p in report.problems]
     assert [p for p in report.problems if p.severity == "tamper"] == []
     with sqlite3.connect(work) as db:
-        for table in [*PROJECTIONS, "mg_audit_event", "mg_audit_fact", *LOG_TABLES[:3]]:
+        for table in [*PROJECTIONS, "mg_audit_event", *LINK_TABLES, *LOG_TABLES[:3]]:
             assert db.execute(f"SELECT count(*) FROM {table}").fetchone()[0] >= 1, table
         states = {r[0] for r in db.execute("SELECT state FROM mg_provenance")}
         assert {"committed", "superseded", "deleted"} <= states
@@ -244,7 +245,7 @@ def mutations(db: sqlite3.Connection) -> list[Mutation]:
 
 def _names(problem: Problem, m: Mutation) -> bool:
     """Does the finding name the mutated table (and, for projection rows, its key/column)?"""
-    if m.table in PROJECTIONS or m.table == "mg_audit_fact":
+    if m.table in PROJECTIONS or m.table in LINK_TABLES:
         if problem.table != m.table:
             return False
         if m.kind == "update" and m.column is not None and problem.kind is ProblemKind.ROW_EDITED:
@@ -415,7 +416,8 @@ def test_read_path_alarms_on_a_hidden_state_or_a_lifted_quarantine(
     with pytest.raises(FactNotFound):  # the lifted row does not release it
         guard.get(user, held.fact_id)
     assert {"integrity.state_mismatch", "integrity.quarantine_mismatch"} <= set(_alarms(guard))
-    _sql(guard, "DELETE FROM mg_audit_fact WHERE fact_id = :f", f=kept.fact_id)
+    for links in LINK_TABLES:
+        _sql(guard, f"DELETE FROM {links} WHERE fact_id = :f", f=kept.fact_id)
     with pytest.raises(FactNotFound):  # its log entries can no longer be found: unlogged
         guard.get(user, kept.fact_id)
     assert "integrity.unlogged_row" in _alarms(guard)
@@ -617,7 +619,7 @@ def test_incremental_verify_names_every_mutation_of_a_row_written_after_the_mark
         todo = [
             m for m in mutations(db)
             if m.kind in ("update", "delete")
-            and (m.table in PROJECTIONS or m.table in ("mg_audit_event", "mg_audit_fact"))
+            and (m.table in PROJECTIONS or m.table in ("mg_audit_event", *LINK_TABLES))
             and m.table != "mg_ledger_meta"  # its row is the creation entry's, before the marker
         ]  # fmt: skip
     db.close()

@@ -155,7 +155,12 @@ def test_edge_store_holds_every_universe_fact(target: EdgeTarget) -> None:
 CASE = st.tuples(policies(), principals(), requests)
 
 
-def _mismatch(target: EdgeTarget) -> Any:
+def _mismatch(target: EdgeTarget, monkeypatch: pytest.MonkeyPatch) -> Any:
+    from memguard.stores import edge as store_module
+
+    # a fresh translation cache for the mutated run (restored after it): translations cached before
+    # the mutation would hide it, and mutated ones must not outlive the test
+    monkeypatch.setattr(store_module, "_cache", {})
     def differs(case: tuple[PolicySet, Principal, ReadRequest]) -> bool:
         policy, principal, request = case
         try:
@@ -180,27 +185,18 @@ def test_mutation_edge_dropped_existence_guard(target: EdgeTarget, monkeypatch: 
 
     from memguard.pushdown import edge
 
-    original = edge._condition
-
-    def unguarded(cond: object) -> Any:
-        if isinstance(cond, models.IsEmptyCondition):
-            return qe.Filter()  # the existence guard matches everything
-        return original(cond)
-
-    monkeypatch.setattr(edge, "_condition", unguarded)
-    assert _mismatch(target) is not None
+    monkeypatch.setattr(edge, "_exists", lambda name: qe.Filter())  # the guard matches everything
+    assert _mismatch(target, monkeypatch) is not None
 
 
 def test_mutation_edge_must_not_as_must(target: EdgeTarget, monkeypatch: pytest.MonkeyPatch) -> None:
     import qdrant_edge as qe
 
     from memguard.pushdown import edge
+    from memguard.scope import Condition
 
-    def flipped(flt: models.Filter) -> qe.Filter:
-        return qe.Filter(
-            must=(edge._conditions(flt.must) or []) + (edge._conditions(flt.must_not) or []) or None,
-            should=edge._conditions(flt.should),
-        )
+    def flipped(item: Condition) -> qe.Filter:
+        return qe.Filter(must=[edge._exists(item.field), edge._atom(item)])  # type: ignore[union-attr]
 
-    monkeypatch.setattr(edge, "from_client_filter", flipped)
-    assert _mismatch(target) is not None
+    monkeypatch.setattr(edge, "_negated", flipped)
+    assert _mismatch(target, monkeypatch) is not None

@@ -168,30 +168,57 @@ def test_the_record_parse_cache_is_keyed_by_the_exact_text(served: tuple[MemoryG
     assert rec(base).provenance.trust is TrustLevel.USER
 
 
-def test_the_sqlite_links_query_returns_exactly_the_generic_ones(
+def test_the_links_query_lists_exactly_the_change_entries(
     served: tuple[MemoryGuard, Any],
 ) -> None:
-    """The SQLite links query (the action checked in its index) lists the same (fact, change entry,
-    leaf hash) rows as the portable one, after reads have linked the facts to non-change events;
-    a ledger without that index falls back to the portable query."""
+    """The read path's links (``mg_change_fact``) are exactly the change entries among a fact's
+    ``mg_audit_fact`` links (the wider query), in the same order with the same leaf hashes,
+    after reads have linked the facts to many non-change events; reads add no change link."""
     from memguard.ledger import replay
 
     guard, me = served
     facts = _batch(guard, me)
     guard.revoke(None, RevocationSelector.fact(facts[3].fact_id), reason="bad", operator="ops")
-    for _ in range(3):
-        guard.search(me, "note", k=50)
     ids = [p.fact_id for p in facts]
     with guard.ledger.engine.connect() as conn:
-        assert replay._links_query(conn) is replay._LINKS_SQLITE
-        hinted = conn.execute(replay._LINKS_SQLITE, {"ids": ids}).all()
-        generic = conn.execute(replay._LINKS, {"ids": ids}).all()
-        all_links = conn.execute(replay.select(replay._EVENT_FACT)).all()
-    assert [tuple(r) for r in hinted] == [tuple(r) for r in generic]
-    assert len(all_links) > len(hinted) >= 2 * len(facts)  # reads linked too, and were skipped
-    _sql(guard, f"DROP INDEX {replay._ACTION_INDEX}")
-    replay._HINTED.pop(guard.ledger.engine, None)
+        before = conn.execute(replay._LINKS, {"ids": ids}).all()
+    for _ in range(3):
+        guard.search(me, "note", k=50)
     with guard.ledger.engine.connect() as conn:
-        assert replay._links_query(conn) is replay._LINKS
+        fast = conn.execute(replay._LINKS, {"ids": ids}).all()
+        wide = conn.execute(replay._WIDE, {"ids": ids}).all()
+        all_links = conn.execute(replay.select(replay._EVENT_FACT)).all()
+    assert [tuple(r) for r in fast] == [tuple(r) for r in wide] == [tuple(r) for r in before]
+    assert len(all_links) > len(fast) >= 2 * len(facts)  # reads linked too, and were skipped
     got = {h.fact_id for h in guard.search(me, "note", k=50)}
     assert got == set(ids) - {facts[3].fact_id} and _alarms(guard) == []
+
+
+def test_reads_of_an_intact_ledger_never_take_the_wider_links(
+    served: tuple[MemoryGuard, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The wider links (``mg_audit_fact``, every read's link) are only for a fact whose row
+    disagrees with its change links: reads of an intact ledger, revoked and updated facts
+    included, never query them (else the read history would cost again, unseen)."""
+    from memguard.ledger import replay
+
+    guard, me = served
+    facts = _batch(guard, me)
+    guard.revoke(None, RevocationSelector.fact(facts[3].fact_id), reason="bad", operator="ops")
+    guard.update(me, facts[0].fact_id, "note 0, amended", source=USER,
+                 turn=Turn(session_id="s", turn_index=2))  # fmt: skip
+    wide: list[list[str]] = []
+    inner = replay._logged_heads
+
+    def counted(conn: Any, wanted: Any, cache: Any, query: Any) -> Any:
+        if query is replay._WIDE:
+            wide.append(list(wanted))
+        return inner(conn, wanted, cache, query)
+
+    monkeypatch.setattr(replay, "_logged_heads", counted)
+    for _ in range(3):
+        got = {h.fact_id for h in guard.search(me, "note", k=50)}
+    assert got == {p.fact_id for p in facts} - {facts[3].fact_id} and wide == []
+    _sql(guard, "DELETE FROM mg_change_fact WHERE fact_id = :f", f=facts[1].fact_id)
+    assert facts[1].fact_id in {h.fact_id for h in guard.search(me, "note", k=50)}
+    assert wide == [[facts[1].fact_id]] and _alarms(guard) == []

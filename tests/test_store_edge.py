@@ -263,7 +263,7 @@ def test_per_tenant_graphs_serve_a_scoped_search_and_others_run_exact(tmp_path: 
 
     rng = np.random.default_rng(7)
     dim, n, owners = 16, 1600, 4
-    s = QdrantEdgeStore(tmp_path / "edge", dimension=dim, index_threshold_kb=8)
+    s = QdrantEdgeStore(tmp_path / "edge", dimension=dim, index_threshold_kb=8, full_scan_kb=8)
     vecs = _unit(rng, n, dim)
     owner = [f"o{i % owners}" for i in range(n)]
     s.upsert([
@@ -383,3 +383,26 @@ def test_a_shard_made_before_the_per_owner_layout_gets_it_on_open(tmp_path: Path
         assert config["hnsw_config"]["m"] == 0 and config["hnsw_config"]["payload_m"] == 32
     finally:
         s.close()
+
+
+def test_store_check_names_an_index_built_under_older_settings(tmp_path: Path) -> None:
+    """A shard optimized under another full-scan threshold (the layout before ``full_scan_kb``)
+    searches approximately until optimized again: ``store check`` says so (not a failure: the
+    facts match the ledger), and after ``store optimize`` it no longer does."""
+    from memguard.stores.edge import QdrantEdgeStore
+
+    state = tmp_path / "state"
+    _write_three(state)
+    old = QdrantEdgeStore(state / "edge", dimension=384, index_threshold_kb=1, full_scan_kb=1)
+    try:
+        assert old.optimize()
+    finally:
+        old.close()
+    code, out = cli("store", "check", "--json", "--state-dir", state)
+    assert code == 0 and json.loads(out)["stale_index"] is True
+    code, out = cli("store", "check", "--state-dir", state)
+    assert code == 0 and "run `memguard store optimize` once" in out
+    code, out = cli("store", "optimize", "--json", "--state-dir", state)
+    assert code == 0 and json.loads(out)["optimized"] is True
+    code, out = cli("store", "check", "--json", "--state-dir", state)
+    assert code == 0 and json.loads(out)["stale_index"] is False

@@ -31,7 +31,7 @@ from memguard.provenance import Provenance, Source, Turn
 from memguard.scope import FieldValue
 from memguard.trust import TrustLevel
 
-from .._toolkit import call_context
+from .._toolkit import call_context, check_binding, conflict, require_identity, same_caller
 from .base import (
     SUPPORTED_BELOW,
     SUPPORTED_MIN,
@@ -41,7 +41,7 @@ from .base import (
     namespace_name,
     tenant_segment,
 )
-from .binding import _run_binding
+from .binding import _run_binding, _run_values
 from .driver import adrive, drive
 from .flows import _Flows
 from .sweep import sweep_flow
@@ -146,7 +146,8 @@ class GuardedStore(BaseStore):
         """``identity`` and ``context`` are the defaults; a call made inside
         :func:`memguard.context.acting_as`, or in a LangGraph run that carries a caller
         (:data:`BINDING_KEY`), acts for that caller instead. Without a default, every call must
-        carry one (one compiled graph, many users).
+        carry one (one compiled graph, many users). A default ``identity`` is checked now
+        (``adapters._toolkit.require_identity``: the kernel's ``IdentityError``, audited).
 
         ``ttl``: LangGraph's ``TTLConfig`` (``default_ttl`` minutes for puts without a ``ttl``,
         ``refresh_on_read``, ``sweep_interval_minutes`` for :meth:`start_ttl_sweeper`). With one,
@@ -157,8 +158,8 @@ class GuardedStore(BaseStore):
             raise InvalidRequest("`inner` must be a langgraph BaseStore")
         if not isinstance(kernel, Kernel):
             raise InvalidRequest("`kernel` must be a memguard Kernel")
-        if identity is not None and not isinstance(identity, Identity):
-            raise InvalidRequest("`identity` must be a verified Identity")
+        if identity is not None:  # a default caller: the same refusal as in every adapter
+            identity = require_identity(kernel, identity)
         if context is not None and not isinstance(context, CallContext):
             raise InvalidRequest("`context` must be a CallContext")
         if identity is not None and context is None:
@@ -186,12 +187,26 @@ class GuardedStore(BaseStore):
 
     def _for_call(self, action: str) -> GuardedStore:
         """This store bound to the caller of the current call: an :func:`acting_as` block, else
-        the LangGraph run's caller, else the defaults; none of them: a refusal (audited)."""
-        if self.__pinned:
-            return self
+        the LangGraph run's caller, else the defaults; none of them: a refusal (audited).
+
+        Two named callers that differ are refused (``identity.conflict``, audited): an
+        :func:`acting_as` block and the run's caller, or either of them and the caller a pinned
+        store (:meth:`with_context`) acts for."""
+        kernel = self.__kernel
         binding = current_binding()
+        if self.__pinned:
+            if self.__identity is not None:
+                check_binding(kernel, self.__identity, action)
+                run = _run_binding(kernel, self.__context)
+                if run is not None and not same_caller(run.identity, self.__identity):
+                    conflict(kernel, self.__identity, run.identity, action)
+            return self
         if binding is None:
-            binding = _run_binding(self.__kernel, self.__context)
+            binding = _run_binding(kernel, self.__context)
+        elif _run_values()[0] is not None:  # a block and the run both name a caller: must agree
+            run = _run_binding(kernel, self.__context)
+            if run is not None and not same_caller(run.identity, binding.identity):
+                conflict(kernel, run.identity, binding.identity, action)
         if binding is None:
             if self.__identity is None:
                 with self.__kernel.operation(action, None):
@@ -252,7 +267,8 @@ class GuardedStore(BaseStore):
         derived_from: Sequence[str] | None = None,
     ) -> GuardedStore:
         """The same store for another turn, channel, purpose or lineage, acting for the current
-        caller (pinned: later bindings do not change it)."""
+        caller (pinned: later bindings do not change it; a call inside a block or a run for
+        another caller is refused, ``identity.conflict``)."""
         bound = self._for_call("get")
         assert bound.__identity is not None
         context = bound._ctx.replace(

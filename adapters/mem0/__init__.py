@@ -5,14 +5,17 @@
     guarded = GuardedMemory(memory, kernel=kernel, identity=me, context=CallContext(
         source=Source(kind=SourceKind.WEB, uri=url), turn=Turn(session_id="s-1", turn_index=3)))
     guarded.add("ACME's rate limit is 100 req/min", infer=False)
-    guarded.search("rate limit", top_k=5)["results"]      # each hit carries a "provenance" summary
+    guarded.search("rate limit", top_k=5)["results"]      # each hit carries a "memguard" summary
 
 Scope keys come from the verified identity, never from the caller: ``user_id`` is a digest of the
 subject's (issuer, subject), ``agent_id`` the current actor's workload id, ``run_id`` the context's
 session. A caller value that differs (another user, ``"*"``, an operator) is refused.
 
 Layout: each memory's mem0 payload keeps memguard's reserved block (indexed fields, record digest,
-full provenance record) under the ``memguard`` key; results never show it. Reads push the scope plan
+full provenance record) under the ``memguard`` key of its metadata; results never show it. Each
+result carries the adapters' one :class:`~memguard.adapters.ProvenanceSummary` under its own
+top-level ``"memguard"`` key, and the same dict under ``"provenance"`` (deprecated: kept for callers
+written before the adapters agreed on one key; see docs/adapters/common.md). Reads push the scope plan
 into mem0's own filter language as dotted keys (``memguard.trust``, always in operator form), next to
 ``user_id``; the caller's own filter goes one level down, under an ``AND`` that mem0's filter
 preprocessing passes through unchanged. What that language cannot express is refused. Every hit is
@@ -42,18 +45,20 @@ os.environ.setdefault("MEM0_TELEMETRY", "False")
 
 from memguard.pushdown.mem0 import scoped_filters, to_mem0_filter
 
+from .._toolkit import provenance_summary
 from .base import (
+    LEGACY_SUMMARY_KEY,
     SUPPORTED_MEM0,
     ScopeAliases,
     check_mem0_version,
     memory_fact_id,
-    provenance_summary,
     user_scope_id,
 )
 from .client import GuardedAsyncMemory, GuardedMemory
 from .offline import HashEmbedding, OfflineLLM, ScriptedLLM, offline_async_memory, offline_memory
 
 __all__ = [
+    "LEGACY_SUMMARY_KEY",
     "SUPPORTED_MEM0",
     "GuardedAsyncMemory",
     "GuardedMemory",

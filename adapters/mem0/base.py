@@ -33,6 +33,8 @@ from memguard.provenance import (
 from memguard.pushdown.mem0 import LOGICAL
 from memguard.stores.base import RESERVED_PAYLOAD_KEY
 
+from .._toolkit import SUMMARY_KEY, provenance_summary
+
 #: mem0ai releases this adapter supports: ``>= [0]`` and ``< [1]``.
 SUPPORTED_MEM0: Final = ("2.2.0", "2.3")
 
@@ -113,18 +115,16 @@ def _token(value: str, prefix: str) -> str:
     return prefix + hashlib.sha256(value.encode()).hexdigest()[:40]
 
 
-def provenance_summary(prov: Provenance) -> dict[str, Any]:
-    """The compact provenance a result carries under ``"provenance"``."""
-    src = prov.source
-    where = src.uri or src.name
-    chain = [prov.writer.subject.subject, *(a.subject for a in prov.writer.actors)]
-    return {
-        "fact_id": prov.fact_id,
-        "version": prov.version,
-        "trust": prov.trust.label,
-        "source": f"{src.kind.value}:{where}" if where else src.kind.value,
-        "writer": " -> ".join(chain),
-    }
+#: the deprecated key of the summary in a result: the same dict as under ``"memguard"``
+#: (:data:`adapters._toolkit.SUMMARY_KEY`), kept for callers written before the adapters agreed
+LEGACY_SUMMARY_KEY: Final = "provenance"
+
+
+def summarized(item: Mapping[str, Any], prov: Provenance) -> dict[str, Any]:
+    """``item`` with ``prov``'s summary under ``"memguard"`` and (deprecated) ``"provenance"``;
+    a value the backend returned under either key is replaced."""
+    summary = provenance_summary(prov)
+    return {**item, SUMMARY_KEY: summary, LEGACY_SUMMARY_KEY: dict(summary)}
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,6 +25,7 @@ from memguard.provenance import (
 )
 from memguard.trust import TrustLevel
 
+from .._toolkit import check_binding
 from .base import _NO_ALIASES, _UNSET, ScopeAliases, check_mem0_version
 from .core import _Core
 from .driver import _adrive, _check_backend, _drive
@@ -122,11 +123,14 @@ class _Shell:
 _S = TypeVar("_S", bound=_Shell)
 
 
-def _unwrap(shell: _Shell) -> tuple[Any, _Core]:
+def _unwrap(shell: _Shell, action: str) -> tuple[Any, _Core]:
     """The mem0 object and the core of one top-level call (a fresh turn of the session when the
-    shell was built with ``per_call_turn``: ``adapters._toolkit.call_context``)."""
+    shell was built with ``per_call_turn``: ``adapters._toolkit.call_context``). A call inside an
+    ``acting_as`` block for another caller is refused first (``identity.conflict``, audited as
+    ``action``)."""
     # a module function, not a method: the inner objects are not reachable through the shell
     core: _Core = shell._Shell__core
+    check_binding(core.kernel, core.identity, action)
     return shell._Shell__memory, core.for_call()
 
 
@@ -164,7 +168,7 @@ class GuardedMemory(_Shell):
     ) -> dict[str, Any]:
         """mem0's ``add``: messages verbatim with ``infer=False``; with ``infer=True`` mem0's LLM
         extracts memories from them, stamped as derived (see :meth:`_Core._infer`)."""
-        memory, core = _unwrap(self)
+        memory, core = _unwrap(self, "write")
         flow = core.add(
             messages,
             user_id=user_id,
@@ -194,14 +198,14 @@ class GuardedMemory(_Shell):
         **kwargs: Any,
     ) -> dict[str, Any]:
         """mem0's search within the caller's scope; every hit verified against the ledger."""
-        memory, core = _unwrap(self)
+        memory, core = _unwrap(self, "search")
         options = _options(threshold, rerank, explain, reference_date, show_expired)
         flow = core.search(query, top_k=top_k, filters=filters, options=options, extra=kwargs)
         return _drive(memory, flow)
 
     def get(self, memory_id: str) -> dict[str, Any] | None:
         """One memory by id; ``None`` if it does not exist or is outside the caller's scope."""
-        memory, core = _unwrap(self)
+        memory, core = _unwrap(self, "get")
         return _drive(memory, core.get(memory_id))
 
     def get_all(
@@ -213,7 +217,7 @@ class GuardedMemory(_Shell):
         **kwargs: Any,
     ) -> dict[str, Any]:
         """The caller's memories (the ``search`` scope), each verified."""
-        memory, core = _unwrap(self)
+        memory, core = _unwrap(self, "list")
         flow = core.get_all(filters=filters, top_k=top_k, show_expired=show_expired, extra=kwargs)
         return _drive(memory, flow)
 
@@ -226,29 +230,29 @@ class GuardedMemory(_Shell):
         data: str | None = None,
     ) -> dict[str, Any]:
         """A new version of one of the caller's memories, with provenance from this context."""
-        memory, core = _unwrap(self)
+        memory, core = _unwrap(self, "update")
         return _drive(memory, core.update(memory_id, text, metadata, expiration_date, data))
 
     def delete(self, memory_id: str) -> dict[str, Any]:
         """Delete one of the caller's memories and redact its text from mem0's history."""
-        memory, core = _unwrap(self)
+        memory, core = _unwrap(self, "delete")
         return _drive(memory, core.delete(memory_id))
 
     def delete_all(
         self, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
     ) -> dict[str, Any]:
         """Delete every memory of the caller the ``delete`` scope admits (narrowed by the ids given)."""
-        memory, core = _unwrap(self)
+        memory, core = _unwrap(self, "delete")
         return _drive(memory, core.delete_all(user_id=user_id, agent_id=agent_id, run_id=run_id))
 
     def history(self, memory_id: str) -> list[dict[str, Any]]:
         """mem0's change log of one of the caller's memories (``[]`` if not visible)."""
-        memory, core = _unwrap(self)
+        memory, core = _unwrap(self, "history")
         return _drive(memory, core.history(memory_id))
 
     def memory_id_of(self, fact_id: str) -> str:
         """The mem0 memory id of a fact id (the inverse of :func:`memory_fact_id`), in scope."""
-        memory, core = _unwrap(self)
+        memory, core = _unwrap(self, "get")
         return _drive(memory, core.memory_id_of(fact_id))
 
 
@@ -273,7 +277,7 @@ class GuardedAsyncMemory(_Shell):
         prompt: str | None = None,
         llm: object = None,
     ) -> dict[str, Any]:
-        memory, core = _unwrap(self)
+        memory, core = _unwrap(self, "write")
         flow = core.add(
             messages,
             user_id=user_id,
@@ -303,13 +307,13 @@ class GuardedAsyncMemory(_Shell):
         show_expired: bool = False,
         **kwargs: Any,
     ) -> dict[str, Any]:
-        memory, core = _unwrap(self)
+        memory, core = _unwrap(self, "search")
         options = _options(threshold, rerank, explain, reference_date, show_expired)
         flow = core.search(query, top_k=top_k, filters=filters, options=options, extra=kwargs)
         return await _adrive(memory, flow)
 
     async def get(self, memory_id: str) -> dict[str, Any] | None:
-        memory, core = _unwrap(self)
+        memory, core = _unwrap(self, "get")
         return await _adrive(memory, core.get(memory_id))
 
     async def get_all(
@@ -320,7 +324,7 @@ class GuardedAsyncMemory(_Shell):
         show_expired: bool = False,
         **kwargs: Any,
     ) -> dict[str, Any]:
-        memory, core = _unwrap(self)
+        memory, core = _unwrap(self, "list")
         flow = core.get_all(filters=filters, top_k=top_k, show_expired=show_expired, extra=kwargs)
         return await _adrive(memory, flow)
 
@@ -332,24 +336,24 @@ class GuardedAsyncMemory(_Shell):
         expiration_date: Any = _UNSET,
         data: str | None = None,
     ) -> dict[str, Any]:
-        memory, core = _unwrap(self)
+        memory, core = _unwrap(self, "update")
         return await _adrive(memory, core.update(memory_id, text, metadata, expiration_date, data))
 
     async def delete(self, memory_id: str) -> dict[str, Any]:
-        memory, core = _unwrap(self)
+        memory, core = _unwrap(self, "delete")
         return await _adrive(memory, core.delete(memory_id))
 
     async def delete_all(
         self, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
     ) -> dict[str, Any]:
-        memory, core = _unwrap(self)
+        memory, core = _unwrap(self, "delete")
         flow = core.delete_all(user_id=user_id, agent_id=agent_id, run_id=run_id)
         return await _adrive(memory, flow)
 
     async def history(self, memory_id: str) -> list[dict[str, Any]]:
-        memory, core = _unwrap(self)
+        memory, core = _unwrap(self, "history")
         return await _adrive(memory, core.history(memory_id))
 
     async def memory_id_of(self, fact_id: str) -> str:
-        memory, core = _unwrap(self)
+        memory, core = _unwrap(self, "get")
         return await _adrive(memory, core.memory_id_of(fact_id))

@@ -19,7 +19,6 @@ from memguard.errors import (
     AccessDenied,
     ConfigurationError,
     FactNotFound,
-    IdentityError,
     InvalidRequest,
     ReservedField,
     StoreError,
@@ -35,7 +34,7 @@ from memguard.pushdown.normal import NormalForm, fold
 from memguard.scope import PlanKind, ReadRequest, ScopePlan
 from memguard.trust import TrustLevel
 
-from .._toolkit import call_context
+from .._toolkit import call_context, require_identity
 from .base import (
     _FILL_ROUNDS,
     _LOGICAL,
@@ -55,7 +54,7 @@ from .base import (
     _split_metadata,
     _token,
     memory_fact_id,
-    provenance_summary,
+    summarized,
     user_scope_id,
 )
 
@@ -88,8 +87,7 @@ class _CoreBase:
     ) -> None:
         if not isinstance(kernel, Kernel):
             raise ConfigurationError("`kernel` must be a memguard Kernel")
-        if not isinstance(identity, Identity):
-            raise IdentityError("a verified identity is required", code="identity.missing")
+        identity = require_identity(kernel, identity)  # the same refusal in every adapter
         if not isinstance(context, CallContext):
             raise ConfigurationError("`context` must be a CallContext")
         if not isinstance(namespace, str) or not namespace:
@@ -284,8 +282,7 @@ class _CoreBase:
         item = dict(fact.candidate.payload or {})
         caller, _ = _split_metadata(item)
         item["metadata"] = caller or None
-        item["provenance"] = provenance_summary(fact.provenance)
-        return self.show(item, shown)
+        return self.show(summarized(item, fact.provenance), shown)
 
     def _verified_page(
         self,

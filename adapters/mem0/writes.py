@@ -28,6 +28,7 @@ from memguard.provenance import (
 )
 from memguard.stores.base import reserved_block
 
+from .._toolkit import SUMMARY_KEY
 from .base import (
     _DELETE_BATCH,
     _INFER_CONTEXT,
@@ -37,6 +38,7 @@ from .base import (
     _PROMOTED,
     _RESERVED,
     _UNSET,
+    LEGACY_SUMMARY_KEY,
     _Call,
     _caller_metadata,
     _digest,
@@ -48,7 +50,7 @@ from .base import (
     _split_metadata,
     _target,
     memory_fact_id,
-    provenance_summary,
+    summarized,
 )
 from .messages import _decisions, _Entry, _groups, _inferred_cap, _messages
 from .scope import _CoreBase
@@ -109,7 +111,7 @@ class _Writes(_CoreBase):
             items, records = yield from self._insert(op, entries, meta, expiration)
             return {
                 "results": [
-                    self.show({**item, "provenance": provenance_summary(prov)}, shown)
+                    self.show(summarized(item, prov), shown)
                     for item, prov in zip(items, records, strict=True)
                 ]
             }
@@ -300,7 +302,7 @@ class _Writes(_CoreBase):
                     out = {"id": item.get("id"), "memory": entry.text, "event": "ADD"}
                     if entry.attributed_to:
                         out["attributed_to"] = entry.attributed_to
-                    results.append({**out, "provenance": provenance_summary(prov)})
+                    results.append(summarized(out, prov))
             else:
                 op.finish("nothing extracted")
         # 3. UPDATE / DELETE, each the guarded operation (an invisible target is refused there too)
@@ -320,7 +322,8 @@ class _Writes(_CoreBase):
                         "memory": d.text,
                         "event": "UPDATE",
                         "previous_memory": old,
-                        "provenance": updated["provenance"],
+                        SUMMARY_KEY: updated[SUMMARY_KEY],
+                        LEGACY_SUMMARY_KEY: updated[LEGACY_SUMMARY_KEY],
                     }
                 )
             else:
@@ -399,8 +402,7 @@ class _Writes(_CoreBase):
                 records, FlowPort(lambda _: _one(call), self._probe({fact_id: mid})), memory_ids=[mid]
             )
             out = dict(result) if isinstance(result, Mapping) else {}
-            out["provenance"] = provenance_summary(records[0])
-            return out
+            return summarized(out, records[0])
 
     def delete(self, memory_id: object) -> _Flow[dict[str, Any]]:
         with self.kernel.operation("delete", self.identity) as op:

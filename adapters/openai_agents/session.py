@@ -42,6 +42,8 @@ from memguard.identity import Identity
 from memguard.provenance import Source, Turn
 from memguard.trust import SourceKind, TrustLevel
 
+from .._toolkit import check_binding, require_identity
+
 __all__ = ["GuardedSession", "session_namespace", "source_kind_of"]
 
 #: what the model produced: its messages, its calls, its reasoning (agent inference, ``derived``)
@@ -190,7 +192,7 @@ class GuardedSession:
         self.session_id = session_id
         self.session_settings = session_settings
         self._guard = guard
-        self._identity = identity
+        self._identity = require_identity(guard.kernel, identity)  # as in every adapter
         self._namespace = session_namespace(namespace, session_id)
         self._min_trust = min_trust
         self._purpose = purpose
@@ -234,6 +236,7 @@ class GuardedSession:
     # -- sync parts (worker thread) ---------------------------------------------------------------
 
     def _read(self, limit: int | None) -> list[RecalledFact]:
+        check_binding(self._guard.kernel, self._identity, "list")
         with self._lock:
             return self._history() if limit is None else self._tail(limit)
 
@@ -321,6 +324,7 @@ class GuardedSession:
         return self._turn
 
     def _add(self, items: Sequence[dict[str, Any]]) -> None:
+        check_binding(self._guard.kernel, self._identity, "write")
         trace = get_current_trace()
         with self._lock:
             turn = Turn(
@@ -354,6 +358,7 @@ class GuardedSession:
             self._guard.write_many(self._identity, facts, fact_ids=ids)
 
     def _pop(self) -> TResponseInputItem | None:
+        check_binding(self._guard.kernel, self._identity, "delete")
         with self._lock:
             history = self._tail(1)
             if not history:
@@ -363,6 +368,7 @@ class GuardedSession:
             return _item(last)
 
     def _clear(self) -> None:
+        check_binding(self._guard.kernel, self._identity, "delete")
         with self._lock:
             for fact in self._history():
                 self._guard.delete(self._identity, fact.fact_id)

@@ -17,8 +17,8 @@ normalizes cosine vectors, so the stored vector is not the written one).
 
 Reads push the scope into Qdrant: ``Filter(must=[scope, caller_filter])`` at the top level and in every
 prefetch (recursively), so a caller filter can only narrow. Every hit is then verified against the
-ledger; results carry the caller payload plus a compact summary under ``memguard`` (fact id, version,
-trust, source) instead of the reserved block. Payload changes are new fact versions. Filter deletes
+ledger; results carry the caller payload plus a compact summary under ``memguard`` (the adapters' one
+:class:`~memguard.adapters.ProvenanceSummary`: fact id, version, trust, source, writer) instead of the reserved block. Payload changes are new fact versions. Filter deletes
 delete only the in-scope facts the filter matches. See docs/adapters/qdrant.md for the full contract.
 
 Structure: a sync core without I/O (:class:`_Planner`, whose flows are generators that yield the

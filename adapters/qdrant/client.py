@@ -36,7 +36,8 @@ class GuardedQdrantClient(_Shell):
         provenance_summary: bool = True,
         summary_in: SummaryPlacement = "payload",
     ) -> None:
-        """``provenance_summary``: add ``memguard: {fact_id, version, trust, source}`` to each
+        """``provenance_summary``: add the adapters' one summary, ``memguard: {fact_id, version,
+        trust, source, writer}`` (:class:`~memguard.adapters.ProvenanceSummary`), to each
         returned payload (the stored reserved block itself is never returned); ``summary_in``:
         where (``"metadata"`` for LangChain documents, ``"node"`` for LlamaIndex nodes)."""
         self._init(client, QdrantClient, kernel, identity, context, provenance_summary, summary_in)

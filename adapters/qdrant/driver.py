@@ -19,7 +19,7 @@ from memguard.kernel import Kernel
 from memguard.provenance import Source, Turn
 from memguard.trust import TrustLevel
 
-from .._toolkit import backend_error, call_context, drive_async
+from .._toolkit import backend_error, call_context, drive_async, require_identity
 from .._toolkit import flow_step as _advance
 from .base import _T, SUPPORTED_VERSIONS, Flow, GuardedAttributeError, _Call
 from .payload import _PLACEMENTS
@@ -131,8 +131,7 @@ class _Shell:
             raise InvalidRequest(f"`client` must be a {client_type.__name__}")
         if not isinstance(kernel, Kernel):
             raise InvalidRequest("`kernel` must be a memguard Kernel")
-        if not isinstance(identity, Identity):
-            raise InvalidRequest("`identity` must be a verified Identity")
+        identity = require_identity(kernel, identity)  # the same refusal in every adapter
         if not isinstance(context, CallContext):
             raise InvalidRequest("`context` must be a CallContext")
         local = type(getattr(client, "_client", None)).__name__ in (

@@ -18,8 +18,9 @@ from memguard.errors import (
     InvalidRequest,
     ReservedField,
 )
-from memguard.provenance import Provenance, value_digest
+from memguard.provenance import value_digest
 
+from .._toolkit import ProvenanceSummary
 from .base import _RESERVED
 
 
@@ -87,16 +88,6 @@ def _project(
     )
 
 
-def _summary(prov: Provenance) -> dict[str, Any]:
-    where = prov.source.uri or prov.source.name or "-"
-    return {
-        "fact_id": prov.fact_id,
-        "version": prov.version,
-        "trust": prov.trust.label,
-        "source": f"{prov.source.kind.value}:{where}",
-    }
-
-
 #: where a returned payload carries the provenance summary: its top level (``payload["memguard"]``),
 #: LangChain's ``payload["metadata"]`` (``Document.metadata["memguard"]``), or LlamaIndex's node
 #: (``metadata["memguard"]`` inside ``_node_content``, and the top level for legacy nodes)
@@ -106,7 +97,7 @@ SummaryPlacement = Literal["payload", "metadata", "node"]
 _PLACEMENTS: frozenset[str] = frozenset({"payload", "metadata", "node"})
 
 
-def _place_summary(payload: dict[str, Any], summary: dict[str, Any], where: str) -> None:
+def _place_summary(payload: dict[str, Any], summary: ProvenanceSummary, where: str) -> None:
     """Put ``summary`` where the framework reading ``payload`` shows it. A value the writer stored
     under the same key is always overwritten, so a planted "summary" never shows."""
     if where == "metadata":

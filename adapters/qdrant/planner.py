@@ -30,7 +30,7 @@ from memguard.scope import (
 )
 from memguard.stores.base import reserved_block
 
-from .._toolkit import scan_text
+from .._toolkit import check_binding, provenance_summary, scan_text
 from .base import _PAGE, _RESERVED, Flow, _Call, _kw, _one, _point_id, fact_id_of
 from .payload import (
     _caller_payload,
@@ -39,7 +39,6 @@ from .payload import (
     _place_summary,
     _project,
     _split,
-    _summary,
 )
 from .points import _points, _selector
 from .query import (
@@ -68,11 +67,13 @@ class _Planner:
 
     def _read(self, action: str) -> Any:
         ctx = self.context
+        check_binding(self.kernel, self.identity, action)
         return self.kernel.operation(
             action, self.identity, purpose=ctx.purpose, trace_id=ctx.turn.trace_id, turn=ctx.turn
         )
 
     def _write(self, action: str) -> Any:
+        check_binding(self.kernel, self.identity, action)
         return self.kernel.operation(action, self.identity, trace_id=self.context.turn.trace_id)
 
     def _port(
@@ -143,7 +144,7 @@ class _Planner:
     ) -> Any:
         payload = _project(dict(fact.candidate.payload or {}), with_payload)
         if payload is not None and self.summary:
-            _place_summary(payload, _summary(fact.provenance), self.summary_in)
+            _place_summary(payload, provenance_summary(fact.provenance), self.summary_in)
         return point.model_copy(update={"payload": payload})
 
     def _check_refs(self, op: Operation, refs: Sequence[tuple[str, int | str]]) -> None:

@@ -277,7 +277,7 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
         prov = await aguard.write(
             identity, body.text, namespace=body.namespace, source=body.source.to_source(),
             turn=body.turn.to_turn(), metadata=body.metadata, trust=body.trust_level(),
-            derived_from=body.derived_from,
+            derived_from=body.derived_from, ttl=body.ttl_seconds,
         )
         return WriteOut.of(prov)
 
@@ -293,7 +293,7 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
                       derived_from=tuple(f.derived_from))
             for f in body.facts
         ]
-        provs = await aguard.write_many(identity, facts)
+        provs = await aguard.write_many(identity, facts, ttl=body.facts[0].ttl_seconds)
         return BatchWriteOut(facts=[WriteOut.of(p) for p in provs])
 
     @app.post("/v1/search", response_model=SearchOut, responses=_ERRORS, tags=["memory"],
@@ -373,7 +373,7 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
         await need(identity, scopes.write, "update")
         prov = await aguard.update(
             identity, fact_id, body.text, source=body.source.to_source(), turn=body.turn.to_turn(),
-            metadata=body.metadata, trust=body.trust_level(),
+            metadata=body.metadata, trust=body.trust_level(), ttl=body.ttl_seconds,
         )
         return WriteOut.of(prov)
 

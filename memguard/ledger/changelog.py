@@ -98,8 +98,9 @@ class ChangeSet:
         self.fact_ids: dict[str, None] = {}
 
     def _facts(self, table: Table, row: Mapping[str, Any]) -> None:
-        """Link the entry to the facts whose rows it writes (mg_audit_fact), so the read path
-        finds a fact's entries by index. Not turn reads: every read would add one."""
+        """Link the entry to the facts whose rows it writes (``mg_audit_fact`` and
+        ``mg_change_fact``), so the read path finds a fact's entries by index. Not turn reads:
+        every read would add one."""
         column = _FACT_COLUMN.get(table.name)
         value = row.get(column) if column is not None else None
         if isinstance(value, str):

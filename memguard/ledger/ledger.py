@@ -37,6 +37,7 @@ from memguard.denials import note_deny
 from memguard.errors import ConfigurationError, Fenced, LedgerError
 from memguard.events import AuditEvent, Decision
 from memguard.ledger.auditlog import AuditLog, VerifyReport
+from memguard.ledger.changelinks import CHANGE_FACT, MARKER, entry_links, migrate
 from memguard.ledger.changelog import CHANGE_ACTION, PROJECTIONS, ChangeSet, key_of
 from memguard.ledger.checkpoint import CheckpointSigner, CheckpointVerifier
 from memguard.ledger.durability import transaction
@@ -72,7 +73,8 @@ _REVOCATION = RevocationRow.__table__  # type: ignore[attr-defined]
 _QUARANTINE = QuarantineRow.__table__  # type: ignore[attr-defined]
 _TURN_READ = TurnReadRow.__table__  # type: ignore[attr-defined]
 _META = LedgerMetaRow.__table__  # type: ignore[attr-defined]
-_TABLES = [_PROV, _EVENT, _EVENT_FACT, _LINEAGE, _REVOCATION, _QUARANTINE, _TURN_READ, _META]
+_TABLES = [_PROV, _EVENT, _EVENT_FACT, CHANGE_FACT, _LINEAGE, _REVOCATION, _QUARANTINE,
+           _TURN_READ, _META]  # fmt: skip
 #: How the owners of facts written through exchanged tokens are keyed in a ledger this code
 #: creates: by the subject's own issuer (RFC 9493 ``sub_id``). A ledger without the mark was
 #: written before (scheme 1: by the token service's issuer); memguard/owner_migration.py re-owns.
@@ -156,12 +158,13 @@ class Ledger:
         if fresh:
             changes = ChangeSet("ledger.create")
             with self._tx() as conn:
-                self._insert_ignore(
-                    conn, _META, [{"key": "owner_scheme", "value": str(OWNER_SCHEME)}], changes
-                )
+                self._insert_ignore(conn, _META, [{"key": "owner_scheme", "value":
+                    str(OWNER_SCHEME)}, {"key": MARKER, "value": "1"}], changes)  # fmt: skip
                 self._log_changes(conn, changes)
             # the new ledger's first leaf, not left queued; signed (and witnessed) at once
             self.log.flush() if checkpoint_signer is not None else self.log.integrate()
+        else:
+            migrate(self)  # mg_change_fact, backfilled once (memguard/ledger/changelinks.py)
 
     def _create_tables(self) -> bool:
         """Create what is missing; whether the ledger is new. Several processes opening a new
@@ -513,6 +516,9 @@ class Ledger:
         ]
         if links:
             conn.execute(insert(_EVENT_FACT), links)
+            changed = entry_links(seqs, events)
+            if changed:
+                conn.execute(insert(CHANGE_FACT), changed)
 
     # -- reads ----------------------------------------------------------------------------------
 
@@ -540,16 +546,22 @@ class Ledger:
         snapshot: the row and the log entry compared are read together)."""
         if not fact_ids:
             return {}, {}
+        from memguard.integrity import ledger_problem
+
         with self.log._snapshot() as conn:
             records = self._latest(conn, fact_ids)
-            return records, logged_heads(conn, list(records), self._entry_cache) if records else {}
+            if not records:
+                return records, {}
+            return records, logged_heads(conn, list(records), self._entry_cache,
+                agrees=lambda f, head: ledger_problem(records[f], head) is None)  # fmt: skip
 
     def logged_heads(self, fact_ids: Sequence[str]) -> dict[str, LoggedHead]:
-        """What the signed log says each fact's head is (for the read path's compare)."""
+        """What the signed log says each fact's head is, over every link that names a change
+        entry (recovery's compare: off the read path)."""
         if not fact_ids:
             return {}
         with self._tx() as conn:
-            return logged_heads(conn, fact_ids, self._entry_cache)
+            return logged_heads(conn, fact_ids, self._entry_cache, wide=True)
 
     def next_versions(self, fact_ids: Sequence[str]) -> dict[str, int]:
         """The version number a new version of each known fact id gets (aborted ones count)."""

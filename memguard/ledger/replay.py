@@ -9,7 +9,8 @@ The audit log's Merkle tree fixes the event JSON; this pass fixes everything der
   the logged value and the stored one;
 - the columns of ``mg_audit_event`` kept outside the event JSON (action, decision, subject, ...)
   against the JSON (``event_column``), so an event cannot be hidden from ``events(decision=...)``;
-- ``mg_audit_fact`` against the ``fact_ids`` of every event.
+- ``mg_audit_fact`` against the ``fact_ids`` of every event, and ``mg_change_fact`` against those
+  of every change entry (memguard/ledger/changelinks.py).
 
 Events that are neither in the tree nor queued are not replayed: the tree pass reports them.
 """
@@ -18,27 +19,29 @@ from __future__ import annotations
 
 import json
 import threading
-import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Row, Table, bindparam, func, inspect, select
-from sqlalchemy import text as sql_text
+from sqlalchemy import Connection, Row, Table, bindparam, func, select, union
 from sqlalchemy.sql.expression import Executable
 
 from memguard.ledger.auditlog import LEAF, PENDING, ProblemKind, _Problems
+from memguard.ledger.changelinks import CHANGE_FACT, links_of, stored_links
+from memguard.ledger.changelinks import rewrite as rewrite_links
 from memguard.ledger.changelog import CHANGE_ACTION, PROJECTIONS, encode_row, ops_of
 from memguard.ledger.rfc6962 import leaf_hash
 from memguard.ledger.tables import AuditEventRow, AuditFactRow
+from memguard.logging import get_logger
 from memguard.provenance import sha256_digest
 
 __all__ = [
     "EntryCache",
     "LoggedHead",
     "check_projections",
+    "compare_links",
     "expected_projection",
     "logged_heads",
     "repair_derived",
@@ -149,9 +152,11 @@ def replay_event(
     problems: _Problems,
     links: set[tuple[int, str]],
     apply: Callable[[Sequence[Mapping[str, Any]]], None],
+    change_links: set[tuple[int, str]] | None = None,
 ) -> tuple[int, bool] | None:
     """One event of a replay: its columns held to its logged JSON (when the entry is intact),
-    its fact links collected into ``links``, a change entry's operations handed to ``apply``.
+    its fact links collected into ``links`` (a change entry's also into ``change_links``), a
+    change entry's operations handed to ``apply``.
     Returns ``(seq, was a change entry)``; None when the text is not a JSON object (the tree pass
     reports it as edited)."""
     try:
@@ -178,6 +183,8 @@ def replay_event(
         links.update((seq, str(f)) for f in fact_ids)
     if ev.get("action") != CHANGE_ACTION:
         return seq, False
+    if change_links is not None:
+        change_links.update((seq, f) for f in links_of(ev))
     apply(ops_of(ev.get("detail") or {}))
     return seq, True
 
@@ -186,24 +193,34 @@ def check_projections(conn: Connection, problems: _Problems) -> int:
     """Replay every change entry and compare the projections; returns the entries replayed."""
     expected: Rows = {name: {} for name in PROJECTIONS}
     links: set[tuple[int, str]] = set()
+    change_links: set[tuple[int, str]] = set()
     replayed = 0
     for row, logged, intact in _logged_events(conn):
         if not logged:
             continue  # reported as unlogged by the tree pass
         done = replay_event(row, intact, problems, links,
-                            lambda ops: _apply(expected, ops))  # fmt: skip
+                            lambda ops: _apply(expected, ops), change_links)  # fmt: skip
         if done is not None and done[1]:
             replayed += 1
     for name, table in PROJECTIONS.items():
         _compare(conn, table, expected[name], problems)
     stored = {(int(s), str(f)) for s, f in conn.execute(select(_EVENT_FACT))}
-    for seq, fact_id in sorted(stored - links):
-        _row_problem(problems, ProblemKind.ROW_UNLOGGED, _EVENT_FACT.name,
-                     {"event_seq": seq, "fact_id": fact_id}, None, None, "present")  # fmt: skip
-    for seq, fact_id in sorted(links - stored):
-        _row_problem(problems, ProblemKind.ROW_DELETED, _EVENT_FACT.name,
-                     {"event_seq": seq, "fact_id": fact_id}, None, "present", None)  # fmt: skip
+    compare_links(problems, _EVENT_FACT.name, stored, links)
+    compare_links(problems, CHANGE_FACT.name, stored_links(conn), change_links)
     return replayed
+
+
+def compare_links(
+    problems: _Problems, table: str, stored: set[tuple[int, str]], logged: set[tuple[int, str]]
+) -> None:
+    """A link row no logged event names (``row_unlogged``), and one it names that is gone
+    (``row_deleted``), in ``mg_audit_fact`` or ``mg_change_fact``."""
+    for seq, fact_id in sorted(stored - logged):
+        _row_problem(problems, ProblemKind.ROW_UNLOGGED, table,
+                     {"event_seq": seq, "fact_id": fact_id}, None, None, "present")  # fmt: skip
+    for seq, fact_id in sorted(logged - stored):
+        _row_problem(problems, ProblemKind.ROW_DELETED, table,
+                     {"event_seq": seq, "fact_id": fact_id}, None, "present", None)  # fmt: skip
 
 
 def _compare(
@@ -250,8 +267,9 @@ def _row_problem(
 
 
 def repair_derived(conn: Connection) -> dict[str, int]:
-    """Rewrite event columns and fact links from the logged event JSON (``memguard ledger
-    repair``); returns how many event rows and links changed."""
+    """Rewrite event columns and fact links (``mg_audit_fact``, ``mg_change_fact``) from the
+    logged event JSON (``memguard ledger repair``); returns how many event rows and links
+    changed."""
     fixed, links = 0, set[tuple[int, str]]()
     for row, logged, _ in list(_logged_events(conn)):
         try:
@@ -280,7 +298,8 @@ def repair_derived(conn: Connection) -> dict[str, int]:
     missing = sorted(links - stored)
     if missing:
         conn.execute(_EVENT_FACT.insert(), [{"event_seq": s, "fact_id": f} for s, f in missing])
-    return {"event_columns": fixed, "fact_links": len(stored - links) + len(missing)}
+    return {"event_columns": fixed, "fact_links": len(stored - links) + len(missing),
+            "change_links": rewrite_links(conn)}  # fmt: skip
 
 
 # -- the read path: one fact's entries, compared (memguard/integrity.py) -------------------------
@@ -306,7 +325,7 @@ HeadKey = tuple[str, tuple[tuple[int, bytes], ...]]
 
 class EntryCache:
     """Change entries already parsed by the read path, per ledger: (log seq, leaf hash) -> the
-    entry's operations grouped by fact id.
+    entry's operations grouped by fact id and the facts it names (:class:`_Entry`).
 
     An entry's text was hashed against that leaf when it was cached, and log entries are append-only,
     so a hit skips fetching and parsing the text: a batch of 500 facts is one entry, and without this
@@ -317,7 +336,7 @@ class EntryCache:
 
     def __init__(self, size: int = 512, heads: int = 65536) -> None:
         self._size = size
-        self._entries: OrderedDict[tuple[int, bytes], dict[str, list[Any]]] = OrderedDict()
+        self._entries: OrderedDict[tuple[int, bytes], _Entry] = OrderedDict()
         self._heads_size = heads
         self._heads: OrderedDict[HeadKey, LoggedHead] = OrderedDict()
         self._lock = threading.Lock()
@@ -339,22 +358,31 @@ class EntryCache:
             while len(self._heads) > self._heads_size:
                 self._heads.popitem(last=False)
 
-    def get(self, key: tuple[int, bytes]) -> dict[str, list[Any]] | None:
+    def get(self, key: tuple[int, bytes]) -> _Entry | None:
         with self._lock:
             found = self._entries.get(key)
             if found is not None:
                 self._entries.move_to_end(key)
             return found
 
-    def put(self, key: tuple[int, bytes], ops: dict[str, list[Any]]) -> None:
+    def put(self, key: tuple[int, bytes], ops: _Entry) -> None:
         with self._lock:
             self._entries[key] = ops
             while len(self._entries) > self._size:
                 self._entries.popitem(last=False)
 
 
-def _ops_by_fact(text: str) -> dict[str, list[Any]] | None:
-    """The entry's operations grouped by the fact id they touch (None: not a JSON object)."""
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    """A change entry as the read path uses it: its operations by the fact id they touch, and
+    the facts its signed ``fact_ids`` name (empty when it is not a change entry)."""
+
+    ops: dict[str, list[Any]]
+    names: frozenset[str]
+
+
+def _parse_entry(text: str) -> _Entry | None:
+    """The entry of an event text (None: not a JSON object)."""
     try:
         ev = json.loads(text)
     except ValueError:
@@ -366,78 +394,86 @@ def _ops_by_fact(text: str) -> dict[str, list[Any]] | None:
         key = op.get("key") if isinstance(op, Mapping) else None
         if isinstance(key, Mapping) and isinstance(key.get("fact_id"), str):
             grouped.setdefault(key["fact_id"], []).append(op)
-    return grouped
+    return _Entry(grouped, frozenset(links_of(ev)))
 
 
-#: each fact's change entries with their leaf hash (or queued leaf hash), in log order; built
-#: once (the read path runs it for every search)
-_LINKS = (
-    select(
-        _EVENT_FACT.c.fact_id,
-        _EVENT.c.seq,
-        func.coalesce(LEAF.c.leaf_hash, PENDING.c.leaf_hash).label("leaf_hash"),
+def _links_select(links: Any) -> Any:
+    """Each fact's links in ``links`` (a table or subquery of ``fact_id``, ``event_seq``) with the
+    entry's leaf hash (or queued leaf hash), in log order."""
+    return (
+        select(
+            links.c.fact_id,
+            links.c.event_seq.label("seq"),
+            func.coalesce(LEAF.c.leaf_hash, PENDING.c.leaf_hash).label("leaf_hash"),
+        )
+        .select_from(
+            links.outerjoin(LEAF, LEAF.c.event_seq == links.c.event_seq).outerjoin(
+                PENDING, PENDING.c.event_seq == links.c.event_seq
+            )
+        )
+        .where(links.c.fact_id.in_(bindparam("ids", expanding=True)))
+        .order_by(links.c.event_seq)
     )
-    .select_from(
-        _EVENT_FACT.join(_EVENT, _EVENT.c.seq == _EVENT_FACT.c.event_seq)
-        .outerjoin(LEAF, LEAF.c.event_seq == _EVENT.c.seq)
-        .outerjoin(PENDING, PENDING.c.event_seq == _EVENT.c.seq)
-    )
-    .where(
-        _EVENT_FACT.c.fact_id.in_(bindparam("ids", expanding=True)),
-        # the action as an expression, not the bare column: with an index on `action`, SQLite
-        # otherwise walks every change entry of the log and probes each for the ids (15 ms per
-        # search at 10^5 facts, linear in the log); this way it starts from the ids' links
-        # (0.07 ms). The same rows either way: `action` is never NULL.
-        func.coalesce(_EVENT.c.action, "") == CHANGE_ACTION,
-    )
-    .order_by(_EVENT.c.seq)
+
+
+#: the read path's links: each fact's change entries (``mg_change_fact``, by its key; a read
+#: adds no row there, so a fact read often costs what one never read does). Built once.
+_LINKS = _links_select(CHANGE_FACT)
+
+#: the wider links, for a fact whose row disagrees with the head :data:`_LINKS` gives: those and
+#: the change entries among ``mg_audit_fact`` (an entry a process of the previous release logged
+#: has no ``mg_change_fact`` row; memguard/ledger/changelinks.py)
+_WIDE = _links_select(
+    union(
+        select(CHANGE_FACT.c.fact_id, CHANGE_FACT.c.event_seq).where(
+            CHANGE_FACT.c.fact_id.in_(bindparam("ids", expanding=True))
+        ),
+        select(_EVENT_FACT.c.fact_id, _EVENT_FACT.c.event_seq)
+        .join(_EVENT, _EVENT.c.seq == _EVENT_FACT.c.event_seq)
+        .where(
+            _EVENT_FACT.c.fact_id.in_(bindparam("ids", expanding=True)),
+            func.coalesce(_EVENT.c.action, "") == CHANGE_ACTION,
+        ),
+    ).subquery("links")
 )
 
 
-#: the same links on SQLite, the action checked in the covering index ``(action, seq)`` instead
-#: of the event row: every read of a fact links it too (``mg_audit_fact``), so a fact read often
-#: has many links that are not change entries, and probing the (large) event row of each one cost
-#: more than the index entry (docs/benchmarks.md, "readcost"). SQLite's planner prefers the rowid,
-#: hence ``INDEXED BY``; used only where that index exists (:func:`_links_query`, checked once per
-#: engine: an index dropped later makes the query fail, a denial, never a skipped check).
-_ACTION_INDEX = "ix_mg_audit_event_action"
-_LINKS_SQLITE = sql_text(
-    "SELECT f.fact_id, f.event_seq AS seq, coalesce(l.leaf_hash, p.leaf_hash) AS leaf_hash"
-    f" FROM {_EVENT_FACT.name} AS f"
-    f" LEFT OUTER JOIN {LEAF.name} AS l ON l.event_seq = f.event_seq"
-    f" LEFT OUTER JOIN {PENDING.name} AS p ON p.event_seq = f.event_seq"
-    " WHERE f.fact_id IN :ids AND EXISTS (SELECT 1"
-    f" FROM {_EVENT.name} AS e INDEXED BY {_ACTION_INDEX}"
-    " WHERE e.action = :change AND e.seq = f.event_seq)"
-    " ORDER BY f.event_seq"
-).bindparams(bindparam("ids", expanding=True), bindparam("change", CHANGE_ACTION))
-_HINTED: weakref.WeakKeyDictionary[Engine, bool] = weakref.WeakKeyDictionary()
-
-
-def _links_query(conn: Connection) -> Executable:
-    """:data:`_LINKS_SQLITE` on a SQLite ledger that has the action index, else :data:`_LINKS`."""
-    engine = conn.engine
-    hinted = _HINTED.get(engine)
-    if hinted is None:
-        hinted = engine.dialect.name == "sqlite" and any(
-            ix.get("name") == _ACTION_INDEX for ix in inspect(conn).get_indexes(_EVENT.name)
-        )
-        _HINTED[engine] = hinted
-    return _LINKS_SQLITE if hinted else _LINKS
-
-
 def logged_heads(
-    conn: Connection, fact_ids: Sequence[str], cache: EntryCache | None = None
+    conn: Connection,
+    fact_ids: Sequence[str],
+    cache: EntryCache | None = None,
+    *,
+    agrees: Callable[[str, LoggedHead | None], bool] | None = None,
+    wide: bool = False,
 ) -> dict[str, LoggedHead]:
     """The logged head of each fact among ``fact_ids`` that has change entries: one indexed query
     for the (fact, entry) links, then each distinct entry hashed against its leaf and parsed once
     (or taken from ``cache``). A fact whose links are exactly those its cached head was computed
     from gets that head without touching its entries (:meth:`EntryCache.head`); only intact heads
-    are cached, so a broken entry is found again on every read."""
+    are cached, so a broken entry is found again on every read.
+
+    ``agrees(fact id, head)``: whether the caller's row matches the head; for each fact where it
+    does not, the head is computed again over the wider links (:data:`_WIDE`) and that one is
+    returned. ``wide``: every fact over the wider links."""
     cache = cache if cache is not None else EntryCache(0, 0)
-    out: dict[str, LoggedHead] = {}
     wanted = list(dict.fromkeys(fact_ids))
-    query = _links_query(conn)
+    out = _logged_heads(conn, wanted, cache, _WIDE if wide else _LINKS)
+    doubtful = [] if agrees is None or wide else [f for f in wanted if not agrees(f, out.get(f))]
+    if doubtful:
+        wider = _logged_heads(conn, doubtful, cache, _WIDE)
+        missed = [f for f in doubtful if wider.get(f) != out.get(f)]
+        for fid in missed:
+            out[fid] = wider[fid]  # the wider links are a superset: never an empty head
+        if missed:
+            get_logger().warning("ledger.change_links_missing", fact_ids=missed[:20],
+                                 count=len(missed), hint="memguard ledger repair")  # fmt: skip
+    return out
+
+
+def _logged_heads(
+    conn: Connection, wanted: Sequence[str], cache: EntryCache, query: Executable
+) -> dict[str, LoggedHead]:
+    out: dict[str, LoggedHead] = {}
     for start in range(0, len(wanted), 500):
         chunk = wanted[start : start + 500]
         links = conn.execute(query, {"ids": chunk}).all()
@@ -463,11 +499,13 @@ def logged_heads(
 
 def _heads_from(conn: Connection, links: Sequence[Any], cache: EntryCache) -> dict[str, LoggedHead]:
     """The logged heads of the facts in ``links`` ((fact id, seq, leaf hash) in log order): each
-    distinct entry hashed against its leaf and parsed once (or taken from ``cache``)."""
+    distinct entry hashed against its leaf and parsed once (or taken from ``cache``). A link
+    whose entry is gone, no longer hashes to its leaf, is not a change entry or does not name
+    the fact in its signed ``fact_ids`` makes the fact's head not intact (a bogus link row)."""
     provs: dict[str, dict[int, dict[str, Any]]] = {}
     held: dict[str, dict[str, bool]] = {}
     intact: dict[str, bool] = {}
-    entries: dict[int, dict[str, list[Any]] | None] = {}
+    entries: dict[int, _Entry | None] = {}
     missing: dict[int, bytes | None] = {}
     for _fid, seq, stored in links:
         seq = int(seq)
@@ -484,20 +522,21 @@ def _heads_from(conn: Connection, links: Sequence[Any], cache: EntryCache) -> di
         ).all():
             seq, raw = int(seq), str(text)
             stored = missing[seq]
-            grouped = _ops_by_fact(raw)
-            if stored is None or stored != leaf_hash(raw.encode("utf-8")) or grouped is None:
+            entry = _parse_entry(raw)
+            if stored is None or stored != leaf_hash(raw.encode("utf-8")) or entry is None:
                 entries[seq] = None  # the entry no longer hashes to its leaf, or is not JSON
                 continue
-            entries[seq] = grouped
-            cache.put((seq, stored), grouped)
+            entries[seq] = entry
+            cache.put((seq, stored), entry)
     for fact_id, seq, _stored in links:
         fid = str(fact_id)
-        grouped = entries.get(int(seq))
-        intact[fid] = intact.get(fid, True) and grouped is not None
-        for op in grouped.get(fid, []) if grouped is not None else []:
+        entry = entries.get(int(seq))  # None: gone, edited, or not JSON
+        ok = entry is not None and fid in entry.names
+        intact[fid] = intact.get(fid, True) and ok
+        for op in entry.ops.get(fid, []) if entry is not None and ok else []:
             _apply_fact_op(fid, op, provs.setdefault(fid, {}), held.setdefault(fid, {}))
     out: dict[str, LoggedHead] = {}
-    for fid, ok in intact.items():
+    for fid, good in intact.items():
         versions = {v: r for v, r in provs.get(fid, {}).items() if r.get("state") != "aborted"}
         head = versions[max(versions)] if versions else None
         out[fid] = LoggedHead(
@@ -505,7 +544,7 @@ def _heads_from(conn: Connection, links: Sequence[Any], cache: EntryCache) -> di
             head.get("state") if head else None,
             head.get("record") if head else None,
             any(not lifted for lifted in held.get(fid, {}).values()),
-            ok,
+            good,
         )
     return out
 

@@ -4,7 +4,8 @@ they touched.
 
 For each row a later entry wrote, the row is compared with what those entries say: a ``put`` fixes
 every column, a ``set`` the columns it set, a ``del`` that the row is gone. The event columns and
-fact links of the later events are checked as in the full replay. Not checked (the full replay
+fact links (``mg_audit_fact``, ``mg_change_fact``) of the later events are checked as in the full
+replay. Not checked (the full replay
 does): rows and columns that no later entry touched (an edit of an older row, a row inserted
 around the log), and fact links of older events.
 """
@@ -18,8 +19,16 @@ from typing import Any
 from sqlalchemy import Connection, Row, Table, func, or_, select
 
 from memguard.ledger.auditlog import LEAF, PENDING, ProblemKind, _Problems
+from memguard.ledger.changelinks import CHANGE_FACT, stored_links
 from memguard.ledger.changelog import PROJECTIONS, encode_row
-from memguard.ledger.replay import _EVENT, _EVENT_FACT, _key, _row_problem, replay_event
+from memguard.ledger.replay import (
+    _EVENT,
+    _EVENT_FACT,
+    _key,
+    _row_problem,
+    compare_links,
+    replay_event,
+)
 from memguard.ledger.rfc6962 import leaf_hash
 
 __all__ = ["check_projections_since"]
@@ -79,10 +88,12 @@ def check_projections_since(conn: Connection, problems: _Problems, tree_size: in
     """Replay the change entries after leaf ``tree_size``; returns how many were replayed."""
     touched: dict[str, dict[tuple[Any, ...], _Touched]] = {name: {} for name in PROJECTIONS}
     links: set[tuple[int, str]] = set()
+    change_links: set[tuple[int, str]] = set()
     seqs: list[int] = []
     replayed = 0
     for row, intact in _events_after(conn, tree_size):
-        done = replay_event(row, intact, problems, links, lambda ops: _apply(touched, ops))
+        done = replay_event(row, intact, problems, links, lambda ops: _apply(touched, ops),
+                            change_links)  # fmt: skip
         if done is None:
             continue  # reported as edited by the tree pass
         seqs.append(done[0])
@@ -98,12 +109,8 @@ def check_projections_since(conn: Connection, problems: _Problems, tree_size: in
             (int(s), str(f))
             for s, f in conn.execute(select(_EVENT_FACT).where(_EVENT_FACT.c.event_seq.in_(chunk)))
         )
-    for seq, fact_id in sorted(stored - links):
-        _row_problem(problems, ProblemKind.ROW_UNLOGGED, _EVENT_FACT.name,
-                     {"event_seq": seq, "fact_id": fact_id}, None, None, "present")  # fmt: skip
-    for seq, fact_id in sorted(links - stored):
-        _row_problem(problems, ProblemKind.ROW_DELETED, _EVENT_FACT.name,
-                     {"event_seq": seq, "fact_id": fact_id}, None, "present", None)  # fmt: skip
+    compare_links(problems, _EVENT_FACT.name, stored, links)
+    compare_links(problems, CHANGE_FACT.name, stored_links(conn, seqs), change_links)
     return replayed
 
 

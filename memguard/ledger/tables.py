@@ -10,6 +10,7 @@ from sqlmodel import Field, SQLModel
 __all__ = [
     "AuditEventRow",
     "AuditFactRow",
+    "ChangeFactRow",
     "LedgerMetaRow",
     "LineageRow",
     "ProvenanceRow",
@@ -72,6 +73,18 @@ class AuditFactRow(SQLModel, table=True):
 
     event_seq: int = Field(primary_key=True, foreign_key="mg_audit_event.seq")
     fact_id: str = Field(primary_key=True, index=True, max_length=64)
+
+
+class ChangeFactRow(SQLModel, table=True):
+    """Which facts a change entry (action ``ledger.change``) writes rows of: the read path finds a
+    fact's change entries here by key, without walking its reads' links in ``mg_audit_fact``.
+    Derived from the entries' signed ``fact_ids`` (``memguard ledger verify`` compares, ``repair``
+    rewrites); no foreign key, so a link to an event that is gone is seen (and refused) on read."""
+
+    __tablename__ = "mg_change_fact"
+
+    fact_id: str = Field(primary_key=True, max_length=64)
+    event_seq: int = Field(primary_key=True, index=True)
 
 
 class LineageRow(SQLModel, table=True):

@@ -162,15 +162,15 @@ def check_store(ledger: Ledger, store: MemoryStore, problems: _Problems) -> None
 
 def repair_ledger(ledger: Ledger, *, actor: str, reason: str) -> dict[str, int]:
     """Make the log cover what the database holds now, and log that: queue events that are
-    neither in the tree nor queued, rewrite event columns and fact links from the event JSON,
-    and append one change entry that puts every projection row as it is now (and removes the
+    neither in the tree nor queued, rewrite event columns and fact links (``mg_audit_fact``,
+    ``mg_change_fact``) from the event JSON, and append one change entry that puts every projection row as it is now (and removes the
     rows the log wrote that are gone), then an alarm event ``ledger.repair`` with the counts.
 
     Run it only after ``verify`` and a decision that the current rows are right: it turns
     whatever they say into logged history (it does not restore anything)."""
     adopted = ledger.log.adopt_unlogged()
     counts = {"events_adopted": adopted, "rows_put": 0, "rows_removed": 0,
-              "event_columns": 0, "fact_links": 0}  # fmt: skip
+              "event_columns": 0, "fact_links": 0, "change_links": 0}  # fmt: skip
     changes = ChangeSet("ledger.repair")
     with ledger._tx() as conn:
         if ledger.dialect == "sqlite":

@@ -3,6 +3,8 @@
 :mod:`~memguard.pushdown.normal` brings a :data:`~memguard.scope.Condition` into the normal form
 (typed, range-folded, negation normal form over literals) and holds the one fold; then
 :mod:`~memguard.pushdown.qdrant` (a qdrant-client ``Filter``: the QdrantStore, the qdrant adapter),
+:mod:`~memguard.pushdown.edge` (the same Filter in qdrant-edge's classes, without qdrant-client: the
+embedded default),
 :mod:`~memguard.pushdown.sql` (SQLite and PostgreSQL ``WHERE``), :mod:`~memguard.pushdown.mem0` (mem0
 filters) and :mod:`~memguard.pushdown.langgraph` (LangGraph filters, one query per disjunct, merged
 exactly) translate it. Each covers the whole language; what a backend truly cannot express raises

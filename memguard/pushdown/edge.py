@@ -1,101 +1,88 @@
-"""A qdrant-client ``Filter`` -> the same filter in qdrant-edge's Python types (the QdrantEdgeStore).
+"""Scope condition -> a qdrant-edge ``Filter`` (the QdrantEdgeStore, the embedded default).
 
-qdrant-edge evaluates the Qdrant server's Filter model; only its Python classes differ from
-qdrant-client's. So there is no second translation of a scope here: :func:`to_qdrant_filter`
-(:mod:`memguard.pushdown.qdrant`) does the one translation, and this module maps its output node by
-node. It maps exactly the node kinds that translator emits (``Filter`` with must / should /
-must_not, ``FieldCondition`` with ``MatchValue`` / ``MatchAny`` / ``Range``, ``IsEmptyCondition``,
-``HasIdCondition``); anything else raises :class:`~memguard.errors.UntranslatableCondition` (the
-read is refused, never post-filtered).
+qdrant-edge evaluates the Qdrant server's Filter model, so this is the same translation as
+:mod:`memguard.pushdown.qdrant` (node for node), built directly in qdrant-edge's Python types from
+the normal form (:mod:`memguard.pushdown.normal`): the embedded default never imports qdrant-client.
+
+- ``Eq``/``In`` -> ``MatchValue``/``MatchAny``; ``Gte`` -> ``RangeFloat(gte=...)`` (every integer
+  that reaches here lies within +-10^14 after normalization, which a float holds exactly);
+- Qdrant's ``must_not`` lets a point with a missing field through, so ``Not(atom)`` carries an
+  existence guard (``must_not: is_empty``) for its field, and ``Exists`` is that guard alone;
+- array fields match if any element matches, as in the reference semantics.
+
+The differential test (tests/test_pushdown_edge.py) checks this against the point evaluator and
+against qdrant-client local mode running :func:`~memguard.pushdown.qdrant.to_qdrant_filter`'s
+filter. Anything outside the normal form raises
+:class:`~memguard.errors.UntranslatableCondition` (the read is refused, never post-filtered).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import qdrant_edge as qe
-from qdrant_client import models
 
 from memguard.errors import UntranslatableCondition
-from memguard.pushdown.normal import NormalForm
-from memguard.pushdown.qdrant import to_qdrant_filter
+from memguard.pushdown.normal import NormalForm, normalize
+from memguard.pushdown.qfilter import field_key, must_rank
+from memguard.scope import And, Condition, Eq, Exists, Gte, In, Not, Or
 
-__all__ = ["from_client_filter", "to_edge_filter"]
+__all__ = ["NOTHING", "to_edge_filter"]
 
-EdgeCondition = (
-    qe.FieldCondition
-    | qe.IsEmptyCondition
-    | qe.IsNullCondition
-    | qe.HasIdCondition
-    | qe.HasVectorCondition
-    | qe.NestedCondition
-    | qe.Filter
-)
+EdgeCondition = qe.FieldCondition | qe.IsEmptyCondition | qe.HasIdCondition | qe.Filter
+
+
+def _nothing() -> qe.Filter:
+    """A filter no point matches (an empty ``has_id``)."""
+    return qe.Filter(must=[qe.HasIdCondition(point_ids=set())])
+
+
+NOTHING = _nothing()
+
+
+def _exists(name: str) -> qe.Filter:
+    return qe.Filter(must_not=[qe.IsEmptyCondition(key=field_key(name))])
+
+
+def _atom(cond: Condition) -> qe.FieldCondition:
+    match cond:
+        case Eq(name, value):
+            return qe.FieldCondition(key=field_key(name), match=qe.MatchValue(value))
+        case In(name, values):
+            return qe.FieldCondition(key=field_key(name), match=qe.MatchAny(list(values)))  # type: ignore[arg-type]
+        case Gte(name, value):
+            return qe.FieldCondition(key=field_key(name), range=qe.RangeFloat(gte=float(value)))
+    raise UntranslatableCondition("not a normalized atom")
+
+
+def _negated(item: Condition) -> qe.Filter:
+    """``Not(atom)``: the field is present and the atom is false."""
+    if not isinstance(item, Eq | In | Gte):
+        raise UntranslatableCondition("not a normalized negation")
+    return qe.Filter(must=[_exists(item.field)], must_not=[_atom(item)])
+
+
+def _translate(cond: Condition) -> EdgeCondition:
+    match cond:
+        case Eq() | In() | Gte():
+            return _atom(cond)
+        case Exists(name):
+            return _exists(name)
+        case Not(item):
+            return _negated(item)
+        case And(items):
+            return qe.Filter(must=[_translate(i) for i in sorted(items, key=must_rank)])
+        case Or(items):
+            return qe.Filter(should=[_translate(i) for i in items])
+    raise UntranslatableCondition("not a normalized condition")
 
 
 def to_edge_filter(cond: NormalForm) -> qe.Filter:
     """The qdrant-edge filter that selects exactly the points ``cond`` admits."""
-    return from_client_filter(to_qdrant_filter(cond))
-
-
-def from_client_filter(flt: models.Filter) -> qe.Filter:
-    """The same filter in qdrant-edge's types."""
-    if flt.min_should is not None:
-        raise UntranslatableCondition("min_should is not used by memguard's translator")
-    return qe.Filter(
-        must=_conditions(flt.must),
-        should=_conditions(flt.should),
-        must_not=_conditions(flt.must_not),
-    )
-
-
-def _conditions(
-    items: Sequence[models.Condition] | models.Condition | None,
-) -> list[EdgeCondition] | None:
-    if items is None:
-        return None
-    seq = items if isinstance(items, list) else [items]
-    return [_condition(c) for c in seq]
-
-
-def _condition(cond: object) -> EdgeCondition:
-    if isinstance(cond, models.Filter):
-        return from_client_filter(cond)
-    if isinstance(cond, models.IsEmptyCondition):
-        return qe.IsEmptyCondition(key=cond.is_empty.key)
-    if isinstance(cond, models.HasIdCondition):
-        return qe.HasIdCondition(point_ids={str(i) for i in cond.has_id})
-    if isinstance(cond, models.FieldCondition):
-        return _field(cond)
-    raise UntranslatableCondition(f"no qdrant-edge form for `{type(cond).__name__}`")
-
-
-def _field(cond: models.FieldCondition) -> qe.FieldCondition:
-    others = (
-        cond.geo_bounding_box,
-        cond.geo_radius,
-        cond.geo_polygon,
-        cond.values_count,
-        cond.is_empty,
-        cond.is_null,
-    )
-    if any(o is not None for o in others) or (cond.match is None) == (cond.range is None):
-        raise UntranslatableCondition("unsupported field condition")
-    if cond.range is not None:
-        r = cond.range
-        if not isinstance(r, models.Range):
-            raise UntranslatableCondition("datetime ranges are not used by memguard")
-        return qe.FieldCondition(
-            key=cond.key, range=qe.RangeFloat(gte=_f(r.gte), gt=_f(r.gt), lte=_f(r.lte), lt=_f(r.lt))
-        )
-    match = cond.match
-    if isinstance(match, models.MatchValue):
-        return qe.FieldCondition(key=cond.key, match=qe.MatchValue(match.value))
-    if isinstance(match, models.MatchAny):
-        values: list[str] | list[int] = list(match.any)  # type: ignore[assignment]
-        return qe.FieldCondition(key=cond.key, match=qe.MatchAny(values))
-    raise UntranslatableCondition("unsupported match")
-
-
-def _f(value: float | None) -> float | None:
-    return None if value is None else float(value)
+    normal = normalize(cond)
+    if normal is True:
+        return qe.Filter()
+    if normal is False:
+        return _nothing()
+    translated = _translate(normal)
+    if isinstance(translated, qe.Filter):
+        return translated
+    return qe.Filter(must=[translated])

@@ -18,36 +18,18 @@ from qdrant_client import models
 
 from memguard.errors import UntranslatableCondition
 from memguard.pushdown.normal import NormalForm, normalize
-from memguard.scope import FIELDS, And, Condition, Eq, Exists, Gte, In, Not, Or
+from memguard.pushdown.qfilter import PREFIX, field_key, must_rank
+from memguard.scope import And, Condition, Eq, Exists, Gte, In, Not, Or
 
 __all__ = ["NOTHING", "PREFIX", "field_key", "to_qdrant_filter"]
 
-PREFIX = "memguard."
-
 #: A filter no point matches (an empty ``has_id``).
 NOTHING = models.Filter(must=[models.HasIdCondition(has_id=[])])
-
-# Local mode evaluates a filter in Python point by point and stops a `must` at the first false
-# condition, so the most selective atoms go first (the owner subject rules out most points).
-_RANK = {"owner_sub": 0, "fact_id": 0, "writer_sub": 1, "workload_id": 1, "source_kind": 2}
-
-
-def field_key(name: str) -> str:
-    if name not in FIELDS:
-        raise UntranslatableCondition(f"unknown scope field `{name}`")
-    return PREFIX + name
-
 
 def _exists(name: str) -> models.Filter:
     return models.Filter(
         must_not=[models.IsEmptyCondition(is_empty=models.PayloadField(key=field_key(name)))]
     )
-
-
-def _rank(cond: Condition) -> int:
-    if isinstance(cond, Eq | In | Gte):
-        return _RANK.get(cond.field, 3)
-    return 4 if isinstance(cond, And | Or) else 5
 
 
 def _atom(cond: Condition) -> models.Condition:
@@ -73,7 +55,7 @@ def _translate(cond: Condition) -> models.Condition:
         case Not(item):
             return models.Filter(must=[_exists(item.field)], must_not=[_atom(item)])  # type: ignore[union-attr]
         case And(items):
-            ordered = sorted(items, key=_rank)
+            ordered = sorted(items, key=must_rank)
             return models.Filter(must=[_translate(i) for i in ordered])
         case Or(items):
             return models.Filter(should=[_translate(i) for i in items])

@@ -14,13 +14,14 @@ checked backwards from there.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator
 from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
-__all__ = ["branches", "factor", "literal_prefixes", "minimal", "split_lead", "syntax", "weak"]
+__all__ = ["SPACES", "branches", "factor", "literal_prefixes", "minimal", "split_lead", "syntax", "weak"]
 
 #: prefixes longer than this add little selectivity and multiply the automaton's keys
 DEPTH = 12
@@ -31,6 +32,10 @@ _REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", sr
 _ZERO_WIDTH = (sre.AT, sre.ASSERT, sre.ASSERT_NOT)
 
 _Partial = tuple[str, bool]  # (prefix so far, finished)
+#: ``\s`` parsed, and the characters it matches (``str.isspace``: ten ASCII ones, nineteen others;
+#: ``tests/scan/test_match.py`` holds the list to the whole of Unicode)
+_SPACE = list(sre_parse.parse(r"\s"))
+SPACES = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 
 
 def syntax(pattern: str) -> Iterator[tuple[int, str, int]]:
@@ -73,43 +78,64 @@ def _finish(partials: set[_Partial]) -> set[_Partial]:
     return {(p, True) for p, _ in partials}
 
 
-def _extend(partials: set[_Partial], chars: Iterable[str]) -> set[_Partial]:
+def _extend(partials: set[_Partial], chars: Iterable[str], depth: int = DEPTH) -> set[_Partial]:
     options = tuple(chars)
     out: set[_Partial] = set()
     for prefix, done in partials:
         if done:
             out.add((prefix, True))
         else:
-            out.update((prefix + c, len(prefix) + 1 >= DEPTH) for c in options)
+            out.update((prefix + c, len(prefix) + 1 >= depth) for c in options)
     return out
 
 
-def _walk(items: list[tuple[Any, Any]], partials: set[_Partial]) -> set[_Partial]:
+def _walk(items: list[tuple[Any, Any]], partials: set[_Partial], depth: int = DEPTH) -> set[_Partial]:
     """Extend each unfinished prefix through ``items`` (a parsed sequence) as far as it is forced."""
+    skip = 0
     for index, (op, av) in enumerate(items):
+        if skip:  # a literal already taken with the run before it
+            skip -= 1
+            continue
         if all(done for _, done in partials):
             return partials
-        rest = items[index + 1 :]
         if op in _ZERO_WIDTH:
             continue  # consumes nothing: the prefix goes on with what follows
         if op is sre.LITERAL:
-            grown = _extend(partials, chr(av))
+            # a run of literals extends every prefix at once (as far as ``depth``)
+            run = [chr(av)]
+            for next_op, next_av in items[index + 1 : index + depth]:
+                if next_op is not sre.LITERAL:
+                    break
+                run.append(chr(next_av))
+            skip, word = len(run) - 1, "".join(run)
+            grown = {
+                (p, True) if done else (q := p + word[: depth - len(p)], len(q) >= depth)
+                for p, done in partials
+            }
         elif op is sre.IN and (chars := _class_chars(av)) is not None:
-            grown = _extend(partials, sorted(chars))
+            grown = _extend(partials, sorted(chars), depth)
+        elif op is sre.IN and [(op, av)] == _SPACE:
+            grown = _extend(partials, SPACES, depth)
         elif op is sre.SUBPATTERN and not av[1] and not av[2]:  # a group without inline flags
-            return _walk(list(av[3]) + rest, partials)
+            return _walk(av[3].data + items[index + 1 :], partials, depth)
         elif op is sre.BRANCH:
-            grown = set()
+            grown, rest = set(), items[index + 1 :]
             for alternative in av[1]:
-                grown |= _walk(list(alternative) + rest, partials)
+                grown |= _walk(alternative.data + rest, partials, depth)
             return grown if len(grown) <= LIMIT else _finish(partials)
         elif op in _REPEATS and av[0] == 0 and av[1] == 1:  # optional: with it and without it
-            grown = _walk(list(av[2]) + rest, partials) | _walk(rest, partials)
+            rest = items[index + 1 :]
+            grown = _walk(av[2].data + rest, partials, depth) | _walk(rest, partials, depth)
+            return grown if len(grown) <= LIMIT else _finish(partials)
+        elif op in _REPEATS and av[0] == 0 and av[2].data == _SPACE:
+            # ``\s*``: no whitespace and what follows, or a whitespace character (and no more
+            # is known: more whitespace may follow it)
+            grown = _walk(items[index + 1 :], partials, depth) | _finish(_extend(partials, SPACES, depth))
             return grown if len(grown) <= LIMIT else _finish(partials)
         elif op in _REPEATS and av[0] >= 1:  # the first `low` copies are forced
             low, high, sub = av
-            copies = list(sub) * min(low, DEPTH)
-            return _walk(copies + rest if low == high <= DEPTH else copies, partials)
+            copies = sub.data * min(low, depth)
+            return _walk(copies + items[index + 1 :] if low == high <= depth else copies, partials, depth)
         else:  # anything else (an optional repeat, a wide class, a backreference) ends the prefix
             return _finish(partials)
         if len(grown) > LIMIT:
@@ -127,11 +153,19 @@ def minimal(prefixes: Iterable[str]) -> frozenset[str]:
     return frozenset(out)
 
 
-def literal_prefixes(pattern: str, flags: int = re.MULTILINE) -> frozenset[str]:
+@functools.lru_cache(maxsize=1024)
+def _parse(pattern: str, flags: int) -> Any:
+    """``re``'s parse of ``pattern`` (the rule set asks for the same parts again and again; the
+    callers only read it)."""
+    return sre_parse.parse(pattern, flags)
+
+
+@functools.lru_cache(maxsize=4096)
+def literal_prefixes(pattern: str, flags: int = re.MULTILINE, depth: int = DEPTH) -> frozenset[str]:
     """Literal strings one of which every match of ``pattern`` starts with (``""`` among them
-    means a match can start with anything)."""
-    tree = sre_parse.parse(pattern, flags)
-    return minimal(p for p, _ in _walk(list(tree), {("", False)}))
+    means a match can start with anything), at most ``depth`` characters long."""
+    tree = _parse(pattern, flags)
+    return minimal(p for p, _ in _walk(tree.data, {("", False)}, depth))
 
 
 def _rarity(prefixes: frozenset[str]) -> int:
@@ -145,8 +179,8 @@ def factor(
     """A second anchor inside ``pattern``: ``(prefixes, low, high)`` says that every match starting
     at ``s`` holds one of ``prefixes`` starting between ``s + low`` and ``s + high`` (``None``: no
     upper bound). The part after the first element with the rarest prefixes; ``None`` if none."""
-    tree = sre_parse.parse(pattern, flags)
-    items = list(tree)
+    tree = _parse(pattern, flags)
+    items = tree.data
     best: tuple[int, frozenset[str], int, int | None] | None = None
     for j in range(1, len(items)):
         if items[j][0] in _ZERO_WIDTH:
@@ -187,8 +221,9 @@ _COMMON = frozenset(" \t\n\r.,:;-'\"()?!/") | frozenset("abcdefghijklmnopqrstuvw
 
 
 def weak(prefixes: Iterable[str]) -> bool:
-    """Does a match attempt at these prefixes happen at almost every position of prose?"""
-    return any(len(p) == 0 or (len(p) == 1 and p in _COMMON) for p in prefixes)
+    """Does a match attempt at these prefixes happen at almost every position of prose? (Whitespace
+    around one common character, ``". "``, ``"\\n "``, is as common as the character.)"""
+    return any(len(core := p.strip(SPACES)) == 0 or (len(core) == 1 and core in _COMMON) for p in prefixes)
 
 
 def split_lead(branch: str, *, max_atoms: int = 4) -> tuple[str, str]:

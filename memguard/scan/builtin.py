@@ -7,7 +7,7 @@ import functools
 import re
 from collections.abc import Iterable
 
-from memguard.scan.decode import HEX_SPACE, ROT13_WORD, decoded_texts
+from memguard.scan.decode import ROT13_WORD, decoded_texts
 from memguard.scan.match import RuleSet, Work
 from memguard.scan.rules import DECODE_LEAD, RULES
 from memguard.scan.unicode import reveal
@@ -28,16 +28,20 @@ _MAX_LAYERS = 16
 # zero-width characters inside a Latin word (emoji ZWJ sequences and ZWNJ in Indic or Persian
 # words are legitimate; splitting "ignore" into i-g-n-o-r-e is not)
 _ZW_IN_WORD = re.compile("(?<=[A-Za-z0-9 ,.:_(=\"'])[\u200b\u200c\u200d\u2060\ufeff\u180e](?=[A-Za-z0-9 ,.:_(=\"'])")
+# right-to-left letters (Hebrew, Arabic, Syriac, Thaana, N'Ko): text in these languages uses
+# embeddings and isolates (U+202A-U+202C, U+2066-U+2069) around Latin names and numbers; only an
+# override (U+202D, U+202E), which reorders what a reader sees, is evidence there
+_RTL = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
 _FLAG_TAGS = re.compile("\U0001f3f4[\U000e0020-\U000e007e]{1,8}\U000e007f")  # subdivision flags
 
-_DECODE_LEAD, _HEX_SPACE, _ROT13_WORD = len(RULES), len(RULES) + 1, len(RULES) + 2
+_DECODE_LEAD, _ROT13_WORD = len(RULES), len(RULES) + 1
 
 
 @functools.cache
 def rule_set() -> RuleSet:
-    """The rules, the decode lead and the decoders' gates in one automaton (built once, by the
-    first :class:`RuleScanner`: about 0.3 s, which importing memguard should not cost)."""
-    return RuleSet([*(rule.pattern for rule in RULES), DECODE_LEAD.pattern, HEX_SPACE, ROT13_WORD])
+    """The rules, the decode lead and the rot13 decoder's gate in one automaton (built once, by the
+    first :class:`RuleScanner`: about 0.35 s of CPU, which importing memguard should not cost)."""
+    return RuleSet([*(rule.pattern for rule in RULES), DECODE_LEAD.pattern, ROT13_WORD])
 
 
 def _hits(texts: Iterable[str], work: Work, prefix: str = "") -> dict[str, float]:
@@ -55,7 +59,8 @@ class RuleScanner:
     """Rule-based prompt-injection scanner for memory writes (see :mod:`memguard.scan.rules`)."""
 
     id = "memguard.rules"
-    version = "2"  # 2: nested decoding (3 layers) and `scan.truncated` over the work caps
+    version = "3"  # 2: nested decoding (3 layers) and `scan.truncated` over the work caps; 3: family
+    # rules widened for generalization (tests/scan/holdout2.jsonl, docs/scanner.md)
 
     def __init__(
         self, *, suspicious_at: float = SUSPICIOUS_AT, malicious_at: float = MALICIOUS_AT
@@ -64,6 +69,7 @@ class RuleScanner:
             raise ValueError("thresholds must satisfy 0 < suspicious_at <= malicious_at <= 1")
         self.suspicious_at = suspicious_at
         self.malicious_at = malicious_at
+        self._clean = Verdict(Label.CLEAN, 0.0, (), self.id, self.version)
         rule_set()  # built here, not in the first scan (whose stage may have a short timeout)
 
     def scan(self, text: str, context: ScanContext | None = None) -> Verdict:
@@ -108,8 +114,10 @@ class RuleScanner:
         out: list[str] = []
         layers: list[str] = []
         found = decoded_texts(
-            text, hex_space=_HEX_SPACE in matched, rot13_word=_ROT13_WORD in matched, layers=layers
+            text, hex_space=None, rot13_word=_ROT13_WORD in matched, layers=layers
         )
+        if not found and not layers:  # nothing encoded (almost every text)
+            return out
         for depth in range(MAX_DEPTH):
             readable = [d for d in found if work.take_chars(len(d))]
             deeper = [d for d in layers[:_MAX_LAYERS] if work.take_chars(len(d))]
@@ -130,7 +138,9 @@ class RuleScanner:
             hits["unicode.tag_characters"] = 0.9
         if hidden.zero_width and len(_ZW_IN_WORD.findall(shown)) >= 3:
             hits["unicode.zero_width"] = 0.5
-        if hidden.bidi and re.search("[\u202a-\u202e\u2066-\u2069]", shown):
+        if hidden.bidi and re.search(
+            "[\u202d\u202e]" if _RTL.search(shown) else "[\u202a-\u202e\u2066-\u2069]", shown
+        ):
             hits["unicode.bidi_control"] = 0.6
         if hidden.mixed_script_words >= 2:
             hits["unicode.mixed_script"] = 0.55
@@ -140,6 +150,9 @@ class RuleScanner:
                     hits[key] = weight
 
     def _verdict(self, hits: dict[str, float], truncated: bool) -> Verdict:
+        clean = self._clean
+        if not hits and not truncated and clean.version == self.version and clean.scanner == self.id:
+            return clean  # the common case: one shared (immutable) clean verdict
         remaining = 1.0
         for weight in hits.values():
             remaining *= 1.0 - weight

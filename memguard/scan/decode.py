@@ -1,4 +1,5 @@
-"""Encoded payloads: base64, hex, URL encoding and rot13 runs decoded to text a rule scan can read.
+"""Encoded payloads: base64, base32, hex, URL encoding, rot13 and escape sequences (``\\x69``,
+``\\u0069``, ``&#105;``) decoded to text a rule scan can read.
 
 Only decodings that come out as readable text are kept (mostly printable, mostly letters and
 spaces), so random tokens, hashes and ids do not turn into noise for the rules.
@@ -11,8 +12,9 @@ import binascii
 import codecs
 import re
 import urllib.parse
+from collections.abc import Iterator
 
-__all__ = ["HEX_SPACE", "ROT13_WORD", "decoded_texts"]
+__all__ = ["HEX_SPACE", "ROT13_WORD", "WIDE_SPACE", "decoded_texts"]
 
 _B64 = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{24,}={0,2}")
 _HEX = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}[\s:]?){16,}")
@@ -20,17 +22,41 @@ _PCT = re.compile(r"%[0-9A-Fa-f]{2}")
 # rot13 of frequent English function words: "the", "and", "you", "to", "of", "is", "for", "your"
 _ROT13_WORDS = re.compile(r"\b(?:gur|naq|lbh|gb|bs|vf|sbe|lbhe|jvgu|guvf)\b", re.IGNORECASE)
 _MAX_DECODES = 16
+# escape sequences, three or more in a row: C and Python byte escapes, Unicode escapes, and HTML
+# numeric character references (decimal and hex)
+_ESCAPES = re.compile(r"(?:\\x[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}|&#[0-9]{1,7};?|&#[xX][0-9A-Fa-f]{1,6};?){3,}")
+_ESCAPE = re.compile(r"\\x([0-9A-Fa-f]{2})|\\u([0-9A-Fa-f]{4})|&#([0-9]{1,7});?|&#[xX]([0-9A-Fa-f]{1,6});?")
+# base32 (RFC 4648): upper-case letters and 2-7 only, in 8-character groups; looked for only in
+# the tokens the base64 pass found long enough (a run of 24 of its alphabet)
+_B32 = re.compile(r"(?<![A-Za-z0-9])[A-Z2-7]{24,}={0,6}(?![A-Za-z0-9])")
 _B64_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-"
 #: every byte of a base64 run becomes "a", every other byte " ": a run of 24 is then a substring
 _RUN_MAP = bytes(ord("a") if b in _B64_ALPHABET else ord(" ") for b in range(256))
 _RUN = b"a" * 24
+#: a hex run (16 units of two digits, each maybe followed by one whitespace or ":") lies inside a
+#: run of 32 or more characters of ``[0-9A-Fa-f\s:]``; in ASCII text each such character is one
+#: byte, mapped to "h" here (every other byte to " "), so the runs are found with C byte operations
+_HEX_MAP = bytes(ord("h") if re.fullmatch(r"[0-9A-Fa-f\s:]", chr(b)) else ord(" ") for b in range(128)) + b" " * 128
+_HEX_RUN = re.compile(rb"h{32,}")
+_HEX_RUN_32 = b"h" * 32
+#: the UTF-8 of the non-ASCII characters ``\s`` matches (``str.isspace``; a test holds the list to
+#: the whole of Unicode): a text without them can only hold hex runs made of ASCII bytes
+WIDE_SPACE = "\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+_WIDE_SPACE = re.compile(b"|".join(re.escape(c.encode()) for c in WIDE_SPACE))
+#: a hex digit "h", the first byte of any wide space's UTF-8 (C2, E1, E2, E3) "w", all else " "
+_DIGIT_WIDE_MAP = bytes(
+    ord("h") if chr(b) in "0123456789abcdefABCDEF" else ord("w") if b in (0xC2, 0xE1, 0xE2, 0xE3) else ord(" ")
+    for b in range(256)
+)  # fmt: skip
 
 
-# What the scanner's one automaton pass (memguard.scan.builtin) also looks for, so that the
-# decoders run only on text that can hold what they decode:
+# What the decoders ask first, so that they run only on text that can hold what they decode (the
+# scanner's one automaton pass, memguard.scan.builtin, looks for ROT13_WORD; HEX_SPACE is asked
+# only of a text that holds a hex run):
 #: hex that can decode to readable text: that text holds a space, so the run holds the unit "20"
 #: with two more units on at least one side of it (a run is 16 units or more)
 HEX_SPACE = r"20(?:[\s:]?[0-9a-f]{2}){2}|(?:[0-9a-f]{2}[\s:]?){2}20"
+_HEX_SPACE = re.compile(HEX_SPACE, re.MULTILINE)
 #: one rot13 function word (over lower-cased text; "\u017f" is the long s that ``re`` folds to s)
 ROT13_WORD = "\\b(?:gur|naq|lbh|gb|b[s\u017f]|vf|[s\u017f]be|lbhe|jvgu|guvf)\\b"
 
@@ -59,27 +85,54 @@ def _utf8(raw: bytes) -> str | None:
         return None
 
 
+def _hex_runs(text: str, raw: bytes) -> Iterator[re.Match[str]]:
+    """``_HEX.finditer(text)``, run only where a match can lie (``raw`` is ``text`` in UTF-8)."""
+    mapped = raw.translate(_HEX_MAP)
+    if len(raw) == len(text):  # ASCII: byte offsets are character offsets
+        if _HEX_RUN_32 in mapped:  # (a substring test first: most texts hold no run at all)
+            for run in _HEX_RUN.finditer(mapped):
+                yield from _HEX.finditer(text, run.start(), run.end())
+    elif _HEX_RUN_32 in mapped or (
+        # a wide space inside a run follows a hex digit (a unit's second); without one there, the
+        # runs are all ASCII and the test above saw them
+        b"hw" in raw.translate(_DIGIT_WIDE_MAP)
+        and _WIDE_SPACE.search(raw) is not None  # each one a space byte: one byte a character
+        and _HEX_RUN_32 in _WIDE_SPACE.sub(b" ", raw).translate(_HEX_MAP)
+    ):
+        yield from _HEX.finditer(text)
+
+
+def _unescape(m: re.Match[str]) -> str:
+    hex_byte, unit, decimal, hex_ref = m.groups()
+    code = int(hex_byte or unit or hex_ref, 16) if decimal is None else int(decimal)
+    return chr(code) if code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else ""
+
+
 def decoded_texts(
     text: str,
     *,
-    hex_space: bool = True,
+    hex_space: bool | None = True,
     rot13_word: bool = True,
     layers: list[str] | None = None,
 ) -> list[str]:
     """Readable texts hidden in ``text`` as base64, hex, URL encoding or rot13 (at most 16).
 
     ``hex_space=False`` or ``rot13_word=False`` say the caller has seen that ``text`` holds no
-    :data:`HEX_SPACE` or no :data:`ROT13_WORD` match, so those decoders cannot find anything.
+    :data:`HEX_SPACE` or no :data:`ROT13_WORD` match, so those decoders cannot find anything;
+    ``hex_space=None`` has the hex decoder ask that itself, once it finds a hex run (rarely).
     ``layers`` collects decodings that are themselves one encoded run (at most 16), for the caller
     to decode one layer further.
     """
     out: list[str] = []
     # a base64 run is 24 characters of its alphabet in a row: looked for with C byte operations
     # (its characters are ASCII, so UTF-8 keeps them one byte each), searched for only if present
-    has_run = _RUN in text.encode("utf-8", "surrogatepass").translate(_RUN_MAP)
+    utf8 = text.encode("utf-8", "surrogatepass")
+    has_run = _RUN in utf8.translate(_RUN_MAP)
+    long_tokens: list[str] = []
     for token in text.split() if has_run else ():
         if len(token) < 24:
             continue
+        long_tokens.append(token)
         # a run holds no whitespace, so it lies inside one token (the lookbehind sees the same)
         for m in _B64.finditer(token):
             if len(out) >= _MAX_DECODES:
@@ -97,7 +150,11 @@ def decoded_texts(
                 out.append(decoded)
             elif decoded is not None and layers is not None and len(layers) < _MAX_DECODES and _layer(decoded):
                 layers.append(decoded)
-    for m in _HEX.finditer(text) if hex_space else ():
+    for m in _hex_runs(text, utf8) if hex_space is not False else ():
+        if hex_space is None:
+            hex_space = _HEX_SPACE.search(text.lower()) is not None
+            if not hex_space:
+                break
         if len(out) >= _MAX_DECODES:
             return out
         digits = re.sub(r"[\s:]", "", m.group(0))
@@ -115,6 +172,25 @@ def decoded_texts(
             out.append(unquoted)
             if len(_PCT.findall(unquoted)) >= 3:  # encoded twice
                 out.append(urllib.parse.unquote(unquoted))
+    if "\\x" in text or "\\u" in text or "&#" in text:
+        for m in _ESCAPES.finditer(text):
+            if len(out) >= _MAX_DECODES:
+                return out
+            decoded = _ESCAPE.sub(_unescape, m.group(0))
+            if _readable(decoded):
+                out.append(decoded)
+    for m in (m for token in long_tokens for m in _B32.finditer(token)):
+        if len(out) >= _MAX_DECODES:
+            return out
+        run = m.group(0).rstrip("=")
+        if run.isalpha() or len(run) * 5 % 8 >= 5:
+            continue  # a shouted word, or not a whole number of bytes
+        try:
+            decoded = _utf8(base64.b32decode(run + "=" * (-len(run) % 8)))
+        except (binascii.Error, ValueError):
+            continue
+        if decoded is not None and _readable(decoded):
+            out.append(decoded)
     if rot13_word and len(_ROT13_WORDS.findall(text)) >= 2:
         out.append(codecs.decode(text, "rot13"))
     return out[:_MAX_DECODES]

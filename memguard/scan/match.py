@@ -119,6 +119,22 @@ class _Branch(NamedTuple):
     factor: tuple[int, int, int] | None
 
 
+#: a branch with at most FEW prefixes gets them longer (20 or 16 characters, the longest that
+#: gives at most DEEP_KEYS of them): a longer key is reached less often on prose ("the user's
+#: notes" no longer anchors "the user's new iban"); others stay at anchors.DEPTH (the key count)
+DEEP, FEW, DEEP_KEYS = (20, 16), 64, 512
+
+
+def _anchor_keys(rest: str) -> frozenset[str]:
+    prefixes = literal_prefixes(rest)
+    if len(prefixes) <= FEW:
+        for depth in DEEP:
+            deeper = literal_prefixes(rest, depth=depth)
+            if len(deeper) <= DEEP_KEYS:
+                return deeper
+    return prefixes
+
+
 def _lead_start(text: str, start: int, reach: int) -> int:
     while start > 0 and text[start - 1].isspace():  # a lead's trailing \s* (rarely more than one)
         start -= 1
@@ -132,12 +148,15 @@ def _automaton(
     factor_keys: dict[str, list[int]],
 ) -> Any:
     """Each prefix maps to ``(len - 1, branches, the same with the \\b ones (``None``: there are
-    none), factor ids)``."""
+    none), factor ids, the factor ids one of which each of those branches needs (``None``: one of
+    them needs none))``."""
     automaton = ahocorasick.Automaton()
     for prefix in prefixes:
         plain = tuple(keyed.get(prefix, ()))
         every = plain + tuple(bounded.get(prefix, ())) if prefix in bounded else None
-        value = (len(prefix) - 1, plain, every, tuple(factor_keys.get(prefix, ())))
+        gates = [b.factor for b in (plain if every is None else every)]
+        needs = None if None in gates else frozenset(g[0] for g in gates if g is not None)
+        value = (len(prefix) - 1, plain, every, tuple(factor_keys.get(prefix, ())), needs)
         automaton.add_word(prefix, value)
     automaton.make_automaton()
     return automaton
@@ -188,7 +207,7 @@ class RuleSet:
                 numbered += 1
                 # a leading \b is checked by hand: is the character before the anchor a word's?
                 table = bounded if boundary and not lead else keyed
-                for prefix in literal_prefixes(rest):
+                for prefix in _anchor_keys(rest):
                     table.setdefault(prefix, []).append(branch)
         # ASCII text can only hold ASCII prefixes; an automaton without the others has a far
         # smaller fan-out at its root, and ASCII text is the common case
@@ -210,21 +229,26 @@ class RuleSet:
         if not work.take_chars(len(text)):
             return found
         automaton = self._ascii_automaton if text.isascii() else self._automaton
-        hits = list(automaton.iter(text))
         seen: dict[int, list[int]] = {}
-        for end, (back, _, _, factor_ids) in hits:
+        anchors: list[tuple[int, tuple[_Branch, ...], tuple[_Branch, ...] | None, frozenset[int] | None]] = []
+        for end, (back, plain, every, factor_ids, needs) in automaton.iter(text):
+            start = end - back
+            if plain or every:
+                anchors.append((start, plain, every, needs))
             for fid in factor_ids:
                 if fid in seen:
-                    seen[fid].append(end - back)
+                    seen[fid].append(start)
                 else:
-                    seen[fid] = [end - back]
+                    seen[fid] = [start]
         for positions in seen.values():
             positions.sort()
+        present = set(seen)
         # attempts per branch so far; _SPENT once the branch was searched whole (or could not be)
         tries = [0] * self._branches
         attempts, cap = work.attempts, MAX_ATTEMPTS
-        for end, (back, plain, every, _) in hits:
-            start = end - back
+        for start, plain, every, needs in anchors:
+            if needs is not None and needs.isdisjoint(present):
+                continue  # every branch here needs a second anchor the text does not hold
             candidates = plain
             if every is not None:
                 before = text[start - 1] if start else " "

@@ -22,14 +22,29 @@ _CONFUSABLE = str.maketrans(
     "асеорхуіјѕԁһԛԝӏАВСЕНІЈКМОРЅТХУαεοκνρτχυΑΒΕΗΙΚΜΝΟΡΤΧΥΖ",
     "aceopxyijsdhqwlABCEHIJKMOPSTXYaeoknptxuABEHIKMNOPTXYZ",
 )
-_LATIN = re.compile(r"[A-Za-z]")
-_LOOKALIKE_SCRIPT = re.compile(r"[\u0370-\u03ff\u0400-\u04ff]")
 # where Latin meets Greek or Cyrillic; the words holding such a seam are the mixed-script words
 _SEAM = re.compile(r"[A-Za-z][\u0370-\u03ff\u0400-\u04ff]|[\u0370-\u03ff\u0400-\u04ff][A-Za-z]")
 _WORD_RUN = re.compile(r"\w*")
 _INVISIBLE_ANY = re.compile(
-    "[\U000e0000-\U000e007f\u200b\u200c\u200d\u2060-\u2064\ufeff\u180e\u202a-\u202e\u2066-\u2069]"
+    "[\U000e0000-\U000e007f\u200b\u200c\u200d\u2060-\u2064\ufeff\u180e\u00ad\u202a-\u202e\u2066-\u2069]"
 )
+
+# The same two questions asked of the UTF-8 bytes, with C byte operations (a text holds neither on
+# almost every call): ``_INVISIBLE_UTF8`` matches exactly the encodings of ``_INVISIBLE_ANY``'s
+# characters (their first bytes never continue another character), and a seam (a Latin letter
+# next to a Greek or Cyrillic one, U+0370-U+04FF: lead bytes CD-D3) shows in the translated bytes
+# as "LG" or "GcL"; a few other characters also map so, which only costs a needless exact count.
+#: the first bytes of the invisible characters' UTF-8 ("x" in the translated bytes)
+_INVISIBLE_LEADS = (0xC2, 0xE1, 0xE2, 0xEF, 0xF3)
+_INVISIBLE_UTF8 = re.compile(
+    b"\xf3\xa0[\x80\x81]|\xe1\xa0\x8e|\xe2\x80[\x8b-\x8d\xaa-\xae]|\xe2\x81[\xa0-\xa4\xa6-\xa9]|\xef\xbb\xbf"
+    b"|\xc2\xad"
+)
+_SEAM_MAP = bytes(
+    ord("L") if chr(b).isascii() and chr(b).isalpha() else ord("G") if 0xCD <= b <= 0xD3
+    else ord("c") if 0x80 <= b <= 0xBF else ord("x") if b in _INVISIBLE_LEADS else ord(" ")
+    for b in range(256)
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,10 +83,13 @@ def _mixed_words(text: str) -> int:
 
 def reveal(text: str) -> Reveal:
     """Count the hiding characters in ``text`` and return the readable versions to scan as well."""
-    has_invisible = _INVISIBLE_ANY.search(text) is not None
-    mixed = 0
-    if not text.isascii() and _LOOKALIKE_SCRIPT.search(text) and _LATIN.search(text):
-        mixed = _mixed_words(text)
+    raw = text.encode("utf-8", "surrogatepass")
+    has_invisible, mixed = False, 0
+    if len(raw) != len(text):  # not ASCII (ASCII holds neither)
+        mapped = raw.translate(_SEAM_MAP)
+        has_invisible = b"x" in mapped and _INVISIBLE_UTF8.search(raw) is not None
+        if b"LG" in mapped or b"GcL" in mapped:
+            mixed = _mixed_words(text)
     if not has_invisible and not mixed:
         return _NOTHING
     texts: list[str] = []

@@ -2,9 +2,9 @@
 
 One shard per store folder (``<state>/edge/shard``), payload indexes on every scope field
 (``owner_sub`` as the tenant key), and the whole scope condition pushed into the engine as a Qdrant
-Filter: the qdrant translator (:mod:`memguard.pushdown.qdrant`) builds it, :mod:`memguard.pushdown.edge`
-maps it to qdrant-edge's types. The engine evaluates it with its payload indexes, so a scoped search
-costs about what an unscoped one does (benchmarks/bench_storage.py).
+Filter, built directly in qdrant-edge's types from the normal form (:mod:`memguard.pushdown.edge`;
+qdrant-client is not imported on this path). The engine evaluates it with its payload indexes, so a
+scoped search costs about what an unscoped one does (benchmarks/bench_storage.py).
 
 Durability: no flush per write. The ledger is the write-ahead log (one fsync per write call); the
 store is a projection that ``memguard store rebuild`` recreates and a crash recovery re-applies. The
@@ -15,10 +15,12 @@ with a Qdrant server (``open_embedded(qdrant_url=...)``).
 
 HNSW layout (``memguard store optimize`` builds it, off the request path): no global graph (``m=0``)
 and one graph per owner (``payload_m`` links among the points of each ``owner_sub`` value, the tenant
-key): a search scoped to one owner walks that owner's graph, which a global graph serves badly (recall@10
-0.30 at 10^5 with a 10% scope). Every other payload index is built without graph links. A search whose
-scope does not pin a single owner is run exact (a full scan of what the payload indexes admit), since
-there is no graph to walk across owners. Until the first optimize every search is exact.
+key), but only for an owner whose vectors exceed the full-scan threshold (``full_scan_kb``, 32 MiB
+by default: ~21,800 facts of 384 dimensions). A search admitting less than that is exact: the engine
+scans the admitted points through the payload indexes (recall@10 = 1.0, and a smaller build). A
+search scoped to one larger owner walks that owner's graph (approximate, ``hnsw_ef`` = 256). A search
+whose scope does not pin a single owner is run exact, since no graph spans owners. Every other
+payload index is built without graph links. Until the first optimize every search is exact.
 
 Damage: a shard that does not open raises :class:`StoreDamaged` (with the rebuild hint); a point
 whose payload cannot be read is returned with an empty payload, so the guard's re-check withholds
@@ -43,7 +45,7 @@ from memguard.compat import require_version
 from memguard.errors import InvalidRequest, MemguardError, StoreError
 from memguard.pushdown.edge import to_edge_filter
 from memguard.pushdown.normal import normalize
-from memguard.pushdown.qdrant import field_key
+from memguard.pushdown.qfilter import field_key
 from memguard.scope import FIELDS, And, Condition, Eq
 from memguard.stores.base import RESERVED_PAYLOAD_KEY, Hit, StoredPoint
 
@@ -59,8 +61,13 @@ TENANT_FIELD = "owner_sub"
 HNSW_M = 0  # no global graph: per-tenant graphs only
 PAYLOAD_M = 32
 EF_CONSTRUCT = 200
-#: vectors (KB) below which a filtered search scans the admitted points instead of walking a graph
-FULL_SCAN_KB = 10_000
+#: vector data (KB) above which a segment gets its HNSW index at ``optimize``
+INDEX_THRESHOLD_KB = 10_000
+#: vector data (KB) of the points a filter admits below which the search scans them exactly (through
+#: the payload indexes) instead of walking a graph; also the size below which an owner's points get
+#: no graph of their own at ``optimize`` (Qdrant's ``full_scan_threshold``). 32 MiB: an owner with up
+#: to ~21,800 facts of 384 dimensions (1.5 KiB each) is always searched exactly (recall@10 = 1.0).
+FULL_SCAN_KB = 32 * 1024
 #: search-time beam width of a tenant-scoped HNSW search
 HNSW_EF = 256
 
@@ -81,13 +88,24 @@ class QdrantEdgeStore:
     """Facts as points of one qdrant-edge shard; the scope is pushed into the engine's filter."""
 
     def __init__(
-        self, path: str | Path, *, dimension: int = 384, index_threshold_kb: int = FULL_SCAN_KB
+        self,
+        path: str | Path,
+        *,
+        dimension: int = 384,
+        index_threshold_kb: int = INDEX_THRESHOLD_KB,
+        full_scan_kb: int = FULL_SCAN_KB,
     ) -> None:
-        """``index_threshold_kb``: segments with more vector data get graphs at ``optimize``, and a
-        filtered search admitting more walks the graph (tests lower it to build graphs quickly)."""
+        """``index_threshold_kb``: segments with more vector data get an HNSW index at ``optimize``
+        (tests lower it to build one quickly). ``full_scan_kb``: a filtered search whose admitted
+        points hold less vector data than this is exact (a scan of those points), and an owner with
+        less gets no graph of its own at ``optimize``; above it the owner's graph is walked
+        (approximate: docs/benchmarks.md has its recall). Both are re-applied on every open."""
         require_version("qdrant-edge-py", SUPPORTED[1], SUPPORTED[3])
+        if index_threshold_kb < 1 or full_scan_kb < 1:
+            raise ValueError("index_threshold_kb and full_scan_kb must be positive")
         self.dimension = dimension
         self.index_threshold_kb = index_threshold_kb
+        self.full_scan_kb = full_scan_kb
         self.path = Path(path)
         self._lock = threading.RLock()
         self.path.mkdir(parents=True, exist_ok=True)
@@ -98,6 +116,7 @@ class QdrantEdgeStore:
             _unlock(self._lockfile)
             raise
         self._closed = False
+        self._stale = self._scan_stale()
 
     def _open(self) -> qe.EdgeShard:
         shard_dir = self.path / SHARD
@@ -143,7 +162,7 @@ class QdrantEdgeStore:
             hnsw_config=qe.HnswIndexConfig(
                 m=HNSW_M,
                 ef_construct=EF_CONSTRUCT,
-                full_scan_threshold=self.index_threshold_kb,
+                full_scan_threshold=self.full_scan_kb,
                 payload_m=PAYLOAD_M,
             ),
             optimizers=qe.EdgeOptimizersConfig(indexing_threshold=self.index_threshold_kb),
@@ -189,14 +208,24 @@ class QdrantEdgeStore:
     # -- the MemoryStore protocol ------------------------------------------------------------------
 
     def upsert(self, points: Sequence[StoredPoint]) -> None:
+        """One engine update for the batch. Each vector goes to the engine as it came (a tuple, list
+        or array of floats: the engine reads it into float32 once), and each payload dict as it is
+        (the engine copies it into its own form; no copy here)."""
         if not points:
             return
+        dimension = self.dimension
         structs = []
-        for p in points:
-            vector = [float(x) for x in (p.vector or [])]
-            if len(vector) != self.dimension:
-                raise StoreError("vector has the wrong dimension")
-            structs.append(qe.Point(_point_id(p.fact_id), vector, dict(p.payload)))
+        try:
+            for p in points:
+                vector = _engine_vector(p.vector)
+                if len(vector) != dimension:
+                    raise StoreError("vector has the wrong dimension")
+                payload = p.payload if type(p.payload) is dict else dict(p.payload)
+                structs.append(qe.Point(_point_id(p.fact_id), vector, payload))  # type: ignore[arg-type]
+        except MemguardError:
+            raise
+        except Exception as exc:  # a vector or payload the engine cannot take
+            raise StoreError(f"point not accepted by qdrant-edge: {type(exc).__name__}") from exc
         with self._errors() as shard:
             shard.update(qe.UpdateOperation.upsert_points(structs))
 
@@ -345,7 +374,38 @@ class QdrantEdgeStore:
         run it off the request path, e.g. ``memguard store optimize``). Searches are exact until
         then; docs/benchmarks.md has recall@10 after it."""
         with self._errors() as shard:
-            return shard.optimize()
+            built = shard.optimize()
+            if built:
+                self._stale = False
+            return built
+
+    def stale_index(self) -> bool:
+        """Whether, when this store was opened, a segment's HNSW index had been built with other
+        parameters than this store's (a shard optimized under an older layout or full-scan threshold
+        keeps them until rebuilt; reopening is not enough). A successful :meth:`optimize` rebuilds
+        such segments and clears it."""
+        return self._stale
+
+    def _scan_stale(self) -> bool:
+        """The segments' own descriptions against this store's HNSW parameters (an unreadable one
+        counts as stale). Read at open: a segment an optimize replaces stays on disk until close."""
+        want = {"m": HNSW_M, "ef_construct": EF_CONSTRUCT, "payload_m": PAYLOAD_M,
+                "full_scan_threshold": self.full_scan_kb}  # fmt: skip
+        for described in sorted((self.path / SHARD / "segments").glob("*/segment.json")):
+            try:
+                config = json.loads(described.read_text("utf-8"))
+                indexes = [v["index"] for v in config["config"]["vector_data"].values()]
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                return True
+            for index in indexes:
+                if not isinstance(index, dict):
+                    return True
+                options = index.get("options")
+                if index.get("type") == "hnsw" and (
+                    not isinstance(options, dict) or any(options.get(k) != v for k, v in want.items())
+                ):
+                    return True
+        return False
 
     def flush(self) -> None:
         with self._errors() as shard:
@@ -411,6 +471,18 @@ def _pins_tenant(normal: Condition) -> bool:
     """Whether every point ``normal`` admits has one given tenant key (an ``Eq`` on it at the top)."""
     parts = normal.items if isinstance(normal, And) else (normal,)
     return any(isinstance(p, Eq) and p.field == TENANT_FIELD for p in parts)
+
+
+def _engine_vector(vector: Sequence[float] | None) -> Sequence[float]:
+    """``vector`` in a form the engine reads as one dense vector: a list or tuple of floats as it
+    is (the engine converts it to float32 in one pass, refusing any element that is not a real
+    number); anything else (an array, ints, nested sequences) through ``float`` element by element,
+    so a nested or mapping value is refused here instead of read as a multi- or named vector."""
+    if vector is None:
+        raise StoreError("vector has the wrong dimension")
+    if type(vector) in (list, tuple) and (not vector or type(vector[0]) is float):
+        return vector
+    return [float(x) for x in vector]
 
 
 def _payload(payload: dict[str, Any] | None) -> dict[str, Any]:

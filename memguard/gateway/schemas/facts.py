@@ -5,8 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, StrictInt, model_validator
 
+from memguard.expiry import MAX_TTL_SECONDS
 from memguard.guard import RecalledFact
 from memguard.provenance import Provenance, Source, Turn
 from memguard.trust import SourceKind, TrustLevel
@@ -106,6 +107,10 @@ class WriteIn(_In):
         description="Facts this one was derived from: its trust is at most theirs, and revoking "
         "one of them quarantines this one.",
     )
+    ttl_seconds: Annotated[StrictInt, Field(ge=1, le=MAX_TTL_SECONDS)] | None = Field(
+        None, description="A time-to-live in seconds: once it has passed the fact is never served "
+        "and is swept. In a batch, every fact must give the same value.",
+    )
 
     def trust_level(self) -> TrustLevel | None:
         return TrustLevel.parse(self.trust) if self.trust is not None else None
@@ -121,6 +126,12 @@ class BatchWriteIn(_In):
     facts: Annotated[list[WriteIn], Field(min_length=1, max_length=256)] = Field(
         description="The facts, written in this order."
     )
+
+    @model_validator(mode="after")
+    def _one_ttl(self) -> BatchWriteIn:
+        if len({f.ttl_seconds for f in self.facts}) > 1:
+            raise ValueError("every fact of a batch must give the same ttl_seconds")
+        return self
 
 
 class UpdateIn(_In):
@@ -141,6 +152,10 @@ class UpdateIn(_In):
     turn: TurnIn = Field(description="The turn that wrote it.")
     metadata: dict[str, Any] = Field(default_factory=dict, description="Free metadata.")
     trust: TrustName | None = Field(None, description="Ask for a lower trust (never higher).")
+    ttl_seconds: Annotated[StrictInt, Field(ge=1, le=MAX_TTL_SECONDS)] | None = Field(
+        None, description="The new version's time-to-live in seconds; without it, a version "
+        "that had one keeps it (counted from the update).",
+    )
 
     def trust_level(self) -> TrustLevel | None:
         return TrustLevel.parse(self.trust) if self.trust is not None else None
@@ -275,6 +290,8 @@ class ProvenanceOut(_Out):
     policy_digest: str = Field(description="The policy in force when it was written.")
     scan: ScanOut | None = Field(default=None, description="The write-time content scan, when "
                                  "the fact was scanned.")
+    expires_at: datetime | None = Field(default=None, description="When it expires (a fact "
+                                        "written with a time-to-live).")
 
     @classmethod
     def of(cls, p: Provenance) -> ProvenanceOut:
@@ -301,6 +318,7 @@ class ProvenanceOut(_Out):
                 scanner=p.scan.scanner, version=p.scan.version,
                 cap=p.scan.cap.label if p.scan.cap is not None else None,
                 endorsed_by=p.scan.endorsed_by),
+            expires_at=p.expires_at,
         )
 
 
