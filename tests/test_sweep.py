@@ -110,12 +110,12 @@ def test_sweep_deletes_the_expired_keeps_the_rest_and_the_log_verifies(
 def test_the_latest_version_decides(harness: GuardHarness, clock: Clock) -> None:
     guard, me = harness.guard, harness.identity("alice")
     fact = write_ttl(guard, me, "expires unless rewritten", 60)
-    guard.update(me, fact.fact_id, "rewritten without a time-to-live", source=CHAT,
-                 turn=harness.turn())  # fmt: skip
+    guard.update(me, fact.fact_id, "rewritten with a longer time-to-live", source=CHAT,
+                 turn=harness.turn(), ttl=3600)  # fmt: skip
     clock.advance(120)
     report = guard.sweep_expired(operator="ops")
     assert report.due == () and report.deleted == ()
-    assert guard.get(me, fact.fact_id).text == "rewritten without a time-to-live"
+    assert guard.get(me, fact.fact_id).text == "rewritten with a longer time-to-live"
 
 
 def test_two_sweeps_at_once_delete_a_fact_once(
