@@ -521,7 +521,8 @@ RULES: tuple[Rule, ...] = (
        r"\b(?:do not|don't) act (?:on (?:this|it) )?(?:yet|until)\b|\b(?:dormant|sleeper|delayed|"
        r"time[- ]delayed) (?:note|instruction|rule|task|order|payload)s?\b|\buntil (?:triggered|"
        r"activated)\b|\b(?:days?|hours?|weeks?|sessions?) after (?:this|it) (?:is|was|has been|gets) "
-       r"(?:stored|saved|remembered|written)\b|\btrigger (?:phrase|word|condition)s?\s*[:：]"),
+       r"(?:stored|saved|remembered|written)\b|\btrigger (?:phrase|word|condition)s?\s*[:：]"
+       r"|\b(?:hold|keep|save) (?:this|these) (?:instruction|rule|note|order)s? (?:until|for when)\b"),
     # sleeper: a standing rule handed to the agent ("a permanent rule for the assistant", "rule to
     # keep for good")
     _r("sleeper.keep_rule", 0.6,
@@ -582,7 +583,8 @@ RULES: tuple[Rule, ...] = (
        r"\b(?:ignore|disregard|skip|set aside|forget|override|don't (?:do|answer|follow)|do not (?:do|"
        r"answer|follow))\b (?:what |whatever )?(?:the |this )?(?:user|customer|human|person)(?:'s|’s)? "
        r"(?:request|question|asked|asks|wants|said|task|query|instructions?|message)"
-       r"|\b(?:ignora|ignore[sz]?|ignoriere|negeer|zignoruj|игнорируй|не выполняй|не исполняй)\b "
+       r"|\b(?:ignora|ignore[sz]?|ignoriere|negeer|zignoruj|игнорируй|не выполняй|не исполняй|ne (?:tiens|"
+       r"tenez) pas compte de|no hagas caso (?:a|de)|non tenere conto d[ie]l?l?'?|não leve em conta)\b ?"
        r"(?:wat |what |lo que |ce que |was |quello che |o que )?(?:la |le |die |de |der |o |a |the )?(?:petici[óo]n|solicitud|pedido|demande|"
        r"requête|anfrage|bitte|richiesta|verzoek|prośb\w*|просьбу|запрос\w*|gebruiker|usuario|"
        r"utilisateur|nutzer|utente|usu[áa]rio)"
@@ -640,7 +642,8 @@ RULES: tuple[Rule, ...] = (
     _r("poison.memory_about_user", 0.55,
        r"\b(?:(?:assistant|agent|ai)(?:'s|’s)? memory|(?:long[- ]term|persistent|permanent) memory|"
        r"memory store|for (?:your|the) records|for future reference|to recall later|(?:profile|"
-       r"memory|knowledge|historical|permanent) (?:fact|update|note|entry)|(?:store|save|record|"
+       r"memory|knowledge|historical|permanent) (?:fact|update|note|entry)|(?:store|save|record|note|"
+       r"keep|remember|memori[sz]e) (?:this |that )?for (?:later|the future|future reference)|(?:store|save|record|"
        r"remember|memori[sz]e) (?:this|these)(?: facts?| details?)?)\b[^\n]{0,60}?\b(?:the|this) "
        r"(?:user|customer|account holder|client)\b"
        r"|\b(?:remember|record|note|store|save|memori[sz]e)\b (?:this |that )?(?:as )?the user(?:'s|’s) "
@@ -652,7 +655,7 @@ RULES: tuple[Rule, ...] = (
        r"\b(?:knowledge|memory|profile|fact) update\s*[:：]|\bfacts? (?:to (?:store|remember|"
        r"recall)|for (?:future reference|later|the record))\b|\b(?:store|save|memori[sz]e) this fact\b"
        r"|\bhistorical fact\b"),
-    _r("poison.remember_lead", 0.25,
+    _r("poison.remember_lead", 0.2,
        r"^(?:please )?(?:remember|memori[sz]e|merke? dir|retiens|recuerda|ricorda|lembre-se|guarde na "
        r"memória|onthoud|zapamiętaj|запомни)\b|^(?:请)?记住|^覚えて"),
     # memory poisoning: a third party handed the user's codes or the right to act for them
@@ -672,7 +675,8 @@ RULES: tuple[Rule, ...] = (
        r"access|use|sign|spend|move|transfer|share|view)|(?:can|may) (?:access|approve|spend))\b"
        r"[^.\n]{0,50}\b(?:on (?:their|his|her) behalf|in (?:their|his|her) name|at any time|any time|"
        r"anytime|remotely|without (?:asking|approval|confirmation|limits?)|with (?:all|any|every) "
-       r"(?:third[- ]part\w+|apps?|partners?|vendors?|companies))"
+       r"(?:third[- ]part\w+|apps?|partners?|vendors?|companies)|with (?:insurers|advertisers|marketers|"
+       r"brokers|anyone|everyone))"
        r"|\b(?:usuario|usu[áa]rio|utilisateur|nutzer|utente|gebruiker|użytkownik|пользователь) "
        r"(?:autoriz[óo]u?|a autoris[ée]|hat (?:\w+ )?(?:erlaubt|autorisiert)|ha autorizzato|heeft "
        r"(?:\w+ )?(?:toestemming|gemachtigd)|upoważnił|разрешил|confirm[óo]u? que|a confirm[ée] que|"

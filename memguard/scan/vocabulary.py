@@ -137,7 +137,7 @@ _SEND_ML = _alt(
     "отправь", "перешли", "发送", "发给", "送って", "送信", "보내", "أرسل", "भेजें", "भेजो",
     "gönder", "ilet",
     # generalization (holdout3), exfiltration: upload, publish, forward, infinitives
-    "envoy(?:er|ez)", "sube", "publi(?:que|ca|car)", "inoltra", "carica", "envie", "encaminhe",
+    "envoy(?:er|ez)", "schick(?:e|en)?", "sube", "publi(?:que|ca|car)", "inoltra", "carica", "envie", "encaminhe",
     "prześlij", "wgraj", "отправля\\w*", "загрузи", "上传", "转发", "アップロード", "転送",
 )  # fmt: skip
 _FUTURE_ML = _alt(
@@ -190,7 +190,7 @@ _HIDE_ML = _alt("sans (?:le |en )?(?:signaler|dire|mentionner|pr[ée]venir)", "s
                 "non (?:dirlo|menzionarlo)", "senza (?:dirlo|avvisare)", "n[ãa]o (?:informe|conte|diga|mencione)",
                 "sem (?:avisar|informar|contar)", "zonder (?:het )?te (?:vertellen|melden)",
                 "nie (?:informuj|mów|wspominaj)", "ничего не (?:говори|сообщай)", "не упоминай",
-                "utan att (?:berätta|nämna)", "nämn inte")  # fmt: skip
+                "utan att (?:berätta|nämna)", "nämn inte", "sag(?:e|en sie)? nichts")  # fmt: skip
 _HIDE_USER_ML = _alt("(?:ne (?:le )?(?:dis|dites) (?:rien|pas)|sans (?:le )?dire) à l'utilisateur",
                      "(?:sag|sagen sie) (?:es )?(?:dem|der) (?:nutzer|benutzer)\\w* nicht",
                      "no (?:se lo )?(?:digas|informes|muestres) al usuario",
