@@ -79,6 +79,16 @@ def _spaced(*words: str) -> str:
                     for word in words for sep in (" ", "  ", ".", "-", "_"))
 
 
+# an AI noun and a comma or colon that open a line, or follow a tag's ">" or a "]" ("Assistant,
+# remember ..."): a fixed-width lookbehind per noun and form, and the " {0,2}" after it, keep the
+# branch's literal prefixes short (the noun and its comma)
+_AI_AT_LINE_START = "|".join(
+    f"{w}{s}[,:](?<![^\\n>\\]]{w}{s}[,:])"
+    for w in ("assistant", "ai", "bot", "chatbot", "model", "llm", "copilot", "gpt", "chatgpt", "claude")
+    for s in ("", "s")
+)
+
+
 def _r(rule_id: str, weight: float, pattern: str) -> Rule:
     return Rule(rule_id, weight, pattern)
 
@@ -173,16 +183,18 @@ RULES: tuple[Rule, ...] = (
     _r("agent.note_to_agent", 0.6,
        f"\\b(?:note|message|instructions?|reminder|memo|attention|important|directive|hint|"
        # generalization (holdout3), direct instruction: "action item for the AI", "FAO the model"
-       f"action items?|request|task|fao|attn|p\\.?s\\.?) "
-       f"(?:to|for|of)? ?(?:the |any |all )?(?:{_AGENT}|ai agents?|ai systems?|language models?)s?\\b"
+       f"action items?|request|task|p\\.s\\.|ps) "
+       f"(?:to|for) (?:the |any |all )?(?:{_AGENT}|ai agents?|ai systems?|language models?)s?\\b"
+       f"|\\b(?:fao|attn|attention|for the attention of):? (?:the |any |all |every )?(?:{_AI}|models?)\\b"
        f"|\\bfor (?:ai|llm|automated) (?:agents?|assistants?|models?|tools?|readers?|systems?) only\\b"
        f"|{_TO_AGENT_ML}"),
     # generalization (holdout2): a vocative aimed at an AI ("Attention automated reader:", "Hey
     # ChatGPT,", "Dear AI.")
     _r("agent.vocative", 0.5,
-       f"\\b(?:attention|hey|dear|hi|hello|psst|ps|p\\.s\\.|calling)(?: there)?[,:]? (?:to )?(?:any |all |"
+       f"\\b(?:attention|hey|dear|hi|hello|psst|ps|p\\.s\\.|calling)[,:]? (?:to )?(?:any |all |the |"
+       f"every )?(?:{_AI})s?\\b\\s*[,:.!;-]"
        # generalization (holdout3): "Hey there, helper bot!" (one word before the AI noun)
-       f"the |every |my |you )?(?:[a-z]+ )?(?:{_AI})s?\\b\\s*[,:.!;-]"),
+       f"|\\b(?:hey|hi|hello) there[,!]? (?:\\w+ )?(?:{_AI})s?\\b[,:.!;-]"),
     # generalization (holdout2): keep something from the user ("do not mention this to the user")
     _r("agent.hide_from_user", 0.55,
        r"\b(?:do not|don't|never|without) (?:mention(?:ing)?|tell(?:ing)?|reveal(?:ing)?|"
@@ -561,14 +573,14 @@ RULES: tuple[Rule, ...] = (
        r"asked)|will)\b"),
     _r("agent.reader_ml", 0.55,
        r"\b(?:assistente|asistente|assistant|assistenten?|asystent\w*|ассистент\w*|помощник\w*|ia|ki|"
-       r"ai|ии)\b,? ?(?:que|qui|der|die|che|który|которы\w+) (?:est[áa] )?(?:lendo|lee|leyendo|lit|"
+       r"ai|ии)\b,? {1,2}(?:que|qui|der|die|che|który|которы\w+) (?:est[áa] )?(?:lendo|lee|leyendo|lit|"
        r"liest|legge|leest|czyta|читает|procesa|traite|verarbeitet|elabora|verwerkt|przetwarza|"
        r"обрабатывает)"
-       r"|(?:阅读|处理|读取)(?:本|这个?|此)(?:网页|邮件|文档|页面)的\s*(?:ai|人工智能)?助手"
-       r"|(?:この|本)(?:メール|文書|ページ|ドキュメント)を(?:処理|読んで|読む|要約)(?:する|している)\s*(?:ai)?アシスタント"),
+       r"|(?:阅读|处理|读取)(?:本|这个?|此)(?:网页|邮件|文档|页面)的 ?(?:ai|人工智能)?助手"
+       r"|(?:この|本)(?:メール|文書|ページ|ドキュメント)を(?:処理|読んで|読む|要約)(?:する|している) ?(?:ai)?アシスタント"),
     # direct instruction: an AI addressed at the start of a line and given an order
     _r("agent.vocative_order", 0.5,
-       f"(?:^|[>\\]]\\s*)(?:[a-z]+ )?(?:{_AI}|models?)s?\\s*[,:]\\s*(?:please |kindly |now |also )?"
+       f"\\b(?:{_AI_AT_LINE_START}) {{0,2}}(?:please |kindly |now |also )?"
        r"(?:tell|say|remember|send|forward|ignore|disregard|don't|never|always|make|add|delete|remove|"
        r"share|open|reply|respond|answer|write|approve|store|save|report|skip|stop|include|recommend|"
        r"mark|cancel|treat|push|upload|post|forget)\b"),
@@ -584,7 +596,7 @@ RULES: tuple[Rule, ...] = (
        r"answer|follow))\b (?:what |whatever )?(?:the |this )?(?:user|customer|human|person)(?:'s|’s)? "
        r"(?:request|question|asked|asks|wants|said|task|query|instructions?|message)"
        r"|\b(?:ignora|ignore[sz]?|ignoriere|negeer|zignoruj|игнорируй|не выполняй|не исполняй|ne (?:tiens|"
-       r"tenez) pas compte de|no hagas caso (?:a|de)|non tenere conto d[ie]l?l?'?|não leve em conta)\b ?"
+       r"tenez) pas compte de|no hagas caso (?:a|de)|non tenere conto d[ie]l?l?'?|não leve em conta)\b {0,2}"
        r"(?:wat |what |lo que |ce que |was |quello che |o que )?(?:la |le |die |de |der |o |a |the )?(?:petici[óo]n|solicitud|pedido|demande|"
        r"requête|anfrage|bitte|richiesta|verzoek|prośb\w*|просьбу|запрос\w*|gebruiker|usuario|"
        r"utilisateur|nutzer|utente|usu[áa]rio)"
@@ -611,7 +623,8 @@ RULES: tuple[Rule, ...] = (
     # exfiltration: the conversation's or the user's data sent to a destination (URL, address,
     # webhook, pastebin, a public or external place)
     _r("exfil.data_to_destination", 0.6,
-       f"\\b(?:{_SEND}|push|publish|paste|dump|export|attach)\\b[^.\\n]{{0,30}}\\b(?:the user'?s|the "
+       r"\b(?:send|forward|upload|post|push|publish|paste|dump|export|attach|sync|transmit|leak|"
+       r"exfiltrate)\b[^.\n]{0,30}\b(?:the user'?s|the "
        r"customer'?s|their|the|all(?: of)?(?: the)?|every|this|these|any) (?:[\w-]+ ){0,3}(?:conversation|"
        r"chat|transcripts?|history|contents|credentials|secrets?|api keys?|tokens?|passwords?|"
        r"contacts?|documents|files|notes|messages|emails|environment variables|logs)\b[^.\n]{0,60}"
