@@ -43,7 +43,7 @@ def test_a_changed_scan_policy_is_a_new_version_and_rescan_applies_it(tmp_path: 
     default = ScanStage(RuleScanner())
     strict = ScanStage(RuleScanner(), ScanPolicy(suspicious="quarantined", timeout=9))
     assert default.version == "4"  # the default policy keeps the scanner's version alone
-    assert strict.version.startswith("3;policy=") and len(strict.version) == len("3;policy=") + 12
+    assert strict.version.startswith("4;policy=") and len(strict.version) == len("4;policy=") + 12
     same_caps = ScanStage(RuleScanner(), ScanPolicy(timeout=9))
     assert same_caps.version == "4"  # the timeout changes no verdict
 
