@@ -57,9 +57,7 @@ def test_hostile_texts_stay_within_the_caps(name: str) -> None:
 def test_the_repeated_send_case_is_caught_and_bounded() -> None:
     verdict, work = SCANNER.inspect(HOSTILE["send repeated under the text cap"])
     assert "agent.send_to_address" in verdict.reasons and not work.truncated
-    # past 32 failed attempts a branch is searched once, not per anchor: two branches start with
-    # "send" (agent.send_to_address, and exfil.data_to_destination since scanner version 4)
-    assert work.searches <= 2
+    assert work.searches <= 1  # past 32 failed attempts the branch is searched once, not per anchor
 
 
 def test_a_truncated_scan_is_never_clean_whatever_the_thresholds() -> None:
