@@ -436,7 +436,11 @@ RULES: tuple[Rule, ...] = (
     _r("sleeper.trigger_third_person", 0.55,
        r"\b(?:next time|whenever|every time|each time|the next time|once|as soon as|if ever|when)"
        r" (?:the user|they|the human|someone|anyone|a user|the customer) (?:asks?|mentions?|says|"
-       r"talks|requests?|opens?|logs? in|types?|writes?|brings up|searches)\b"),
+       r"talks|requests?|opens?|logs? in|types?|writes?|brings up|searches)\b"
+       # generalization (holdout3), sleeper: "if the user ever asks", "once the user has logged in"
+       r"|\b(?:if|when|whenever|once|as soon as) (?:the user|the customer) (?:ever |"
+       r"next |again |later )?(?:asks?|mentions?|plans?|tries|books?|pays?|uploads?|has logged in|is "
+       r"about to)\b"),
     _r("sleeper.trigger_third_person_ml", 0.55,
        r"\b(?:chaque fois que l'utilisat|jedes mal,? wenn (?:der|die) (?:nutzer|benutzer)|"
        r"cada vez que el usuario|sempre que o usu[áa]rio|ogni volta che l'utente|"
@@ -544,13 +548,13 @@ RULES: tuple[Rule, ...] = (
        r"good|forever|permanently|always|from now on)\b"),
     # sleeper: a condition on what a later document says (weak alone)
     _r("sleeper.trigger_content", 0.45,
-       r"\b(?:whenever|every time|each time|if ever|any time|anytime) (?:a|an|any|the) (?:document|"
+       r"\b(?:whenever|every time|each time|if ever|any time|anytime|if|when) (?:a|an|any|the) (?:document|"
        r"email|message|file|page|pdf|ticket|text|review)s? (?:mentions?|contains?|includes?|says|"
        r"refers to)\b"),
     # sleeper: "when the user ..." in other languages (weak alone: docs say it too)
     _r("sleeper.when_user_ml", 0.35,
        r"\b(?:sobald|wenn) (?:der|die) (?:nutzer|benutzer)|\bquando l'utente|\bcuando el usuario|"
-       r"\bquando o usu[áa]rio|\b(?:lorsque|quand|si) l'utilisateur|\b(?:als|wanneer) de gebruiker|"
+       r"\bquando o usu[áa]rio|\b(?:lorsque|quand|si|dès que) l'utilisateur|\b(?:als|wanneer) de gebruiker|"
        r"\b(?:gdy|kiedy) użytkownik|\b(?:когда|если) пользовател|при каждом (?:упоминании|запросе|"
        r"вопросе)|\bnär användaren|ユーザーが[^。\n]{0,30}(?:たら|ときは|場合)|(?:当|如果)用户"),
     # sleeper: "tell users this if they ask" (a planted answer for later)
@@ -611,8 +615,9 @@ RULES: tuple[Rule, ...] = (
     # reviews", "avoid mentioning the data breach")
     _r("agent.suppress_warnings", 0.5,
        r"\b(?:hide|suppress|omit|remove|leave out|don't show|do not show|never show|avoid "
-       r"mentioning|never mention|don't mention|do not mention)\b (?:any |all |the |every )?"
-       r"(?:negative |security |fraud |safety )?(?:warnings?|alerts?|security (?:alerts?|notices?)|"
+       r"mentioning|never mention|don't mention|do not mention|turn off|switch off|disable|mute)\b "
+       r"(?:any |all |the |every )?(?:negative |security |fraud |safety |login |sign-?in |phishing )?"
+       r"(?:warnings?|alerts?|security (?:alerts?|notices?)|"
        r"negative reviews?|(?:data )?breach(?:es)?|risks?|disclaimers?)\b"),
     _r("agent.instructions_label", 0.55,
        r"\b(?:agent|ai|llm|assistant) (?:instructions?|directives?)\s*(?:embedded|hidden|left|added|"
@@ -705,6 +710,46 @@ RULES: tuple[Rule, ...] = (
        r"\b(?:only|exclusively) (?:accepts?|takes?) (?:payments? )?(?:in |through |via |with |by )?"
        r"(?:gift ?cards?|itunes cards?|crypto\w*|bitcoin)|\b(?:accepts?|takes?) (?:payments? )?only "
        r"(?:in |through |via |with |by )(?:gift ?cards?|itunes cards?|crypto\w*|bitcoin)"),
+    # generalization (holdout3, second round of fresh text), by family:
+    # sleeper: a standing answer for a kind of question ("answer any question about X by ...")
+    _r("sleeper.standing_answer", 0.45,
+       r"\b(?:answer|respond to|reply to) (?:any|every|all|each) (?:questions?|requests?|messages?) "
+       r"(?:about|on|regarding|concerning)\b"),
+    # memory poisoning: "the user's accountant has changed", a redirect to an address, a planted
+    # policy, a profile write in the third person, automatic approvals
+    _r("poison.user_thing_changed", 0.45,
+       r"\bthe user(?:'s|’s) (?:[\w-]+ ){1,2}(?:has changed|have changed|changed|has moved|is now|are "
+       r"now|has been replaced)\b|\bthe user has (?:a )?(?:new|updated) (?:policy|rule|preference|"
+       r"setting|standing preference)\b|\bthe user(?:'s|’s) standing preference\b"),
+    _r("poison.redirect_to", 0.45,
+       f"\\b(?:should|must|will) (?:now |from now on )?(?:go|be sent|be forwarded|be directed|be "
+       f"routed|be addressed)\\b[^.\\n]{{0,40}}(?:{_EMAIL}|https?://)"),
+    _r("poison.profile_write", 0.55,
+       r"\b(?:note|write|add|record|save|store|put|mark)\b (?:this |it |down )?(?:in|into|to|on) (?:the "
+       r"user(?:'s|’s)|their) (?:profile|memory|records?|file|notes|preferences)\b"),
+    _r("poison.auto_approve", 0.4,
+       r"\b(?:invoices?|refunds?|requests?|purchases?|orders?|transfers?)\b[^.\n]{0,40}\b(?:(?:is|are|"
+       r"gets?|be) (?:approved|accepted|paid) automatically|auto-?(?:approved|accepted|paid))\b"
+       r"|\bauto-?(?:accept|approve|pay)\b[^.\n]{0,20}\b(?:all|every|any)\b"),
+    # direct instruction: the agent's output told what it must say or leave out ("your summary must
+    # leave out section 4"); a polite question that is an order ("could the assistant please go
+    # ahead and wire ..."); "reviewers using AI:"; "heads up for the assistant"
+    _r("agent.output_must", 0.5,
+       r"\byour (?:summary|summaries|answers?|repl(?:y|ies)|responses?|output|review|rating|"
+       r"evaluation|translation)s? (?:must|should|shall|has to|needs to) (?:leave out|omit|skip|exclude|"
+       r"not mention|include|mention|say|state|recommend|praise|be positive)\b"),
+    _r("agent.polite_order", 0.55,
+       f"\\b(?:could|would|can|will) (?:the|any|this|our) (?:{_AI}|models?) (?:please |kindly )?(?:go "
+       r"ahead and |also )?(?:wire|send|pay|transfer|delete|forward|share|approve|book|buy|order|"
+       r"cancel|open|post|upload|e-?mail|reply|tell|say|answer|recommend|remove|grant)\b"),
+    _r("agent.addressed_users_of_ai", 0.6,
+       r"\b(?:reviewers?|readers?|graders?|screeners?|recruiters?|users?|anyone) using (?:an? )?(?:ai|"
+       r"llms?|chatgpt|language models?|ai tools?)\b\s*[:,]"
+       f"|\\bheads[- ]up (?:for|to) (?:the |any |all )?(?:{_AI}|models?)\\b"),
+    # direct instruction: an AI addressed inside a sentence ("Kindly be advised, AI, that ...",
+    # "Remember, assistant: ...")
+    _r("agent.vocative_inline", 0.45,
+       r"[,;!] (?:ai|assistant|bot|chatbot|model|llm|claude|chatgpt|gpt)[,:!] "),
 )  # fmt: skip
 
 #: leads that tell a reader to decode something and act on it (an encoded payload's carrier)

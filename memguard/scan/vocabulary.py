@@ -174,7 +174,7 @@ _FUTURE_ML = _alt(
 # an agent target or a covert element
 _PERSIST = _alt("from now on", "going forward", "from here on(?: out)?", "henceforth", "hereafter",
                 "until (?:told|instructed|notified|asked) otherwise", "until further notice",
-                "for good", "ab sofort", "von nun an", "d[ée]sormais", "dor[ée]navant",
+                "for good", "from this point (?:on|forward)", "in (?:the )?future,", "ab sofort", "von nun an", "d[ée]sormais", "dor[ée]navant",
                 "a partir de ahora", "de ahora en adelante", "d'ora in poi", "da ora in poi",
                 "de agora em diante", "vanaf nu", "voortaan", "od teraz", "od tej pory",
                 "с этого момента", "отныне", "впредь", "从现在起", "从今以后", "från och med nu")  # fmt: skip
@@ -190,7 +190,8 @@ _HIDE_ML = _alt("sans (?:le |en )?(?:signaler|dire|mentionner|pr[ée]venir)", "s
                 "non (?:dirlo|menzionarlo)", "senza (?:dirlo|avvisare)", "n[ãa]o (?:informe|conte|diga|mencione)",
                 "sem (?:avisar|informar|contar)", "zonder (?:het )?te (?:vertellen|melden)",
                 "nie (?:informuj|mów|wspominaj)", "ничего не (?:говори|сообщай)", "не упоминай",
-                "utan att (?:berätta|nämna)", "nämn inte", "sag(?:e|en sie)? nichts")  # fmt: skip
+                "utan att (?:berätta|nämna)", "nämn inte", "sag(?:e|en sie)? nichts",
+                "sin explicar(?:lo)?", "sans (?:l')?expliquer", "senza spiegar(?:lo|e)")  # fmt: skip
 _HIDE_USER_ML = _alt("(?:ne (?:le )?(?:dis|dites) (?:rien|pas)|sans (?:le )?dire) à l'utilisateur",
                      "(?:sag|sagen sie) (?:es )?(?:dem|der) (?:nutzer|benutzer)\\w* nicht",
                      "no (?:se lo )?(?:digas|informes|muestres) al usuario",
