@@ -42,10 +42,10 @@ def _state(tmp_path: Path) -> tuple[Path, dict[str, str]]:
 def test_a_changed_scan_policy_is_a_new_version_and_rescan_applies_it(tmp_path: Path) -> None:
     default = ScanStage(RuleScanner())
     strict = ScanStage(RuleScanner(), ScanPolicy(suspicious="quarantined", timeout=9))
-    assert default.version == "3"  # the default policy keeps the scanner's version alone
-    assert strict.version.startswith("3;policy=") and len(strict.version) == len("3;policy=") + 12
+    assert default.version == "4"  # the default policy keeps the scanner's version alone
+    assert strict.version.startswith("4;policy=") and len(strict.version) == len("4;policy=") + 12
     same_caps = ScanStage(RuleScanner(), ScanPolicy(timeout=9))
-    assert same_caps.version == "3"  # the timeout changes no verdict
+    assert same_caps.version == "4"  # the timeout changes no verdict
 
     state, ids = _state(tmp_path)
     nothing = memguard("rescan", "--state-dir", str(state), "--json", cwd=tmp_path)
@@ -101,5 +101,5 @@ def test_endorse_says_what_it_lifted_and_who_lifted_it(tmp_path: Path) -> None:
                      str(tmp_path / "second" / "state"), cwd=tmp_path)  # fmt: skip
     assert plain.returncode == 0, plain.stderr
     assert "endorsed 1 facts" in plain.stdout
-    assert "lifted the quarantined cap of a malicious verdict by memguard.rules v3" in plain.stdout
+    assert "lifted the quarantined cap of a malicious verdict by memguard.rules v4" in plain.stdout
     assert "trust now user" in plain.stdout

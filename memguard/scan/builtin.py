@@ -59,8 +59,9 @@ class RuleScanner:
     """Rule-based prompt-injection scanner for memory writes (see :mod:`memguard.scan.rules`)."""
 
     id = "memguard.rules"
-    version = "3"  # 2: nested decoding (3 layers) and `scan.truncated` over the work caps; 3: family
-    # rules widened for generalization (tests/scan/holdout2.jsonl, docs/scanner.md)
+    version = "4"  # 2: nested decoding (3 layers) and `scan.truncated` over the work caps; 3: family
+    # rules widened for generalization (tests/scan/holdout2.jsonl, docs/scanner.md); 4: rules for the
+    # weakest families (sleeper, poisoning, direct, exfiltration; tests/scan/holdout3.jsonl)
 
     def __init__(
         self, *, suspicious_at: float = SUSPICIOUS_AT, malicious_at: float = MALICIOUS_AT

@@ -12,6 +12,42 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memguard.scan.vocabulary import (  # the word lists, split from the rules by concern
+    _AGENT,
+    _AI,
+    _CONTAINER,
+    _DEST,
+    _EMAIL,
+    _END_WHAT,
+    _FUTURE,
+    _FUTURE_ML,
+    _GAP,
+    _HIDE_ML,
+    _HIDE_USER_ML,
+    _IGN,
+    _IGN_LATIN,
+    _IGN_OTHER,
+    _INS,
+    _INSTR_LATIN,
+    _INSTR_OTHER,
+    _LEAD,
+    _NO_CONFIRM_ML,
+    _PERSIST,
+    _PRIOR_ANY,
+    _PRIOR_OTHER,
+    _QUIET,
+    _ROLE,
+    _RUN_ML,
+    _SECRET,
+    _SEND,
+    _SEND_ML,
+    _SESSION,
+    _SYSTEM_ML,
+    _TO_AGENT_ML,
+    _URL,
+    _USER_OF,
+)
+
 __all__ = ["DECODE_LEAD", "RULES", "Rule"]
 
 
@@ -23,150 +59,6 @@ class Rule:
     id: str
     weight: float
     pattern: str
-
-
-def _alt(*words: str) -> str:
-    return "(?:" + "|".join(words) + ")"
-
-
-# -- vocabulary ------------------------------------------------------------------------------------
-
-_AGENT = _alt("assistant", "agent", "ai", "a\\.i\\.", "model", "llm", "chatbot", "bot", "copilot",
-              "language model", "ai model", "ai assistant",
-              # the roles an agent plays over a text (generalization, holdout2)
-              "summari[sz]er", "automated (?:reader|system|assistant|agent)")  # fmt: skip
-# the AI-only subset of _AGENT (a "Dear agent," or "Hi model," may well be for a person)
-_AI = _alt("assistant", "ai", "a\\.i\\.", "llm", "chatbot", "bot", "copilot", "language model",
-           "ai model", "ai assistant", "ai systems?", "summari[sz]er",
-           "automated (?:reader|system|assistant|agent)", "chatgpt", "gpt", "claude", "gemini", "llama")
-_INSTR = _alt("instructions?", "prompts?", "rules", "guidelines", "directives?", "directions",
-              "orders", "commands", "guidance", "system prompt", "programming", "constraints")  # fmt: skip
-_PRIOR = _alt("previous", "prior", "preceding", "above", "earlier", "former", "original", "initial",
-              "old", "existing", "all", "any", "every", "your", "system", "developer")  # fmt: skip
-_SECRET = _alt("passwords?", "pass ?codes?", "api[ _-]?keys?", "secret keys?", "secrets",
-               "(?:session|access|auth|bearer|refresh) tokens?", "credentials", "private keys?",
-               "ssh keys?", "payment details", "credit card(?: numbers?)?", "card numbers?", "cvv",
-               "2fa codes?", "one[- ]time (?:codes?|passwords?)", "otp", "recovery codes?",
-               "seed phrase", "system prompt", "conversation history", "chat history",
-               "(?:last|previous) \\d+ messages", "home address", "contents of (?:the|your) \\w+",
-               "(?:bank|account) details", "calendar", "contacts", "notes namespace",
-               "memory contents")  # fmt: skip
-_SEND = _alt("send", "forward", "e-?mail(?! address| is\\b| was\\b)", "mail(?! address| is\\b| was\\b)", "post", "upload", "transmit", "share",
-             "leak", "exfiltrate", "copy", "cc", "bcc", "deliver", "report", "sync", "submit")  # fmt: skip
-_EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
-_URL = r"https?://[^\s)\]>\"']+"
-_ROLE = _alt("system", "developer", "dev", "admin", "administrator", "operator", "root",
-             "sysadmin", "supervisor", "moderator", "owner", "maintainer", "security team",
-             "it team", "it department", "compliance team", "support team", "orchestrator")  # fmt: skip
-_LEAD = r"(?:^|[\n>:;.!?\]\-*#|]\s*|<!--\s*|\"\s*)"
-_CONTAINER = _alt("tool_output", "tool_result", "tool_response", "tool", "function_results?",
-                  "function_output", "context", "untrusted(?:_\\w+)?", "data", "documents?",
-                  "memory", "memories", "search_results?", "results?", "user_input", "user",
-                  "input", "quote", "email", "retrieved(?:_\\w+)?", "external(?:_\\w+)?",
-                  "content", "system", "instructions?", "assistant", "observation", "output",
-                  "page", "webpage", "snippet", "message", "human", "trusted(?:_\\w+)?")  # fmt: skip
-_END_WHAT = _alt("document", "context", "search results?", "results?", "input", "data", "email",
-                 "file", "page", "message", "quoted (?:content|text)", "quote", "instructions",
-                 "system prompt", "tool (?:output|result)s?", "untrusted (?:content|data|text)",
-                 "user (?:input|content|message)", "conversation", "transcript", "snippet",
-                 "retrieved (?:content|text)", "web ?page", "article", "excerpt")  # fmt: skip
-_FUTURE = _alt("future", "later", "subsequent", "upcoming", "following", "next", "new")
-_SESSION = _alt("conversations?", "sessions?", "chats?", "turns?", "interactions?", "requests?",
-                "tasks?", "answers?", "replies", "responses?", "runs?")  # fmt: skip
-_QUIET = _alt("quietly", "silently", "secretly", "covertly", "discreetly", "without (?:telling|"
-              "informing|notifying|alerting) (?:the )?(?:user|human|anyone)", "in the background")
-
-# multilingual vocabulary: "ignore", "instructions", "previous/all" (latin words take \b, others not)
-_IGN_LATIN = _alt("ignore[sz]?", "disregard", "forget", "override", "bypass", "ignora[rt]?",
-                  "ignorez", "oublie[rz]?", "ignoriere", "ignorieren", "vergiss", "vergessen",
-                  "missachte", "olvida", "ignore", "dimentica", "esque[çc]a", "negeer", "vergeet",
-                  "zignoruj", "zapomnij", "ignoruj", "unut", "yok say", "görmezden gel",
-                  "zapomeň", "zabudni", "bỏ qua", "phớt lờ", "quên", "strunta i", "glöm",
-                  "ignorer", "glem", "unohda", "ohita", "ignoră", "uită", "hagyd figyelmen kívül",
-                  "felejtsd el", "abaikan", "lupakan", "puuza", "kalimutan", "huwag pansinin")  # fmt: skip
-_IGN_OTHER = _alt("игнорируй", "игнорируйте", "проигнорируй", "забудь", "забудьте",
-                  "忽略", "无视", "無視", "忘记", "忘れ", "무시", "잊어", "تجاهل", "انس",
-                  "अनदेखा", "नज़रअंदाज़", "भूल जाओ", "התעלם", "תתעלם", "שכח", "תשכח", "αγνόησε", "αγνοήστε",
-                  "ξέχνα", "ігноруй", "забудь", "نادیده بگیر", "فراموش کن", "เพิกเฉย", "ลืม",
-                  "উপেক্ষা", "ভুলে যাও")  # fmt: skip
-_INSTR_LATIN = _alt(_INSTR, "instrucciones", "instru[çc][õo]es", "istruzioni", "consignes",
-                    "anweisungen", "instruktionen", "vorgaben", "regeln", "instructies",
-                    "instrukcje", "instrukcji", "polecenia", "talimat\\w{0,8}", "yönerge\\w{0,8}",
-                    "pokyny", "instrukce", "príkazy", "hướng dẫn", "chỉ thị", "instruktioner(?:na)?",
-                    "instruksjon(?:er|ene)?", "ohjeet", "ohjeita", "instrucțiuni(?:le)?",
-                    "utasítás\\w{0,6}", "instruksi", "arahan", "maagizo", "tagubilin")  # fmt: skip
-_INSTR_OTHER = _alt("инструкци\\w{0,8}", "указани\\w{0,8}", "指令", "指示", "提示", "命令", "지시", "지침",
-                    "명령", "التعليمات", "تعليمات", "الأوامر", "निर्देश", "ההוראות", "הוראות",
-                    "οδηγίες", "εντολές", "вказівк\\w{0,4}", "інструкці\\w{0,4}", "دستورالعمل",
-                    "دستورات", "คำสั่ง", "নির্দেশ")  # fmt: skip
-_PRIOR_LATIN = _alt(_PRIOR, "précédentes", "precedentes", "vorherigen", "bisherigen", "alle[ns]?",
-                  "anteriores", "precedenti", "tutte", "todas", "vorige", "eerdere", "poprzednie",
-                  "wszystkie", "önceki", "tüm", "všechny", "předchozí", "všetky", "predchádzajúce",
-                  "mọi", "tất cả", "trước đó", "tidigare", "tidligere", "aiemmat", "kaikki",
-                  "anterioare", "toate", "korábbi", "összes", "sebelumnya", "semua", "zote")  # fmt: skip
-_PRIOR_OTHER = _alt("предыдущие", "все", "之前", "以前", "所有", "すべて", "全て", "이전",
-                    "모든", "모두", "السابقة", "جميع", "पिछले", "सभी", "הקודמות", "כל", "προηγούμενες", "όλες",
-                    "попередні", "всі", "قبلی", "همه", "ก่อนหน้า", "ทั้งหมด", "আগের", "সব")  # fmt: skip
-_PRIOR_ANY = f"(?:{_PRIOR_LATIN}|{_PRIOR_OTHER})"
-_IGN = f"(?:\\b{_IGN_LATIN}\\b|{_IGN_OTHER})"
-_INS = f"(?:\\b{_INSTR_LATIN}\\b|{_INSTR_OTHER})"
-_GAP = r"[^.\n。!?！？]{0,60}?"
-
-_TO_AGENT_ML = _alt(
-    "note (?:to|for) the assistant", "hinweis für den assistenten", "an den assistenten",
-    "für den assistenten", "nota para el asistente", "para el asistente", "note pour l'assistant",
-    "pour l'assistant", "à l'assistant", "nota per l'assistente", "per l'assistente",
-    "all'assistente", "voor de assistent", "aan de assistent", "para o assistente",
-    "nota para o assistente", "dla asystenta", "do asystenta", "для ассистента", "ассистенту",
-    "для помощника", "给助手", "助手注意", "致助手", "アシスタントへ", "アシスタントに", "어시스턴트에게",
-    "어시스턴트에", "للمساعد", "إلى المساعد", "सहायक के लिए", "सहायक को", "asistana", "asistan için",
-)  # fmt: skip
-_SYSTEM_ML = _alt(
-    "instru[çc][ãa]o do sistema", "instrucci[óo]n del sistema", "mensaje del sistema",
-    "message syst[èe]me", "instruction syst[èe]me", "systemnachricht", "systemanweisung",
-    "systemhinweis", "messaggio di sistema", "istruzione di sistema", "systeembericht",
-    "systeeminstructie", "komunikat systemowy", "instrukcja systemowa", "системное сообщение",
-    "системная инструкция", "系统指令", "系统消息", "系統指令", "システム指示", "システムメッセージ",
-    "시스템 지시", "시스템 메시지", "رسالة النظام", "تعليمات النظام", "सिस्टम निर्देश", "सिस्टम संदेश",
-    "sistem talimatı", "sistem mesajı",
-)  # fmt: skip
-_NO_CONFIRM_ML = _alt(
-    "sans (?:demander|confirmation)", "ohne (?:nachzufragen|rückfrage|bestätigung)",
-    "sin (?:preguntar|confirmaci[óo]n)", "senza (?:chiedere|conferma)",
-    "sem (?:perguntar|confirma[çc][ãa]o)", "zonder (?:te vragen|bevestiging)",
-    "bez (?:pytania|potwierdzenia)", "без подтверждения", "не спрашивая", "无需确认", "不要确认",
-    "確認せず", "確認なしで", "확인 없이", "묻지 말고", "دون تأكيد", "دون أن تسأل", "बिना पूछे",
-    "sormadan", "onay almadan",
-)  # fmt: skip
-_RUN_ML = _alt(
-    "execute", "run", "call", "invoke", "trigger", "perform", "führe", "rufe", "ejecuta",
-    "llama a", "ex[ée]cute[rz]?", "appelle[rz]?", "esegui", "chiama", "chame", "execute",
-    "voer", "roep", "wykonaj", "wywołaj", "выполни", "вызови", "запусти", "执行", "调用",
-    "運行", "実行", "呼び出", "실행", "호출", "نفذ", "شغّل", "استدع", "चलाएं", "चलाओ",
-    "çalıştır", "çağır",
-)  # fmt: skip
-_SEND_ML = _alt(
-    "envoie[rz]?", "sende", "schicke", "env[íi]a[r]?", "invia", "manda", "stuur", "wyślij",
-    "отправь", "перешли", "发送", "发给", "送って", "送信", "보내", "أرسل", "भेजें", "भेजो",
-    "gönder", "ilet",
-)  # fmt: skip
-_FUTURE_ML = _alt(
-    "dans les (?:prochaines|futures) sessions", "in den (?:nächsten|kommenden) sitzungen",
-    "en las (?:próximas|futuras) sesiones", "nas (?:próximas|futuras) sess[õo]es",
-    "nelle (?:prossime|future) sessioni", "in de volgende sessies", "w następnych sesjach",
-    "в следующих сессиях", "в будущих сессиях", "在接下来的会话", "以后的会话", "次回以降", "今後ずっと",
-    "다음 세션", "앞으로 계속", "في الجلسات القادمة", "अगले सत्रों में", "sonraki oturumlarda",
-    "souviens-toi (?:toujours|pour toujours)", "merke dir (?:für immer|dauerhaft)",
-    "recuerda(?: esto)? (?:siempre|para siempre)", "lembre-se(?: disso)? (?:sempre|para sempre)",
-    "ricorda(?: questo)? (?:sempre|per sempre)", "souviens-toi de (?:ceci|cela) (?:toujours|pour toujours)",
-    "onthoud (?:voor altijd|altijd)", "zapamiętaj na zawsze", "запомни навсегда", "永远记住", "ずっと覚え",
-    "영원히 기억", "تذكر دائما", "हमेशा याद", "her zaman hatırla", "sonsuza dek hatırla",
-    "pour toutes les (?:futures|prochaines) conversations", "in allen (?:zukünftigen|künftigen)",
-    "en todas las (?:futuras|pr[óo]ximas)", "in tutte le (?:future|prossime)",
-    "em todas as (?:futuras|pr[óo]ximas)", "in alle toekomstige", "we wszystkich przyszłych",
-    "во всех будущих", "在以后的所有", "以后所有", "今後のすべて", "今後の全て", "앞으로의 모든",
-    "앞으로 모든", "في جميع المحادثات المستقبلية", "सभी भविष्य", "gelecekteki tüm",
-)  # fmt: skip
 
 
 _LEET = {"a": "[a4@]", "e": "[e3]", "i": "[i1!|]", "o": "[o0]", "s": "[s5$]", "t": "[t7+]",
@@ -187,9 +79,18 @@ def _spaced(*words: str) -> str:
                     for word in words for sep in (" ", "  ", ".", "-", "_"))
 
 
+# an AI noun and a comma or colon that open a line, or follow a tag's ">" or a "]" ("Assistant,
+# remember ..."): a fixed-width lookbehind per noun and form, and the " {0,2}" after it, keep the
+# branch's literal prefixes short (the noun and its comma)
+_AI_AT_LINE_START = "|".join(
+    f"{w}{s}[,:](?<![^\\n>\\]]{w}{s}[,:])"
+    for w in ("assistant", "ai", "bot", "chatbot", "model", "llm", "copilot", "gpt", "chatgpt", "claude")
+    for s in ("", "s")
+)
+
+
 def _r(rule_id: str, weight: float, pattern: str) -> Rule:
     return Rule(rule_id, weight, pattern)
-
 
 
 RULES: tuple[Rule, ...] = (
@@ -208,7 +109,7 @@ RULES: tuple[Rule, ...] = (
        r"\b(?:new|updated|revised|real) (?:instructions?|rules|orders|directives?|guidelines)\b"
        r"[^.\n]{0,20}\b(?:supersede|override|replace|take precedence|cancel)"
        r"|\b(?:supersedes?|overrides?|replaces?) (?:all |any )?(?:earlier|previous|prior|former|"
-       r"your|the) (?:ones|instructions?|rules|guidelines|prompt)"),
+       r"your|the) (?:ones|instructions?|rules|guidelines|prompt|brief|task|assignment)"),
     _r("override.outdated_rules", 0.9,
        r"\b(?:your|the|all) (?:previous |prior |earlier |old |original |current )?(?:instructions|"
        r"guidelines|rules|system prompt|directives|policies|prompt) (?:are|is|were|have been|has "
@@ -280,14 +181,20 @@ RULES: tuple[Rule, ...] = (
        r"|\bhumans? (?:can|should|may|must) ignore this\b|\b(?:not|in)?visible to (?:the )?"
        r"(?:user|humans?)\b|\bhidden from (?:the )?(?:user|humans?)\b"),
     _r("agent.note_to_agent", 0.6,
-       f"\\b(?:note|message|instructions?|reminder|memo|attention|important|directive|hint) "
+       f"\\b(?:note|message|instructions?|reminder|memo|attention|important|directive|hint|"
+       # generalization (holdout3), direct instruction: "action item for the AI", "FAO the model"
+       f"action items?|request|task|p\\.s\\.|ps) "
        f"(?:to|for) (?:the |any |all )?(?:{_AGENT}|ai agents?|ai systems?|language models?)s?\\b"
+       f"|\\b(?:fao|attn|attention|for the attention of):? (?:the |any |all |every )?(?:{_AI}|models?)\\b"
+       f"|\\bfor (?:ai|llm|automated) (?:agents?|assistants?|models?|tools?|readers?|systems?) only\\b"
        f"|{_TO_AGENT_ML}"),
     # generalization (holdout2): a vocative aimed at an AI ("Attention automated reader:", "Hey
     # ChatGPT,", "Dear AI.")
     _r("agent.vocative", 0.5,
        f"\\b(?:attention|hey|dear|hi|hello|psst|ps|p\\.s\\.|calling)[,:]? (?:to )?(?:any |all |the |"
-       f"every )?(?:{_AI})s?\\b\\s*[,:.!;-]"),
+       f"every )?(?:{_AI})s?\\b\\s*[,:.!;-]"
+       # generalization (holdout3): "Hey there, helper bot!" (one word before the AI noun)
+       f"|\\b(?:hey|hi|hello) there[,!]? (?:\\w+ )?(?:{_AI})s?\\b[,:.!;-]"),
     # generalization (holdout2): keep something from the user ("do not mention this to the user")
     _r("agent.hide_from_user", 0.55,
        r"\b(?:do not|don't|never|without) (?:mention(?:ing)?|tell(?:ing)?|reveal(?:ing)?|"
@@ -334,10 +241,14 @@ RULES: tuple[Rule, ...] = (
        r"\b(?:reply|respond|answer|output) (?:only )?with (?:only )?(?:the|your|all|a)\b"
        r"|\b(?:reply|respond|answer) only\b"),
     _r("agent.send_secret", 0.7,
-       f"\\b(?:{_SEND}|reply (?:only )?with|include|give|tell|reveal|disclose|read out)\\b"
+       f"\\b(?:{_SEND}|reply (?:only )?with|include|give|tell|reveal|disclose|read out|print|dump|"
+       f"publish|paste|attach)\\b"
        f"[^.\\n]{{0,60}}\\b(?:the user'?s|the|your|all|my)\\b[^.\\n]{{0,20}}{_SECRET}"),
     _r("agent.send_to_address", 0.55,
-       f"\\b(?:{_SEND}|{_SEND_ML})\\b[^\\n]{{0,100}}?(?:\\bto\\b|\\ba\\b|\\bà\\b|\\ban\\b|\\bnaar\\b|"
+       # generalization (holdout3): not to the user's own address ("send my summary to my work
+       # email, ...": a standing preference, not an exfiltration)
+       f"\\b(?:{_SEND}|{_SEND_ML})\\b(?![^\\n]{{0,100}}?\\bto my (?:own |work |personal |private |home |"
+       f"usual |other )?(?:e-?mail|address|inbox)\\b)[^\\n]{{0,100}}?(?:\\bto\\b|\\ba\\b|\\bà\\b|\\ban\\b|\\bnaar\\b|"
        f"\\bdo\\b|\\bna\\b|\\bpara\\b|\\be\\b)?\\s*{_EMAIL}"
        f"|{_SEND_ML}[^\\n]{{0,100}}{_EMAIL}|{_EMAIL}[^\\n]{{0,30}}{_SEND_ML}"),
     _r("agent.phishing_tell_user", 0.7,
@@ -451,7 +362,8 @@ RULES: tuple[Rule, ...] = (
        r"[^.\n]{0,40}\b(?:tool call|action|request|following|transfer|payment|command)"),
     # generalization (holdout2): pre-approval pretexts that wave a tool call through
     _r("tool.pre_approved_go", 0.7,
-       r"\b(?:pre-?approved|pre-?authori[sz]ed|already (?:approved|authori[sz]ed|confirmed)|has "
+       r"\b(?:pre-?approved|pre-?authori[sz]ed|already (?:approved|authori[sz]ed|confirmed|consented|"
+       r"agreed|signed off)|has "
        r"approved|have approved)\b[^.\n]{0,40}\b(?:go ahead|proceed|no need to|invoke|execute|run "
        r"it|call)\b"),
     # generalization (holdout2): "use the X tool to ...", "open the password manager tool and ..."
@@ -524,7 +436,11 @@ RULES: tuple[Rule, ...] = (
     _r("sleeper.trigger_third_person", 0.55,
        r"\b(?:next time|whenever|every time|each time|the next time|once|as soon as|if ever|when)"
        r" (?:the user|they|the human|someone|anyone|a user|the customer) (?:asks?|mentions?|says|"
-       r"talks|requests?|opens?|logs? in|types?|writes?|brings up|searches)\b"),
+       r"talks|requests?|opens?|logs? in|types?|writes?|brings up|searches)\b"
+       # generalization (holdout3), sleeper: "if the user ever asks", "once the user has logged in"
+       r"|\b(?:if|when|whenever|once|as soon as) (?:the user|the customer) (?:ever |"
+       r"next |again |later )?(?:asks?|mentions?|plans?|tries|books?|pays?|uploads?|has logged in|is "
+       r"about to)\b"),
     _r("sleeper.trigger_third_person_ml", 0.55,
        r"\b(?:chaque fois que l'utilisat|jedes mal,? wenn (?:der|die) (?:nutzer|benutzer)|"
        r"cada vez que el usuario|sempre que o usu[áa]rio|ogni volta che l'utente|"
@@ -533,7 +449,9 @@ RULES: tuple[Rule, ...] = (
        r"사용자가[^.\n]{0,30}때마다|كلما[^.\n]{0,30}المستخدم|जब भी उपयोगकर्ता"),
     _r("sleeper.when_you", 0.5,
        r"\bwhen(?:ever)? you (?:next )?(?:plan|start|begin|answer|respond|reply|summari[sz]e|"
-       r"process|see|are asked|get asked|receive|read|recall|handle)\b"),
+       r"process|see|are asked|get asked|receive|read|recall|handle)\b"
+       # generalization (holdout3), sleeper: the contracted form
+       r"|\bwhen(?:ever)? you(?:'re|’re) (?:next )?(?:asked|summari[sz]ing|processing|reading|answering)\b"),
     _r("sleeper.rule_persists", 0.8,
        r"\b(?:this|these|the following) (?:rule|instruction|preference|setting|directive|policy)s? "
        r"(?:also )?(?:applies|apply|persists?|remains?|stays?|holds?|is permanent|carr(?:y|ies) over)"
@@ -586,10 +504,11 @@ RULES: tuple[Rule, ...] = (
        r"discussed|decided|confirmed) (?:in|during) (?:our|the|a) (?:previous|earlier|last|prior) "
        r"(?:session|conversation|chat|call)|"
        r"note to (?:any )?future (?:agents?|assistants?|readers?|sessions?))"),
+    # (generalization, holdout3: "wants" left out: a customer's wish in a ticket is not a consent)
     _r("poison.user_approved", 0.55,
        r"\bthe (?:user|customer|client|account holder|account owner)(?:'s)?(?: manager| boss| "
        r"admin| bank| ceo| team)? (?:has )?(?:already )?"
-       r"(?:approved|authori[sz]ed|pre-?approved|consented|agreed|wants|asked for|requested|"
+       r"(?:approved|authori[sz]ed|pre-?approved|consented|agreed|asked for|requested|"
        r"disabled|enabled|turned off|confirmed|waived)\b[^.\n]{0,40}\b(?:all|every|any|copies|"
        r"transfers?|payments?|access|following|2fa|verification|messages)\b"),
     _r("poison.security_disabled", 0.55,
@@ -610,6 +529,227 @@ RULES: tuple[Rule, ...] = (
     _r("poison.copies_to", 0.5,
        f"\\b(?:copies|copy|a copy|all messages|every message|all emails|all mail)\\b[^.\\n]{{0,40}}"
        f"\\b(?:sent|forwarded|cc'?d|bcc'?d|copied)\\b[^.\\n]{{0,10}}\\bto\\b\\s*{_EMAIL}"),
+    # -- generalization (holdout3): the weak families, on text written for them ----------------
+    # sleeper: a persistence marker (weak alone: a user's own standing preference says it too)
+    _r("sleeper.persistence", 0.3, f"\\b{_PERSIST}\\b|{_PERSIST}"),
+    # sleeper: a planted note that waits ("do not act yet", "three days after this is stored")
+    _r("sleeper.dormant", 0.6,
+       r"\b(?:do not|don't) act (?:on (?:this|it) )?(?:yet|until)\b|\b(?:dormant|sleeper|delayed|"
+       r"time[- ]delayed) (?:note|instruction|rule|task|order|payload)s?\b|\buntil (?:triggered|"
+       r"activated)\b|\b(?:days?|hours?|weeks?|sessions?) after (?:this|it) (?:is|was|has been|gets) "
+       r"(?:stored|saved|remembered|written)\b|\btrigger (?:phrase|word|condition)s?\s*[:：]"
+       r"|\b(?:hold|keep|save) (?:this|these) (?:instruction|rule|note|order)s? (?:until|for when)\b"),
+    # sleeper: a standing rule handed to the agent ("a permanent rule for the assistant", "rule to
+    # keep for good")
+    _r("sleeper.keep_rule", 0.6,
+       f"\\b(?:permanent|standing|persistent|lasting|hidden|secret) (?:rule|instruction|order|"
+       f"directive|policy|task)s? (?:for|to) (?:the |any |all |every )?{_AGENT}s?\\b"
+       r"|\b(?:rule|instruction|directive|order)s? to (?:keep|follow|obey|apply|remember) (?:for "
+       r"good|forever|permanently|always|from now on)\b"),
+    # sleeper: a condition on what a later document says (weak alone)
+    _r("sleeper.trigger_content", 0.45,
+       r"\b(?:whenever|every time|each time|if ever|any time|anytime|if|when) (?:a|an|any|the) (?:document|"
+       r"email|message|file|page|pdf|ticket|text|review)s? (?:mentions?|contains?|includes?|says|"
+       r"refers to)\b"),
+    # sleeper: "when the user ..." in other languages (weak alone: docs say it too)
+    _r("sleeper.when_user_ml", 0.35,
+       r"\b(?:sobald|wenn) (?:der|die) (?:nutzer|benutzer)|\bquando l'utente|\bcuando el usuario|"
+       r"\bquando o usu[áa]rio|\b(?:lorsque|quand|si|dès que) l'utilisateur|\b(?:als|wanneer) de gebruiker|"
+       r"\b(?:gdy|kiedy) użytkownik|\b(?:когда|если) пользовател|при каждом (?:упоминании|запросе|"
+       r"вопросе)|\bnär användaren|ユーザーが[^。\n]{0,30}(?:たら|ときは|場合)|(?:当|如果)用户"),
+    # sleeper: "tell users this if they ask" (a planted answer for later)
+    _r("sleeper.answer_if_asked", 0.45,
+       r"\btell (?:the )?(?:users?|customers?|people|anyone|everyone)\b[^.\n]{0,20}\b(?:if|when|"
+       r"whenever) (?:they|he|she|someone|anyone) asks?\b"),
+    # direct instruction: passive and third person ("it is requested that the summarizing model",
+    # "models processing it are instructed to", "coding assistants reading this file should")
+    _r("agent.passive_request", 0.55,
+       f"\\bit (?:is|has been|was) (?:hereby )?(?:requested|required|expected|mandated|decided|"
+       f"agreed|instructed) that (?:the |any |all |every |each )?(?:[a-z]+ )?(?:{_AI}|models?)s?\\b"
+       f"|\\b(?:{_AI}|models?)s? (?:is|are) (?:hereby |now |kindly )?(?:instructed|requested|"
+       f"required|directed|ordered) to\\b"),
+    _r("agent.reader_must", 0.6,
+       f"\\b(?:{_AI}|models?|ai agents?|(?:ai|llm|coding|automated) (?:tools?|systems?|agents?))s? "
+       r"(?:that |which |who )?(?:read(?:s|ing)?|process(?:es|ing)?|summari[sz](?:es|ing)|pars(?:es|"
+       r"ing)|handl(?:es|ing)|screen(?:s|ing)|review(?:s|ing)|index(?:es|ing)|ingest(?:s|ing)?) "
+       r"(?:this|these|it|the (?:file|page|document|email|text|readme|ticket|site))\b[^.\n]{0,30}"
+       r"\b(?:must|should|shall|need to|have to|has to|(?:are|is) (?:instructed|required|expected|"
+       r"asked)|will)\b"),
+    _r("agent.reader_ml", 0.55,
+       r"\b(?:assistente|asistente|assistant|assistenten?|asystent\w*|ассистент\w*|помощник\w*|ia|ki|"
+       r"ai|ии)\b,? {1,2}(?:que|qui|der|die|che|który|которы\w+) (?:est[áa] )?(?:lendo|lee|leyendo|lit|"
+       r"liest|legge|leest|czyta|читает|procesa|traite|verarbeitet|elabora|verwerkt|przetwarza|"
+       r"обрабатывает)"
+       r"|(?:阅读|处理|读取)(?:本|这个?|此)(?:网页|邮件|文档|页面)的 ?(?:ai|人工智能)?助手"
+       r"|(?:この|本)(?:メール|文書|ページ|ドキュメント)を(?:処理|読んで|読む|要約)(?:する|している) ?(?:ai)?アシスタント"),
+    # direct instruction: an AI addressed at the start of a line and given an order
+    _r("agent.vocative_order", 0.5,
+       f"\\b(?:{_AI_AT_LINE_START}) {{0,2}}(?:please |kindly |now |also )?"
+       r"(?:tell|say|remember|send|forward|ignore|disregard|don't|never|always|make|add|delete|remove|"
+       r"share|open|reply|respond|answer|write|approve|store|save|report|skip|stop|include|recommend|"
+       r"mark|cancel|treat|push|upload|post|forget)\b"),
+    # direct instruction: an AI addressed politely in other languages (weak alone)
+    _r("agent.vocative_ml", 0.45,
+       r"\b(?:estimad[oa]|querid[oa]|cher|chère|liebe[r]?|gentile|car[oa]|beste|geachte|drog[ia]|"
+       r"szanown[ya]|уважаемый|дорогой|prezad[oa])\b,? (?:[\w-]+ )?(?:asistente|assistant|"
+       r"assistente|assistent|asystenc?i[ea]|ии-помощник|помощник|ассистент|ki-assistent|"
+       r"ai-assistent|ia|ki|ai|ии|bot)\b"),
+    # direct instruction: "skip the user's question", "ignore what the user asked" (all languages)
+    _r("override.ignore_user_request", 0.7,
+       r"\b(?:ignore|disregard|skip|set aside|forget|override|don't (?:do|answer|follow)|do not (?:do|"
+       r"answer|follow))\b (?:what |whatever )?(?:the |this )?(?:user|customer|human|person)(?:'s|’s)? "
+       r"(?:request|question|asked|asks|wants|said|task|query|instructions?|message)"
+       r"|\b(?:ignora|ignore[sz]?|ignoriere|negeer|zignoruj|игнорируй|не выполняй|не исполняй|ne (?:tiens|"
+       r"tenez) pas compte de|no hagas caso (?:a|de)|non tenere conto d[ie]l?l?'?|não leve em conta)\b {0,2}"
+       r"(?:wat |what |lo que |ce que |was |quello che |o que )?(?:la |le |die |de |der |o |a |the )?(?:petici[óo]n|solicitud|pedido|demande|"
+       r"requête|anfrage|bitte|richiesta|verzoek|prośb\w*|просьбу|запрос\w*|gebruiker|usuario|"
+       r"utilisateur|nutzer|utente|usu[áa]rio)"
+       r"|ユーザーの(?:依頼|要求|指示|質問)は?無視|(?:忽略|无视)用户"),
+    # direct instruction: change what the agent outputs ("prefix every summary with", "replace
+    # any phone number in your answer")
+    _r("agent.alter_output", 0.45,
+       r"\b(?:prefix|append|add|insert|include|replace|inject|end|start|begin|sign)\b[^.\n]{0,40}"
+       r"\b(?:in |to |at the end of |at the start of )?(?:each|every|all|your|any) (?:answers?|"
+       r"repl(?:y|ies)|responses?|summar(?:y|ies)|outputs?)\b"),
+    # direct instruction: keep warnings from the user ("hide any warnings", "omit all negative
+    # reviews", "avoid mentioning the data breach")
+    _r("agent.suppress_warnings", 0.5,
+       r"\b(?:hide|suppress|omit|remove|leave out|don't show|do not show|never show|avoid "
+       r"mentioning|never mention|don't mention|do not mention|turn off|switch off|disable|mute)\b "
+       r"(?:any |all |the |every )?(?:negative |security |fraud |safety |login |sign-?in |phishing )?"
+       r"(?:warnings?|alerts?|security (?:alerts?|notices?)|"
+       r"negative reviews?|(?:data )?breach(?:es)?|risks?|disclaimers?)\b"),
+    _r("agent.instructions_label", 0.55,
+       r"\b(?:agent|ai|llm|assistant) (?:instructions?|directives?)\s*(?:embedded|hidden|left|added|"
+       r"injected|from|by|below|follow)\b"),
+    # covert: keep it from the user, in other languages
+    _r("agent.hide_ml", 0.4, f"\\b{_HIDE_ML}\\b"),
+    _r("agent.hide_from_user_ml", 0.55, f"\\b{_HIDE_USER_ML}|{_HIDE_USER_ML}"),
+    # exfiltration: the conversation's or the user's data sent to a destination (URL, address,
+    # webhook, pastebin, a public or external place)
+    _r("exfil.data_to_destination", 0.6,
+       r"\b(?:send|forward|upload|post|push|publish|paste|dump|export|attach|sync|transmit|leak|"
+       r"exfiltrate)\b[^.\n]{0,30}\b(?:the user'?s|the "
+       r"customer'?s|their|the|all(?: of)?(?: the)?|every|this|these|any) (?:[\w-]+ ){0,3}(?:conversation|"
+       r"chat|transcripts?|history|contents|credentials|secrets?|api keys?|tokens?|passwords?|"
+       r"contacts?|documents|files|notes|messages|emails|environment variables|logs)\b[^.\n]{0,60}"
+       f"(?:{_DEST}|\\bpublic (?:repo|repository|link|url|channel|pull request|issue|page)|\\bexternal "
+       r"(?:workspace|server|account|address|site)|\bthird[- ]part(?:y|ies))"),
+    _r("exfil.publish_secret", 0.6,
+       r"(?:~/\.(?:aws|ssh|gnupg|kube|docker|netrc)|\.env\b|\b(?:credentials|secrets(?: folder)?|api "
+       r"keys?|private keys?|passwords|access tokens?))[^.\n]{0,60}\b(?:public(?:ly)?|anyone with the "
+       r"link|pastebin|gist|paste site)\b"
+       r"|\b(?:public|pastebin|gist)\b[^.\n]{0,40}(?:~/\.(?:aws|ssh)|\.env\b|\b(?:credentials|secrets|"
+       r"api keys?|private keys?|passwords|access tokens?)\b)"
+       r"|\bwith anyone (?:who has|with) the link\b[^.\n]{0,40}\b(?:paste|post|share|send|put)\b"),
+    _r("exfil.user_data_ml", 0.55,
+       f"{_SEND_ML}[^\\n]{{0,80}}?{_USER_OF}[^\\n]{{0,80}}?{_DEST}"
+       f"|{_USER_OF}[^\\n]{{0,80}}?{_DEST}[^\\n]{{0,40}}?{_SEND_ML}"
+       f"|{_USER_OF}[^\\n]{{0,40}}?{_SEND_ML}[^\\n]{{0,60}}?{_DEST}"),
+    # exfiltration: the user's data typed into a form or a field
+    _r("exfil.form_fill", 0.5,
+       r"\b(?:fill (?:in|out)|complete|submit|enter)\b[^.\n]{0,60}\b(?:form|survey|field)\b(?:[^.\n]|\.(?=\S)){0,60}"
+       r"\b(?:the user'?s|their|the customer'?s) (?:[\w-]+ ){0,2}(?:address|date of birth|birthday|"
+       r"phone|e-?mail|details|data|location|card)"
+       r"|\b(?:the user'?s|the customer'?s) (?:[\w-]+ ){0,3}(?:address|date of birth|birthday|phone|"
+       r"e-?mail|details|location|card)\b[^.\n]{0,40}\b(?:in|into) the ['\"]?[\w ]{1,20}['\"]? field\b"),
+    _r("exfil.image_carrier", 0.5,
+       r"\b(?:inside|into|in) (?:the )?(?:alt(?:[- ]text)?|query(?: string)?|subdomain|file ?name|"
+       r"path) of (?:an? |the )?(?:image|img|pixel|link|url|request)\b[^.\n]{0,40}https?://"),
+    # memory poisoning: a note for the memory about "the user" in the third person
+    _r("poison.memory_about_user", 0.55,
+       r"\b(?:(?:assistant|agent|ai)(?:'s|’s)? memory|(?:long[- ]term|persistent|permanent) memory|"
+       r"memory store|for (?:your|the) records|for future reference|to recall later|(?:profile|"
+       r"memory|knowledge|historical|permanent) (?:fact|update|note|entry)|(?:store|save|record|note|"
+       r"keep|remember|memori[sz]e) (?:this |that )?for (?:later|the future|future reference)|(?:store|save|record|"
+       r"remember|memori[sz]e) (?:this|these)(?: facts?| details?)?)\b[^\n]{0,60}?\b(?:the|this) "
+       r"(?:user|customer|account holder|client)\b"
+       r"|\b(?:remember|record|note|store|save|memori[sz]e)\b (?:this |that )?(?:as )?the user(?:'s|’s) "
+       r"(?:consent|preference|choice|decision|wish|approval|authori[sz]ation|permission)s?\b"
+       r"|(?:dans la |en la |na |nella |in de |w )?(?:mémoire|memoria|memória|gedächtnis|geheugen|pamięci|"
+       r"памяти) (?:de l'assistant|del asistente|dell'assistente|do assistente|des assistenten|van de "
+       r"assistent|asystenta|ассистента)"),
+    _r("poison.fact_lead", 0.35,
+       r"\b(?:knowledge|memory|profile|fact) update\s*[:：]|\bfacts? (?:to (?:store|remember|"
+       r"recall)|for (?:future reference|later|the record))\b|\b(?:store|save|memori[sz]e) this fact\b"
+       r"|\bhistorical fact\b"),
+    _r("poison.remember_lead", 0.2,
+       r"^(?:please )?(?:remember|memori[sz]e|merke? dir|retiens|recuerda|ricorda|lembre-se|guarde na "
+       r"memória|onthoud|zapamiętaj|запомни)\b|^(?:请)?记住|^覚えて"),
+    # memory poisoning: a third party handed the user's codes or the right to act for them
+    _r("poison.third_party_codes", 0.55,
+       r"\b(?:give|share|read out|tell|send|provide|hand over|disclose|forward)\b[^.\n]{0,25}\b(?:codes?|"
+       r"passwords?|pins?|answers|otp|login (?:codes?|details))\b[^.\n]{0,40}\b(?:to|with) (?:anyone|"
+       r"whoever|support agents?|the caller|callers|her|him|them)\b"
+       r"|\b(?:codes?|passwords?|pins?|answers)\b[^.\n]{0,25}\b(?:should|can|may|must) be (?:read out|"
+       r"given|shared|sent|told|handed)\b[^.\n]{0,20}\bto (?:anyone|whoever|callers?|them|support)"
+       r"|\b(?:any|all|the) codes? (?:she|he|they) asks? for\b|\bdonner les codes\b"
+       r"|\b(?:share|give|send|read out|forward) (?:them|these|it|those) (?:to|with) (?:support agents?|"
+       r"callers?|the caller|whoever calls|anyone (?:who )?call(?:s|ing))\b"
+       r"|(?:сообщать|сообщай|назвать|называть) (?:им )?(?:коды|пароли|код)|\b(?:dar|passar) (?:os |"
+       r"los )?c[óo]digos\b|\b(?:codes?|pins?) (?:geben|weitergeben|doorgeven)\b"),
+    _r("poison.consent_planted", 0.5,
+       r"\b(?:authori[sz]ed|allowed|permitted|consented|agreed)\b[^.\n]{0,40}\b(?:to (?:make|approve|"
+       r"access|use|sign|spend|move|transfer|share|view)|(?:can|may) (?:access|approve|spend))\b"
+       r"[^.\n]{0,50}\b(?:on (?:their|his|her) behalf|in (?:their|his|her) name|at any time|any time|"
+       r"anytime|remotely|without (?:asking|approval|confirmation|limits?)|with (?:all|any|every) "
+       r"(?:third[- ]part\w+|apps?|partners?|vendors?|companies)|with (?:insurers|advertisers|marketers|"
+       r"brokers|anyone|everyone))"
+       r"|\b(?:usuario|usu[áa]rio|utilisateur|nutzer|utente|gebruiker|użytkownik|пользователь) "
+       r"(?:autoriz[óo]u?|a autoris[ée]|hat (?:\w+ )?(?:erlaubt|autorisiert)|ha autorizzato|heeft "
+       r"(?:\w+ )?(?:toestemming|gemachtigd)|upoważnił|разрешил|confirm[óo]u? que|a confirm[ée] que|"
+       r"a accept[ée] que|consinti[óo]|concordou)"),
+    _r("poison.update_user_contact", 0.5,
+       r"\b(?:update|change|set|replace|switch)\b (?:the user'?s|the customer'?s|their) (?:[\w-]+ ){0,2}"
+       r"(?:contact|e-?mail|phone|number|address|iban|account|payee|beneficiary)s? (?:to|with)\b"),
+    # memory poisoning: a payee changed to a literal account number (IBAN shape)
+    _r("poison.payee_changed", 0.45,
+       r"\b(?:new|changed?|nieuwe|neue[snr]?|nouveau|nuevo|nova|novo|nuovo|nowy|lautet|zmienił\w*|"
+       r"новый|изменил\w*)\b[^\n]{0,60}?\b[a-z]{2}\d{2} ?[0-9a-z]{4} ?\d{4}"),
+    _r("poison.scam_payment", 0.5,
+       r"\b(?:only|exclusively) (?:accepts?|takes?) (?:payments? )?(?:in |through |via |with |by )?"
+       r"(?:gift ?cards?|itunes cards?|crypto\w*|bitcoin)|\b(?:accepts?|takes?) (?:payments? )?only "
+       r"(?:in |through |via |with |by )(?:gift ?cards?|itunes cards?|crypto\w*|bitcoin)"),
+    # generalization (holdout3, second round of fresh text), by family:
+    # sleeper: a standing answer for a kind of question ("answer any question about X by ...")
+    _r("sleeper.standing_answer", 0.45,
+       r"\b(?:answer|respond to|reply to) (?:any|every|all|each) (?:questions?|requests?|messages?) "
+       r"(?:about|on|regarding|concerning)\b"),
+    # memory poisoning: "the user's accountant has changed", a redirect to an address, a planted
+    # policy, a profile write in the third person, automatic approvals
+    _r("poison.user_thing_changed", 0.45,
+       r"\bthe user(?:'s|’s) (?:[\w-]+ ){1,2}(?:has changed|have changed|changed|has moved|is now|are "
+       r"now|has been replaced)\b|\bthe user has (?:a )?(?:new|updated) (?:policy|rule|preference|"
+       r"setting|standing preference)\b|\bthe user(?:'s|’s) standing preference\b"),
+    _r("poison.redirect_to", 0.45,
+       f"\\b(?:should|must|will) (?:now |from now on )?(?:go|be sent|be forwarded|be directed|be "
+       f"routed|be addressed)\\b[^.\\n]{{0,40}}(?:{_EMAIL}|https?://)"),
+    _r("poison.profile_write", 0.55,
+       r"\b(?:note|write|add|record|save|store|put|mark)\b (?:this |it |down )?(?:in|into|to|on) (?:the "
+       r"user(?:'s|’s)|their) (?:profile|memory|records?|file|notes|preferences)\b"),
+    _r("poison.auto_approve", 0.4,
+       r"\b(?:invoices?|refunds?|requests?|purchases?|orders?|transfers?)\b[^.\n]{0,40}\b(?:(?:is|are|"
+       r"gets?|be) (?:approved|accepted|paid) automatically|auto-?(?:approved|accepted|paid))\b"
+       r"|\bauto-?(?:accept|approve|pay)\b[^.\n]{0,20}\b(?:all|every|any)\b"),
+    # direct instruction: the agent's output told what it must say or leave out ("your summary must
+    # leave out section 4"); a polite question that is an order ("could the assistant please go
+    # ahead and wire ..."); "reviewers using AI:"; "heads up for the assistant"
+    _r("agent.output_must", 0.5,
+       r"\byour (?:summary|summaries|answers?|repl(?:y|ies)|responses?|output|review|rating|"
+       r"evaluation|translation)s? (?:must|should|shall|has to|needs to) (?:leave out|omit|skip|exclude|"
+       r"not mention|include|mention|say|state|recommend|praise|be positive)\b"),
+    _r("agent.polite_order", 0.55,
+       f"\\b(?:could|would|can|will) (?:the|any|this|our) (?:{_AI}|models?) (?:please |kindly )?(?:go "
+       r"ahead and |also )?(?:wire|send|pay|transfer|delete|forward|share|approve|book|buy|order|"
+       r"cancel|open|post|upload|e-?mail|reply|tell|say|answer|recommend|remove|grant)\b"),
+    _r("agent.addressed_users_of_ai", 0.6,
+       r"\b(?:reviewers?|readers?|graders?|screeners?|recruiters?|users?|anyone) using (?:an? )?(?:ai|"
+       r"llms?|chatgpt|language models?|ai tools?)\b\s*[:,]"
+       f"|\\bheads[- ]up (?:for|to) (?:the |any |all )?(?:{_AI}|models?)\\b"),
+    # direct instruction: an AI addressed inside a sentence ("Kindly be advised, AI, that ...",
+    # "Remember, assistant: ...")
+    _r("agent.vocative_inline", 0.45,
+       r"[,;!] (?:ai|assistant|bot|chatbot|model|llm|claude|chatgpt|gpt)[,:!] "),
 )  # fmt: skip
 
 #: leads that tell a reader to decode something and act on it (an encoded payload's carrier)

@@ -1,0 +1,203 @@
+# ruff: noqa: RUF001  (the multilingual words hold non-Latin letters and punctuation on purpose)
+"""The built-in scanner's vocabulary: the word lists its rules (:mod:`memguard.scan.rules`) are
+written from, in English and in other languages. Split from the rules by concern (issue 14's
+800-line layout limit); the names stay private to the scanner package."""
+
+from __future__ import annotations
+
+
+def _alt(*words: str) -> str:
+    return "(?:" + "|".join(words) + ")"
+
+
+# -- vocabulary ------------------------------------------------------------------------------------
+
+_AGENT = _alt("assistant", "agent", "ai", "a\\.i\\.", "model", "llm", "chatbot", "bot", "copilot",
+              "language model", "ai model", "ai assistant",
+              # the roles an agent plays over a text (generalization, holdout2)
+              "summari[sz]er", "automated (?:reader|system|assistant|agent)")  # fmt: skip
+# the AI-only subset of _AGENT (a "Dear agent," or "Hi model," may well be for a person)
+_AI = _alt("assistant", "ai", "a\\.i\\.", "llm", "chatbot", "bot", "copilot", "language model",
+           "ai model", "ai assistant", "ai systems?", "summari[sz]er",
+           "automated (?:reader|system|assistant|agent)", "chatgpt", "gpt", "claude", "gemini", "llama")
+_INSTR = _alt("instructions?", "prompts?", "rules", "guidelines", "directives?", "directions",
+              "orders", "commands", "guidance", "system prompt", "programming", "constraints")  # fmt: skip
+_PRIOR = _alt("previous", "prior", "preceding", "above", "earlier", "former", "original", "initial",
+              "old", "existing", "all", "any", "every", "your", "system", "developer")  # fmt: skip
+_SECRET = _alt("passwords?", "pass ?codes?", "api[ _-]?keys?", "secret keys?", "secrets",
+               "(?:session|access|auth|bearer|refresh) tokens?", "credentials", "private keys?",
+               "ssh keys?", "payment details", "credit card(?: numbers?)?", "card numbers?", "cvv",
+               "2fa codes?", "one[- ]time (?:codes?|passwords?)", "otp", "recovery codes?",
+               "seed phrase", "system prompt", "conversation history", "chat history",
+               "(?:last|previous) \\d+ messages", "home address", "contents of (?:the|your) \\w+",
+               "(?:bank|account) details", "calendar", "contacts", "notes namespace",
+               "memory contents",
+               # generalization (holdout3), exfiltration: records of the conversation, the
+               # environment and the user's personal data
+               "(?:conversation|chat) transcripts?", "(?:chat|conversation|message|browsing|location|"
+               "search|channel|call) (?:history|logs?|transcripts?)", "environment variables",
+               "\\.env(?: file)?", "contact list", "address book", "date of birth")  # fmt: skip
+# (generalization, holdout3: "email," and "email:" name an address, they do not send)
+_SEND = _alt("send", "forward", "e-?mail(?! address| is\\b| was\\b|[,:])", "mail(?! address| is\\b| was\\b|[,:])", "post", "upload", "transmit", "share",
+             "leak", "exfiltrate", "copy", "cc", "bcc", "deliver", "report", "sync", "submit")  # fmt: skip
+_EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+_URL = r"https?://[^\s)\]>\"']+"
+_ROLE = _alt("system", "developer", "dev", "admin", "administrator", "operator", "root",
+             "sysadmin", "supervisor", "moderator", "owner", "maintainer", "security team",
+             "it team", "it department", "compliance team", "support team", "orchestrator")  # fmt: skip
+_LEAD = r"(?:^|[\n>:;.!?\]\-*#|]\s*|<!--\s*|\"\s*)"
+_CONTAINER = _alt("tool_output", "tool_result", "tool_response", "tool", "function_results?",
+                  "function_output", "context", "untrusted(?:_\\w+)?", "data", "documents?",
+                  "memory", "memories", "search_results?", "results?", "user_input", "user",
+                  "input", "quote", "email", "retrieved(?:_\\w+)?", "external(?:_\\w+)?",
+                  "content", "system", "instructions?", "assistant", "observation", "output",
+                  "page", "webpage", "snippet", "message", "human", "trusted(?:_\\w+)?")  # fmt: skip
+_END_WHAT = _alt("document", "context", "search results?", "results?", "input", "data", "email",
+                 "file", "page", "message", "quoted (?:content|text)", "quote", "instructions",
+                 "system prompt", "tool (?:output|result)s?", "untrusted (?:content|data|text)",
+                 "user (?:input|content|message)", "conversation", "transcript", "snippet",
+                 "retrieved (?:content|text)", "web ?page", "article", "excerpt")  # fmt: skip
+_FUTURE = _alt("future", "later", "subsequent", "upcoming", "following", "next", "new")
+_SESSION = _alt("conversations?", "sessions?", "chats?", "turns?", "interactions?", "requests?",
+                "tasks?", "answers?", "replies", "responses?", "runs?")  # fmt: skip
+_QUIET = _alt("quietly", "silently", "secretly", "covertly", "discreetly", "without (?:telling|"
+              "informing|notifying|alerting) (?:the )?(?:user|human|anyone)", "in the background")
+
+# multilingual vocabulary: "ignore", "instructions", "previous/all" (latin words take \b, others not)
+_IGN_LATIN = _alt("ignore[sz]?", "disregard", "forget", "override", "bypass", "ignora[rt]?",
+                  "ignorez", "oublie[rz]?", "ignoriere", "ignorieren", "vergiss", "vergessen",
+                  "missachte", "olvida", "ignore", "dimentica", "esque[çc]a", "negeer", "vergeet",
+                  "zignoruj", "zapomnij", "ignoruj", "unut", "yok say", "görmezden gel",
+                  "zapomeň", "zabudni", "bỏ qua", "phớt lờ", "quên", "strunta i", "glöm",
+                  "ignorer", "glem", "unohda", "ohita", "ignoră", "uită", "hagyd figyelmen kívül",
+                  "felejtsd el", "abaikan", "lupakan", "puuza", "kalimutan", "huwag pansinin")  # fmt: skip
+_IGN_OTHER = _alt("игнорируй", "игнорируйте", "проигнорируй", "забудь", "забудьте",
+                  "忽略", "无视", "無視", "忘记", "忘れ", "무시", "잊어", "تجاهل", "انس",
+                  "अनदेखा", "नज़रअंदाज़", "भूल जाओ", "התעלם", "תתעלם", "שכח", "תשכח", "αγνόησε", "αγνοήστε",
+                  "ξέχνα", "ігноруй", "забудь", "نادیده بگیر", "فراموش کن", "เพิกเฉย", "ลืม",
+                  "উপেক্ষা", "ভুলে যাও")  # fmt: skip
+_INSTR_LATIN = _alt(_INSTR, "instrucciones", "instru[çc][õo]es", "istruzioni", "consignes",
+                    "anweisungen", "instruktionen", "vorgaben", "regeln", "instructies",
+                    "instrukcje", "instrukcji", "polecenia", "talimat\\w{0,8}", "yönerge\\w{0,8}",
+                    "pokyny", "instrukce", "príkazy", "hướng dẫn", "chỉ thị", "instruktioner(?:na)?",
+                    "instruksjon(?:er|ene)?", "ohjeet", "ohjeita", "instrucțiuni(?:le)?",
+                    "utasítás\\w{0,6}", "instruksi", "arahan", "maagizo", "tagubilin")  # fmt: skip
+_INSTR_OTHER = _alt("инструкци\\w{0,8}", "указани\\w{0,8}", "指令", "指示", "提示", "命令", "지시", "지침",
+                    "명령", "التعليمات", "تعليمات", "الأوامر", "निर्देश", "ההוראות", "הוראות",
+                    "οδηγίες", "εντολές", "вказівк\\w{0,4}", "інструкці\\w{0,4}", "دستورالعمل",
+                    "دستورات", "คำสั่ง", "নির্দেশ")  # fmt: skip
+_PRIOR_LATIN = _alt(_PRIOR, "précédentes", "precedentes", "vorherigen", "bisherigen", "alle[ns]?",
+                  "anteriores", "precedenti", "tutte", "todas", "vorige", "eerdere", "poprzednie",
+                  "wszystkie", "önceki", "tüm", "všechny", "předchozí", "všetky", "predchádzajúce",
+                  "mọi", "tất cả", "trước đó", "tidigare", "tidligere", "aiemmat", "kaikki",
+                  "anterioare", "toate", "korábbi", "összes", "sebelumnya", "semua", "zote")  # fmt: skip
+_PRIOR_OTHER = _alt("предыдущие", "все", "之前", "以前", "所有", "すべて", "全て", "이전",
+                    "모든", "모두", "السابقة", "جميع", "पिछले", "सभी", "הקודמות", "כל", "προηγούμενες", "όλες",
+                    "попередні", "всі", "قبلی", "همه", "ก่อนหน้า", "ทั้งหมด", "আগের", "সব")  # fmt: skip
+_PRIOR_ANY = f"(?:{_PRIOR_LATIN}|{_PRIOR_OTHER})"
+_IGN = f"(?:\\b{_IGN_LATIN}\\b|{_IGN_OTHER})"
+_INS = f"(?:\\b{_INSTR_LATIN}\\b|{_INSTR_OTHER})"
+_GAP = r"[^.\n。!?！？]{0,60}?"
+
+_TO_AGENT_ML = _alt(
+    "note (?:to|for) the assistant", "hinweis für den assistenten", "an den assistenten",
+    "für den assistenten", "nota para el asistente", "para el asistente", "note pour l'assistant",
+    "pour l'assistant", "à l'assistant", "nota per l'assistente", "per l'assistente",
+    "all'assistente", "voor de assistent", "aan de assistent", "para o assistente",
+    "nota para o assistente", "dla asystenta", "do asystenta", "для ассистента", "ассистенту",
+    "для помощника", "给助手", "助手注意", "致助手", "アシスタントへ", "アシスタントに", "어시스턴트에게",
+    "어시스턴트에", "للمساعد", "إلى المساعد", "सहायक के लिए", "सहायक को", "asistana", "asistan için",
+)  # fmt: skip
+_SYSTEM_ML = _alt(
+    "instru[çc][ãa]o do sistema", "instrucci[óo]n del sistema", "mensaje del sistema",
+    "message syst[èe]me", "instruction syst[èe]me", "systemnachricht", "systemanweisung",
+    "systemhinweis", "messaggio di sistema", "istruzione di sistema", "systeembericht",
+    "systeeminstructie", "komunikat systemowy", "instrukcja systemowa", "системное сообщение",
+    "системная инструкция", "系统指令", "系统消息", "系統指令", "システム指示", "システムメッセージ",
+    "시스템 지시", "시스템 메시지", "رسالة النظام", "تعليمات النظام", "सिस्टम निर्देश", "सिस्टम संदेश",
+    "sistem talimatı", "sistem mesajı",
+)  # fmt: skip
+_NO_CONFIRM_ML = _alt(
+    "sans (?:demander|confirmation)", "ohne (?:nachzufragen|rückfrage|bestätigung)",
+    "sin (?:preguntar|confirmaci[óo]n)", "senza (?:chiedere|conferma)",
+    "sem (?:perguntar|confirma[çc][ãa]o)", "zonder (?:te vragen|bevestiging)",
+    "bez (?:pytania|potwierdzenia)", "без подтверждения", "не спрашивая", "无需确认", "不要确认",
+    "確認せず", "確認なしで", "확인 없이", "묻지 말고", "دون تأكيد", "دون أن تسأل", "बिना पूछे",
+    "sormadan", "onay almadan",
+)  # fmt: skip
+_RUN_ML = _alt(
+    "execute", "run", "call", "invoke", "trigger", "perform", "führe", "rufe", "ejecuta",
+    "llama a", "ex[ée]cute[rz]?", "appelle[rz]?", "esegui", "chiama", "chame", "execute",
+    "voer", "roep", "wykonaj", "wywołaj", "выполни", "вызови", "запусти", "执行", "调用",
+    "運行", "実行", "呼び出", "실행", "호출", "نفذ", "شغّل", "استدع", "चलाएं", "चलाओ",
+    "çalıştır", "çağır",
+)  # fmt: skip
+_SEND_ML = _alt(
+    "envoie[rz]?", "sende", "schicke", "env[íi]a[r]?", "invia", "manda", "stuur", "wyślij",
+    "отправь", "перешли", "发送", "发给", "送って", "送信", "보내", "أرسل", "भेजें", "भेजो",
+    "gönder", "ilet",
+    # generalization (holdout3), exfiltration: upload, publish, forward, infinitives
+    "envoy(?:er|ez)", "schick(?:e|en)?", "sube", "publi(?:que|ca|car)", "inoltra", "carica", "envie", "encaminhe",
+    "prześlij", "wgraj", "отправля\\w*", "загрузи", "上传", "转发", "アップロード", "転送",
+)  # fmt: skip
+_FUTURE_ML = _alt(
+    "dans les (?:prochaines|futures) sessions", "in den (?:nächsten|kommenden) sitzungen",
+    "en las (?:próximas|futuras) sesiones", "nas (?:próximas|futuras) sess[õo]es",
+    "nelle (?:prossime|future) sessioni", "in de volgende sessies", "w następnych sesjach",
+    "в следующих сессиях", "в будущих сессиях", "在接下来的会话", "以后的会话", "次回以降", "今後ずっと",
+    "다음 세션", "앞으로 계속", "في الجلسات القادمة", "अगले सत्रों में", "sonraki oturumlarda",
+    "souviens-toi (?:toujours|pour toujours)", "merke dir (?:für immer|dauerhaft)",
+    "recuerda(?: esto)? (?:siempre|para siempre)", "lembre-se(?: disso)? (?:sempre|para sempre)",
+    "ricorda(?: questo)? (?:sempre|per sempre)", "souviens-toi de (?:ceci|cela) (?:toujours|pour toujours)",
+    "onthoud (?:voor altijd|altijd)", "zapamiętaj na zawsze", "запомни навсегда", "永远记住", "ずっと覚え",
+    "영원히 기억", "تذكر دائما", "हमेशा याद", "her zaman hatırla", "sonsuza dek hatırla",
+    "pour toutes les (?:futures|prochaines) conversations", "in allen (?:zukünftigen|künftigen)",
+    "en todas las (?:futuras|pr[óo]ximas)", "in tutte le (?:future|prossime)",
+    "em todas as (?:futuras|pr[óo]ximas)", "in alle toekomstige", "we wszystkich przyszłych",
+    "во всех будущих", "在以后的所有", "以后所有", "今後のすべて", "今後の全て", "앞으로의 모든",
+    "앞으로 모든", "في جميع المحادثات المستقبلية", "सभी भविष्य", "gelecekteki tüm",
+    # generalization (holdout3), sleeper: the noun before "future", "for all", "each new"
+    "für alle (?:zukünftigen|künftigen)", "(?:conversazioni|sessioni|chat) future",
+    "(?:conversations|sessions) (?:futures|à venir)", "(?:conversaciones|sesiones) futuras",
+    "(?:conversas|sess[õo]es) futuras", "toekomstige (?:gesprekken|sessies)",
+    "przyszłych (?:rozmow|sesj)", "(?:для|во|в) (?:всех )?(?:будущих|следующих) (?:разговор|сесси|бесед|диалог)",
+    "(?:à|lors de|pour) chaque (?:nouvelle )?(?:conversation|session)",
+    "en cada (?:nueva )?(?:conversación|sesión)", "in ogni (?:nuova )?(?:conversazione|sessione)",
+    "em cada (?:nova )?(?:conversa|sessão)", "bei jede[mr] (?:neuen )?(?:gespräch|sitzung)",
+    "in elk (?:nieuw )?gesprek", "w każdej (?:nowej )?rozmowie", "в каждом (?:новом )?(?:разговоре|диалоге)",
+    "今後(?:すべて|全て)?の(?:会話|セッション)", "(?:以后|今后|未来)的?(?:每次|所有)?(?:对话|会话)",
+    "för alla framtida", "i alla framtida",
+)  # fmt: skip
+
+# -- generalization (holdout3): vocabulary of the weak families --------------------------------
+# persistence markers: weak alone (a user's own "from now on" is a preference), evidence beside
+# an agent target or a covert element
+_PERSIST = _alt("from now on", "going forward", "from here on(?: out)?", "henceforth", "hereafter",
+                "until (?:told|instructed|notified|asked) otherwise", "until further notice",
+                "for good", "from this point (?:on|forward)", "in (?:the )?future,", "ab sofort", "von nun an", "d[ée]sormais", "dor[ée]navant",
+                "a partir de ahora", "de ahora en adelante", "d'ora in poi", "da ora in poi",
+                "de agora em diante", "vanaf nu", "voortaan", "od teraz", "od tej pory",
+                "с этого момента", "отныне", "впредь", "从现在起", "从今以后", "från och med nu")  # fmt: skip
+# "the user's ..." in other languages (a third-person owner of the data or the account)
+_USER_OF = _alt("del usuario", "do usu[áa]rio", "de l'utilisateur", "des (?:nutzers|benutzers)",
+                "dell'utente", "van de gebruiker", "użytkownika", "пользователя", "ユーザーの",
+                "用户的", "사용자의", "användarens")  # fmt: skip
+_DEST = f"(?:https?://|{_EMAIL}|\\bwebhook\\b|\\bpastebin\\b|\\bgist\\b)"
+# covert: keep it from the user, in other languages (without a word for the user: weaker)
+_HIDE_ML = _alt("sans (?:le |en )?(?:signaler|dire|mentionner|pr[ée]venir)", "sans en parler",
+                "erwähne (?:das|dies|es) nicht", "(?:das|dies|es) nicht erwähnen",
+                "no (?:se lo digas|le digas nada|lo menciones|menciones)", "sin (?:decírselo|avisar)",
+                "non (?:dirlo|menzionarlo)", "senza (?:dirlo|avvisare)", "n[ãa]o (?:informe|conte|diga|mencione)",
+                "sem (?:avisar|informar|contar)", "zonder (?:het )?te (?:vertellen|melden)",
+                "nie (?:informuj|mów|wspominaj)", "ничего не (?:говори|сообщай)", "не упоминай",
+                "utan att (?:berätta|nämna)", "nämn inte", "sag(?:e|en sie)? nichts",
+                "sin explicar(?:lo)?", "sans (?:l')?expliquer", "senza spiegar(?:lo|e)")  # fmt: skip
+_HIDE_USER_ML = _alt("(?:ne (?:le )?(?:dis|dites) (?:rien|pas)|sans (?:le )?dire) à l'utilisateur",
+                     "(?:sag|sagen sie) (?:es )?(?:dem|der) (?:nutzer|benutzer)\\w* nicht",
+                     "no (?:se lo )?(?:digas|informes|muestres) al usuario",
+                     "non (?:dire|mostrare|informare|segnalare) (?:nulla )?all'utente",
+                     "n[ãa]o (?:informe|conte|diga|mostre) (?:nada )?ao usu[áa]rio",
+                     "(?:niet|nooit) (?:vertellen|melden|laten zien) aan de gebruiker",
+                     "nie (?:informuj|mów|pokazuj) użytkownik", "не (?:говори|сообщай|показывай) пользовател",
+                     "不要(?:告诉|通知|让)用户", "别告诉用户", "ユーザーに(?:は)?(?:伝えない|言わない|知らせない|教えない|見せない)",
+                     "사용자에게 (?:알리지|말하지)", "berätta inte för användaren")  # fmt: skip
