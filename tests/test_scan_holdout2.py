@@ -10,57 +10,27 @@ per-family tables (docs/scanner.md has them).
 from __future__ import annotations
 
 import base64
-import hashlib
-import importlib.util
-import json
 import sys
-from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import pytest
+from corpus_helpers import CTX, SCANNER, HeldOutCorpus
 
-from memguard.scan import Label, RuleScanner, ScanContext
+from memguard.scan import Label
 from memguard.scan.decode import decoded_texts
 from memguard.scan.unicode import reveal
-from memguard.trust import SourceKind
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE / "scan" / "holdout2.jsonl"
 BUILD = HERE / "scan" / "build_holdout2.py"
-SCANNER = RuleScanner()
-CTX = ScanContext(namespace="n", source=SourceKind.WEB)
+HELD = HeldOutCorpus(CORPUS, BUILD)
 
 
-def load() -> list[dict[str, Any]]:
-    return [json.loads(line) for line in CORPUS.read_text("utf-8").splitlines() if line.strip()]
-
-
-def half(row: dict[str, Any]) -> str:
-    return "tune" if hashlib.sha256(row["id"].encode()).digest()[0] < 128 else "held"
-
-
-def flagged(row: dict[str, Any]) -> bool:
-    return SCANNER.scan(row["text"], CTX).label is not Label.CLEAN
-
-
-def tally(rows: list[dict[str, Any]]) -> dict[str, tuple[int, int]]:
-    """(flagged, total) per attack family and per benign technique (``benign:<technique>``)."""
-    hit: Counter[str] = Counter()
-    total: Counter[str] = Counter()
-    for row in rows:
-        key = row["family"] if row["label"] == "attack" else "benign:" + row["technique"]
-        total[key] += 1
-        hit[key] += flagged(row)
-    return {key: (hit[key], total[key]) for key in sorted(total)}
+load, half, flagged, tally = HELD.load, HELD.half, HELD.flagged, HELD.tally
 
 
 def test_the_committed_corpus_is_the_builders_output() -> None:
-    spec = importlib.util.spec_from_file_location("build_holdout2", BUILD)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    assert CORPUS.read_text("utf-8") == module.render()
+    assert CORPUS.read_text("utf-8") == HELD.built()
 
 
 def test_the_corpus_has_the_size_and_spread_it_claims() -> None:
