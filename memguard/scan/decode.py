@@ -166,13 +166,14 @@ def decoded_texts(
             out.append(decoded)
         elif decoded is not None and layers is not None and len(layers) < _MAX_DECODES and _layer(decoded):
             layers.append(decoded)
-    if text.count("%") >= 3 and len(_PCT.findall(text)) >= 3:
+    # (one-character tests first: they run as memchr, two-character ones do not)
+    if "%" in text and text.count("%") >= 3 and len(_PCT.findall(text)) >= 3:
         unquoted = urllib.parse.unquote(text)
         if unquoted != text:
             out.append(unquoted)
             if len(_PCT.findall(unquoted)) >= 3:  # encoded twice
                 out.append(urllib.parse.unquote(unquoted))
-    if "\\x" in text or "\\u" in text or "&#" in text:
+    if ("\\" in text and ("\\x" in text or "\\u" in text)) or ("&" in text and "&#" in text):
         for m in _ESCAPES.finditer(text):
             if len(out) >= _MAX_DECODES:
                 return out
