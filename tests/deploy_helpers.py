@@ -120,6 +120,24 @@ def wait_ready(base: str, proc: subprocess.Popen[bytes], log: Path, seconds: flo
         time.sleep(0.2)
 
 
+def wait_every_worker(dep: Deployment, workers: int, seconds: float = 60) -> None:
+    """Until each of the ``workers`` processes has answered a ``/readyz`` (a new connection each
+    time: the workers share the socket, the kernel picks one). One ready worker is not all of them:
+    a worker still building its scanner rules would leave the other to answer everything."""
+    deadline = time.monotonic() + seconds
+    while True:
+        answered = {a["worker"] for a in dep.access_lines() if a["route"] == "/readyz"}
+        if len(answered) >= workers:
+            return
+        assert dep.proc.poll() is None, dep.log.read_text("utf-8", "replace")[-4000:]
+        assert time.monotonic() < deadline, f"only {len(answered)} of {workers} workers answered"
+        try:
+            httpx.get(f"{dep.base}/readyz", timeout=2)
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.05)
+
+
 @contextmanager
 def deployment(tmp: Path, *, workers: int = 2, **over: Any) -> Iterator[Deployment]:
     """Start the gateway as an operator would; stopped (SIGTERM) and cleaned up afterwards."""
@@ -161,6 +179,7 @@ def deployment(tmp: Path, *, workers: int = 2, **over: Any) -> Iterator[Deployme
                          f"http://127.0.0.1:{metrics_port}/metrics", log)
         try:
             wait_ready(resource, proc, log)
+            wait_every_worker(dep, workers)
             yield dep
         finally:
             dep.stop()
