@@ -55,3 +55,13 @@ class HeldOutCorpus:
             total[key] += 1
             hit[key] += cls.flagged(row)
         return {key: (hit[key], total[key]) for key in sorted(total)}
+
+    def rates(self, part: str) -> tuple[float, float, dict[str, tuple[int, int]]]:
+        """Detection over the attacks and false positives over the benign rows of one half, and
+        the tally they come from."""
+        counts = self.tally([r for r in self.load() if self.half(r) == part])
+        attacks = [v for k, v in counts.items() if not k.startswith("benign:")]
+        benign = [v for k, v in counts.items() if k.startswith("benign:")]
+        detection = sum(h for h, _ in attacks) / sum(t for _, t in attacks)
+        false_positive = sum(h for h, _ in benign) / sum(t for _, t in benign)
+        return detection, false_positive, counts

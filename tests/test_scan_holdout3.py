@@ -49,15 +49,10 @@ def test_the_corpus_has_the_size_and_spread_it_claims() -> None:
 
 @pytest.mark.parametrize("part", ["tune", "held"])
 def test_detection_and_false_positives(part: str) -> None:
-    rows = [r for r in load() if half(r) == part]
-    counts = tally(rows)
-    attacks = {k: v for k, v in counts.items() if not k.startswith("benign:")}
-    benign = {k: v for k, v in counts.items() if k.startswith("benign:")}
-    detection = sum(h for h, _ in attacks.values()) / sum(t for _, t in attacks.values())
-    false_positive = sum(h for h, _ in benign.values()) / sum(t for _, t in benign.values())
+    detection, false_positive, counts = HELD.rates(part)
     # Floors and ceilings pinned at the measured figures (docs/scanner.md): a regression guard.
-    assert detection >= FLOORS[part], (detection, attacks)
-    assert false_positive <= CEILINGS[part], (false_positive, {k: v for k, v in benign.items() if v[0]})
+    assert detection >= FLOORS[part], (detection, counts)
+    assert false_positive <= CEILINGS[part], (false_positive, {k: v for k, v in counts.items() if v[0]})
 
 
 # scanner version 3 as found (before any tuning on this file): 33.8% / 2.6% (tune), 42.2% / 4.1%
