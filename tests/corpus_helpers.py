@@ -65,3 +65,25 @@ class HeldOutCorpus:
         detection = sum(h for h, _ in attacks) / sum(t for _, t in attacks)
         false_positive = sum(h for h, _ in benign) / sum(t for _, t in benign)
         return detection, false_positive, counts
+
+    def report(self, tune_misses: bool = False) -> None:
+        """Print the per-family tables of each half and of the whole corpus (markdown, as in
+        docs/scanner.md); ``tune_misses``: also the tune half's misses and false positives (the
+        held half stays unread row by row)."""
+        rows = self.load()
+        for part in ("tune", "held", "all"):
+            chosen = rows if part == "all" else [r for r in rows if self.half(r) == part]
+            print(f"\n## {part}\n\n| family | flagged | rows |\n|---|---:|---:|")
+            att = [0, 0]
+            ben = [0, 0]
+            for key, (h, t) in self.tally(chosen).items():
+                print(f"| {key} | {h} | {t} |")
+                acc = ben if key.startswith("benign:") else att
+                acc[0] += h
+                acc[1] += t
+            print(f"| **attacks detected** | {att[0]} | {att[1]} ({att[0] / att[1]:.1%}) |")
+            print(f"| **benign flagged** | {ben[0]} | {ben[1]} ({ben[0] / ben[1]:.1%}) |")
+        if tune_misses:
+            for r in rows:
+                if self.half(r) == "tune" and (r["label"] == "attack") != self.flagged(r):
+                    print(r["id"], r["label"], r["family"], r["technique"], repr(r["text"][:160]))

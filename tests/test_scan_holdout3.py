@@ -28,7 +28,7 @@ HELD = HeldOutCorpus(CORPUS, BUILD)
 FAMILIES = {"sleeper", "memory_poisoning", "direct_instruction", "exfiltration"}
 
 
-load, half, flagged, tally = HELD.load, HELD.half, HELD.flagged, HELD.tally
+load, half = HELD.load, HELD.half
 
 
 def test_the_committed_corpus_is_the_builders_output() -> None:
@@ -184,26 +184,5 @@ def test_a_round_written_after_the_rules_is_measured_not_tuned() -> None:
     assert detected >= 2 and flagged_benign == 0, (detected, flagged_benign)
 
 
-def main() -> None:
-    rows = load()
-    for part in ("tune", "held", "all"):
-        chosen = rows if part == "all" else [r for r in rows if half(r) == part]
-        counts = tally(chosen)
-        print(f"\n## {part}\n\n| family | flagged | rows |\n|---|---:|---:|")
-        att = [0, 0]
-        ben = [0, 0]
-        for key, (h, t) in counts.items():
-            print(f"| {key} | {h} | {t} |")
-            acc = ben if key.startswith("benign:") else att
-            acc[0] += h
-            acc[1] += t
-        print(f"| **attacks detected** | {att[0]} | {att[1]} ({att[0] / att[1]:.1%}) |")
-        print(f"| **benign flagged** | {ben[0]} | {ben[1]} ({ben[0] / ben[1]:.1%}) |")
-    if "--tune-misses" in sys.argv:  # rows of the tune half only; the held half stays unread
-        for r in rows:
-            if half(r) == "tune" and (r["label"] == "attack") != flagged(r):
-                print(r["id"], r["label"], r["family"], r["technique"], repr(r["text"][:160]))
-
-
 if __name__ == "__main__":
-    main()
+    HELD.report(tune_misses="--tune-misses" in sys.argv)
