@@ -73,46 +73,48 @@ def check_migrated(conn: Connection, projections: dict[str, Any], change_action:
             )
 
 
-def _flags(path: Path) -> int:
-    import fcntl
-
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except FileNotFoundError:
-        return 0
-    except OSError:
-        return -1
-    try:
-        buf = array.array("l", [0])
-        fcntl.ioctl(fd, _FS_IOC_GETFLAGS, buf, True)
-        return int(buf[0])
-    except OSError:  # the file system has no inode flags: nothing to see
-        return 0
-    finally:
-        os.close(fd)
-
-
 def state_problem(db: Path, *, mapped_only: bool = False) -> str | None:
     """Why the SQLite ledger at ``db`` cannot be written, or ``None``: a read-only file system,
     or an immutable / append-only state directory. ``mapped_only`` is kept for callers; the
     files themselves are never opened here (see the comment below)."""
     folder = db.parent
+    # Only the directory is opened: opening and closing a database, -wal or -shm file would
+    # drop every POSIX lock this process's SQLite connections hold on it (fcntl semantics),
+    # which lets another process reset the WAL index under them.
     try:
-        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+        fd = os.open(folder, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        try:
+            if os.statvfs(folder).f_flag & os.ST_RDONLY:
+                return f"the file system of `{folder}` is read-only"
+        except OSError:
+            return f"`{folder}` cannot be read"
+        return f"`{folder}` cannot be opened"
+    try:
+        return _dir_problem(fd, folder)
+    finally:
+        os.close(fd)
+
+
+def _dir_problem(fd: int, folder: Path) -> str | None:
+    """Why the state directory open as ``fd`` cannot be written, or ``None``: its file system is
+    read-only, or it is immutable or append-only (Linux inode flags)."""
+    try:
+        if os.fstatvfs(fd).f_flag & os.ST_RDONLY:
             return f"the file system of `{folder}` is read-only"
     except OSError:
         return f"`{folder}` cannot be read"
     if sys.platform != "linux":
         return None
-    # Only the directory is opened: opening and closing a database, -wal or -shm file would
-    # drop every POSIX lock this process's SQLite connections hold on it (fcntl semantics),
-    # which lets another process reset the WAL index under them.
-    for path in [folder]:
-        flags = _flags(path)
-        if flags == -1:
-            return f"`{path}` cannot be opened"
-        if flags & (_IMMUTABLE_FL | _APPEND_FL):
-            return f"`{path}` is immutable or append-only"
+    import fcntl
+
+    try:
+        buf = array.array("l", [0])
+        fcntl.ioctl(fd, _FS_IOC_GETFLAGS, buf, True)
+    except OSError:  # the file system has no inode flags: nothing to see
+        return None
+    if int(buf[0]) & (_IMMUTABLE_FL | _APPEND_FL):
+        return f"`{folder}` is immutable or append-only"
     return None
 
 
@@ -195,25 +197,7 @@ def _held_problem(engine: Engine, db: Path) -> str | None:
         weakref.finalize(engine, held.close)
         # closed with the engine's pool too (a later transaction opens it again)
         event.listen(engine, "engine_disposed", _drop_dir_fd, once=True)
-    fd = held.fd
-    folder = db.parent
-    try:
-        if os.fstatvfs(fd).f_flag & os.ST_RDONLY:
-            return f"the file system of `{folder}` is read-only"
-    except OSError:
-        return f"`{folder}` cannot be read"
-    if sys.platform != "linux":
-        return None
-    import fcntl
-
-    try:
-        buf = array.array("l", [0])
-        fcntl.ioctl(fd, _FS_IOC_GETFLAGS, buf, True)
-    except OSError:  # the file system has no inode flags: nothing to see
-        return None
-    if int(buf[0]) & (_IMMUTABLE_FL | _APPEND_FL):
-        return f"`{folder}` is immutable or append-only"
-    return None
+    return _dir_problem(held.fd, db.parent)
 
 
 def _drop_dir_fd(engine: Engine) -> None:
