@@ -48,7 +48,6 @@ from memguard.errors import (
 from memguard.identity import Identity
 from memguard.kernel import Kernel
 from memguard.provenance import Provenance, Turn
-from memguard.revocation import PRINCIPAL_KINDS
 
 __all__ = [
     "SUMMARY_KEY",
@@ -139,17 +138,10 @@ def _acceptable(kernel: Kernel, identity: Identity) -> bool:
     """The kernel's identity checks without an operation: not expired, minted by this kernel's
     verifier, not barred by an active revocation. Any error here is a "no", so the kernel's own
     check (in an audited operation) decides and records the outcome."""
-    principal = identity.principal
-    subject = principal.subject
     try:
         if identity.expires_at <= kernel.clock() or not kernel.verifier.minted(identity):
             return False
-        return not any(
-            r.selector.kind in PRINCIPAL_KINDS
-            and r.reaches(subject.issuer, subject.subject)
-            and r.selector.bars(principal)
-            for r in kernel.active_revocations()
-        )
+        return kernel.barring(identity.principal) is None
     except Exception:
         return False
 

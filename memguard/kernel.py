@@ -548,7 +548,14 @@ class Kernel:
         return identity.principal
 
     def _check_not_barred(self, op: Operation) -> None:
-        principal = op.who
+        revocation = self.barring(op.who)
+        if revocation is not None:
+            op.detail["revocation_id"] = revocation.revocation_id
+            raise IdentityError("credential revoked", code="identity.revoked")
+
+    def barring(self, principal: Principal) -> Revocation | None:
+        """The active revocation that bars ``principal`` (its subject, a hop of its chain, its
+        token, ...), or ``None``."""
         subject = principal.subject
         for revocation in self.active_revocations():
             if (
@@ -556,8 +563,8 @@ class Kernel:
                 and revocation.reaches(subject.issuer, subject.subject)
                 and revocation.selector.bars(principal)
             ):
-                op.detail["revocation_id"] = revocation.revocation_id
-                raise IdentityError("credential revoked", code="identity.revoked")
+                return revocation
+        return None
 
     # -- the write protocol's bookkeeping -----------------------------------------------------
 
