@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -56,15 +56,20 @@ def _lines(buffer: io.StringIO) -> list[dict[str, Any]]:
     return [json.loads(line) for line in buffer.getvalue().splitlines() if line.strip()]
 
 
-def _access_lines(buffer: io.StringIO, count: int, wait: float = 5.0) -> list[dict[str, Any]]:
-    """The access lines, once ``count`` are there: a line is written when the request's ASGI call
+def _wait_for_access(events: Callable[[], list[dict[str, Any]]], count: int,
+                     wait: float = 5.0) -> list[dict[str, Any]]:
+    """The access events, once ``count`` are there: a line is written when the request's ASGI call
     returns, which can be just after the client read the response."""
     deadline = time.monotonic() + wait
     while True:
-        access = [line for line in _lines(buffer) if line["event"] == "gateway.request"]
+        access = [e for e in events() if e["event"] == "gateway.request"]
         if len(access) >= count or time.monotonic() > deadline:
             return access
         time.sleep(0.02)
+
+
+def _access_lines(buffer: io.StringIO, count: int, wait: float = 5.0) -> list[dict[str, Any]]:
+    return _wait_for_access(lambda: _lines(buffer), count, wait)
 
 
 def test_every_request_has_exactly_one_access_line(gw: Gateway, json_lines: io.StringIO) -> None:
@@ -142,7 +147,7 @@ def test_request_id_and_trace_context_travel(gw: Gateway) -> None:
         read = otel.one("search_memory")
         assert [(link.context.trace_id, link.context.span_id) for link in read.links] == [
             (write.context.trace_id, write.context.span_id)]
-    access = [e for e in logs if e["event"] == "gateway.request"]
+        access = _wait_for_access(lambda: list(logs), 2)
     assert access[0]["request_id"] == "req-123" and access[0]["trace_id"] == TRACE_ID
     bad = _post(gw, "/v1/search", alice, {"query": "x"}, **{"x-request-id": "bad id!"})
     assert bad.headers["x-request-id"] != "bad id!" and len(bad.headers["x-request-id"]) == 32
@@ -298,7 +303,7 @@ def test_routes_are_templates_for_mounted_apps_and_plain_routes(gw: Gateway) -> 
     with structlog.testing.capture_logs() as logs:
         for path in ("/console/signin", "/docs", "/.well-known/jwks.json", "/nothing/here"):
             httpx.get(f"{gw.base}{path}", timeout=10)
-    routes = [e["route"] for e in logs if e["event"] == "gateway.request"]
+        routes = [e["route"] for e in _wait_for_access(lambda: list(logs), 4)]
     assert routes[0] == "/console/{path}"
     assert routes[1] == "/docs" and routes[2] == "/.well-known/jwks.json"
     assert routes[3] == "unmatched"
