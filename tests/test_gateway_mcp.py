@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,29 @@ async def test_mcp_owner_isolation_and_scopes(gw: Gateway) -> None:
     assert refused.is_error and "memory:write" in refused.content[0].text
     (forgot,) = await call(gw, gw.headers(alice), [("forget", {"fact_id": fact_id})])
     assert payload(forgot) == {"deleted": fact_id}
+
+
+async def test_mcp_remember_with_a_ttl_sets_expiry_and_refuses_bad_values(gw: Gateway) -> None:
+    alice = gw.user_token("alice")
+    before = datetime.now(UTC)
+    wrote, *refused = await call(gw, gw.headers(alice), [
+        ("remember", {"text": "a code valid for a minute", "namespace": "n", "session_id": "s",
+                      "source_kind": "user_message", "ttl_seconds": 60}),
+        ("remember", {"text": "x", "namespace": "n", "session_id": "s", "ttl_seconds": 0}),
+        ("remember", {"text": "x", "namespace": "n", "session_id": "s", "ttl_seconds": 1.5}),
+        ("remember", {"text": "x", "namespace": "n", "session_id": "s", "ttl_seconds": True}),
+        ("remember", {"text": "x", "namespace": "n", "session_id": "s",
+                      "ttl_seconds": 10**12}),
+    ])
+    expires = datetime.fromisoformat(payload(wrote)["provenance"]["expires_at"])
+    assert before + timedelta(seconds=59) <= expires <= datetime.now(UTC) + timedelta(
+        seconds=61)
+    record = gw.stack.guard.ledger.latest([payload(wrote)["fact_id"]])[payload(wrote)["fact_id"]]
+    assert record.provenance.expires_at == expires
+    assert all(r.is_error for r in refused), [r.content for r in refused]
+    # nothing was written by the refused calls
+    (recalled,) = await call(gw, gw.headers(alice), [("recall", {"query": "x", "k": 10})])
+    assert [f["text"] for f in payload(recalled)["facts"]] == ["a code valid for a minute"]
 
 
 def _initialize(gw: Gateway, headers: dict[str, str]) -> httpx.Response:

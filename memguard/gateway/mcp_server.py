@@ -36,19 +36,20 @@ import os
 import re
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import Annotated, Any
 
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import AnyHttpUrl
+from pydantic import AnyHttpUrl, Field, StrictInt
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from memguard.aio import AsyncMemoryGuard
 from memguard.denials import adopt
 from memguard.errors import FactNotFound, IdentityError, MemguardError
+from memguard.expiry import MAX_TTL_SECONDS
 from memguard.gateway.auth import (
     TXN_TOKEN_HEADER,
     WORKLOAD_HEADER,
@@ -265,7 +266,8 @@ def build_mcp_server(
         return identity
 
     @server.tool(description="Store a fact in governed memory; returns its provenance. Trust is "
-                 "assigned by memguard from the source kind and the caller's chain.")
+                 "assigned by memguard from the source kind and the caller's chain. With "
+                 "`ttl_seconds`, the fact expires (is no longer returned) after that many seconds.")
     async def remember(
         text: str,
         namespace: str,
@@ -275,6 +277,7 @@ def build_mcp_server(
         source_kind: str = "agent_inference",
         source_uri: str | None = None,
         trust: str | None = None,
+        ttl_seconds: Annotated[StrictInt, Field(ge=1, le=MAX_TTL_SECONDS)] | None = None,
     ) -> dict[str, Any]:
         identity = await caller(ctx, scopes.write)
         try:
@@ -284,6 +287,7 @@ def build_mcp_server(
                     source=Source(kind=SourceKind(source_kind), uri=source_uri),
                     turn=Turn(session_id=session_id, turn_index=turn_index),
                     trust=TrustLevel.parse(trust) if trust is not None else None,
+                    ttl=ttl_seconds,
                 )
         except MemguardError as exc:
             raise _tool_error(exc) from None
