@@ -111,6 +111,9 @@ def test_the_obfuscation_helpers_round_trip() -> None:
         assert "example" not in obfuscated[technique], technique
 
 
+# Measured once, in aggregate, after the corpus was final (scanner of main at b6db78d, load ~6):
+# attacks detected 104/218 (47.7%), benign flagged 12/160 (7.5%); tune half 49.6% / 7.0%, held
+# half 45.6% / 7.9%. Recorded, not asserted.
 def test_the_scanner_gives_every_row_a_verdict() -> None:
     # a measurement, not a floor: the scanner must label every row without raising
     counts = HELD.tally(HELD.load())
