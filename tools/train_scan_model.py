@@ -85,6 +85,7 @@ def matrix(texts: list[str], bits: int = BITS) -> sparse.csr_matrix:
     """One row per text: each character n-gram counts 1/sqrt(#character n-grams), each word
     n-gram 1/sqrt(#word n-grams) (what ModelScanner sums)."""
     from scipy import sparse
+
     indptr, indices, data = [0], [], []
     for text in texts:
         f = features(text, bits)
@@ -93,7 +94,8 @@ def matrix(texts: list[str], bits: int = BITS) -> sparse.csr_matrix:
             data.append(np.full(size, 1.0 / math.sqrt(max(size, 1))))
         indptr.append(indptr[-1] + len(f.buckets))
     m = sparse.csr_matrix(
-        (np.concatenate(data), np.concatenate(indices), np.array(indptr)), shape=(len(texts), 1 << bits)
+        (np.concatenate(data), np.concatenate(indices), np.array(indptr)),
+        shape=(len(texts), 1 << bits),
     )
     m.sum_duplicates()
     return m
@@ -112,14 +114,19 @@ def sample_weights(sources: list[str], labels: npt.NDArray[np.int_]) -> npt.NDAr
     return w * len(sources)
 
 
-def fit(x: sparse.csr_matrix, y: npt.NDArray[np.int_], w: npt.NDArray[np.float64], c: float) -> LogisticRegression:
+def fit(
+    x: sparse.csr_matrix, y: npt.NDArray[np.int_], w: npt.NDArray[np.float64], c: float
+) -> LogisticRegression:
     from sklearn.linear_model import LogisticRegression
+
     model = LogisticRegression(C=c, solver="liblinear", max_iter=1000, tol=1e-6, random_state=0)
     model.fit(x, y, sample_weight=w)
     return model
 
 
-def held_one_out(rows: list[tuple[str, str, int, str]], x: sparse.csr_matrix, c: float) -> npt.NDArray[np.float64]:
+def held_one_out(
+    rows: list[tuple[str, str, int, str]], x: sparse.csr_matrix, c: float
+) -> npt.NDArray[np.float64]:
     """Each row's probability from a model trained without its corpus."""
     sources = [r[0] for r in rows]
     y = np.array([r[2] for r in rows])
@@ -140,7 +147,9 @@ def thresholds(probs: npt.NDArray[np.float64], y: npt.NDArray[np.int_]) -> tuple
     return max(suspicious, 0.5), max(malicious, suspicious)
 
 
-def report(rows: list[tuple[str, str, int, str]], probs: npt.NDArray[np.float64], at: float) -> None:
+def report(
+    rows: list[tuple[str, str, int, str]], probs: npt.NDArray[np.float64], at: float
+) -> None:
     y = np.array([r[2] for r in rows])
     for name in SOURCES:
         m = np.array([r[0] == name for r in rows])

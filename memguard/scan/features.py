@@ -121,9 +121,7 @@ def features(text: str, bits: int) -> Features:
         g = np.empty(length + 1, dtype=np.uint64)
         g[0] = 0
         np.cumsum(cps * q_pow[:length], dtype=np.uint64, out=g[1:])
-        parts = [
-            (g[n:] - g[:-n]) * p_pow[n - 1 : length] for n in CHAR_NGRAMS if length >= n
-        ]
+        parts = [(g[n:] - g[:-n]) * p_pow[n - 1 : length] for n in CHAR_NGRAMS if length >= n]
         chars = sum(len(p) for p in parts)
         padded = np.zeros(length + 2, dtype=np.int8)
         padded[1:-1] = _word_mask(c32, norm.isascii())
@@ -138,7 +136,9 @@ def features(text: str, bits: int) -> Features:
         hashes = np.concatenate(parts) * _MIX
     buckets = (hashes >> np.uint64(64 - bits)).astype(np.intp)
     distinct_chars = _distinct(buckets[:chars], bits)
-    return Features(np.concatenate([distinct_chars, _distinct(buckets[chars:], bits)]), len(distinct_chars))
+    return Features(
+        np.concatenate([distinct_chars, _distinct(buckets[chars:], bits)]), len(distinct_chars)
+    )
 
 
 _scratch = threading.local()
@@ -151,9 +151,10 @@ def _distinct(buckets: npt.NDArray[np.intp], bits: int) -> npt.NDArray[np.intp]:
     n = len(buckets)
     if n < 2:
         return buckets
-    table = getattr(_scratch, "table", None)
+    table: npt.NDArray[np.intp] | None = getattr(_scratch, "table", None)
     if table is None or len(table) != 1 << bits:
         table = _scratch.table = np.empty(1 << bits, dtype=np.intp)
     positions = np.arange(n)
     table[buckets] = positions
-    return buckets[table[buckets] == positions]
+    distinct: npt.NDArray[np.intp] = buckets[table[buckets] == positions]
+    return distinct

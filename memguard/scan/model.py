@@ -133,7 +133,9 @@ class ModelScanner:
         m = weights.malicious_at if m is None else m
         if not 0.0 < s <= m <= 1.0:
             raise ValueError("thresholds must satisfy 0 < suspicious_at <= malicious_at <= 1")
-        return Weights(weights.vector, weights.bias, weights.bits, s, m, weights.sha256, weights.header)
+        return Weights(
+            weights.vector, weights.bias, weights.bits, s, m, weights.sha256, weights.header
+        )
 
     @property
     def weights(self) -> Weights:
