@@ -24,7 +24,7 @@ from memguard.guard import MemoryGuard
 from memguard.ledger import Ledger
 from memguard.ledger.checkpoint import CheckpointSigner
 from memguard.ledger.witness import WitnessDir
-from memguard.scan import ModelScanner, RuleScanner
+from memguard.scan import builtin_scanners
 from memguard.scan.stage import ScanStage
 from memguard.scope import ScopeResolver
 from memguard.stores.base import MemoryStore
@@ -82,7 +82,7 @@ def open_embedded(
     # kernel still checks revocations on every authenticate (memguard/tokens/cache.py)
     verifier = CachingVerifier(tokens.verifier())
     guard = MemoryGuard(store=store, ledger=ledger, verifier=verifier, scope=scope,
-                        scan_stage=ScanStage([RuleScanner(), ModelScanner()]) if scan else None)  # fmt: skip
+                        scan_stage=ScanStage(builtin_scanners()) if scan else None)  # fmt: skip
     return EmbeddedStack(guard=guard, tokens=tokens, state_dir=root)
 
 

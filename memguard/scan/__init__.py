@@ -12,4 +12,19 @@ from memguard.scan.builtin import RuleScanner
 from memguard.scan.model import ModelScanner, ModelUnavailable
 from memguard.scan.verdict import Label, ScanContext, Scanner, Verdict
 
-__all__ = ["Label", "ModelScanner", "ModelUnavailable", "RuleScanner", "ScanContext", "Scanner", "Verdict"]
+__all__ = [
+    "Label",
+    "ModelScanner",
+    "ModelUnavailable",
+    "RuleScanner",
+    "ScanContext",
+    "Scanner",
+    "Verdict",
+    "builtin_scanners",
+]
+
+
+def builtin_scanners() -> list[Scanner]:
+    """The built-in scanners the embedded default runs in one stage: the rules, then the trained
+    model (docs/scanner.md, "The trained scanner"); the worse verdict wins."""
+    return [RuleScanner(), ModelScanner()]
