@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 #: bump with any change to what this script does (recorded in the weights file)
 SCRIPT_VERSION = "1"
-BITS = 18
+BITS = 16
 C = 4.0
 FP_BUDGET = 0.015
 

@@ -6,12 +6,12 @@ call :func:`features`, so a model sees at run time exactly the features it was t
 Normalisation: what invisible or look-alike Unicode hides is revealed first (the rule scanner's own
 :func:`~memguard.scan.unicode.reveal`: tag characters spelled out, zero-width and bidi controls
 dropped, Cyrillic and Greek look-alikes folded), then NFKC and case folding, then whitespace runs
-become one space. Features: character 3-, 4- and 5-grams of that text, and word 1- and 2-grams of
+become one space. Features: character 4-grams of that text, and word 1- and 2-grams of
 its letters and digits (every other character separates words).
 
 Every n-gram is hashed with a polynomial hash over its code points in 64-bit wrapping arithmetic,
 computed with numpy over the whole text at once (no Python loop per n-gram: a 1 KB text has about
-3,000 of them), then spread by a multiplicative hash into ``2**bits`` buckets. The hash depends on
+1,300 of them), then spread by a multiplicative hash into ``2**bits`` buckets. The hash depends on
 nothing but the code points, so it is the same in every process and on every platform.
 """
 
@@ -31,7 +31,7 @@ __all__ = ["CHAR_NGRAMS", "FEATURES_VERSION", "Features", "features", "normalise
 
 #: bump when the features change (a model trained on other features must not load)
 FEATURES_VERSION = "1"
-CHAR_NGRAMS = (3, 4, 5)
+CHAR_NGRAMS = (4,)
 #: at most this many characters are read: a longer text gives its first and last halves
 MAX_CHARS = 1 << 16
 
@@ -58,6 +58,10 @@ class Features:
     @property
     def words(self) -> int:
         return len(self.buckets) - self.chars
+
+
+_EMPTY = Features(np.zeros(0, dtype=np.intp), 0)
+_EMPTY.buckets.flags.writeable = False
 
 
 def _capped(text: str) -> str:
@@ -110,51 +114,45 @@ def features(text: str, bits: int) -> Features:
         raise ValueError("bits is between 8 and 30")
     norm = normalise(text)
     c32 = np.frombuffer(norm.encode("utf-32-le", "surrogatepass"), dtype="<u4")
-    cps = c32.astype(np.uint64)
-    length = len(cps)
+    length = len(c32)
     if not length:
-        return Features(np.zeros(0, dtype=np.intp), 0)
+        return _EMPTY
     p_pow, q_pow = _powers()
-    with np.errstate(over="ignore"):
-        # G[i] = sum_{j<i} c[j] * P**-j, so the hash of c[s:e], sum_j c[j] * P**(e-1-j), is
-        # (G[e] - G[s]) * P**(e-1): every n-gram's hash from one cumulative sum
-        g = np.empty(length + 1, dtype=np.uint64)
-        g[0] = 0
-        np.cumsum(cps * q_pow[:length], dtype=np.uint64, out=g[1:])
-        parts = [(g[n:] - g[:-n]) * p_pow[n - 1 : length] for n in CHAR_NGRAMS if length >= n]
-        chars = sum(len(p) for p in parts)
-        padded = np.zeros(length + 2, dtype=np.int8)
-        padded[1:-1] = _word_mask(c32, norm.isascii())
-        edges = padded[1:] - padded[:-1]
-        starts = np.flatnonzero(edges == 1)
-        ends = np.flatnonzero(edges == -1)
-        if len(starts):
-            words = ((g[ends] - g[starts]) * p_pow[ends - 1]) ^ _WORD_SALT
-            parts += [words, (words[:-1] * _PAIR_SALT) + words[1:]]
-        if not parts:
-            return Features(np.zeros(0, dtype=np.intp), 0)
-        hashes = np.concatenate(parts) * _MIX
-    buckets = (hashes >> np.uint64(64 - bits)).astype(np.intp)
-    distinct_chars = _distinct(buckets[:chars], bits)
-    return Features(
-        np.concatenate([distinct_chars, _distinct(buckets[chars:], bits)]), len(distinct_chars)
-    )
+    # G[i] = sum_{j<i} c[j] * P**-j, so the hash of c[s:e], sum_j c[j] * P**(e-1-j), is
+    # (G[e] - G[s]) * P**(e-1): every n-gram's hash from one cumulative sum (uint64 arrays wrap
+    # modulo 2**64 without a warning)
+    g = np.zeros(length + 1, dtype=np.uint64)
+    np.cumsum(c32 * q_pow[:length], dtype=np.uint64, out=g[1:])
+    parts = [(g[n:] - g[:-n]) * p_pow[n - 1 : length] for n in CHAR_NGRAMS if length >= n]
+    chars = sum(len(p) for p in parts)
+    padded = np.zeros(length + 2, dtype=np.int8)
+    padded[1:-1] = _word_mask(c32, norm.isascii())
+    edges = np.flatnonzero(np.diff(padded))  # a word's start, then its end, ...
+    starts, ends = edges[0::2], edges[1::2]
+    if len(starts):
+        words = ((g[ends] - g[starts]) * p_pow[ends - 1]) ^ _WORD_SALT
+        parts += [words, (words[:-1] * _PAIR_SALT) + words[1:]]
+    if not parts:
+        return _EMPTY
+    # character n-grams in the lower half of the buckets, word n-grams in the upper half
+    buckets = ((np.concatenate(parts) * _MIX) >> np.uint64(65 - bits)).astype(np.intp)
+    buckets[chars:] += 1 << (bits - 1)
+    kept = _distinct(buckets, bits)
+    return Features(buckets[kept], int(np.count_nonzero(kept[:chars])))
 
 
 _scratch = threading.local()
 
 
-def _distinct(buckets: npt.NDArray[np.intp], bits: int) -> npt.NDArray[np.intp]:
-    """``buckets`` without repeats, in O(n) (no sort): each position writes its own index into a
-    per-thread scratch table at its bucket; whichever write lands, exactly one position per
-    bucket reads its own index back."""
+def _distinct(buckets: npt.NDArray[np.intp], bits: int) -> npt.NDArray[np.bool_]:
+    """Which positions of ``buckets`` to keep so that each bucket is kept once, in O(n) (no
+    sort): each position writes its own index into a per-thread scratch table at its bucket;
+    whichever write lands, exactly one position per bucket reads its own index back."""
     n = len(buckets)
-    if n < 2:
-        return buckets
-    table: npt.NDArray[np.intp] | None = getattr(_scratch, "table", None)
+    table: npt.NDArray[np.int32] | None = getattr(_scratch, "table", None)
     if table is None or len(table) != 1 << bits:
-        table = _scratch.table = np.empty(1 << bits, dtype=np.intp)
-    positions = np.arange(n)
+        table = _scratch.table = np.empty(1 << bits, dtype=np.int32)
+    positions = np.arange(n, dtype=np.int32)
     table[buckets] = positions
-    distinct: npt.NDArray[np.intp] = buckets[table[buckets] == positions]
-    return distinct
+    kept: npt.NDArray[np.bool_] = table[buckets] == positions
+    return kept

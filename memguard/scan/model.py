@@ -35,7 +35,7 @@ __all__ = ["FORMAT", "WEIGHTS", "WEIGHTS_SHA256", "ModelScanner", "ModelUnavaila
 FORMAT = b"memguard-scan-model/1\n"
 WEIGHTS = Path(__file__).with_name("model.bin")
 #: the SHA-256 of the shipped weights file (tools/train_scan_model.py prints it)
-WEIGHTS_SHA256 = "d10318d1e8d2368e07d6a8e1020a9e41f0613abb629b1ef4291005afb50866d7"
+WEIGHTS_SHA256 = "bee7bcda18cbba7092f160c01ba6dd28fcca8baa469cc521bc5259ab9dca7378"
 _MAX_FILE = 16 << 20
 _REASON = "model.injection"
 
@@ -147,17 +147,21 @@ class ModelScanner:
 
     def probability(self, text: str) -> float:
         """The model's probability that ``text`` is an injection."""
+        return self._probability(self.weights, text)
+
+    @staticmethod
+    def _probability(w: Weights, text: str) -> float:
         if not isinstance(text, str):
             raise TypeError("text must be a string")
-        w = self.weights
         f = features(text, w.bits)
         z = w.bias
         if len(f.buckets):
-            contributions = w.vector[f.buckets]
+            # one gather; each group's sum scaled by 1/sqrt(its size), as in training
+            sums = np.add.reduceat(w.vector[f.buckets], [0, f.chars] if f.chars else [0])
             if f.chars:
-                z += float(contributions[: f.chars].sum(dtype=np.float64)) / math.sqrt(f.chars)
+                z += float(sums[0]) / math.sqrt(f.chars)
             if f.words:
-                z += float(contributions[f.chars :].sum(dtype=np.float64)) / math.sqrt(f.words)
+                z += float(sums[-1]) / math.sqrt(f.words)
         if not math.isfinite(z):  # pragma: no cover - finite weights give a finite sum
             raise ModelUnavailable("the model's score is not finite")
         return 1.0 / (1.0 + math.exp(-z)) if z > -700 else 0.0
@@ -165,7 +169,7 @@ class ModelScanner:
     def scan(self, text: str, context: ScanContext | None = None) -> Verdict:
         """Score ``text``; ``context`` is accepted for the protocol (the model ignores the channel)."""
         w = self.weights
-        p = self.probability(text)
+        p = self._probability(w, text)
         if p >= w.malicious_at:
             label = Label.MALICIOUS
         elif p >= w.suspicious_at:
