@@ -2,8 +2,8 @@
 
     python benchmarks/scan_model_eval.py [--thresholds 0.5,0.7,...] [--corpus tests/scan/holdout4.jsonl]
 
-For each held-out corpus, only its ``held`` half (``HeldOutCorpus.half``; a corpus given with
-``--corpus`` is read whole, as a blind one) and only aggregates: detection over the attack rows
+For each held-out corpus, only its ``held`` half (``HeldOutCorpus.half``; tests/scan/holdout4.jsonl
+and a corpus given with ``--corpus`` are read whole, as blind ones) and only aggregates: detection over the attack rows
 and false positives over the benign rows for the rules (``RuleScanner``), the model
 (``ModelScanner`` at its recorded threshold, or at each ``--thresholds`` value) and both in one
 stage (the worse verdict wins). No row is printed.
@@ -23,6 +23,8 @@ from memguard.trust import SourceKind
 
 ROOT = Path(__file__).resolve().parent.parent
 HELD = [ROOT / "tests" / "scan" / "holdout2.jsonl", ROOT / "tests" / "scan" / "holdout3.jsonl"]
+#: blind corpora, read whole (never training data: tools/train_scan_model.py names its sources)
+BLIND = [ROOT / "tests" / "scan" / "holdout4.jsonl"]
 CTX = ScanContext(namespace="eval", source=SourceKind.WEB)
 
 
@@ -50,7 +52,8 @@ def main() -> None:
     rules, model = RuleScanner(), ModelScanner()
     at = [float(t) for t in args.thresholds.split(",") if t] or [model.weights.suspicious_at]
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; model {model.version}")
-    sets = [(p, False) for p in HELD] + [(Path(c), True) for c in args.corpus]
+    blind = [p for p in BLIND if p.exists()] + [Path(c) for c in args.corpus]
+    sets = [(p, False) for p in HELD] + [(p, True) for p in blind]
     pooled: dict[str, list[bool]] = {}
     for path, whole in sets:
         rows = rows_of(path, whole)
