@@ -343,3 +343,23 @@ def test_the_embedded_default_runs_the_rules_and_the_model(tmp_path: Path) -> No
         )
     finally:
         stack.close()
+
+
+def test_threads_scanning_at_once_get_the_verdicts_of_one_thread(model: ModelScanner) -> None:
+    # each thread dedupes n-grams in its own scratch table (memguard/scan/features.py)
+    import concurrent.futures
+
+    texts = [p for probes in PROBES.values() for p in probes] + BENIGN
+    texts = [t * k for k in (1, 3, 9) for t in texts]
+    alone = [model.probability(t) for t in texts]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+        for _ in range(3):
+            assert list(pool.map(model.probability, texts)) == alone
+
+
+def test_the_weights_are_package_data() -> None:
+    import tomllib
+
+    setup = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]
+    assert "model.bin" in setup["package-data"]["memguard.scan"]
+    assert WEIGHTS.parent == ROOT / "memguard" / "scan"
