@@ -293,12 +293,25 @@ def test_a_missing_or_corrupt_weights_file_is_an_error_through_the_stage(tmp_pat
         assert records[0].reasons == ("scan.error:ModelUnavailable",), name
 
 
-def test_the_pinned_digest_guards_the_default_path(tmp_path: Path) -> None:
+def test_the_pinned_digest_guards_the_shipped_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     copy = tmp_path / "model.bin"
     copy.write_bytes(WEIGHTS.read_bytes())
     assert ModelScanner(copy).version == ModelScanner().version  # the same bytes elsewhere
     with pytest.raises(ModelUnavailable, match="digest"):
         load_weights(copy, "0" * 64)
+    flipped, pinned = _broken_files(tmp_path)["flipped byte (pinned digest)"]
+    with pytest.raises(ModelUnavailable, match="digest"):
+        ModelScanner(flipped, sha256=pinned).scan("hello", CTX)
+    # the shipped file altered in place (say, in site-packages): its pinned digest is checked
+    import memguard.scan.model as model_module
+
+    monkeypatch.setattr(model_module, "WEIGHTS", flipped)
+    altered = ModelScanner()
+    assert altered.version == f"{FEATURES_VERSION}+{WEIGHTS_SHA256[:12]}"
+    with pytest.raises(ModelUnavailable, match="digest"):
+        altered.scan("hello", CTX)
 
 
 def test_a_broken_model_caps_the_write_to_untrusted_with_an_alarm(

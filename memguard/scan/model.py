@@ -106,16 +106,17 @@ class ModelScanner:
         self,
         path: str | Path | None = None,
         *,
-        sha256: str | None = WEIGHTS_SHA256,
+        sha256: str | None = None,
         suspicious_at: float | None = None,
         malicious_at: float | None = None,
     ) -> None:
-        """``path``: another weights file (then ``sha256`` is its pinned digest, or ``None``);
+        """``path``: another weights file; ``sha256``: the digest it must have (the shipped file
+        always has to have :data:`WEIGHTS_SHA256`; another file, any, unless given);
         ``suspicious_at`` / ``malicious_at``: thresholds on the probability other than the ones
         the file records."""
         self.path = WEIGHTS if path is None else Path(path)
-        if path is not None and sha256 == WEIGHTS_SHA256:
-            sha256 = None  # another file: its own digest is the version
+        if path is None and sha256 is None:
+            sha256 = WEIGHTS_SHA256
         self._thresholds = (suspicious_at, malicious_at)
         self._weights: Weights | None = None
         self._error: ModelUnavailable | None = None
