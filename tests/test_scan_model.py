@@ -160,10 +160,21 @@ def test_the_weights_record_the_data_and_the_script_that_made_them(model: ModelS
     assert held == []
 
 
-def test_retraining_gives_the_committed_weights_byte_for_byte() -> None:
+def test_retraining_gives_the_committed_weights(tmp_path: Path) -> None:
+    """Byte for byte on the machine that trained them (``--check``); here within float noise, so
+    another scikit-learn or BLAS build does not fail the suite while a changed script does."""
     pytest.importorskip("sklearn")
     blob, _ = _train_module().train()
-    assert blob == WEIGHTS.read_bytes()
+    path = tmp_path / "retrained.bin"
+    path.write_bytes(blob)
+    again, shipped = load_weights(path, None), load_weights()
+    same_header = {"bias", "malicious_at", "nonzero", "suspicious_at"}
+    assert {k: v for k, v in again.header.items() if k not in same_header} == {
+        k: v for k, v in shipped.header.items() if k not in same_header
+    }
+    assert np.allclose(again.vector, shipped.vector, atol=1e-4)
+    for key in ("bias", "suspicious_at", "malicious_at"):
+        assert abs(again.header[key] - shipped.header[key]) < 1e-3, key
 
 
 # -- what it flags ------------------------------------------------------------------------------
