@@ -24,7 +24,7 @@ from memguard.guard import MemoryGuard
 from memguard.ledger import Ledger
 from memguard.ledger.checkpoint import CheckpointSigner
 from memguard.ledger.witness import WitnessDir
-from memguard.scan import RuleScanner
+from memguard.scan import builtin_scanners
 from memguard.scan.stage import ScanStage
 from memguard.scope import ScopeResolver
 from memguard.stores.base import MemoryStore
@@ -63,7 +63,8 @@ def open_embedded(
     """Open (creating if needed) the embedded stack under ``state_dir``.
 
     ``engine``: see :func:`open_store` (``None`` follows what the folder holds). ``scan`` turns the
-    built-in content scanner on (memguard.scan: suspicious -> untrusted, malicious -> quarantined)."""
+    built-in content scanners on (memguard.scan: the rules and the trained model, the worse verdict
+    wins; suspicious -> untrusted, malicious -> quarantined)."""
     root = Path(state_dir)
     root.mkdir(parents=True, exist_ok=True)
     signer = CheckpointSigner.load_or_create(root / "keys" / "checkpoint.key")
@@ -81,7 +82,7 @@ def open_embedded(
     # kernel still checks revocations on every authenticate (memguard/tokens/cache.py)
     verifier = CachingVerifier(tokens.verifier())
     guard = MemoryGuard(store=store, ledger=ledger, verifier=verifier, scope=scope,
-                        scan_stage=ScanStage(RuleScanner()) if scan else None)  # fmt: skip
+                        scan_stage=ScanStage(builtin_scanners()) if scan else None)  # fmt: skip
     return EmbeddedStack(guard=guard, tokens=tokens, state_dir=root)
 
 

@@ -131,7 +131,7 @@ def rescan_command(
     interruption."""
     from memguard.clikit.progress import progress
     from memguard.embedded import open_embedded
-    from memguard.scan import RuleScanner
+    from memguard.scan import builtin_scanners
     from memguard.scan.stage import ScanStage
 
     if not (state_dir / "ledger.db").exists() and ledger_url is None:
@@ -139,7 +139,7 @@ def rescan_command(
     policy = _scan_policy(config) if config is not None else None
     stack = open_embedded(state_dir, ledger_url=ledger_url, scan=policy is None)
     if policy is not None:
-        stack.guard.kernel.scan_stage = ScanStage(RuleScanner(), policy)
+        stack.guard.kernel.scan_stage = ScanStage(builtin_scanners(), policy)
     try:
         total = len({r.fact_id for r in stack.guard.ledger.in_state(_committed())})
         with progress("re-scanning facts", total=total) as bar:

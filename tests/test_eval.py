@@ -125,7 +125,7 @@ def test_rescan_command(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = json.loads(proc.stdout)
     assert out["rescanned"] == 2 and out["lowered"] == [bad.fact_id]
-    assert out["scanner"] == "memguard.rules"
+    assert out["scanner"] == "memguard.rules+memguard.model"  # the embedded default's scanners
     again = memguard("rescan", "--state-dir", str(state), "--json", cwd=tmp_path)
     assert again.returncode == 0 and json.loads(again.stdout)["rescanned"] == 0
     missing = memguard("rescan", "--state-dir", str(tmp_path / "nope"), cwd=tmp_path)

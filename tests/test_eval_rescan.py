@@ -10,7 +10,7 @@ from pathlib import Path
 
 from memguard import Source, SourceKind, Turn
 from memguard.embedded import open_embedded
-from memguard.scan import RuleScanner
+from memguard.scan import ModelScanner, RuleScanner, builtin_scanners
 from memguard.scan.stage import ScanPolicy, ScanStage
 
 
@@ -46,6 +46,8 @@ def test_a_changed_scan_policy_is_a_new_version_and_rescan_applies_it(tmp_path: 
     assert strict.version.startswith("4;policy=") and len(strict.version) == len("4;policy=") + 12
     same_caps = ScanStage(RuleScanner(), ScanPolicy(timeout=9))
     assert same_caps.version == "4"  # the timeout changes no verdict
+    # what `rescan --config` runs: the embedded default's scanners under the configured policy
+    strict = ScanStage(builtin_scanners(), ScanPolicy(suspicious="quarantined"))
 
     state, ids = _state(tmp_path)
     nothing = memguard("rescan", "--state-dir", str(state), "--json", cwd=tmp_path)
@@ -92,7 +94,7 @@ def test_endorse_says_what_it_lifted_and_who_lifted_it(tmp_path: Path) -> None:
     (fact,) = out["facts"]
     assert fact["lifted"] == ["scan_cap"] and fact["trust"] == "user"
     assert fact["verdict"]["label"] == "malicious" and fact["verdict"]["cap"] == "quarantined"
-    assert fact["verdict"]["scanner"] == "memguard.rules"
+    assert fact["verdict"]["scanner"] == "memguard.rules+memguard.model"
     text = memguard("endorse", ids["bad"], "--reason", "again", "--state-dir", str(state),
                     cwd=tmp_path)  # fmt: skip
     assert text.returncode == 0 and "held nothing to lift" in text.stdout
@@ -101,5 +103,6 @@ def test_endorse_says_what_it_lifted_and_who_lifted_it(tmp_path: Path) -> None:
                      str(tmp_path / "second" / "state"), cwd=tmp_path)  # fmt: skip
     assert plain.returncode == 0, plain.stderr
     assert "endorsed 1 facts" in plain.stdout
-    assert "lifted the quarantined cap of a malicious verdict by memguard.rules v4" in plain.stdout
+    by = f"memguard.rules+memguard.model v4+{ModelScanner().version}"  # the embedded default
+    assert f"lifted the quarantined cap of a malicious verdict by {by}" in plain.stdout
     assert "trust now user" in plain.stdout

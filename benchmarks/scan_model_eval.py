@@ -1,0 +1,81 @@
+"""The trained scanner against the rules on the held halves: detection and false positives.
+
+    python benchmarks/scan_model_eval.py [--thresholds 0.5,0.7,...] [--corpus tests/scan/holdout4.jsonl]
+
+For each held-out corpus, only its ``held`` half (``HeldOutCorpus.half``; tests/scan/holdout4.jsonl
+and a corpus given with ``--corpus`` are read whole, as blind ones) and only aggregates: detection over the attack rows
+and false positives over the benign rows for the rules (``RuleScanner``), the model
+(``ModelScanner`` at its recorded threshold, or at each ``--thresholds`` value) and both in one
+stage (the worse verdict wins). No row is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from memguard.scan import Label, ModelScanner, RuleScanner, ScanContext
+from memguard.trust import SourceKind
+
+ROOT = Path(__file__).resolve().parent.parent
+HELD = [ROOT / "tests" / "scan" / "holdout2.jsonl", ROOT / "tests" / "scan" / "holdout3.jsonl"]
+#: blind corpora, read whole (never training data: tools/train_scan_model.py names its sources)
+BLIND = [ROOT / "tests" / "scan" / "holdout4.jsonl"]
+CTX = ScanContext(namespace="eval", source=SourceKind.WEB)
+
+
+def half(row: dict[str, Any]) -> str:
+    return "tune" if hashlib.sha256(row["id"].encode()).digest()[0] < 128 else "held"
+
+
+def rows_of(path: Path, whole: bool) -> list[dict[str, Any]]:
+    rows = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+    return rows if whole else [r for r in rows if half(r) == "held"]
+
+
+def rates(flags: list[bool], labels: list[bool]) -> str:
+    attacks = [f for f, a in zip(flags, labels, strict=True) if a]
+    benign = [f for f, a in zip(flags, labels, strict=True) if not a]
+    return (f"{sum(attacks):3d}/{len(attacks):3d} {sum(attacks) / len(attacks):6.1%}  "
+            f"FP {sum(benign):3d}/{len(benign):3d} {sum(benign) / len(benign):5.1%}")  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--thresholds", default="", help="comma-separated suspicious_at values")
+    parser.add_argument("--corpus", action="append", default=[], help="a blind corpus, read whole")
+    args = parser.parse_args()
+    rules, model = RuleScanner(), ModelScanner()
+    at = [float(t) for t in args.thresholds.split(",") if t] or [model.weights.suspicious_at]
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; model {model.version}")
+    blind = [p for p in BLIND if p.exists()] + [Path(c) for c in args.corpus]
+    sets = [(p, False) for p in HELD] + [(p, True) for p in blind]
+    pooled: dict[str, list[bool]] = {}
+    for path, whole in sets:
+        rows = rows_of(path, whole)
+        labels = [r["label"] == "attack" for r in rows]
+        ruled = [rules.scan(r["text"], CTX).label is not Label.CLEAN for r in rows]
+        probs = [model.probability(r["text"]) for r in rows]
+        name = path.name + ("" if whole else " (held half)")
+        print(f"\n{name}")
+        results = {"rules": ruled}
+        for t in at:
+            flagged = [p >= t for p in probs]
+            results[f"model@{t:g}"] = flagged
+            results[f"both@{t:g}"] = [a or b for a, b in zip(ruled, flagged, strict=True)]
+        for key, flags in results.items():
+            print(f"  {key:12s} {rates(flags, labels)}")
+            pooled.setdefault(key, []).extend(flags)
+        pooled.setdefault("labels", []).extend(labels)
+    labels = pooled.pop("labels")
+    print("\npooled")
+    for key, flags in pooled.items():
+        print(f"  {key:12s} {rates(flags, labels)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,214 @@
+"""Train the trained scanner's weights (memguard/scan/model.bin): deterministic, offline.
+
+    python tools/train_scan_model.py            # train on the tune data, write the weights file
+    python tools/train_scan_model.py --cv       # leave-one-corpus-out figures for the settings
+    python tools/train_scan_model.py --check    # retrain and compare with the committed file
+
+Needs scikit-learn (a dev-only dependency: the ``dev`` extra); memguard itself reads the weights
+with numpy alone (memguard/scan/model.py).
+
+Training data (docs/scanner.md, "The trained scanner"): every row of tests/corpus/injections.jsonl
+and tests/scan/holdout.jsonl, and the ``tune`` halves of tests/scan/holdout2.jsonl and
+holdout3.jsonl (``HeldOutCorpus.half``). The ``held`` halves are never read here. The model is a
+logistic regression (liblinear, L2) over :func:`memguard.scan.features.features`; each corpus
+weighs the same in total (the template-generated project corpus would otherwise outweigh the
+hand-written ones) and the two classes weigh the same within each corpus.
+
+Thresholds come from leave-one-corpus-out predictions (train on three corpora, predict the fourth):
+``suspicious_at`` is the lowest probability at which at most :data:`FP_BUDGET` of the pooled benign
+rows would be flagged, ``malicious_at`` the lowest at which none would be.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import sys
+import zlib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from memguard.scan.features import FEATURES_VERSION, features  # noqa: E402
+from memguard.scan.model import FORMAT, WEIGHTS  # noqa: E402
+
+if TYPE_CHECKING:
+    from scipy import sparse
+    from sklearn.linear_model import LogisticRegression
+
+#: bump with any change to what this script does (recorded in the weights file)
+SCRIPT_VERSION = "1"
+BITS = 16
+C = 4.0
+FP_BUDGET = 0.015
+
+SOURCES: dict[str, tuple[str, bool]] = {  # name -> (path, only the tune half)
+    "corpus": ("tests/corpus/injections.jsonl", False),
+    "holdout": ("tests/scan/holdout.jsonl", False),
+    "holdout2": ("tests/scan/holdout2.jsonl", True),
+    "holdout3": ("tests/scan/holdout3.jsonl", True),
+}
+
+
+def half(row: dict[str, Any]) -> str:
+    """tests/corpus_helpers.py's split (copied: that module imports the rule scanner)."""
+    return "tune" if hashlib.sha256(row["id"].encode()).digest()[0] < 128 else "held"
+
+
+def training_rows() -> list[tuple[str, str, int, str]]:
+    """(source, id, label, text) of every training row, in file order."""
+    out = []
+    for name, (path, tune_only) in SOURCES.items():
+        for line in (ROOT / path).read_text("utf-8").splitlines():
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            if tune_only and half(row) != "tune":
+                continue
+            out.append((name, row["id"], int(row["label"] == "attack"), row["text"]))
+    return out
+
+
+def data_digest(rows: list[tuple[str, str, int, str]]) -> str:
+    canonical = json.dumps(rows, ensure_ascii=False, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def matrix(texts: list[str], bits: int = BITS) -> sparse.csr_matrix:
+    """One row per text: each character n-gram counts 1/sqrt(#character n-grams), each word
+    n-gram 1/sqrt(#word n-grams) (what ModelScanner sums)."""
+    from scipy import sparse
+
+    indptr, indices, data = [0], [], []
+    for text in texts:
+        f = features(text, bits)
+        indices.append(f.buckets)
+        for size in (f.chars, f.words):
+            data.append(np.full(size, 1.0 / math.sqrt(max(size, 1))))
+        indptr.append(indptr[-1] + len(f.buckets))
+    m = sparse.csr_matrix(
+        (np.concatenate(data), np.concatenate(indices), np.array(indptr)),
+        shape=(len(texts), 1 << bits),
+    )
+    m.sum_duplicates()
+    return m
+
+
+def sample_weights(sources: list[str], labels: npt.NDArray[np.int_]) -> npt.NDArray[np.float64]:
+    """Each corpus weighs the same, each class within a corpus the same; mean weight 1."""
+    w = np.zeros(len(sources))
+    names = sorted(set(sources))
+    src = np.array(sources)
+    for name in names:
+        for label in (0, 1):
+            mask = (src == name) & (labels == label)
+            if mask.any():
+                w[mask] = 1.0 / (2 * len(names) * mask.sum())
+    return w * len(sources)
+
+
+def fit(
+    x: sparse.csr_matrix, y: npt.NDArray[np.int_], w: npt.NDArray[np.float64], c: float
+) -> LogisticRegression:
+    from sklearn.linear_model import LogisticRegression
+
+    model = LogisticRegression(C=c, solver="liblinear", max_iter=1000, tol=1e-6, random_state=0)
+    model.fit(x, y, sample_weight=w)
+    return model
+
+
+def held_one_out(
+    rows: list[tuple[str, str, int, str]], x: sparse.csr_matrix, c: float
+) -> npt.NDArray[np.float64]:
+    """Each row's probability from a model trained without its corpus."""
+    sources = [r[0] for r in rows]
+    y = np.array([r[2] for r in rows])
+    probs = np.zeros(len(rows))
+    for name in SOURCES:
+        out = np.array([s == name for s in sources])
+        model = fit(x[~out], y[~out], sample_weights([s for s in sources if s != name], y[~out]), c)
+        probs[out] = model.predict_proba(x[out])[:, 1]
+    return probs
+
+
+def thresholds(probs: npt.NDArray[np.float64], y: npt.NDArray[np.int_]) -> tuple[float, float]:
+    benign = np.sort(probs[y == 0])[::-1]
+    allowed = math.floor(FP_BUDGET * len(benign))
+    # just above the (allowed+1)-th highest benign probability
+    suspicious = float(np.nextafter(benign[allowed], 1.0)) if allowed < len(benign) else 0.5
+    malicious = float(np.nextafter(benign[0], 1.0))
+    return max(suspicious, 0.5), max(malicious, suspicious)
+
+
+def report(
+    rows: list[tuple[str, str, int, str]], probs: npt.NDArray[np.float64], at: float
+) -> None:
+    y = np.array([r[2] for r in rows])
+    for name in SOURCES:
+        m = np.array([r[0] == name for r in rows])
+        a, b = m & (y == 1), m & (y == 0)
+        print(f"  {name:9s} detection {np.mean(probs[a] >= at):6.1%} of {a.sum():3d}"
+              f"   false positives {np.mean(probs[b] >= at):6.1%} of {b.sum():3d}")  # fmt: skip
+    print(f"  {'pooled':9s} detection {np.mean(probs[y == 1] >= at):6.1%}"
+          f"   false positives {np.mean(probs[y == 0] >= at):6.1%}")  # fmt: skip
+
+
+def render(model: LogisticRegression, meta: dict[str, Any]) -> bytes:
+    weights = model.coef_[0].astype("<f4")
+    header = dict(meta, bias=float(model.intercept_[0]), nonzero=int(np.count_nonzero(weights)))
+    body = zlib.compress(weights.tobytes(), 9)
+    line = json.dumps(header, sort_keys=True, separators=(",", ":")).encode()
+    return FORMAT + line + b"\n" + body
+
+
+def train() -> tuple[bytes, dict[str, Any]]:
+    rows = training_rows()
+    x = matrix([r[3] for r in rows])
+    y = np.array([r[2] for r in rows])
+    probs = held_one_out(rows, x, C)
+    suspicious, malicious = thresholds(probs, y)
+    model = fit(x, y, sample_weights([r[0] for r in rows], y), C)
+    meta = {
+        "bits": BITS,
+        "c": C,
+        "data": data_digest(rows),
+        "features": FEATURES_VERSION,
+        "fp_budget": FP_BUDGET,
+        "malicious_at": round(malicious, 6),
+        "rows": {name: sum(r[0] == name for r in rows) for name in SOURCES},
+        "script": SCRIPT_VERSION,
+        "suspicious_at": round(suspicious, 6),
+    }
+    return render(model, meta), {"probs": probs, "rows": rows, "y": y}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cv", action="store_true", help="print leave-one-corpus-out figures")
+    parser.add_argument("--check", action="store_true", help="compare with the committed file")
+    args = parser.parse_args()
+    blob, info = train()
+    header = json.loads(blob[len(FORMAT) :].split(b"\n", 1)[0])
+    if args.cv:
+        for name in ("suspicious_at", "malicious_at"):
+            print(f"leave-one-corpus-out at {name} = {header[name]:.4f}")
+            report(info["rows"], info["probs"], header[name])
+    if args.check:
+        same = WEIGHTS.read_bytes() == blob
+        print("the committed weights are this script's output" if same else "the weights differ")
+        sys.exit(0 if same else 1)
+    if not args.cv:
+        WEIGHTS.write_bytes(blob)
+        print(f"wrote {WEIGHTS.relative_to(ROOT)} ({len(blob):,} bytes) sha256:"
+              f"{hashlib.sha256(blob).hexdigest()}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
