@@ -120,7 +120,7 @@ def wait_ready(base: str, proc: subprocess.Popen[bytes], log: Path, seconds: flo
         time.sleep(0.2)
 
 
-def wait_every_worker(dep: Deployment, workers: int, seconds: float = 60) -> None:
+def wait_every_worker(dep: Deployment, workers: int, seconds: float = 180) -> None:
     """Until each of the ``workers`` processes has answered a ``/readyz`` (a new connection each
     time: the workers share the socket, the kernel picks one). One ready worker is not all of them:
     a worker still building its scanner rules would leave the other to answer everything."""

@@ -56,7 +56,7 @@ def test_two_workers_share_one_postgres_ledger(tmp_path: Path) -> None:
                                  "--workers", "2"], env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE)
         try:
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + 180
             while True:
                 assert proc.poll() is None, proc.stderr.read() if proc.stderr else b""
                 try:
@@ -87,4 +87,4 @@ def test_two_workers_share_one_postgres_ledger(tmp_path: Path) -> None:
                 ledger.close()
         finally:
             proc.terminate()
-            proc.wait(30)
+            proc.wait(90)

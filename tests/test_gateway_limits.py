@@ -50,7 +50,8 @@ def test_memory_storage_counts_exactly_per_key() -> None:
 
 
 def test_route_rates_apply_per_route(tmp_path: Path) -> None:
-    limits = {"route_rates": {"write": {"per_minute": 60, "burst": 2}}}
+    # one token a minute: no refill between the three writes, however slow the machine
+    limits = {"route_rates": {"write": {"per_minute": 1, "burst": 2}}}
     with running_gateway(tmp_path, mcp=False, limits=limits) as gw:
         alice = gw.user_token()
         codes = [gw.post("/v1/facts", alice, fact(f"n{i}")).status_code for i in range(3)]

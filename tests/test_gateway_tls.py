@@ -183,7 +183,7 @@ def test_memguard_serve_with_tls_options(tmp_path: Path, pki: Pki) -> None:
         ctx = pki.context()
         import time
 
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 180
         while True:
             assert proc.poll() is None, log.read_text()
             try:
