@@ -42,7 +42,7 @@ from memguard.ledger import Ledger
 from memguard.prompt import body_text, header_match, parse_blocks, render_for_prompt
 from memguard.provenance import Source, Turn
 from memguard.revocation import RevocationSelector
-from memguard.scan import RuleScanner
+from memguard.scan import builtin_scanners
 from memguard.scan.stage import ScanStage
 from memguard.scope import ScopeResolver
 from memguard.stores import InMemoryStore
@@ -287,7 +287,7 @@ def run_eval(
         guard = MemoryGuard(
             store=InMemoryStore(dimension=384), ledger=Ledger.sqlite(root / "ledger.db"),
             verifier=tokens.verifier(), scope=scope,
-            scan_stage=scan_stage or (ScanStage(RuleScanner()) if scan else None),
+            scan_stage=scan_stage or (ScanStage(builtin_scanners()) if scan else None),
         )  # fmt: skip
         try:
             measure(_Embedded(guard, tokens), corpus, report, searches)

@@ -117,7 +117,7 @@ def guard_harness(
     ``scope=``), the library's default scope (each user reads only their own facts) applies.
     ``scan``: the built-in content scanner, on as in the embedded default."""
     from memguard.policy.resolver import PolicyResolver
-    from memguard.scan import RuleScanner
+    from memguard.scan import builtin_scanners
     from memguard.scan.stage import ScanStage
 
     if policies is not None and scope is not None:
@@ -131,7 +131,7 @@ def guard_harness(
         ledger=Ledger.sqlite(root / "ledger.db"),
         verifier=tokens.verifier(),
         scope=resolver,
-        scan_stage=ScanStage(RuleScanner()) if scan else None,
+        scan_stage=ScanStage(builtin_scanners()) if scan else None,
         **options,
         **guard_options,
     )

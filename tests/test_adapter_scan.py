@@ -2,7 +2,7 @@
 exactly as it does for the same text written through ``MemoryGuard.write``.
 
 Real parts: each adapter world of tests/test_poisoning_adapters.py (local Qdrant, LangGraph's
-``InMemoryStore``, an offline mem0, SQLite), the built-in ``RuleScanner``, a reference guard from
+``InMemoryStore``, an offline mem0, SQLite), the built-in scanners (``builtin_scanners()``), a reference guard from
 ``memguard.testing.guard_harness`` with the same scanner. A malicious text, a suspicious one and a
 benign one go through each: the scan record (label, cap, scanner) and the trust must be the
 reference's. Before the adapters passed the text, the scan stage saw none and capped every
@@ -31,7 +31,7 @@ from memguard.adapters.qdrant import fact_id_of
 from memguard.context import CallContext
 from memguard.kernel import Kernel
 from memguard.provenance import Provenance, Turn
-from memguard.scan import RuleScanner
+from memguard.scan import builtin_scanners
 from memguard.scan.stage import ScanStage
 from memguard.testing import GuardHarness, guard_harness
 from memguard.trust import TrustLevel
@@ -91,7 +91,7 @@ def test_an_adapter_write_is_scanned_and_capped_as_through_the_guard(
     adapter: Adapter, reference: GuardHarness  # noqa: F811
 ) -> None:
     kernel = kernel_of(adapter)
-    kernel.scan_stage = ScanStage(RuleScanner())
+    kernel.scan_stage = ScanStage(builtin_scanners())  # the reference harness's stage
     ref_user = reference.identity("alice")
     for n, (kind, text) in enumerate(TEXTS.items()):
         fact_id = write(adapter, n, text)

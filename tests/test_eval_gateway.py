@@ -26,6 +26,10 @@ GRANTS = {"delegation": [
     {"actor": PLANNER, "on_behalf_of": "user", "scopes": list(ALL)},
     {"actor": BROWSER, "on_behalf_of": PLANNER, "scopes": list(ALL)},
 ]}  # fmt: skip
+# malicious verdicts cap to untrusted (quarantined by default): the scanner catches every attack
+# row used here, so with quarantine no attack fact would be left for the render check to render,
+# or for a broken policy set to expose
+VISIBLE = {"policy": {"malicious": "untrusted"}}
 LIMITS = {"token_rate": {"per_minute": 6000, "burst": 1000},
           "memory_rate": {"per_minute": 60000, "burst": 10000}}  # fmt: skip
 
@@ -57,7 +61,7 @@ def token_file(gw: Gateway, path: Path, revoker: bool = True) -> Path:
 
 
 def test_the_reference_gateway_passes(tmp_path: Path) -> None:
-    with running_gateway(tmp_path, mcp=False, sts=GRANTS, limits=LIMITS,
+    with running_gateway(tmp_path, mcp=False, sts=GRANTS, limits=LIMITS, scan=VISIBLE,
                          policy={"path": str(POLICIES)}) as gw:  # fmt: skip
         tokens = load_tokens(token_file(gw, tmp_path / "tokens.json"))
         report = run_gateway_eval(rows(), gw.base, tokens, searches=4)
@@ -82,7 +86,7 @@ def test_a_broken_deployment_exits_7_over_the_cli(tmp_path: Path) -> None:
         (loose / name).unlink(missing_ok=True)  # untrusted facts may now feed tool arguments
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text("".join(json.dumps(r) + "\n" for r in rows(8)), "utf-8")
-    with running_gateway(tmp_path / "gw", mcp=False, sts=GRANTS, limits=LIMITS,
+    with running_gateway(tmp_path / "gw", mcp=False, sts=GRANTS, limits=LIMITS, scan=VISIBLE,
                          policy={"path": str(loose)}) as gw:  # fmt: skip
         tokens = token_file(gw, tmp_path / "tokens.json", revoker=False)
         proc = subprocess.run(

@@ -511,7 +511,8 @@ class ReceiptsSection(_Section):
 
 
 class ScanSection(_Section):
-    """The write-time content scan (memguard.scan): the built-in offline rule scanner, and what
+    """The write-time content scan (memguard.scan): the built-in offline scanners (the rules and
+    the trained model, :func:`memguard.scan.builtin_scanners`), and what
     its verdicts do to trust (``suspicious``/``malicious``: a trust level or ``refuse``)."""
 
     enabled: bool = True

@@ -28,7 +28,7 @@ from memguard.ledger import Ledger
 from memguard.logging import get_logger
 from memguard.owner_migration import migrate_exchanged_owners
 from memguard.policy import PolicyResolver
-from memguard.scan import RuleScanner
+from memguard.scan import builtin_scanners
 from memguard.scan.stage import ScanStage
 from memguard.scope import Condition, ScopeResolver
 from memguard.stores.base import Hit, MemoryStore, StoredPoint
@@ -553,7 +553,7 @@ def _open(
                                           reload_interval=config.policy.reload_interval)
         scope = policy
     store = LazyStore(_store_factory(config), config.store.dimension)
-    scan_stage = ScanStage(RuleScanner(), config.scan.policy) if config.scan.enabled else None
+    scan_stage = ScanStage(builtin_scanners(), config.scan.policy) if config.scan.enabled else None
     guard = MemoryGuard(store=store, ledger=ledger, verifier=verifier, scope=scope, clock=clock,
                         recover_on_start=False, scan_stage=scan_stage)
     if config.identity.flag_confusables:
