@@ -44,6 +44,7 @@ from memguard.ledger.durability import transaction
 from memguard.ledger.fence import fence_lock, fenced_facts
 from memguard.ledger.lineage import Lineage
 from memguard.ledger.opening import check_migrated, watch_sqlite_state
+from memguard.ledger.readpath import MAX_IDS, ReadLookup
 from memguard.ledger.records import FactState, LedgerRecord, TurnRead, _record, _row_values
 from memguard.ledger.recovery import drop_owner, lease, ops_metadata, orphaned, stage_owner
 from memguard.ledger.replay import EntryCache, LoggedHead, logged_heads
@@ -144,6 +145,7 @@ class Ledger:
         self.engine = engine
         self.dialect = engine.dialect.name
         self._entry_cache = EntryCache()  # change entries the read path has parsed (replay.py)
+        self._read_lookup = ReadLookup(engine.dialect)  # latest_checked's statement (readpath.py)
         with self._tx():
             pass
         fresh = self._create_tables()
@@ -548,11 +550,15 @@ class Ledger:
             return {}, {}
         from memguard.integrity import ledger_problem
 
+        links: list[tuple[str, int, bytes | None]] | None = None
         with self.log._snapshot() as conn:
-            records = self._latest(conn, fact_ids)
+            if len(set(fact_ids)) <= MAX_IDS:  # rows and links in one compiled statement
+                records, links = self._read_lookup.run(conn, fact_ids)
+            else:
+                records = self._latest(conn, fact_ids)
             if not records:
                 return records, {}
-            return records, logged_heads(conn, list(records), self._entry_cache,
+            return records, logged_heads(conn, list(records), self._entry_cache, links=links,
                 agrees=lambda f, head: ledger_problem(records[f], head) is None)  # fmt: skip
 
     def logged_heads(self, fact_ids: Sequence[str]) -> dict[str, LoggedHead]:
