@@ -44,7 +44,7 @@ from memguard.ledger.durability import transaction
 from memguard.ledger.fence import fence_lock, fenced_facts
 from memguard.ledger.lineage import Lineage
 from memguard.ledger.opening import check_migrated, watch_sqlite_state
-from memguard.ledger.readpath import MAX_IDS, ReadLookup
+from memguard.ledger.readpath import MAX_IDS, EventInsert, ReadLookup
 from memguard.ledger.records import FactState, LedgerRecord, TurnRead, _record, _row_values
 from memguard.ledger.recovery import drop_owner, lease, ops_metadata, orphaned, stage_owner
 from memguard.ledger.replay import EntryCache, LoggedHead, logged_heads
@@ -146,6 +146,7 @@ class Ledger:
         self.dialect = engine.dialect.name
         self._entry_cache = EntryCache()  # change entries the read path has parsed (replay.py)
         self._read_lookup = ReadLookup(engine.dialect)  # latest_checked's statement (readpath.py)
+        self._event_insert = EventInsert(engine.dialect)  # _insert_events' statements (readpath.py)
         with self._tx():
             pass
         fresh = self._create_tables()
@@ -504,11 +505,7 @@ class Ledger:
                     "event_digest": ev.digest,
                 }
             )
-        seqs = (
-            conn.execute(insert(_EVENT).returning(_EVENT.c.seq, sort_by_parameter_order=True), rows)
-            .scalars()
-            .all()
-        )
+        seqs = self._event_insert.events(conn, rows)  # compiled once (readpath.py)
         # same transaction: an event is never committed without its queued leaf hash
         self.log.enqueue(conn, zip(seqs, (str(row["event"]) for row in rows), strict=True))
         links = [
@@ -517,7 +514,7 @@ class Ledger:
             for fact_id in dict.fromkeys(ev.fact_ids)
         ]
         if links:
-            conn.execute(insert(_EVENT_FACT), links)
+            self._event_insert.links(conn, links)
             changed = entry_links(seqs, events)
             if changed:
                 conn.execute(insert(CHANGE_FACT), changed)

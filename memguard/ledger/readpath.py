@@ -15,19 +15,30 @@ statements return (the same tables, conditions and order); the tests compare the
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Dialect, and_, bindparam, func, literal, null, select, union_all
+from sqlalchemy import (
+    Connection,
+    Dialect,
+    and_,
+    bindparam,
+    func,
+    insert,
+    literal,
+    null,
+    select,
+    union_all,
+)
 from sqlalchemy.sql.compiler import SQLCompiler
 
 from memguard.errors import LedgerError
 from memguard.ledger.auditlog import LEAF, PENDING
 from memguard.ledger.changelinks import CHANGE_FACT
 from memguard.ledger.records import FactState, LedgerRecord
-from memguard.ledger.tables import ProvenanceRow, QuarantineRow
+from memguard.ledger.tables import AuditEventRow, AuditFactRow, ProvenanceRow, QuarantineRow
 
-__all__ = ["MAX_IDS", "LinkRow", "ReadLookup"]
+__all__ = ["MAX_IDS", "EventInsert", "LinkRow", "ReadLookup"]
 
 _PROV = ProvenanceRow.__table__  # type: ignore[attr-defined]
 _QUARANTINE = QuarantineRow.__table__  # type: ignore[attr-defined]
@@ -158,3 +169,71 @@ class ReadLookup:
             else:
                 links.append((str(fid), int(seq), bytes(leaf) if leaf is not None else None))
         return records, links
+
+
+_EVENT = AuditEventRow.__table__  # type: ignore[attr-defined]
+_EVENT_FACT = AuditFactRow.__table__  # type: ignore[attr-defined]
+_EVENT_COLUMNS = (
+    "event_id", "ts", "action", "decision", "reason", "subject", "trace_id", "event",
+    "event_digest",
+)  # fmt: skip
+
+
+class EventInsert:
+    """The insert of one audit event (``RETURNING seq``) and of its ``mg_audit_fact`` links,
+    compiled once for the engine's dialect (every read ends with one event and its links).
+
+    The event goes through ``exec_driver_sql`` (SQLAlchemy's statement events still see it: the
+    durability model of the tests counts a transaction that wrote by them), each value through
+    its column type's bind processor, as SQLAlchemy would (a ``DateTime`` on SQLite is text in
+    SQLAlchemy's format). The links, plain strings and ints, go to the driver's cursor in the
+    same transaction.
+    """
+
+    def __init__(self, dialect: Dialect) -> None:
+        self._errors: type[Exception] = dialect.loaded_dbapi.Error
+        values = {c: bindparam(c, type_=_EVENT.c[c].type) for c in _EVENT_COLUMNS}
+        compiled = insert(_EVENT).values(values).returning(_EVENT.c.seq).compile(dialect=dialect)
+        assert isinstance(compiled, SQLCompiler)
+        self.sql = str(compiled)
+        self._names = tuple(compiled.positiontup or ()) if compiled.positional else None
+        self._process = {
+            c: _EVENT.c[c].type.dialect_impl(dialect).bind_processor(dialect)
+            for c in _EVENT_COLUMNS
+        }
+        links = insert(_EVENT_FACT).compile(dialect=dialect)
+        assert isinstance(links, SQLCompiler)
+        self._links_sql = str(links)
+        self._link_names = tuple(links.positiontup or ()) if links.positional else None
+
+    def _bound(self, row: Mapping[str, Any]) -> dict[str, Any]:
+        out = {}
+        for c in _EVENT_COLUMNS:
+            value, process = row[c], self._process[c]
+            out[c] = process(value) if process is not None and value is not None else value
+        return out
+
+    def events(self, conn: Connection, rows: Sequence[Mapping[str, Any]]) -> list[int]:
+        """Insert each event row (in order); their ``seq``."""
+        seqs = []
+        for row in rows:
+            bound = self._bound(row)
+            params: Any = bound if self._names is None else tuple(bound[n] for n in self._names)
+            seqs.append(int(conn.exec_driver_sql(self.sql, params).scalar_one()))
+        return seqs
+
+    def links(self, conn: Connection, links: Sequence[Mapping[str, Any]]) -> None:
+        """Insert ``mg_audit_fact`` rows (``event_seq``, ``fact_id``)."""
+        if not links:
+            return
+        names = self._link_names
+        params = list(links) if names is None else [tuple(r[n] for n in names) for r in links]
+        dbapi = conn.connection.dbapi_connection
+        assert dbapi is not None
+        cursor = dbapi.cursor()
+        try:
+            cursor.executemany(self._links_sql, params)
+        except self._errors as exc:
+            raise LedgerError(f"ledger operation failed: {type(exc).__name__}") from exc
+        finally:
+            cursor.close()
