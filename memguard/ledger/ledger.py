@@ -61,7 +61,7 @@ from memguard.ledger.tables import (
 from memguard.ledger.verification import repair_ledger, verify_ledger
 from memguard.ledger.witness import CheckpointWitness, WitnessDir
 from memguard.logging import get_logger
-from memguard.provenance import Provenance, canonical_json
+from memguard.provenance import Provenance, canonical_json, sha256_digest
 from memguard.stores.base import MemoryStore
 
 __all__ = ["FactState", "Ledger", "LedgerRecord", "TurnRead"]
@@ -492,6 +492,7 @@ class Ledger:
             return
         rows = []
         for ev in events:
+            canonical = ev.canonical()  # once: ``ev.digest`` would serialise the event again
             rows.append(
                 {
                     "event_id": ev.event_id,
@@ -501,8 +502,8 @@ class Ledger:
                     "reason": ev.reason[:128],
                     "subject": (ev.principal or {}).get("subject"),
                     "trace_id": ev.trace_id,
-                    "event": ev.canonical().decode("utf-8"),
-                    "event_digest": ev.digest,
+                    "event": canonical.decode("utf-8"),
+                    "event_digest": sha256_digest(canonical),
                 }
             )
         seqs = self._event_insert.events(conn, rows)  # compiled once (readpath.py)
