@@ -151,3 +151,32 @@ def test_a_row_edited_around_the_log_is_still_withheld(guard: MemoryGuard) -> No
         guard.get(me, fid)
     alarms = [e for e in guard.ledger.events(decision="alarm") if fid in e.fact_ids]
     assert alarms and alarms[0].reason == "integrity.record_mismatch"
+
+
+def test_a_sqlite_snapshot_is_one_snapshot_and_always_ends(tmp_path: Path) -> None:
+    """The snapshot's BEGIN and rollback run on the driver connection: what another connection
+    commits meanwhile is not seen inside, and the pooled connection leaves it (also on an error)
+    with no transaction open."""
+    ledger = Ledger.sqlite(tmp_path / "l.db")
+    count = "SELECT count(*) FROM mg_audit_event"
+
+    def event() -> AuditEvent:
+        return AuditEvent(action="search", decision=Decision.ALLOW, reason="ok")
+
+    try:
+        ledger.record([event()])
+        with ledger.log._snapshot() as conn:
+            before = int(conn.exec_driver_sql(count).scalar() or 0)
+            ledger.record([event()])  # another pooled connection, committed
+            assert conn.exec_driver_sql(count).scalar() == before
+            held = conn.connection.dbapi_connection
+            assert held is not None and held.in_transaction
+        assert not held.in_transaction
+        with pytest.raises(RuntimeError), ledger.log._snapshot() as conn:
+            conn.exec_driver_sql(count)
+            raise RuntimeError("inside a snapshot")
+        assert not held.in_transaction
+        with ledger.engine.connect() as conn:
+            assert conn.exec_driver_sql(count).scalar() == before + 1
+    finally:
+        ledger.close()
