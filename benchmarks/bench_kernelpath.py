@@ -7,7 +7,8 @@ checkouts measure the very same folder: copy it first, writes change it), then m
   filtered search with the filter the guard pushes down: CPU ms per call (``time.process_time``)
   and wall ms, and their difference (the guard's share);
 - guarded ``write_many`` of 64 facts: CPU and wall ms per batch;
-- SQLite statements and commits per search (counted on the ledger's engine);
+- guarded search with a ``turn`` (a new one each: the turn's reads are recorded too), CPU ms;
+- SQL statements (SQLAlchemy's and SQLite's own count) and commits per search;
 - ``--profile search|write``: a cProfile of that phase (top entries by cumulative time).
 
     python benchmarks/bench_kernelpath.py --state /tmp/kp-10k --facts 10000
@@ -24,7 +25,6 @@ import io
 import os
 import pstats
 import statistics
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -78,13 +78,25 @@ def load(stack: EmbeddedStack, size: int, rng: np.random.Generator) -> None:
 
 
 class Counter:
-    """SQL statements and commits on the ledger's engine."""
+    """SQL statements and commits on the ledger's engine: those SQLAlchemy runs (its statement
+    event) and, on SQLite, every statement SQLite itself runs (its trace callback, set on each
+    connection as the pool hands it out), which also sees the statements the ledger runs on the
+    driver's cursor (memguard/ledger/readpath.py) and BEGIN/COMMIT/ROLLBACK."""
 
     def __init__(self, engine: Any) -> None:
         self.statements = 0
         self.commits = 0
+        self.traced = 0
         event.listen(engine, "before_cursor_execute", self._stmt)
         event.listen(engine, "commit", self._commit)
+        if engine.dialect.name == "sqlite":
+            event.listen(engine, "checkout", self._checkout)
+
+    def _checkout(self, dbapi_conn: Any, *_: Any) -> None:
+        dbapi_conn.set_trace_callback(self._trace)
+
+    def _trace(self, _sql: str) -> None:
+        self.traced += 1
 
     def _stmt(self, *_: Any) -> None:
         self.statements += 1
@@ -131,6 +143,8 @@ def main() -> None:
     ap.add_argument("--facts", type=int, default=10_000)
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--batches", type=int, default=12)
+    ap.add_argument("--turn-queries", type=int, default=100,
+                    help="searches with a turn (each a new one) after the plain ones; 0: none")
     ap.add_argument("--profile", choices=("search", "write"), default=None)
     ap.add_argument("--top", type=int, default=45)
     args = ap.parse_args()
@@ -153,7 +167,7 @@ def main() -> None:
             guard.search(me, vector=q, k=K)
         prof = cProfile.Profile(time.process_time) if args.profile == "search" else None
         gc, gw, rc = [], [], []
-        s0, c0 = counter.statements, counter.commits
+        s0, c0, t0_ = counter.statements, counter.commits, counter.traced
         for q in qs:
             p0, t0 = time.process_time(), time.perf_counter()
             profiled(lambda q=q: guard.search(me, vector=q, k=K), prof)
@@ -163,7 +177,16 @@ def main() -> None:
             store._shard.query(qe.QueryRequest(limit=K, query=qe.Query.Nearest(q), filter=flt,
                                                params=params, with_payload=True))  # fmt: skip
             rc.append(time.process_time() - p0)
-        per_search = ((counter.statements - s0) / len(qs), (counter.commits - c0) / len(qs))
+        per_search = ((counter.statements - s0) / len(qs), (counter.commits - c0) / len(qs),
+                      (counter.traced - t0_) / len(qs))  # fmt: skip
+        # a search in an agent's turn also records what the turn read (the taint of its later
+        # writes): rows in mg_turn_read and their logged change entry; a new turn each time
+        tc = []
+        for i, q in enumerate(qs[: args.turn_queries]):
+            turn = Turn(session_id=f"bench-turns-{os.getpid()}", turn_index=i)
+            p0 = time.process_time()
+            guard.search(me, vector=q, k=K, turn=turn)
+            tc.append(time.process_time() - p0)
         wprof = cProfile.Profile(time.process_time) if args.profile == "write" else None
         wc, ww = [], []
         for i in range(args.batches):
@@ -180,7 +203,11 @@ def main() -> None:
     print(f"search: guarded CPU {mean(gc) * 1e3:.3f} ms (wall median {statistics.median(gw) * 1e3:.3f}), "
           f"raw filtered CPU {mean(rc) * 1e3:.3f} ms, guard share {(mean(gc) - mean(rc)) * 1e3:.3f} ms, "
           f"ratio {mean(gc) / mean(rc):.2f}x")  # fmt: skip
-    print(f"search: SQL statements {per_search[0]:.2f}, commits {per_search[1]:.2f} per search")
+    if tc:
+        print(f"search in a turn (a new turn each): guarded CPU {mean(tc) * 1e3:.3f} ms "
+              f"({len(tc)} searches)")  # fmt: skip
+    print(f"search: SQL statements {per_search[0]:.2f} (SQLAlchemy's), {per_search[2]:.2f} (SQLite's "
+          f"trace, with BEGIN/COMMIT/ROLLBACK), commits {per_search[1]:.2f} per search")  # fmt: skip
     if wc:
         print(f"write_many(64): CPU {mean(wc) * 1e3:.2f} ms (wall median {statistics.median(ww) * 1e3:.2f})")
     print(f"load average after: {os.getloadavg()}")
@@ -195,4 +222,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -8,6 +8,7 @@ fact only if :func:`candidate_problem` finds nothing.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -131,11 +132,19 @@ def ledger_problem(record: LedgerRecord, logged: LoggedHead | None) -> str | Non
         return "integrity.log_mismatch"
     if (logged.version, logged.state) != (record.version, record.state.value):
         return "integrity.state_mismatch"
-    if logged.record != sha256_digest(record.record.encode("utf-8")):
+    if logged.record != _text_digest(record.record):
         return "integrity.record_mismatch"
     if logged.quarantined != record.quarantined:
         return "integrity.quarantine_mismatch"
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _text_digest(text: str) -> str:
+    """``sha256:`` of a record text. A pure function of the text; a read compares each hit's row
+    with the log twice (the ledger's wider-links check, then :func:`ledger_problem` in the
+    kernel), and the same text object hashes once."""
+    return sha256_digest(text.encode("utf-8"))
 
 
 def staged_problem(record: LedgerRecord, logged: LoggedHead | None) -> str | None:

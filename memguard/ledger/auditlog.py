@@ -219,11 +219,19 @@ class AuditLog:
                 if self.dialect == "sqlite":
                     # reads only: no synchronous level to set (memguard/ledger/durability.py)
                     conn.execution_options(**{DURABILITY_OPTION: ANY})
-                    conn.exec_driver_sql("BEGIN")  # pysqlite would run each SELECT on its own
+                    # pysqlite would run each SELECT on its own. BEGIN on the driver connection
+                    # (SQLAlchemy's execution context cost more than the read path's lookup);
+                    # statements SQLAlchemy runs in ``conn`` then run inside it, and the driver's
+                    # rollback below ends it whether or not SQLAlchemy began anything.
+                    dbapi = conn.connection.dbapi_connection
+                    assert dbapi is not None
+                    dbapi.execute("BEGIN")
                     try:
                         yield conn
                     finally:
                         conn.rollback()
+                        if dbapi.in_transaction:
+                            dbapi.rollback()
                 else:
                     conn = conn.execution_options(isolation_level="REPEATABLE READ")
                     with conn.begin() as tx:
@@ -231,7 +239,7 @@ class AuditLog:
                         tx.rollback()
         except (LedgerError, IntegrityError, ConfigurationError, InvalidRequest):
             raise
-        except SQLAlchemyError as exc:
+        except (SQLAlchemyError, self._dbapi_error) as exc:
             raise LedgerError(f"audit log operation failed: {type(exc).__name__}") from exc
 
     # -- queueing (called by the ledger, inside the event's transaction) --------------------------

@@ -44,6 +44,7 @@ from memguard.ledger.durability import transaction
 from memguard.ledger.fence import fence_lock, fenced_facts
 from memguard.ledger.lineage import Lineage
 from memguard.ledger.opening import check_migrated, watch_sqlite_state
+from memguard.ledger.readpath import MAX_IDS, EventInsert, ReadLookup
 from memguard.ledger.records import FactState, LedgerRecord, TurnRead, _record, _row_values
 from memguard.ledger.recovery import drop_owner, lease, ops_metadata, orphaned, stage_owner
 from memguard.ledger.replay import EntryCache, LoggedHead, logged_heads
@@ -60,7 +61,7 @@ from memguard.ledger.tables import (
 from memguard.ledger.verification import repair_ledger, verify_ledger
 from memguard.ledger.witness import CheckpointWitness, WitnessDir
 from memguard.logging import get_logger
-from memguard.provenance import Provenance, canonical_json
+from memguard.provenance import Provenance, canonical_json, sha256_digest
 from memguard.stores.base import MemoryStore
 
 __all__ = ["FactState", "Ledger", "LedgerRecord", "TurnRead"]
@@ -144,6 +145,8 @@ class Ledger:
         self.engine = engine
         self.dialect = engine.dialect.name
         self._entry_cache = EntryCache()  # change entries the read path has parsed (replay.py)
+        self._read_lookup = ReadLookup(engine.dialect)  # latest_checked's statement (readpath.py)
+        self._event_insert = EventInsert(engine.dialect)  # _insert_events' statements (readpath.py)
         with self._tx():
             pass
         fresh = self._create_tables()
@@ -489,6 +492,7 @@ class Ledger:
             return
         rows = []
         for ev in events:
+            canonical = ev.canonical()  # once: ``ev.digest`` would serialise the event again
             rows.append(
                 {
                     "event_id": ev.event_id,
@@ -498,15 +502,11 @@ class Ledger:
                     "reason": ev.reason[:128],
                     "subject": (ev.principal or {}).get("subject"),
                     "trace_id": ev.trace_id,
-                    "event": ev.canonical().decode("utf-8"),
-                    "event_digest": ev.digest,
+                    "event": canonical.decode("utf-8"),
+                    "event_digest": sha256_digest(canonical),
                 }
             )
-        seqs = (
-            conn.execute(insert(_EVENT).returning(_EVENT.c.seq, sort_by_parameter_order=True), rows)
-            .scalars()
-            .all()
-        )
+        seqs = self._event_insert.events(conn, rows)  # compiled once (readpath.py)
         # same transaction: an event is never committed without its queued leaf hash
         self.log.enqueue(conn, zip(seqs, (str(row["event"]) for row in rows), strict=True))
         links = [
@@ -515,7 +515,7 @@ class Ledger:
             for fact_id in dict.fromkeys(ev.fact_ids)
         ]
         if links:
-            conn.execute(insert(_EVENT_FACT), links)
+            self._event_insert.links(conn, links)
             changed = entry_links(seqs, events)
             if changed:
                 conn.execute(insert(CHANGE_FACT), changed)
@@ -548,11 +548,15 @@ class Ledger:
             return {}, {}
         from memguard.integrity import ledger_problem
 
+        links: list[tuple[str, int, bytes | None]] | None = None
         with self.log._snapshot() as conn:
-            records = self._latest(conn, fact_ids)
+            if len(set(fact_ids)) <= MAX_IDS:  # rows and links in one compiled statement
+                records, links = self._read_lookup.run(conn, fact_ids)
+            else:
+                records = self._latest(conn, fact_ids)
             if not records:
                 return records, {}
-            return records, logged_heads(conn, list(records), self._entry_cache,
+            return records, logged_heads(conn, list(records), self._entry_cache, links=links,
                 agrees=lambda f, head: ledger_problem(records[f], head) is None)  # fmt: skip
 
     def logged_heads(self, fact_ids: Sequence[str]) -> dict[str, LoggedHead]:

@@ -445,6 +445,7 @@ def logged_heads(
     *,
     agrees: Callable[[str, LoggedHead | None], bool] | None = None,
     wide: bool = False,
+    links: Sequence[tuple[str, int, bytes | None]] | None = None,
 ) -> dict[str, LoggedHead]:
     """The logged head of each fact among ``fact_ids`` that has change entries: one indexed query
     for the (fact, entry) links, then each distinct entry hashed against its leaf and parsed once
@@ -454,10 +455,16 @@ def logged_heads(
 
     ``agrees(fact id, head)``: whether the caller's row matches the head; for each fact where it
     does not, the head is computed again over the wider links (:data:`_WIDE`) and that one is
-    returned. ``wide``: every fact over the wider links."""
+    returned. ``wide``: every fact over the wider links. ``links``: what :data:`_LINKS` gives
+    for ``fact_ids`` (or more ids), read by the caller in ``conn``'s transaction
+    (memguard/ledger/readpath.py); not with ``wide``."""
     cache = cache if cache is not None else EntryCache(0, 0)
     wanted = list(dict.fromkeys(fact_ids))
-    out = _logged_heads(conn, wanted, cache, _WIDE if wide else _LINKS)
+    if links is not None and not wide:
+        keep = set(wanted)
+        out = _heads_of_links(conn, [r for r in links if r[0] in keep], cache)
+    else:
+        out = _logged_heads(conn, wanted, cache, _WIDE if wide else _LINKS)
     doubtful = [] if agrees is None or wide else [f for f in wanted if not agrees(f, out.get(f))]
     if doubtful:
         wider = _logged_heads(conn, doubtful, cache, _WIDE)
@@ -476,24 +483,32 @@ def _logged_heads(
     out: dict[str, LoggedHead] = {}
     for start in range(0, len(wanted), 500):
         chunk = wanted[start : start + 500]
-        links = conn.execute(query, {"ids": chunk}).all()
-        by_fact: dict[str, list[tuple[int, bytes | None]]] = {}
-        for fid, seq, stored in links:
-            by_fact.setdefault(str(fid), []).append(
-                (int(seq), bytes(stored) if stored is not None else None)
-            )
-        keys: dict[str, HeadKey] = {}
-        for fid, entry_links in by_fact.items():
-            if all(stored is not None for _seq, stored in entry_links):
-                keys[fid] = (fid, tuple((seq, stored) for seq, stored in entry_links if stored))
-                found = cache.head(keys[fid])
-                if found is not None:
-                    out[fid] = found
-        todo = [(fid, seq, stored) for fid, seq, stored in links if str(fid) not in out]
-        for fid, head in _heads_from(conn, todo, cache).items():
-            out[fid] = head
-            if head.intact and fid in keys:
-                cache.put_head(keys[fid], head)
+        out.update(_heads_of_links(conn, conn.execute(query, {"ids": chunk}).all(), cache))
+    return out
+
+
+def _heads_of_links(
+    conn: Connection, links: Sequence[Any], cache: EntryCache
+) -> dict[str, LoggedHead]:
+    """The logged heads of the facts in ``links`` ((fact id, seq, leaf hash) rows in log order)."""
+    out: dict[str, LoggedHead] = {}
+    by_fact: dict[str, list[tuple[int, bytes | None]]] = {}
+    for fid, seq, stored in links:
+        by_fact.setdefault(str(fid), []).append(
+            (int(seq), bytes(stored) if stored is not None else None)
+        )
+    keys: dict[str, HeadKey] = {}
+    for fid, entry_links in by_fact.items():
+        if all(stored is not None for _seq, stored in entry_links):
+            keys[fid] = (fid, tuple((seq, stored) for seq, stored in entry_links if stored))
+            found = cache.head(keys[fid])
+            if found is not None:
+                out[fid] = found
+    todo = [(fid, seq, stored) for fid, seq, stored in links if str(fid) not in out]
+    for fid, head in _heads_from(conn, todo, cache).items():
+        out[fid] = head
+        if head.intact and fid in keys:
+            cache.put_head(keys[fid], head)
     return out
 
 
