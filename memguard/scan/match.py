@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 import ahocorasick  # type: ignore[import-not-found]  # ships no type information
 
-from memguard.scan.anchors import branches, factor, literal_prefixes, split_lead
+from memguard.scan.anchors import branches, factor, literal_prefixes, markup, split_lead
 
 __all__ = ["ATTEMPTS", "LEAD_WINDOW", "MAX_ATTEMPTS", "MAX_CHARS", "MAX_SEARCHES", "RuleSet", "Work"]
 
@@ -189,11 +189,12 @@ class RuleSet:
                     reach = _lead_reach(lead)
                     word = "\\b" if boundary else ""
                     compiled_lead = re.compile(f"{word}(?:{lead})\\Z", re.MULTILINE)
+                keys = _anchor_keys(rest)
                 second = factor(rest)
                 gate: tuple[int, int, int] | None = None
                 if second is not None:
                     prefixes, low, high = second
-                    if high is None or high - low >= FACTOR_GAP:
+                    if (high is None or high - low >= FACTOR_GAP) and not markup(keys):
                         fid = factors.setdefault(prefixes, len(factors))
                         for prefix in prefixes:
                             if fid not in factor_keys.setdefault(prefix, []):
@@ -207,7 +208,7 @@ class RuleSet:
                 numbered += 1
                 # a leading \b is checked by hand: is the character before the anchor a word's?
                 table = bounded if boundary and not lead else keyed
-                for prefix in _anchor_keys(rest):
+                for prefix in keys:
                     table.setdefault(prefix, []).append(branch)
         # ASCII text can only hold ASCII prefixes; an automaton without the others has a far
         # smaller fan-out at its root, and ASCII text is the common case
