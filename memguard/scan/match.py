@@ -231,11 +231,16 @@ class RuleSet:
             return found
         automaton = self._ascii_automaton if text.isascii() else self._automaton
         seen: dict[int, list[int]] = {}
-        anchors: list[tuple[int, tuple[_Branch, ...], tuple[_Branch, ...] | None, frozenset[int] | None]] = []
-        for end, (back, plain, every, factor_ids, needs) in automaton.iter(text):
+        # (start, the branches to try there, the second anchors one of which they all need)
+        anchors: list[tuple[int, tuple[_Branch, ...], frozenset[int] | None]] = []
+        for end, (back, candidates, every, factor_ids, needs) in automaton.iter(text):
             start = end - back
-            if plain or every:
-                anchors.append((start, plain, every, needs))
+            if every is not None:  # the \b branches too, unless a word character comes before
+                before = text[start - 1] if start else " "
+                if not (before.isalnum() or before == "_"):
+                    candidates = every
+            if candidates:
+                anchors.append((start, candidates, needs))
             for fid in factor_ids:
                 if fid in seen:
                     seen[fid].append(start)
@@ -247,14 +252,9 @@ class RuleSet:
         # attempts per branch so far; _SPENT once the branch was searched whole (or could not be)
         tries = [0] * self._branches
         attempts, cap = work.attempts, MAX_ATTEMPTS
-        for start, plain, every, needs in anchors:
+        for start, candidates, needs in anchors:
             if needs is not None and needs.isdisjoint(present):
                 continue  # every branch here needs a second anchor the text does not hold
-            candidates = plain
-            if every is not None:
-                before = text[start - 1] if start else " "
-                if not (before.isalnum() or before == "_"):
-                    candidates = every
             for rule, number, search, match, lead, reach, window in candidates:
                 if rule in found:
                     continue
