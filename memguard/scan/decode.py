@@ -207,7 +207,7 @@ def decoded_texts(
             decoded = _ESCAPE.sub(_unescape, m.group(0))
             if _readable(decoded):
                 out.append(decoded)
-    for m in (m for token in long_tokens for m in _B32.finditer(token)):
+    for m in (m for token in long_tokens for m in _B32.finditer(token)) if long_tokens else ():
         if len(out) >= _MAX_DECODES:
             return out
         run = m.group(0).rstrip("=")

@@ -57,7 +57,9 @@ class Work:
 #: makes the anchored match attempt cheap already)
 FACTOR_GAP = 8
 _NO_BOUND = 1 << 62
-_SPENT = 1 << 30
+#: a branch's attempt count once it was searched whole (or could not be): above ATTEMPTS, and
+#: a byte, so that a text's counts are one zeroed bytearray
+_SPENT = 255
 #: how far back from an anchor a lead of unbounded width (``[\w.+-]+`` before ``@``) is followed
 LEAD_WINDOW = 4096
 _ZERO_WIDTH = (sre.AT, sre.ASSERT, sre.ASSERT_NOT)
@@ -250,7 +252,7 @@ class RuleSet:
             positions.sort()
         present = set(seen)
         # attempts per branch so far; _SPENT once the branch was searched whole (or could not be)
-        tries = [0] * self._branches
+        tries = bytearray(self._branches)
         attempts, cap = work.attempts, MAX_ATTEMPTS
         for start, candidates, needs in anchors:
             if needs is not None and needs.isdisjoint(present):
