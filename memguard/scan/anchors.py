@@ -207,7 +207,8 @@ def factor(
 ) -> tuple[frozenset[str], int, int | None] | None:
     """A second anchor inside ``pattern``: ``(prefixes, low, high)`` says that every match starting
     at ``s`` holds one of ``prefixes`` starting between ``s + low`` and ``s + high`` (``None``: no
-    upper bound). The part after the first element with the rarest prefixes; ``None`` if none."""
+    upper bound). The part after the first element with the rarest prefixes, never one that holds
+    a :func:`common` word (every text has one: no help as a gate); ``None`` if none."""
     tree = _parse(pattern, flags)
     items = tree.data
     best: tuple[int, frozenset[str], int, int | None] | None = None

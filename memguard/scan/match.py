@@ -196,6 +196,10 @@ class RuleSet:
                 gate: tuple[int, int, int] | None = None
                 if second is not None:
                     prefixes, low, high = second
+                    # a second anchor costs a hit in every text that holds one of its words;
+                    # it pays only where the branch's own anchors are common: not behind markup
+                    # ("</", "[", "```": rare in prose, an attempt there is cheap), and factor()
+                    # never picks common words ("the", "add", "ai"), which every text holds
                     if (high is None or high - low >= FACTOR_GAP) and not markup(keys):
                         fid = factors.setdefault(prefixes, len(factors))
                         for prefix in prefixes:
@@ -243,11 +247,12 @@ class RuleSet:
                     candidates = every
             if candidates:
                 anchors.append((start, candidates, needs))
-            for fid in factor_ids:
-                if fid in seen:
-                    seen[fid].append(start)
-                else:
-                    seen[fid] = [start]
+            if factor_ids:  # (most hits are anchors only: no empty loop for them)
+                for fid in factor_ids:
+                    if fid in seen:
+                        seen[fid].append(start)
+                    else:
+                        seen[fid] = [start]
         for positions in seen.values():
             positions.sort()
         present = set(seen)
