@@ -203,12 +203,13 @@ def _rarity(prefixes: frozenset[str]) -> int:
 
 
 def factor(
-    pattern: str, flags: int = re.MULTILINE
+    pattern: str, flags: int = re.MULTILINE, *, skip_common: bool = True
 ) -> tuple[frozenset[str], int, int | None] | None:
     """A second anchor inside ``pattern``: ``(prefixes, low, high)`` says that every match starting
     at ``s`` holds one of ``prefixes`` starting between ``s + low`` and ``s + high`` (``None``: no
     upper bound). The part after the first element with the rarest prefixes, never one that holds
-    a :func:`common` word (every text has one: no help as a gate); ``None`` if none."""
+    a :func:`common` word (every text has one: no help as a gate) unless ``skip_common`` is false
+    (the choice of earlier rounds, which the matcher's exact mode keeps); ``None`` if none."""
     tree = _parse(pattern, flags)
     items = tree.data
     best: tuple[int, frozenset[str], int, int | None] | None = None
@@ -216,7 +217,7 @@ def factor(
         if items[j][0] in _ZERO_WIDTH:
             continue
         prefixes = minimal(p for p, _ in _walk(items[j:], {("", False)}))
-        if "" in prefixes or weak(prefixes) or common(prefixes):
+        if "" in prefixes or weak(prefixes) or (skip_common and common(prefixes)):
             continue  # met almost everywhere: no help as a second anchor
         low, high = sre_parse.SubPattern(tree.state, items[:j]).getwidth()
         score = _rarity(prefixes)

@@ -82,7 +82,12 @@ class RuleScanner:
         text searches, whether a cap cut the scan short: then the verdict is never clean)."""
         if not isinstance(text, str):
             raise TypeError("text must be a string")
-        work = Work()
+        verdict, work = self._inspect(text, Work())
+        if work.heavy:  # near a budget the gate choice can change the counts: scan as before
+            verdict, work = self._inspect(text, Work(exact=True))
+        return verdict, work
+
+    def _inspect(self, text: str, work: Work) -> tuple[Verdict, Work]:
         if len(text) > MAX_TEXT:
             half = MAX_TEXT // 2
             text = text[:half] + "\n" + text[-half:]

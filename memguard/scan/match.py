@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from re import _constants as sre  # type: ignore[attr-defined]
@@ -45,6 +46,12 @@ class Work:
     attempts: int = 0
     searches: int = 0
     truncated: bool = False
+    #: match with the second anchors of earlier rounds (see :class:`RuleSet`)
+    exact: bool = False
+    #: anchored candidates met so far (an upper bound on the attempts of either gate choice)
+    reach: int = 0
+    #: a text of this scan came near a budget, where the gate choice can change the counts
+    heavy: bool = False
 
     def take_chars(self, n: int) -> bool:
         """Charge reading ``n`` characters; ``False`` (and truncated) past :data:`MAX_CHARS`."""
@@ -137,6 +144,14 @@ def _anchor_keys(rest: str) -> frozenset[str]:
     return prefixes
 
 
+def _budget_near(anchors: Sequence[tuple[int, tuple[_Branch, ...], Any]]) -> bool:
+    """Is some branch met at :data:`ATTEMPTS` of ``anchors`` (so that it could be searched whole)?"""
+    if len(anchors) < ATTEMPTS:
+        return False
+    met = Counter(branch.number for _, candidates, _ in anchors for branch in candidates)
+    return max(met.values()) >= ATTEMPTS
+
+
 def _lead_start(text: str, start: int, reach: int) -> int:
     while start > 0 and text[start - 1].isspace():  # a lead's trailing \s* (rarely more than one)
         start -= 1
@@ -164,16 +179,65 @@ def _automaton(
     return automaton
 
 
+class _Tables:
+    """The automaton tables of one choice of second anchors (see :class:`RuleSet`)."""
+
+    def __init__(self) -> None:
+        self.keyed: dict[str, list[_Branch]] = {}
+        self.bounded: dict[str, list[_Branch]] = {}
+        self.factor_keys: dict[str, list[int]] = {}
+        self.factors: dict[frozenset[str], int] = {}
+
+    def gate(
+        self, second: tuple[frozenset[str], int, int | None] | None, wanted: bool = True
+    ) -> tuple[int, int, int] | None:
+        """The window check for the factor ``second`` (``None``: no gate)."""
+        if second is None or not wanted:
+            return None
+        prefixes, low, high = second
+        if high is not None and high - low < FACTOR_GAP:
+            return None
+        fid = self.factors.setdefault(prefixes, len(self.factors))
+        for prefix in prefixes:
+            if fid not in self.factor_keys.setdefault(prefix, []):
+                self.factor_keys[prefix].append(fid)
+        return (fid, low, _NO_BOUND if high is None else high)
+
+    def add(self, branch: _Branch, keys: Iterable[str], bounded: bool) -> None:
+        table = self.bounded if bounded else self.keyed
+        for prefix in keys:
+            table.setdefault(prefix, []).append(branch)
+
+    def automata(self) -> tuple[Any, Any, int]:
+        """The automaton for any text, the one for ASCII text, and the number of keys. (ASCII text
+        can only hold ASCII prefixes; an automaton without the others has a far smaller fan-out at
+        its root, and ASCII text is the common case.)"""
+        every = self.keyed.keys() | self.bounded.keys() | self.factor_keys.keys()
+        ascii_keys = {p for p in every if p.isascii()}
+        return (
+            _automaton(every, self.keyed, self.bounded, self.factor_keys),
+            _automaton(ascii_keys, self.keyed, self.bounded, self.factor_keys),
+            len(every),
+        )
+
+
 class RuleSet:
-    """Patterns (over lower-cased text, ``re.MULTILINE``) matched in one automaton pass."""
+    """Patterns (over lower-cased text, ``re.MULTILINE``) matched in one automaton pass.
+
+    Two choices of second anchors (gates) are built. The fast one has none on common words and
+    none behind markup anchors (a gate costs a hit wherever its words occur and pays only where
+    the branch's own anchors are common); the exact one is that of earlier rounds. Both find the
+    same patterns, but a gate also decides which failed attempts count against a branch's budget
+    (:data:`ATTEMPTS`, then one whole-text search) and the scan's caps, and so whether a scan ends
+    ``truncated``. A scan in the fast mode marks its :class:`Work` ``heavy`` when a text comes near
+    one of those budgets (a branch met at :data:`ATTEMPTS` anchors of one text, or as many anchored
+    candidates as :data:`MAX_ATTEMPTS` in the scan); the scanner then scans again with
+    ``Work(exact=True)``, so its counts, and its verdicts, are those of the exact gates."""
 
     def __init__(self, patterns: Sequence[str]) -> None:
         self.patterns = tuple(patterns)
-        keyed: dict[str, list[_Branch]] = {}
-        bounded: dict[str, list[_Branch]] = {}
+        fast, exact = _Tables(), _Tables()
         numbered = 0
-        factor_keys: dict[str, list[int]] = {}
-        factors: dict[frozenset[str], int] = {}
         #: branches no prefix anchors (searched in full every time; the rules have none)
         self.unanchored: list[tuple[int, re.Pattern[str]]] = []
         for index, pattern in enumerate(self.patterns):
@@ -192,38 +256,18 @@ class RuleSet:
                     word = "\\b" if boundary else ""
                     compiled_lead = re.compile(f"{word}(?:{lead})\\Z", re.MULTILINE)
                 keys = _anchor_keys(rest)
-                second = factor(rest)
-                gate: tuple[int, int, int] | None = None
-                if second is not None:
-                    prefixes, low, high = second
-                    # a second anchor costs a hit in every text that holds one of its words;
-                    # it pays only where the branch's own anchors are common: not behind markup
-                    # ("</", "[", "```": rare in prose, an attempt there is cheap), and factor()
-                    # never picks common words ("the", "add", "ai"), which every text holds
-                    if (high is None or high - low >= FACTOR_GAP) and not markup(keys):
-                        fid = factors.setdefault(prefixes, len(factors))
-                        for prefix in prefixes:
-                            if fid not in factor_keys.setdefault(prefix, []):
-                                factor_keys[prefix].append(fid)
-                        gate = (fid, low, _NO_BOUND if high is None else high)
-                branch = _Branch(
+                tries = (
                     index, numbered, re.compile(source, re.MULTILINE).search,
                     re.compile(rest, re.MULTILINE).match,
-                    None if compiled_lead is None else compiled_lead.search, reach, gate,
+                    None if compiled_lead is None else compiled_lead.search, reach,
                 )  # fmt: skip
                 numbered += 1
                 # a leading \b is checked by hand: is the character before the anchor a word's?
-                table = bounded if boundary and not lead else keyed
-                for prefix in keys:
-                    table.setdefault(prefix, []).append(branch)
-        # ASCII text can only hold ASCII prefixes; an automaton without the others has a far
-        # smaller fan-out at its root, and ASCII text is the common case
-        every = keyed.keys() | bounded.keys() | factor_keys.keys()
-        self._automaton: Any = _automaton(every, keyed, bounded, factor_keys)
-        self._ascii_automaton: Any = _automaton(
-            {p for p in every if p.isascii()}, keyed, bounded, factor_keys
-        )
-        self.keys = len(every)
+                checked = boundary and not lead
+                fast.add(_Branch(*tries, fast.gate(factor(rest), not markup(keys))), keys, checked)
+                exact.add(_Branch(*tries, exact.gate(factor(rest, skip_common=False))), keys, checked)
+        self._automaton, self._ascii_automaton, self.keys = fast.automata()
+        self._exact_automaton, self._exact_ascii_automaton, _ = exact.automata()
         self._branches = numbered
 
     def matching(self, text: str, work: Work | None = None) -> set[int]:
@@ -235,10 +279,14 @@ class RuleSet:
         found: set[int] = set()
         if not work.take_chars(len(text)):
             return found
-        automaton = self._ascii_automaton if text.isascii() else self._automaton
+        if work.exact:
+            automaton = self._exact_ascii_automaton if text.isascii() else self._exact_automaton
+        else:
+            automaton = self._ascii_automaton if text.isascii() else self._automaton
         seen: dict[int, list[int]] = {}
         # (start, the branches to try there, the second anchors one of which they all need)
         anchors: list[tuple[int, tuple[_Branch, ...], frozenset[int] | None]] = []
+        reach = 0
         for end, (back, candidates, every, factor_ids, needs) in automaton.iter(text):
             start = end - back
             if every is not None:  # the \b branches too, unless a word character comes before
@@ -247,6 +295,7 @@ class RuleSet:
                     candidates = every
             if candidates:
                 anchors.append((start, candidates, needs))
+                reach += len(candidates)
             if factor_ids:  # (most hits are anchors only: no empty loop for them)
                 for fid in factor_ids:
                     if fid in seen:
@@ -255,6 +304,9 @@ class RuleSet:
                         seen[fid] = [start]
         for positions in seen.values():
             positions.sort()
+        work.reach += reach
+        if not work.exact and not work.heavy:
+            work.heavy = work.reach >= MAX_ATTEMPTS or _budget_near(anchors)
         present = set(seen)
         # attempts per branch so far; _SPENT once the branch was searched whole (or could not be)
         tries = bytearray(self._branches)
