@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from re import _constants as sre  # type: ignore[attr-defined]
@@ -48,7 +47,7 @@ class Work:
     truncated: bool = False
     #: match with the second anchors of earlier rounds (see :class:`RuleSet`)
     exact: bool = False
-    #: anchored candidates met so far (an upper bound on the attempts of either gate choice)
+    #: anchors of the watched branches met so far (see :class:`RuleSet`)
     reach: int = 0
     #: a text of this scan came near a budget, where the gate choice can change the counts
     heavy: bool = False
@@ -144,14 +143,6 @@ def _anchor_keys(rest: str) -> frozenset[str]:
     return prefixes
 
 
-def _budget_near(anchors: Sequence[tuple[int, tuple[_Branch, ...], Any]]) -> bool:
-    """Is some branch met at :data:`ATTEMPTS` of ``anchors`` (so that it could be searched whole)?"""
-    if len(anchors) < ATTEMPTS:
-        return False
-    met = Counter(branch.number for _, candidates, _ in anchors for branch in candidates)
-    return max(met.values()) >= ATTEMPTS
-
-
 def _lead_start(text: str, start: int, reach: int) -> int:
     while start > 0 and text[start - 1].isspace():  # a lead's trailing \s* (rarely more than one)
         start -= 1
@@ -163,17 +154,21 @@ def _automaton(
     keyed: dict[str, list[_Branch]],
     bounded: dict[str, list[_Branch]],
     factor_keys: dict[str, list[int]],
+    watched: frozenset[int] = frozenset(),
 ) -> Any:
     """Each prefix maps to ``(len - 1, branches, the same with the \\b ones (``None``: there are
     none), factor ids, the factor ids one of which each of those branches needs (``None``: one of
-    them needs none))``."""
+    them needs none), the numbers of the branches among them in ``watched``, the same among the
+    \\b ones)``."""
     automaton = ahocorasick.Automaton()
     for prefix in prefixes:
         plain = tuple(keyed.get(prefix, ()))
         every = plain + tuple(bounded.get(prefix, ())) if prefix in bounded else None
         gates = [b.factor for b in (plain if every is None else every)]
         needs = None if None in gates else frozenset(g[0] for g in gates if g is not None)
-        value = (len(prefix) - 1, plain, every, tuple(factor_keys.get(prefix, ())), needs)
+        watch = tuple(b.number for b in plain if b.number in watched)
+        watch_every = None if every is None else tuple(b.number for b in every if b.number in watched)
+        value = (len(prefix) - 1, plain, every, tuple(factor_keys.get(prefix, ())), needs, watch, watch_every)
         automaton.add_word(prefix, value)
     automaton.make_automaton()
     return automaton
@@ -203,20 +198,27 @@ class _Tables:
                 self.factor_keys[prefix].append(fid)
         return (fid, low, _NO_BOUND if high is None else high)
 
+    def signature(self, gate: tuple[int, int, int] | None) -> tuple[frozenset[str], int, int] | None:
+        """``gate`` with its factor's prefixes for its id (comparable across tables)."""
+        if gate is None:
+            return None
+        prefixes = next(p for p, fid in self.factors.items() if fid == gate[0])
+        return (prefixes, gate[1], gate[2])
+
     def add(self, branch: _Branch, keys: Iterable[str], bounded: bool) -> None:
         table = self.bounded if bounded else self.keyed
         for prefix in keys:
             table.setdefault(prefix, []).append(branch)
 
-    def automata(self) -> tuple[Any, Any, int]:
+    def automata(self, watched: frozenset[int] = frozenset()) -> tuple[Any, Any, int]:
         """The automaton for any text, the one for ASCII text, and the number of keys. (ASCII text
         can only hold ASCII prefixes; an automaton without the others has a far smaller fan-out at
         its root, and ASCII text is the common case.)"""
         every = self.keyed.keys() | self.bounded.keys() | self.factor_keys.keys()
         ascii_keys = {p for p in every if p.isascii()}
         return (
-            _automaton(every, self.keyed, self.bounded, self.factor_keys),
-            _automaton(ascii_keys, self.keyed, self.bounded, self.factor_keys),
+            _automaton(every, self.keyed, self.bounded, self.factor_keys, watched),
+            _automaton(ascii_keys, self.keyed, self.bounded, self.factor_keys, watched),
             len(every),
         )
 
@@ -229,14 +231,16 @@ class RuleSet:
     the branch's own anchors are common); the exact one is that of earlier rounds. Both find the
     same patterns, but a gate also decides which failed attempts count against a branch's budget
     (:data:`ATTEMPTS`, then one whole-text search) and the scan's caps, and so whether a scan ends
-    ``truncated``. A scan in the fast mode marks its :class:`Work` ``heavy`` when a text comes near
-    one of those budgets (a branch met at :data:`ATTEMPTS` anchors of one text, or as many anchored
-    candidates as :data:`MAX_ATTEMPTS` in the scan); the scanner then scans again with
-    ``Work(exact=True)``, so its counts, and its verdicts, are those of the exact gates."""
+    ``truncated``. Only the branches whose gate differs (``watched``) can count differently, and
+    only past :data:`ATTEMPTS` anchors of one text or :data:`MAX_ATTEMPTS` anchored candidates in
+    the scan; a scan in the fast mode marks its :class:`Work` ``heavy`` when a watched branch is met
+    at that many anchors of one text or the scan's candidates reach that many, and the scanner then
+    scans again with ``Work(exact=True)``: its counts, and so its verdicts, are the exact gates'."""
 
     def __init__(self, patterns: Sequence[str]) -> None:
         self.patterns = tuple(patterns)
         fast, exact = _Tables(), _Tables()
+        watched: set[int] = set()
         numbered = 0
         #: branches no prefix anchors (searched in full every time; the rules have none)
         self.unanchored: list[tuple[int, re.Pattern[str]]] = []
@@ -264,9 +268,15 @@ class RuleSet:
                 numbered += 1
                 # a leading \b is checked by hand: is the character before the anchor a word's?
                 checked = boundary and not lead
-                fast.add(_Branch(*tries, fast.gate(factor(rest), not markup(keys))), keys, checked)
-                exact.add(_Branch(*tries, exact.gate(factor(rest, skip_common=False))), keys, checked)
-        self._automaton, self._ascii_automaton, self.keys = fast.automata()
+                fast_gate = fast.gate(factor(rest), not markup(keys))
+                exact_gate = exact.gate(factor(rest, skip_common=False))
+                if fast.signature(fast_gate) != exact.signature(exact_gate):
+                    watched.add(numbered - 1)
+                fast.add(_Branch(*tries, fast_gate), keys, checked)
+                exact.add(_Branch(*tries, exact_gate), keys, checked)
+        #: the branches whose gates differ: only their counts can differ between the two choices
+        self.watched = frozenset(watched)
+        self._automaton, self._ascii_automaton, self.keys = fast.automata(self.watched)
         self._exact_automaton, self._exact_ascii_automaton, _ = exact.automata()
         self._branches = numbered
 
@@ -286,16 +296,18 @@ class RuleSet:
         seen: dict[int, list[int]] = {}
         # (start, the branches to try there, the second anchors one of which they all need)
         anchors: list[tuple[int, tuple[_Branch, ...], frozenset[int] | None]] = []
-        reach = 0
-        for end, (back, candidates, every, factor_ids, needs) in automaton.iter(text):
+        met: dict[int, int] = {}  # anchors per watched branch (see RuleSet)
+        for end, (back, candidates, every, factor_ids, needs, watch, watch_every) in automaton.iter(text):
             start = end - back
             if every is not None:  # the \b branches too, unless a word character comes before
                 before = text[start - 1] if start else " "
                 if not (before.isalnum() or before == "_"):
-                    candidates = every
+                    candidates, watch = every, watch_every
             if candidates:
                 anchors.append((start, candidates, needs))
-                reach += len(candidates)
+                if watch:
+                    for number in watch:
+                        met[number] = met.get(number, 0) + 1
             if factor_ids:  # (most hits are anchors only: no empty loop for them)
                 for fid in factor_ids:
                     if fid in seen:
@@ -304,9 +316,6 @@ class RuleSet:
                         seen[fid] = [start]
         for positions in seen.values():
             positions.sort()
-        work.reach += reach
-        if not work.exact and not work.heavy:
-            work.heavy = work.reach >= MAX_ATTEMPTS or _budget_near(anchors)
         present = set(seen)
         # attempts per branch so far; _SPENT once the branch was searched whole (or could not be)
         tries = bytearray(self._branches)
@@ -341,6 +350,7 @@ class RuleSet:
                         continue
                 if attempts >= cap:
                     work.attempts, work.truncated = attempts, True
+                    work.heavy = not work.exact
                     return found
                 attempts += 1
                 tries[number] = tried + 1
@@ -350,6 +360,10 @@ class RuleSet:
                     continue
                 found.add(rule)
         work.attempts = attempts
+        if (met or work.reach) and not work.exact:
+            # the exact gates' attempts are at most these plus one per anchor of a watched branch
+            work.reach += sum(met.values())
+            work.heavy |= max(met.values(), default=0) >= ATTEMPTS or attempts + work.reach >= cap
         for index, compiled in self.unanchored:
             if index not in found and compiled.search(text):
                 found.add(index)
