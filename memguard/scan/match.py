@@ -13,6 +13,7 @@ The result is the same as searching every rule over the whole text
 from __future__ import annotations
 
 import re
+import threading
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -277,8 +278,25 @@ class RuleSet:
         #: the branches whose gates differ: only their counts can differ between the two choices
         self.watched = frozenset(watched)
         self._automaton, self._ascii_automaton, self.keys = fast.automata(self.watched)
-        self._exact_automaton, self._exact_ascii_automaton, _ = exact.automata()
+        # the exact gates' automata are built on the first scan that needs them (rare: a heavy
+        # scan), so a process that starts pays for one pair only
+        self._exact_tables: _Tables | None = exact
+        self._exact_pair: tuple[Any, Any] | None = None
+        self._exact_lock = threading.Lock()
         self._branches = numbered
+
+    def _exact_automata(self) -> tuple[Any, Any]:
+        """The exact gates' automaton for any text and for ASCII text, built once."""
+        pair = self._exact_pair
+        if pair is None:
+            with self._exact_lock:
+                pair = self._exact_pair
+                if pair is None:
+                    assert self._exact_tables is not None
+                    every, ascii_only, _ = self._exact_tables.automata()
+                    pair = self._exact_pair = (every, ascii_only)
+                    self._exact_tables = None
+        return pair
 
     def matching(self, text: str, work: Work | None = None) -> set[int]:
         """The indices of the patterns that match somewhere in ``text``.
@@ -290,7 +308,8 @@ class RuleSet:
         if not work.take_chars(len(text)):
             return found
         if work.exact:
-            automaton = self._exact_ascii_automaton if text.isascii() else self._exact_automaton
+            every, ascii_only = self._exact_automata()
+            automaton = ascii_only if text.isascii() else every
         else:
             automaton = self._ascii_automaton if text.isascii() else self._automaton
         seen: dict[int, list[int]] = {}
