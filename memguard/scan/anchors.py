@@ -21,7 +21,10 @@ from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
-__all__ = ["SPACES", "branches", "factor", "literal_prefixes", "minimal", "split_lead", "syntax", "weak"]
+__all__ = [
+    "COMMON_WORDS", "MARKUP", "SPACES", "branches", "common", "factor", "literal_prefixes", "markup",
+    "minimal", "split_lead", "syntax", "weak",
+]  # fmt: skip
 
 #: prefixes longer than this add little selectivity and multiply the automaton's keys
 DEPTH = 12
@@ -168,17 +171,45 @@ def literal_prefixes(pattern: str, flags: int = re.MULTILINE, depth: int = DEPTH
     return minimal(p for p, _ in _walk(tree.data, {("", False)}, depth))
 
 
+#: words so common in prose that a key on one of them is met in almost every text
+COMMON_WORDS = frozenset(
+    "a about after all also an and any are as at back be been but by can could day did do does "
+    "done each end every for from get give go had has have he her him his how i if in into is it "
+    "its just let make may me might more most must my new no not now of on one only or other our "
+    "out over put run say see set she should so some such take tell than that the their them then "
+    "there these they this those to up us use very was way we were what when where which who will "
+    "with would you your".split()
+)
+#: characters of markup (tags, brackets, fences), which prose seldom holds
+MARKUP = frozenset("<>[]{}`|#*=_~\\")
+
+
+def common(prefixes: Iterable[str]) -> bool:
+    """Does prose hold one of ``prefixes`` almost everywhere (a common word, or two letters)?"""
+    return any(
+        (core := p.strip(SPACES)) in COMMON_WORDS or (core.isascii() and core.isalpha() and len(core) <= 2)
+        for p in prefixes
+    )
+
+
+def markup(prefixes: Iterable[str]) -> bool:
+    """Does every one of ``prefixes`` hold a markup character (rare in prose)?"""
+    return all(any(c in MARKUP for c in p) for p in prefixes)
+
+
 def _rarity(prefixes: frozenset[str]) -> int:
     # short ASCII words are everywhere in prose; non-ASCII ones only in their own script
     return min((len(p) if p.isascii() else len(p) + 3) for p in prefixes)
 
 
 def factor(
-    pattern: str, flags: int = re.MULTILINE
+    pattern: str, flags: int = re.MULTILINE, *, skip_common: bool = True
 ) -> tuple[frozenset[str], int, int | None] | None:
     """A second anchor inside ``pattern``: ``(prefixes, low, high)`` says that every match starting
     at ``s`` holds one of ``prefixes`` starting between ``s + low`` and ``s + high`` (``None``: no
-    upper bound). The part after the first element with the rarest prefixes; ``None`` if none."""
+    upper bound). The part after the first element with the rarest prefixes, never one that holds
+    a :func:`common` word (every text has one: no help as a gate) unless ``skip_common`` is false
+    (the choice of earlier rounds, which the matcher's exact mode keeps); ``None`` if none."""
     tree = _parse(pattern, flags)
     items = tree.data
     best: tuple[int, frozenset[str], int, int | None] | None = None
@@ -186,8 +217,8 @@ def factor(
         if items[j][0] in _ZERO_WIDTH:
             continue
         prefixes = minimal(p for p, _ in _walk(items[j:], {("", False)}))
-        if "" in prefixes or weak(prefixes):
-            continue
+        if "" in prefixes or weak(prefixes) or (skip_common and common(prefixes)):
+            continue  # met almost everywhere: no help as a second anchor
         low, high = sre_parse.SubPattern(tree.state, items[:j]).getwidth()
         score = _rarity(prefixes)
         if best is None or score > best[0]:

@@ -13,6 +13,7 @@ The result is the same as searching every rule over the whole text
 from __future__ import annotations
 
 import re
+import threading
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from typing import Any, NamedTuple
 
 import ahocorasick  # type: ignore[import-not-found]  # ships no type information
 
-from memguard.scan.anchors import branches, factor, literal_prefixes, split_lead
+from memguard.scan.anchors import branches, factor, literal_prefixes, markup, split_lead
 
 __all__ = ["ATTEMPTS", "LEAD_WINDOW", "MAX_ATTEMPTS", "MAX_CHARS", "MAX_SEARCHES", "RuleSet", "Work"]
 
@@ -45,6 +46,12 @@ class Work:
     attempts: int = 0
     searches: int = 0
     truncated: bool = False
+    #: match with the second anchors of earlier rounds (see :class:`RuleSet`)
+    exact: bool = False
+    #: anchors of the watched branches met so far (see :class:`RuleSet`)
+    reach: int = 0
+    #: a text of this scan came near a budget, where the gate choice can change the counts
+    heavy: bool = False
 
     def take_chars(self, n: int) -> bool:
         """Charge reading ``n`` characters; ``False`` (and truncated) past :data:`MAX_CHARS`."""
@@ -57,7 +64,9 @@ class Work:
 #: makes the anchored match attempt cheap already)
 FACTOR_GAP = 8
 _NO_BOUND = 1 << 62
-_SPENT = 1 << 30
+#: a branch's attempt count once it was searched whole (or could not be): above ATTEMPTS, and
+#: a byte, so that a text's counts are one zeroed bytearray
+_SPENT = 255
 #: how far back from an anchor a lead of unbounded width (``[\w.+-]+`` before ``@``) is followed
 LEAD_WINDOW = 4096
 _ZERO_WIDTH = (sre.AT, sre.ASSERT, sre.ASSERT_NOT)
@@ -146,32 +155,94 @@ def _automaton(
     keyed: dict[str, list[_Branch]],
     bounded: dict[str, list[_Branch]],
     factor_keys: dict[str, list[int]],
+    watched: frozenset[int] = frozenset(),
 ) -> Any:
     """Each prefix maps to ``(len - 1, branches, the same with the \\b ones (``None``: there are
     none), factor ids, the factor ids one of which each of those branches needs (``None``: one of
-    them needs none))``."""
+    them needs none), the numbers of the branches among them in ``watched``, the same among the
+    \\b ones)``."""
     automaton = ahocorasick.Automaton()
     for prefix in prefixes:
         plain = tuple(keyed.get(prefix, ()))
         every = plain + tuple(bounded.get(prefix, ())) if prefix in bounded else None
         gates = [b.factor for b in (plain if every is None else every)]
         needs = None if None in gates else frozenset(g[0] for g in gates if g is not None)
-        value = (len(prefix) - 1, plain, every, tuple(factor_keys.get(prefix, ())), needs)
+        watch = tuple(b.number for b in plain if b.number in watched)
+        watch_every = None if every is None else tuple(b.number for b in every if b.number in watched)
+        value = (len(prefix) - 1, plain, every, tuple(factor_keys.get(prefix, ())), needs, watch, watch_every)
         automaton.add_word(prefix, value)
     automaton.make_automaton()
     return automaton
 
 
+class _Tables:
+    """The automaton tables of one choice of second anchors (see :class:`RuleSet`)."""
+
+    def __init__(self) -> None:
+        self.keyed: dict[str, list[_Branch]] = {}
+        self.bounded: dict[str, list[_Branch]] = {}
+        self.factor_keys: dict[str, list[int]] = {}
+        self.factors: dict[frozenset[str], int] = {}
+
+    def gate(
+        self, second: tuple[frozenset[str], int, int | None] | None, wanted: bool = True
+    ) -> tuple[int, int, int] | None:
+        """The window check for the factor ``second`` (``None``: no gate)."""
+        if second is None or not wanted:
+            return None
+        prefixes, low, high = second
+        if high is not None and high - low < FACTOR_GAP:
+            return None
+        fid = self.factors.setdefault(prefixes, len(self.factors))
+        for prefix in prefixes:
+            if fid not in self.factor_keys.setdefault(prefix, []):
+                self.factor_keys[prefix].append(fid)
+        return (fid, low, _NO_BOUND if high is None else high)
+
+    def signature(self, gate: tuple[int, int, int] | None) -> tuple[frozenset[str], int, int] | None:
+        """``gate`` with its factor's prefixes for its id (comparable across tables)."""
+        if gate is None:
+            return None
+        prefixes = next(p for p, fid in self.factors.items() if fid == gate[0])
+        return (prefixes, gate[1], gate[2])
+
+    def add(self, branch: _Branch, keys: Iterable[str], bounded: bool) -> None:
+        table = self.bounded if bounded else self.keyed
+        for prefix in keys:
+            table.setdefault(prefix, []).append(branch)
+
+    def automata(self, watched: frozenset[int] = frozenset()) -> tuple[Any, Any, int]:
+        """The automaton for any text, the one for ASCII text, and the number of keys. (ASCII text
+        can only hold ASCII prefixes; an automaton without the others has a far smaller fan-out at
+        its root, and ASCII text is the common case.)"""
+        every = self.keyed.keys() | self.bounded.keys() | self.factor_keys.keys()
+        ascii_keys = {p for p in every if p.isascii()}
+        return (
+            _automaton(every, self.keyed, self.bounded, self.factor_keys, watched),
+            _automaton(ascii_keys, self.keyed, self.bounded, self.factor_keys, watched),
+            len(every),
+        )
+
+
 class RuleSet:
-    """Patterns (over lower-cased text, ``re.MULTILINE``) matched in one automaton pass."""
+    """Patterns (over lower-cased text, ``re.MULTILINE``) matched in one automaton pass.
+
+    Two choices of second anchors (gates) are built. The fast one has none on common words and
+    none behind markup anchors (a gate costs a hit wherever its words occur and pays only where
+    the branch's own anchors are common); the exact one is that of earlier rounds. Both find the
+    same patterns, but a gate also decides which failed attempts count against a branch's budget
+    (:data:`ATTEMPTS`, then one whole-text search) and the scan's caps, and so whether a scan ends
+    ``truncated``. Only the branches whose gate differs (``watched``) can count differently, and
+    only past :data:`ATTEMPTS` anchors of one text or :data:`MAX_ATTEMPTS` anchored candidates in
+    the scan; a scan in the fast mode marks its :class:`Work` ``heavy`` when a watched branch is met
+    at that many anchors of one text or the scan's candidates reach that many, and the scanner then
+    scans again with ``Work(exact=True)``: its counts, and so its verdicts, are the exact gates'."""
 
     def __init__(self, patterns: Sequence[str]) -> None:
         self.patterns = tuple(patterns)
-        keyed: dict[str, list[_Branch]] = {}
-        bounded: dict[str, list[_Branch]] = {}
+        fast, exact = _Tables(), _Tables()
+        watched: set[int] = set()
         numbered = 0
-        factor_keys: dict[str, list[int]] = {}
-        factors: dict[frozenset[str], int] = {}
         #: branches no prefix anchors (searched in full every time; the rules have none)
         self.unanchored: list[tuple[int, re.Pattern[str]]] = []
         for index, pattern in enumerate(self.patterns):
@@ -189,35 +260,43 @@ class RuleSet:
                     reach = _lead_reach(lead)
                     word = "\\b" if boundary else ""
                     compiled_lead = re.compile(f"{word}(?:{lead})\\Z", re.MULTILINE)
-                second = factor(rest)
-                gate: tuple[int, int, int] | None = None
-                if second is not None:
-                    prefixes, low, high = second
-                    if high is None or high - low >= FACTOR_GAP:
-                        fid = factors.setdefault(prefixes, len(factors))
-                        for prefix in prefixes:
-                            if fid not in factor_keys.setdefault(prefix, []):
-                                factor_keys[prefix].append(fid)
-                        gate = (fid, low, _NO_BOUND if high is None else high)
-                branch = _Branch(
+                keys = _anchor_keys(rest)
+                tries = (
                     index, numbered, re.compile(source, re.MULTILINE).search,
                     re.compile(rest, re.MULTILINE).match,
-                    None if compiled_lead is None else compiled_lead.search, reach, gate,
+                    None if compiled_lead is None else compiled_lead.search, reach,
                 )  # fmt: skip
                 numbered += 1
                 # a leading \b is checked by hand: is the character before the anchor a word's?
-                table = bounded if boundary and not lead else keyed
-                for prefix in _anchor_keys(rest):
-                    table.setdefault(prefix, []).append(branch)
-        # ASCII text can only hold ASCII prefixes; an automaton without the others has a far
-        # smaller fan-out at its root, and ASCII text is the common case
-        every = keyed.keys() | bounded.keys() | factor_keys.keys()
-        self._automaton: Any = _automaton(every, keyed, bounded, factor_keys)
-        self._ascii_automaton: Any = _automaton(
-            {p for p in every if p.isascii()}, keyed, bounded, factor_keys
-        )
-        self.keys = len(every)
+                checked = boundary and not lead
+                fast_gate = fast.gate(factor(rest), not markup(keys))
+                exact_gate = exact.gate(factor(rest, skip_common=False))
+                if fast.signature(fast_gate) != exact.signature(exact_gate):
+                    watched.add(numbered - 1)
+                fast.add(_Branch(*tries, fast_gate), keys, checked)
+                exact.add(_Branch(*tries, exact_gate), keys, checked)
+        #: the branches whose gates differ: only their counts can differ between the two choices
+        self.watched = frozenset(watched)
+        self._automaton, self._ascii_automaton, self.keys = fast.automata(self.watched)
+        # the exact gates' automata are built on the first scan that needs them (rare: a heavy
+        # scan), so a process that starts pays for one pair only
+        self._exact_tables: _Tables | None = exact
+        self._exact_pair: tuple[Any, Any] | None = None
+        self._exact_lock = threading.Lock()
         self._branches = numbered
+
+    def _exact_automata(self) -> tuple[Any, Any]:
+        """The exact gates' automaton for any text and for ASCII text, built once."""
+        pair = self._exact_pair
+        if pair is None:
+            with self._exact_lock:
+                pair = self._exact_pair
+                if pair is None:
+                    assert self._exact_tables is not None
+                    every, ascii_only, _ = self._exact_tables.automata()
+                    pair = self._exact_pair = (every, ascii_only)
+                    self._exact_tables = None
+        return pair
 
     def matching(self, text: str, work: Work | None = None) -> set[int]:
         """The indices of the patterns that match somewhere in ``text``.
@@ -228,32 +307,41 @@ class RuleSet:
         found: set[int] = set()
         if not work.take_chars(len(text)):
             return found
-        automaton = self._ascii_automaton if text.isascii() else self._automaton
+        if work.exact:
+            every, ascii_only = self._exact_automata()
+            automaton = ascii_only if text.isascii() else every
+        else:
+            automaton = self._ascii_automaton if text.isascii() else self._automaton
         seen: dict[int, list[int]] = {}
-        anchors: list[tuple[int, tuple[_Branch, ...], tuple[_Branch, ...] | None, frozenset[int] | None]] = []
-        for end, (back, plain, every, factor_ids, needs) in automaton.iter(text):
+        # (start, the branches to try there, the second anchors one of which they all need)
+        anchors: list[tuple[int, tuple[_Branch, ...], frozenset[int] | None]] = []
+        met: dict[int, int] = {}  # anchors per watched branch (see RuleSet)
+        for end, (back, candidates, every, factor_ids, needs, watch, watch_every) in automaton.iter(text):
             start = end - back
-            if plain or every:
-                anchors.append((start, plain, every, needs))
-            for fid in factor_ids:
-                if fid in seen:
-                    seen[fid].append(start)
-                else:
-                    seen[fid] = [start]
+            if every is not None:  # the \b branches too, unless a word character comes before
+                before = text[start - 1] if start else " "
+                if not (before.isalnum() or before == "_"):
+                    candidates, watch = every, watch_every
+            if candidates:
+                anchors.append((start, candidates, needs))
+                if watch:
+                    for number in watch:
+                        met[number] = met.get(number, 0) + 1
+            if factor_ids:  # (most hits are anchors only: no empty loop for them)
+                for fid in factor_ids:
+                    if fid in seen:
+                        seen[fid].append(start)
+                    else:
+                        seen[fid] = [start]
         for positions in seen.values():
             positions.sort()
         present = set(seen)
         # attempts per branch so far; _SPENT once the branch was searched whole (or could not be)
-        tries = [0] * self._branches
+        tries = bytearray(self._branches)
         attempts, cap = work.attempts, MAX_ATTEMPTS
-        for start, plain, every, needs in anchors:
+        for start, candidates, needs in anchors:
             if needs is not None and needs.isdisjoint(present):
                 continue  # every branch here needs a second anchor the text does not hold
-            candidates = plain
-            if every is not None:
-                before = text[start - 1] if start else " "
-                if not (before.isalnum() or before == "_"):
-                    candidates = every
             for rule, number, search, match, lead, reach, window in candidates:
                 if rule in found:
                     continue
@@ -281,6 +369,7 @@ class RuleSet:
                         continue
                 if attempts >= cap:
                     work.attempts, work.truncated = attempts, True
+                    work.heavy = not work.exact
                     return found
                 attempts += 1
                 tries[number] = tried + 1
@@ -290,6 +379,10 @@ class RuleSet:
                     continue
                 found.add(rule)
         work.attempts = attempts
+        if (met or work.reach) and not work.exact:
+            # the exact gates' attempts are at most these plus one per anchor of a watched branch
+            work.reach += sum(met.values())
+            work.heavy |= max(met.values(), default=0) >= ATTEMPTS or attempts + work.reach >= cap
         for index, compiled in self.unanchored:
             if index not in found and compiled.search(text):
                 found.add(index)
