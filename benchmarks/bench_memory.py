@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from memguard.scope import And, Eq
+from memguard.scope import FIELDS, And, Eq
 from memguard.stores.base import StoredPoint
 from memguard.stores.edge import QdrantEdgeStore, StorageLayout
 
@@ -43,12 +43,41 @@ BATCH = 512
 K = 10
 ISS = "https://memguard.local"
 
+class _Without(QdrantEdgeStore):
+    """The store without some of its payload indexes (to measure what they hold; never used by memguard)."""
+
+    skip: frozenset[str] = frozenset()
+
+    def _ensure_indexes(self, shard: object) -> None:
+        saved = dict(FIELDS)
+        try:
+            for name in self.skip:
+                FIELDS.pop(name, None)  # type: ignore[attr-defined]
+            super()._ensure_indexes(shard)  # type: ignore[arg-type]
+        finally:
+            FIELDS.clear()  # type: ignore[attr-defined]
+            FIELDS.update(saved)  # type: ignore[attr-defined]
+
+
+class _NoIndexes(_Without):
+    skip = frozenset(FIELDS)
+
+
+class _NoFactIdIndex(_Without):
+    skip = frozenset({"fact_id"})
+
+
+#: variants that change the store's payload indexes, not only its layout (measurement only)
+STORES: dict[str, type[QdrantEdgeStore]] = {"no-indexes": _NoIndexes, "no-fact-id-index": _NoFactIdIndex}
+
 LAYOUTS: dict[str, StorageLayout] = {
     "main": StorageLayout.in_ram(),
     "default": StorageLayout(),
     "cold-vectors": StorageLayout(vectors="cold", payload=None, payload_indexes=None),
     "cold-indexes": StorageLayout(vectors=None, payload=None, payload_indexes="cold"),
     "cold-ids": StorageLayout(id_tracker="cold"),
+    "no-indexes": StorageLayout(),
+    "no-fact-id-index": StorageLayout(),
 }
 
 
@@ -97,10 +126,11 @@ def scope(owner: int) -> And:
     return And((Eq("owner_iss", ISS), Eq("owner_sub", f"owner-{owner}")))
 
 
-def load(path: Path, layout: StorageLayout, points: int, queries: int) -> dict[str, float]:
+def load(path: Path, name: str, points: int, queries: int, optimize: bool = False) -> dict[str, float]:
     """Write ``points`` points; recall@10 of owner-0's scoped search against numpy; close."""
     rng = np.random.default_rng(points)
-    store = QdrantEdgeStore(path, layout=layout)
+    layout = LAYOUTS[name]
+    store = STORES.get(name, QdrantEdgeStore)(path, layout=layout)
     ids: list[str] = []
     owner0: list[npt.NDArray[np.float32]] = []
     owner0_ids: list[str] = []
@@ -124,6 +154,14 @@ def load(path: Path, layout: StorageLayout, points: int, queries: int) -> dict[s
         hits = store.search(q.tolist(), condition=scope(0), limit=K)
         exact = set(mine_ids[np.argsort(-(mine @ q))[:K]].tolist())
         recall.append(len(exact & {h.fact_id for h in hits}) / K)
+    if optimize:  # `memguard store optimize`: immutable segments (and graphs for owners above the threshold)
+        t0, c0 = time.perf_counter(), time.process_time()
+        store.optimize()
+        out["optimize_s"], out["optimize_cpu_s"] = time.perf_counter() - t0, time.process_time() - c0
+        for q in unit(rng, queries):
+            hits = store.search(q.tolist(), condition=scope(0), limit=K)
+            exact = set(mine_ids[np.argsort(-(mine @ q))[:K]].tolist())
+            recall.append(len(exact & {h.fact_id for h in hits}) / K)
     out["recall10_min"] = min(recall)
     out["recall10_mean"] = float(np.mean(recall))
     out["segments"] = store._shard.info().segments_count
@@ -137,11 +175,11 @@ def reopen(path: Path, layout_name: str, searches: int) -> dict[str, float]:
     code = "\n".join([
         "import json, sys, time, numpy as np",
         f"sys.path.insert(0, {str(Path(__file__).parent)!r})",
-        "from bench_memory import LAYOUTS, scope, status, unit",
+        "from bench_memory import LAYOUTS, STORES, scope, status, unit",
         "from memguard.stores.edge import QdrantEdgeStore",
         "out = {f'import_{k}': v for k, v in status().items()}",
         "t0 = time.perf_counter()",
-        f"s = QdrantEdgeStore({str(path)!r}, layout=LAYOUTS[{layout_name!r}])",
+        f"s = STORES.get({layout_name!r}, QdrantEdgeStore)({str(path)!r}, layout=LAYOUTS[{layout_name!r}])",
         "out['open_s'] = time.perf_counter() - t0",
         "out.update({f'open_{k}': v for k, v in status().items()})",
         "rng = np.random.default_rng(7)",
@@ -165,6 +203,7 @@ def main() -> None:
     ap.add_argument("--searches", type=int, default=50, help="searches in the new process")
     ap.add_argument("--dir", type=Path, default=None, help="where the folders go (default: a temporary one)")
     ap.add_argument("--keep", action="store_true", help="keep each layout's folder")
+    ap.add_argument("--optimize", action="store_true", help="run the store's optimize before closing")
     ap.add_argument("--json-out", type=Path, default=None)
     args = ap.parse_args()
     print(f"load average: {os.getloadavg()}  points: {args.points:,}")
@@ -176,7 +215,8 @@ def main() -> None:
             if path.exists():
                 shutil.rmtree(path)
             row: dict[str, object] = {"layout": name, "points": args.points, "load_before": os.getloadavg()[0]}
-            row.update(load(path, LAYOUTS[name], args.points, args.queries))
+            row.update(load(path, name, args.points, args.queries, args.optimize))
+            row["optimized"] = args.optimize
             row.update(reopen(path, name, args.searches))
             row["load_after"] = os.getloadavg()[0]
             rows.append(row)
@@ -186,11 +226,11 @@ def main() -> None:
             if not args.keep:
                 shutil.rmtree(path)
     print()
-    print("| layout | points | load avg | open s | RSS MiB after open (anon + file) | after searches (anon + file) "
+    print("| layout | optimized | points | load avg | open s | RSS MiB after open (anon + file) | after searches (anon + file) "
           "| peak | search CPU ms | recall@10 mean (min) | disk MiB |")  # fmt: skip
-    print("|" + "---|" * 10)
+    print("|" + "---|" * 11)
     for r in rows:
-        print(f"| {r['layout']} | {r['points']:,} | {r['load_before']:.1f}-{r['load_after']:.1f} | {r['open_s']:.2f} | "
+        print(f"| {r['layout']} | {'yes' if r['optimized'] else 'no'} | {r['points']:,} | {r['load_before']:.1f}-{r['load_after']:.1f} | {r['open_s']:.2f} | "
               f"{r['open_VmRSS']:.0f} ({r['open_RssAnon']:.0f} + {r['open_RssFile']:.0f}) | "
               f"{r['search_VmRSS']:.0f} ({r['search_RssAnon']:.0f} + {r['search_RssFile']:.0f}) | "
               f"{r['search_VmHWM']:.0f} | {r['search_cpu_ms']:.2f} | {r['recall10_mean']:.3f} ({r['recall10_min']:.2f}) | "
