@@ -22,6 +22,12 @@ search scoped to one larger owner walks that owner's graph (approximate, ``hnsw_
 whose scope does not pin a single owner is run exact, since no graph spans owners. Every other
 payload index is built without graph links. Until the first optimize every search is exact.
 
+Memory (:class:`StorageLayout`, docs/storage.md "Memory"): vectors, payload and payload indexes are
+kept on disk and read through mmap when touched (``cold``), not read into memory at open (the
+engine's default for vectors). What stays in the process's own memory is the engine's mutable
+structures (the payload indexes of segments not yet optimized, the id tracker). A folder made under
+the engine's defaults keeps its in-memory segments until ``memguard store rebuild``.
+
 Damage: a shard that does not open raises :class:`StoreDamaged` (with the rebuild hint); a point
 whose payload cannot be read is returned with an empty payload, so the guard's re-check withholds
 that fact and raises an alarm while the rest are served.
