@@ -94,7 +94,8 @@ def rss_split() -> dict[str, float]:
     """RSS now, its anonymous part (heap: what the process and the engine keep in memory) and its
     file-backed part (mmap'd pages of the shard's files: clean ones the kernel may drop), in MiB,
     from ``/proc/self/status`` (empty where there is none)."""
-    keys = {"VmRSS": "rss_now_mib", "RssAnon": "rss_anon_mib", "RssFile": "rss_file_mib"}
+    keys = {"VmRSS": "rss_now_mib", "RssAnon": "rss_anon_mib", "RssFile": "rss_file_mib",
+            "VmHWM": "rss_peak_mib"}  # fmt: skip
     out: dict[str, float] = {}
     try:
         for line in Path("/proc/self/status").read_text().splitlines():
@@ -439,7 +440,9 @@ def fresh_process(state: Path, searches: int = 100, writes: int = 5) -> dict[str
         f"        s.guard.write_many(w, facts(unit(rng, {BATCH}), f'fresh-{{time.time_ns()}}-{{i}}'))",
         "    out.update({'work_' + k: v for k, v in rss_split().items()})",
         "    s.close()",
-        "out['fresh_rss_mib'] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024",
+        # the peak of this process's own memory (VmHWM): not ru_maxrss, which a child started by
+        # fork + exec inherits from its parent (it reported the loading process's peak here)
+        "out['fresh_rss_mib'] = rss_split().get('rss_peak_mib', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)",
         "print(json.dumps(out))",
     ])  # fmt: skip
     done = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
