@@ -139,7 +139,10 @@ class QdrantEdgeStore:
         (tests lower it to build one quickly). ``full_scan_kb``: a filtered search whose admitted
         points hold less vector data than this is exact (a scan of those points), and an owner with
         less gets no graph of its own at ``optimize``; above it the owner's graph is walked
-        (approximate: docs/benchmarks.md has its recall). Both are re-applied on every open."""
+        (approximate: docs/benchmarks.md has its recall). Both are re-applied on every open.
+        ``layout``: where the shard keeps vectors, payload and payload indexes (:class:`StorageLayout`;
+        the default keeps them on disk); re-applied on open, but a segment keeps the storage it was
+        built with until it is rebuilt."""
         require_version("qdrant-edge-py", SUPPORTED[1], SUPPORTED[3])
         if index_threshold_kb < 1 or full_scan_kb < 1:
             raise ValueError("index_threshold_kb and full_scan_kb must be positive")
