@@ -90,6 +90,23 @@ def rss_now_mib() -> float:
     return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
+def rss_split() -> dict[str, float]:
+    """RSS now, its anonymous part (heap: what the process and the engine keep in memory) and its
+    file-backed part (mmap'd pages of the shard's files: clean ones the kernel may drop), in MiB,
+    from ``/proc/self/status`` (empty where there is none)."""
+    keys = {"VmRSS": "rss_now_mib", "RssAnon": "rss_anon_mib", "RssFile": "rss_file_mib",
+            "VmHWM": "rss_peak_mib"}  # fmt: skip
+    out: dict[str, float] = {}
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            key, _, rest = line.partition(":")
+            if key in keys:
+                out[keys[key]] = int(rest.split()[0]) / 1024
+    except (OSError, IndexError, ValueError):
+        pass
+    return out
+
+
 def facts(vecs: npt.NDArray[np.float32], tag: str) -> list[FactInput]:
     src = Source(kind=SourceKind.USER_MESSAGE)
     return [
@@ -148,7 +165,9 @@ def load(
         loading += time.perf_counter() - t0
         done = start + len(chunk)
         if b % 100 == 99:
-            progress(f"loaded {done:,} / {size:,} in {loading:.0f} s, RSS {rss_now_mib():.0f} MiB (peak {rss_mib():.0f})")
+            split = rss_split()
+            progress(f"loaded {done:,} / {size:,} in {loading:.0f} s, RSS {rss_now_mib():.0f} MiB (peak {rss_mib():.0f};"
+                     f" anon {split.get('rss_anon_mib', 0):.0f}, file {split.get('rss_file_mib', 0):.0f})")  # fmt: skip
         if pending and done >= pending[0] and at_milestone is not None:
             pending.pop(0)
             at_milestone(done, who, vecs[:done], owner[:done], ids)
@@ -284,7 +303,7 @@ def bench_size(
         probe = (pv, [r.fact_id for r in precs])
 
     def at(n: int, who: Callers, v: npt.NDArray[np.float32], o: npt.NDArray[np.int64], i: list[str]) -> None:
-        row = {"facts": float(n), "rss_mib": rss_now_mib()}
+        row = {"facts": float(n), "rss_mib": rss_now_mib(), **rss_split()}
         row.update(searches(stack, who("owner-0"), v, o == 0, i, max(10, queries // 2), rng, ""))
         if probe is not None:
             small = searches(stack, who("probe"), probe[0], np.ones(PROBE, dtype=bool), probe[1],
@@ -316,7 +335,7 @@ def bench_size(
     out["points"] = len(ids)
     out["load_s"] = secs
     out["rss_mib"] = rss_mib()
-    out["rss_now_mib"] = rss_now_mib()
+    out.update(rss_split())
     out["arrays_mib"] = vecs.nbytes / 2**20  # the benchmark's own copy of the vectors, inside RSS
     shard = store._shard
     progress(f"{size:,} facts ({len(ids):,} points), loaded in {secs:.0f} s; searching")
@@ -388,33 +407,46 @@ def bench_size(
     stack = open_embedded(state)
     out["reopen_s"] = time.perf_counter() - t0
     stack.close()
-    out.update(fresh_process(state))
+    out.update(fresh_process(state, writes=0 if keep else 5))  # a kept folder's points stay recorded
     out["disk_mib"] = sum(f.stat().st_size for f in (state / "edge").rglob("*") if f.is_file()) / 2**20
     return out
 
 
-def fresh_process(state: Path) -> dict[str, float]:
-    """A new process opens the folder and runs 10 guarded searches: its open time and peak RSS
-    (what a service holding this store needs, without the benchmark's arrays)."""
+def fresh_process(state: Path, searches: int = 100, writes: int = 5) -> dict[str, float]:
+    """A new process opens the folder, runs ``searches`` guarded searches of owner-0 and ``writes``
+    guarded ``write_many(64)`` of another writer: its open time, RSS after the open and after the
+    work (anonymous and file-backed parts) and its peak RSS (what a service holding this store needs,
+    without the benchmark's arrays)."""
     code = "\n".join([
-        "import resource, sys, time, numpy as np",
+        "import json, resource, sys, time, numpy as np",
         f"sys.path.insert(0, {str(Path(__file__).parent)!r})",
         "from benchutil import quiet_logs",
+        "from bench_storage import facts, rss_split, unit",
         "from memguard import open_embedded",
+        "out = {'import_' + k: v for k, v in rss_split().items()}",
         "with quiet_logs():",
         "    t0 = time.perf_counter()",
         f"    s = open_embedded({str(state)!r})",
-        "    opened = time.perf_counter() - t0",
+        "    out['fresh_open_s'] = time.perf_counter() - t0",
+        "    out.update({'open_' + k: v for k, v in rss_split().items()})",
         "    me = s.guard.authenticate(s.tokens.issue('owner-0'))",
         "    rng = np.random.default_rng(7)",
-        "    for _ in range(10):",
-        f"        s.guard.search(me, vector=[float(x) for x in rng.standard_normal({DIM})], k={K})",
+        "    c0 = time.process_time()",
+        f"    for q in unit(rng, {searches}):",
+        f"        s.guard.search(me, vector=[float(x) for x in q], k={K})",
+        f"    out['fresh_search_cpu_ms'] = (time.process_time() - c0) * 1000 / {searches}",
+        "    w = s.guard.authenticate(s.tokens.issue('owner-19'))",
+        f"    for i in range({writes}):",
+        f"        s.guard.write_many(w, facts(unit(rng, {BATCH}), f'fresh-{{time.time_ns()}}-{{i}}'))",
+        "    out.update({'work_' + k: v for k, v in rss_split().items()})",
         "    s.close()",
-        "print(opened, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)",
+        # the peak of this process's own memory (VmHWM): not ru_maxrss, which a child started by
+        # fork + exec inherits from its parent (it reported the loading process's peak here)
+        "out['fresh_rss_mib'] = rss_split().get('rss_peak_mib', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)",
+        "print(json.dumps(out))",
     ])  # fmt: skip
     done = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
-    opened, peak = done.stdout.split()[-2:]
-    return {"fresh_open_s": float(opened), "fresh_rss_mib": float(peak)}
+    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
 def fsync_per_write(root: Path) -> str:
@@ -527,12 +559,26 @@ def main() -> None:
               f"{r['load_s']:.1f} | {r['rss_mib']:.0f} ({r['arrays_mib']:.0f}) | {r['disk_mib']:.0f} | "
               f"{r['reopen_s']:.2f} | {r['fresh_open_s']:.2f}, {r['fresh_rss_mib']:.0f} | "
               f"{reused} |")  # fmt: skip
+    print()
+    print("Memory (MiB): the loading process after its searches and writes (RSS: anonymous + file-backed;"
+          " the anonymous part includes the benchmark's arrays), and a new process that opens the folder,"
+          " after the open and after its searches and writes, and its peak.")
+    print()
+    print("| facts | loading process RSS (anon + file), arrays | new process: open s | after open (anon + file)"
+          " | after work (anon + file) | peak | search CPU ms |")  # fmt: skip
+    print("|" + "---|" * 7)
+    for r in rows:
+        print(f"| {int(r['size']):,} | {r.get('rss_now_mib', nan):.0f} ({r.get('rss_anon_mib', nan):.0f} + "
+              f"{r.get('rss_file_mib', nan):.0f}), {r['arrays_mib']:.0f} | {r['fresh_open_s']:.2f} | "
+              f"{r.get('open_rss_now_mib', nan):.0f} ({r.get('open_rss_anon_mib', nan):.0f} + {r.get('open_rss_file_mib', nan):.0f}) | "
+              f"{r.get('work_rss_now_mib', nan):.0f} ({r.get('work_rss_anon_mib', nan):.0f} + {r.get('work_rss_file_mib', nan):.0f}) | "
+              f"{r['fresh_rss_mib']:.0f} | {r.get('fresh_search_cpu_ms', nan):.2f} |")  # fmt: skip
     steps = [(r, k) for r in rows for k in range(100) if f"step{k}_facts" in r]
     if steps:
         print()
         print(f"While loading (exact search; the 10% caller, and a caller with a fixed {PROBE:,} facts):")
         print()
-        print("| facts | guarded ms | raw filtered ms | numpy ms | recall@10 | RSS MiB"
+        print("| facts | guarded ms | raw filtered ms | numpy ms | recall@10 | RSS MiB (anon + file)"
               f" | {PROBE:,}-fact caller guarded ms | its raw filtered ms |")  # fmt: skip
         print("|" + "---|" * 8)
         for r, k in steps:
@@ -541,7 +587,8 @@ def main() -> None:
                 return r.get(f"step{k}_{key}", float("nan"))
 
             print(f"| {int(g('facts')):,} | {g('guarded_ms'):.2f} | {g('raw_filtered_ms'):.2f} | {g('numpy_ms'):.2f} | "
-                  f"{g('recall10_mean'):.3f} | {g('rss_mib'):.0f} | {g('probe_guarded_ms'):.2f} | "
+                  f"{g('recall10_mean'):.3f} | {g('rss_mib'):.0f} ({g('rss_anon_mib'):.0f} + {g('rss_file_mib'):.0f}) | "
+                  f"{g('probe_guarded_ms'):.2f} | "
                   f"{g('probe_raw_filtered_ms'):.2f} |")  # fmt: skip
 
 

@@ -22,6 +22,12 @@ search scoped to one larger owner walks that owner's graph (approximate, ``hnsw_
 whose scope does not pin a single owner is run exact, since no graph spans owners. Every other
 payload index is built without graph links. Until the first optimize every search is exact.
 
+Memory (:class:`StorageLayout`, docs/storage.md "Memory"): vectors, payload and payload indexes are
+kept on disk and read through mmap when touched (``cold``), not read into memory at open (the
+engine's default for vectors). What stays in the process's own memory is the engine's mutable
+structures (the payload indexes of segments not yet optimized, the id tracker). A folder made under
+the engine's defaults keeps its in-memory segments until ``memguard store rebuild``.
+
 Damage: a shard that does not open raises :class:`StoreDamaged` (with the rebuild hint); a point
 whose payload cannot be read is returned with an empty payload, so the guard's re-check withholds
 that fact and raises an alarm while the rest are served.
@@ -36,6 +42,7 @@ import threading
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Literal
 
@@ -49,7 +56,7 @@ from memguard.pushdown.qfilter import field_key
 from memguard.scope import FIELDS, And, Condition, Eq
 from memguard.stores.base import RESERVED_PAYLOAD_KEY, Hit, StoredPoint
 
-__all__ = ["QdrantEdgeStore", "StoreDamaged", "StoreLocked"]
+__all__ = ["DEFAULT_LAYOUT", "Placement", "QdrantEdgeStore", "StorageLayout", "StoreDamaged", "StoreLocked"]
 
 SUPPORTED = (">=", "0.9.0", "<", "0.10")
 SHARD = "shard"
@@ -70,6 +77,38 @@ INDEX_THRESHOLD_KB = 10_000
 FULL_SCAN_KB = 32 * 1024
 #: search-time beam width of a tenant-scoped HNSW search
 HNSW_EF = 256
+
+
+#: where a part of the shard lives (qdrant-edge's ``Memory``): ``cold`` on disk, read through mmap
+#: when touched (the kernel keeps hot pages cached and may drop them); ``cached`` mmap'd and read in
+#: at open; ``pinned`` in the process's own memory. ``None``: the engine's default.
+Placement = Literal["cold", "cached", "pinned"]
+
+_MEMORY = {"cold": qe.Memory.Cold, "cached": qe.Memory.Cached, "pinned": qe.Memory.Pinned}
+
+
+@dataclass(frozen=True, slots=True)
+class StorageLayout:
+    """Where the shard keeps each of its parts (docs/storage.md, "Memory")."""
+
+    vectors: Placement | None = "cold"
+    payload: Placement | None = "cold"
+    payload_indexes: Placement | None = "cold"
+    id_tracker: Placement | None = None
+
+    @classmethod
+    def in_ram(cls) -> StorageLayout:
+        """The engine's defaults (the layout before the memory round: vectors and payload indexes
+        in the process's memory), for comparison in benchmarks."""
+        return cls(vectors=None, payload=None, payload_indexes=None, id_tracker=None)
+
+
+#: what :class:`QdrantEdgeStore` opens with unless told otherwise
+DEFAULT_LAYOUT = StorageLayout()
+
+
+def _memory(placement: Placement | None) -> qe.Memory | None:
+    return None if placement is None else _MEMORY[placement]
 
 
 class StoreLocked(StoreError):
@@ -94,18 +133,23 @@ class QdrantEdgeStore:
         dimension: int = 384,
         index_threshold_kb: int = INDEX_THRESHOLD_KB,
         full_scan_kb: int = FULL_SCAN_KB,
+        layout: StorageLayout = DEFAULT_LAYOUT,
     ) -> None:
         """``index_threshold_kb``: segments with more vector data get an HNSW index at ``optimize``
         (tests lower it to build one quickly). ``full_scan_kb``: a filtered search whose admitted
         points hold less vector data than this is exact (a scan of those points), and an owner with
         less gets no graph of its own at ``optimize``; above it the owner's graph is walked
-        (approximate: docs/benchmarks.md has its recall). Both are re-applied on every open."""
+        (approximate: docs/benchmarks.md has its recall). Both are re-applied on every open.
+        ``layout``: where the shard keeps vectors, payload and payload indexes (:class:`StorageLayout`;
+        the default keeps them on disk); re-applied on open, but a segment keeps the storage it was
+        built with until it is rebuilt."""
         require_version("qdrant-edge-py", SUPPORTED[1], SUPPORTED[3])
         if index_threshold_kb < 1 or full_scan_kb < 1:
             raise ValueError("index_threshold_kb and full_scan_kb must be positive")
         self.dimension = dimension
         self.index_threshold_kb = index_threshold_kb
         self.full_scan_kb = full_scan_kb
+        self.layout = layout
         self.path = Path(path)
         self._lock = threading.RLock()
         self.path.mkdir(parents=True, exist_ok=True)
@@ -157,8 +201,13 @@ class QdrantEdgeStore:
         return shard
 
     def _config(self) -> qe.EdgeConfig:
+        layout = self.layout
         return qe.EdgeConfig(
-            vectors=qe.EdgeVectorParams(size=self.dimension, distance=qe.Distance.Cosine),
+            vectors=qe.EdgeVectorParams(
+                size=self.dimension, distance=qe.Distance.Cosine, memory=_memory(layout.vectors)
+            ),
+            payload_memory=_memory(layout.payload),
+            id_tracker_memory=_memory(layout.id_tracker),
             hnsw_config=qe.HnswIndexConfig(
                 m=HNSW_M,
                 ef_construct=EF_CONSTRUCT,
@@ -175,8 +224,8 @@ class QdrantEdgeStore:
         if sizes and sizes != {self.dimension}:
             raise StoreError(f"the store at `{self.path}` has dimension {sizes}, not {self.dimension}")
 
-    @staticmethod
-    def _ensure_indexes(shard: qe.EdgeShard) -> None:
+    def _ensure_indexes(self, shard: qe.EdgeShard) -> None:
+        memory = _memory(self.layout.payload_indexes)
         present = set(shard.info().payload_schema)
         for name, kind in FIELDS.items():
             key = field_key(name)
@@ -186,11 +235,13 @@ class QdrantEdgeStore:
             # holds every point) would be a global graph again, and as slow to build
             schema: qe.KeywordIndexParams | qe.IntegerIndexParams
             if kind is int:
-                schema = qe.IntegerIndexParams(lookup=True, range=True, enable_hnsw=False)
+                schema = qe.IntegerIndexParams(
+                    lookup=True, range=True, enable_hnsw=False, memory=memory
+                )
             elif name == TENANT_FIELD:
-                schema = qe.KeywordIndexParams(is_tenant=True, enable_hnsw=True)
+                schema = qe.KeywordIndexParams(is_tenant=True, enable_hnsw=True, memory=memory)
             else:
-                schema = qe.KeywordIndexParams(enable_hnsw=False)
+                schema = qe.KeywordIndexParams(enable_hnsw=False, memory=memory)
             shard.update(qe.UpdateOperation.create_field_index(key, schema))
 
     @contextmanager
