@@ -101,9 +101,12 @@ def candidate_problem(
         expected = fields if fields is not None else index_fields(prov)
         for key, value in expected.items():
             got = reserved.get(key)
-            if got == value:
+            # the type too: 4.0 or True equal 4 in Python but are other values to an engine's
+            # filter (a match on an integer field, a range over a boolean), as in canonical JSON
+            if type(got) is type(value) and got == value:
                 continue
-            if key == "trust" and record.quarantined and got == int(TrustLevel.QUARANTINED):
+            if (key == "trust" and record.quarantined and type(got) is int
+                    and got == int(TrustLevel.QUARANTINED)):  # fmt: skip
                 continue
             return "integrity.index_mismatch"
         if reserved.get("record_digest") != record.record_digest:

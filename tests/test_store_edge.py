@@ -187,6 +187,23 @@ def test_an_unreadable_point_is_withheld_with_an_alarm_and_the_rest_served(tmp_p
         stack.close()
 
 
+@pytest.mark.parametrize("lookalike", [False, 0.0])
+def test_an_index_field_of_another_type_is_a_mismatch(tmp_path: Path, lookalike: object) -> None:
+    """``derived_from_count`` is 0: False and 0.0 equal it in Python, but an engine's filter on an
+    integer field treats them as other values, so the copy no longer says what the ledger says."""
+    import qdrant_edge as qe
+
+    state = tmp_path / "state"
+    ids, _ = _write_three(state)
+    shard = qe.EdgeShard.load(str(state / "edge" / "shard"))
+    shard.update(qe.UpdateOperation.set_payload(
+        [ids[1]], {"derived_from_count": lookalike}, key="memguard"))
+    shard.close()
+    code, out = cli("store", "check", "--json", "--state-dir", state)
+    assert code == ExitCode.VERIFY_FAILED
+    assert json.loads(out)["problems"] == {ids[1]: "integrity.index_mismatch"}
+
+
 def test_rebuild_restores_a_tampered_reserved_block_from_the_ledger(tmp_path: Path) -> None:
     import qdrant_edge as qe
 
