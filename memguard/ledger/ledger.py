@@ -9,6 +9,7 @@ crash, :meth:`Ledger.pending` rows are reconciled against the store by the guard
 
 from __future__ import annotations
 
+import operator
 import os
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -146,28 +147,34 @@ class _BulkInsert:
             if process is not None:
                 processors[column.name] = process
         self._processors = processors
-        missing = set(processors) - set(self._names or processors)
-        if missing:  # pragma: no cover - a dialect that binds only some columns
-            raise LedgerError(f"cannot compile the insert of {table.name}")
+        names = self._names
+        if names is not None:
+            if len(names) < 2 or set(processors) - set(names):  # pragma: no cover
+                raise LedgerError(f"cannot compile the insert of {table.name}")
+            self._values = operator.itemgetter(*names)
+            self._at = [(names.index(n), p) for n, p in processors.items()]
 
     def run(self, conn: Connection, rows: Sequence[Mapping[str, Any]]) -> None:
         if not rows:
             return
-        processors = self._processors
-        names = self._names
         params: list[Any]
-        if names is None:
-            params = [
-                {k: (processors[k](v) if k in processors else v) for k, v in row.items()}
-                for row in rows
-            ] if processors else [dict(row) for row in rows]  # fmt: skip
+        if self._names is None:  # named parameters (psycopg): the rows as dicts
+            processors = self._processors
+            params = [dict(row) for row in rows]
+            for row in params:
+                for name, process in processors.items():
+                    row[name] = process(row[name])
         else:
-            params = [
-                tuple(
-                    processors[n](row[n]) if n in processors else row[n] for n in names
-                )
-                for row in rows
-            ]
+            values, at = self._values, self._at
+            if at:
+                params = []
+                for row in rows:
+                    got = list(values(row))
+                    for i, process in at:
+                        got[i] = process(got[i])
+                    params.append(tuple(got))
+            else:
+                params = [values(row) for row in rows]
         conn.exec_driver_sql(self.sql, params)
 
 
