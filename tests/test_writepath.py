@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from sqlalchemy import insert, select
 
-from memguard import Ledger, Source, SourceKind, Turn, open_embedded
+from memguard import FactInput, Ledger, Source, SourceKind, Turn, open_embedded
 from memguard.events import AuditEvent, Decision
 from memguard.identity import PrincipalId
 from memguard.ledger.changelinks import CHANGE_FACT
@@ -39,7 +39,7 @@ from memguard.ledger.ledger import _BulkInsert
 from memguard.ledger.records import FactState, _row_values
 from memguard.ledger.tables import AuditEventRow, AuditFactRow, ProvenanceRow
 from memguard.provenance import Provenance, WriterChain, sha256_digest
-from memguard.stores.base import RESERVED_PAYLOAD_KEY
+from memguard.stores.base import RESERVED_PAYLOAD_KEY, StoredPoint
 from memguard.trust import TrustLevel
 
 _PROV = ProvenanceRow.__table__  # type: ignore[attr-defined]
@@ -207,5 +207,53 @@ def test_the_store_payload_holds_the_ledger_rows_text(tmp_path: Path) -> None:
         assert reserved["record_digest"] == row.record_digest == sha256_digest(row.record.encode())
         assert [h.fact_id for h in guard.search(me, "tea", k=3)] == [prov.fact_id]
         assert guard.ledger.verify(store=guard.store).ok
+    finally:
+        stack.close()
+
+
+def test_a_store_written_with_the_nested_record_is_checked_served_and_rebuilt(tmp_path: Path) -> None:
+    """Points written before the text layout (the record as a nested object) still verify and
+    are served; ``store check`` passes them, a tampered one is named, and ``store rebuild``
+    writes them in the new layout."""
+    from memguard.stores.edge import QdrantEdgeStore
+    from memguard.stores.repair import check_store, rebuild_store
+
+    stack = open_embedded(tmp_path / "state")
+    try:
+        guard = stack.guard
+        me = guard.authenticate(stack.tokens.issue("alice"))
+        provs = guard.write_many(me, [  # type: ignore[arg-type]
+            FactInput(text=f"alice note {i} about tea", namespace="notes",
+                      source=Source(kind=SourceKind.USER_MESSAGE),
+                      turn=Turn(session_id="s", turn_index=0))
+            for i in range(3)
+        ])  # fmt: skip
+        ids = [p.fact_id for p in provs]
+        store = guard.store
+        assert isinstance(store, QdrantEdgeStore)
+        vectors = store.vectors(ids)
+        older = []
+        for point in store.retrieve(ids):
+            payload = json.loads(json.dumps(dict(point.payload)))
+            payload[RESERVED_PAYLOAD_KEY]["record"] = json.loads(payload[RESERVED_PAYLOAD_KEY]["record"])
+            older.append(StoredPoint(point.fact_id, payload, vectors[point.fact_id]))
+        older[2].payload[RESERVED_PAYLOAD_KEY]["record"]["trust_reason"] = "edited"
+        store.upsert(older)
+        assert all(isinstance(p.payload[RESERVED_PAYLOAD_KEY]["record"], dict)
+                   for p in store.retrieve(ids))  # fmt: skip
+        got = {h.fact_id for h in guard.search(me, "tea", k=5)}
+        assert got == set(ids[:2])  # the tampered one is withheld
+        report = check_store(guard.ledger, store)
+        assert report.matching == 2 and report.problems == {ids[2]: "integrity.record_mismatch"}
+        target = QdrantEdgeStore(tmp_path / "rebuilt", dimension=store.dimension)
+        try:
+            rebuilt = rebuild_store(guard.ledger, store, target)
+            assert rebuilt.restored == 3  # the content survived; the reserved block is the ledger's
+            rows = guard.ledger.latest(ids)
+            for point in target.retrieve(ids):
+                assert point.payload[RESERVED_PAYLOAD_KEY]["record"] == rows[point.fact_id].record
+            assert check_store(guard.ledger, target).matching == 3
+        finally:
+            target.close()
     finally:
         stack.close()
