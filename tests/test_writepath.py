@@ -257,3 +257,22 @@ def test_a_store_written_with_the_nested_record_is_checked_served_and_rebuilt(tm
             target.close()
     finally:
         stack.close()
+
+
+@pytest.mark.parametrize("name", sorted(PROJECTIONS))
+def test_a_change_entry_is_serialised_as_its_canonical_form(name: str) -> None:
+    """The ledger's shortcut for change entries gives exactly ``AuditEvent.canonical()``."""
+    from memguard.ledger.ledger import _event_canonical
+
+    table = PROJECTIONS[name]
+    changes = ChangeSet("test")
+    for value in _VALUES:
+        changes.put(table, [{c.name: value for c in table.columns}])
+        changes.set(table, [{c.name: value for c in table.primary_key}], {"state": value})
+    changes.fact_ids["f"] = None
+    ev = changes.event()
+    assert ev is not None
+    assert _event_canonical(ev) == ev.canonical()
+    other = AuditEvent(action="write", decision=Decision.ALLOW, reason="ok",
+                       detail={"when": datetime(2026, 1, 1, tzinfo=UTC), "kind": _Kind.A})  # fmt: skip
+    assert _event_canonical(other) == other.canonical()

@@ -128,6 +128,17 @@ def _latest_statement() -> Any:
 _LATEST = _latest_statement()
 
 
+def _event_canonical(ev: AuditEvent) -> bytes:
+    """``ev.canonical()``, the same bytes; a change entry's ops are JSON values already (built
+    by :func:`~memguard.ledger.changelog.encode_value`), so they skip pydantic's walk of them,
+    which cost more than their serialisation (1.7 vs 0.65 ms for a 64-row entry)."""
+    if ev.action != CHANGE_ACTION or list(ev.detail) != ["ops"]:
+        return ev.canonical()
+    data = ev.model_dump(mode="json", exclude={"detail"})
+    data["detail"] = ev.detail
+    return canonical_json(data)
+
+
 class _BulkInsert:
     """``INSERT INTO table`` (every column) compiled once for the engine's dialect and run with
     ``exec_driver_sql``, each value through its column type's bind processor first (what
@@ -545,7 +556,7 @@ class Ledger:
             return
         rows = []
         for ev in events:
-            canonical = ev.canonical()  # once: the stored text and its digest (ev.digest again)
+            canonical = _event_canonical(ev)  # once: the stored text and its digest
             rows.append(
                 {
                     "event_id": ev.event_id,
