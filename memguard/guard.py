@@ -47,7 +47,7 @@ from memguard.stores.base import (
     MemoryStore,
     StoredPoint,
     build_payload,
-    reserved_block,
+    store_reserved_block,
 )
 from memguard.sweep import SweepReport, sweep_expired
 from memguard.trust import TrustLevel, TrustPolicy
@@ -592,7 +592,7 @@ class MemoryGuard:
             data.update(update)
             data.update(version=next_versions[rec.fact_id], created_at=now_utc().isoformat())
             prov = Provenance.model_validate(data)
-            reserved = reserved_block(prov)
+            reserved = store_reserved_block(prov)
             if rec.quarantined:  # a lineage quarantine still withholds it
                 reserved["trust"] = int(TrustLevel.QUARANTINED)
             vector = point.vector

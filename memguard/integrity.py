@@ -91,7 +91,11 @@ def candidate_problem(
         if not isinstance(reserved, Mapping) or not reserved:
             return "integrity.malformed_payload"
         try:
-            if sha256_digest(canonical_json(reserved.get("record"))) != record.record_digest:
+            held = reserved.get("record")
+            # the guard's stores keep the record's canonical text (stores/base.py): its bytes
+            # must be exactly the digested ones; older payloads and adapters keep the object
+            raw = held.encode("utf-8") if type(held) is str else canonical_json(held)
+            if sha256_digest(raw) != record.record_digest:
                 return "integrity.record_mismatch"
         except (TypeError, ValueError):
             return "integrity.malformed_payload"

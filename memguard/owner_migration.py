@@ -38,7 +38,7 @@ from memguard.ledger import LedgerRecord
 from memguard.ledger.ledger import OWNER_SCHEME
 from memguard.ports import StorePort
 from memguard.provenance import Provenance
-from memguard.stores.base import RESERVED_PAYLOAD_KEY, StoredPoint, reserved_block
+from memguard.stores.base import RESERVED_PAYLOAD_KEY, StoredPoint, store_reserved_block
 from memguard.trust import TrustLevel
 
 if TYPE_CHECKING:
@@ -138,7 +138,7 @@ def _reown(
             "trust_reason": f"{old.trust_reason}; owner re-keyed from {token_service} to {issuer} "
                             "(RFC 9493 sub_id migration)",
         })
-        reserved = reserved_block(prov)
+        reserved = store_reserved_block(prov)
         old_reserved = point.payload.get(RESERVED_PAYLOAD_KEY)
         if latest[rec.fact_id].quarantined and isinstance(old_reserved, dict):
             reserved["trust"] = old_reserved.get("trust", int(TrustLevel.QUARANTINED))

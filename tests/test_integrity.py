@@ -4,6 +4,7 @@ fact whose ledger row is still pending is never served. Real Qdrant local (path=
 from __future__ import annotations
 
 import copy
+import json
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -81,15 +82,30 @@ def _edit_trust(p: dict[str, Any]) -> dict[str, Any]:
     return p
 
 
+def _record(p: dict[str, Any]) -> dict[str, Any]:
+    """The payload's record as a dict (the guard's stores keep its canonical text)."""
+    held = p["memguard"]["record"]
+    assert isinstance(held, str)
+    record: dict[str, Any] = json.loads(held)
+    return record
+
+
+def _put_record(p: dict[str, Any], record: dict[str, Any]) -> None:
+    p["memguard"]["record"] = canonical_json(record).decode("utf-8")
+
+
 def _edit_record(p: dict[str, Any]) -> dict[str, Any]:
-    p["memguard"]["record"]["trust_reason"] = "endorsed by admin"
+    record = _record(p)
+    record["trust_reason"] = "endorsed by admin"
+    _put_record(p, record)
     return p
 
 
 def _edit_record_and_digest(p: dict[str, Any]) -> dict[str, Any]:
     """A self-consistent forgery: new record, its own digest, and matching index fields."""
-    record = p["memguard"]["record"]
-    record["trust"] = p["memguard"]["record"]["trust"] = "system"
+    record = _record(p)
+    record["trust"] = "system"
+    _put_record(p, record)
     p["memguard"]["record_digest"] = sha256_digest(canonical_json(record))
     p["memguard"]["trust"] = int(TrustLevel.SYSTEM)
     return p
@@ -170,7 +186,9 @@ def test_forged_point_without_ledger_row_is_withheld_and_alarmed(
 
     forged = _payload(guard, bobs.fact_id)
     forged["memguard"]["owner_sub"] = "alice"
-    forged["memguard"]["record"]["owner"]["subject"] = "alice"
+    record = _record(forged)
+    record["owner"]["subject"] = "alice"
+    _put_record(forged, record)
     client = guard.store._client  # type: ignore[attr-defined]
     vector = guard.embedder.embed(["bob's secret: the vault code is 1234"])[0]
     alice_partition = _collection(guard, own.fact_id)

@@ -119,9 +119,7 @@ def test_the_compiled_event_insert_stores_what_sqlalchemy_stores(guard: MemoryGu
     )
     with ledger.engine.begin() as conn:
         (seq,) = EventInsert(ledger.engine.dialect).events(conn, [_event_row(ours)])
-        EventInsert(ledger.engine.dialect).links(
-            conn, [{"event_seq": seq, "fact_id": f} for f in ours.fact_ids]
-        )
+        ledger._insert_event_fact.run(conn, [{"event_seq": seq, "fact_id": f} for f in ours.fact_ids])
         conn.execute(insert(table), [{**_event_row(theirs), "ts": ours.ts}])
     cols = ", ".join(c for c in readpath._EVENT_COLUMNS if c not in ("event_id", "event", "event_digest"))
     with ledger.engine.connect() as conn:

@@ -81,12 +81,44 @@ def encode_value(table: str, column: str, value: Any) -> Any:
     return str(value)
 
 
+#: values :func:`encode_value` hands back as they are (exact types: an enum or other subclass
+#: takes the full path)
+_PLAIN = frozenset({str, int, float, bool})
+_layouts: dict[Table, tuple[tuple[str, ...], tuple[str, ...], frozenset[str]]] = {}
+
+
+def _layout(table: Table) -> tuple[tuple[str, ...], tuple[str, ...], frozenset[str]]:
+    """A table's column names, primary key names and digested columns (computed once)."""
+    got = _layouts.get(table)
+    if got is None:
+        got = _layouts[table] = (
+            tuple(c.name for c in table.columns),
+            tuple(c.name for c in table.primary_key),
+            frozenset(c for t, c in DIGESTED if t == table.name),
+        )
+    return got
+
+
+def _encode(table: Table, names: Sequence[str], row: Mapping[str, Any]) -> dict[str, Any]:
+    """``{name: encode_value(...)}`` over ``names``, with the common cases (null, and plain
+    scalars of a column not logged by digest) inline: a batch encodes thousands of values."""
+    digested = _layout(table)[2]
+    out: dict[str, Any] = {}
+    for name in names:
+        value = row.get(name)
+        if value is None or (type(value) in _PLAIN and name not in digested):
+            out[name] = value
+        else:
+            out[name] = encode_value(table.name, name, value)
+    return out
+
+
 def encode_row(table: Table, row: Mapping[str, Any]) -> dict[str, Any]:
-    return {c.name: encode_value(table.name, c.name, row.get(c.name)) for c in table.columns}
+    return _encode(table, _layout(table)[0], row)
 
 
 def key_of(table: Table, row: Mapping[str, Any]) -> dict[str, Any]:
-    return {c.name: encode_value(table.name, c.name, row.get(c.name)) for c in table.primary_key}
+    return _encode(table, _layout(table)[1], row)
 
 
 class ChangeSet:
@@ -107,10 +139,11 @@ class ChangeSet:
             self.fact_ids[value] = None
 
     def put(self, table: Table, rows: Iterable[Mapping[str, Any]]) -> None:
+        names, pk, _ = _layout(table)
         for row in rows:
-            self.ops.append(
-                {"t": table.name, "op": "put", "key": key_of(table, row), "row": encode_row(table, row)}
-            )
+            encoded = _encode(table, names, row)
+            key = {name: encoded[name] for name in pk}  # the same values key_of gives
+            self.ops.append({"t": table.name, "op": "put", "key": key, "row": encoded})
             self._facts(table, row)
 
     def set(self, table: Table, keys: Iterable[Mapping[str, Any]], values: Mapping[str, Any]) -> None:

@@ -36,7 +36,7 @@ from memguard.errors import LedgerError
 from memguard.ledger.auditlog import LEAF, PENDING
 from memguard.ledger.changelinks import CHANGE_FACT
 from memguard.ledger.records import FactState, LedgerRecord
-from memguard.ledger.tables import AuditEventRow, AuditFactRow, ProvenanceRow, QuarantineRow
+from memguard.ledger.tables import AuditEventRow, ProvenanceRow, QuarantineRow
 
 __all__ = ["MAX_IDS", "EventInsert", "LinkRow", "ReadLookup"]
 
@@ -122,9 +122,9 @@ class ReadLookup:
 
     def __init__(self, dialect: Dialect) -> None:
         self._dialect = dialect
-        self._errors: type[Exception] = dialect.loaded_dbapi.Error
         self._compiled: dict[int, _Compiled] = {}
         self._lock = threading.Lock()
+        self._errors: type[Exception] = dialect.loaded_dbapi.Error
 
     def _get(self, n: int) -> _Compiled:
         found = self._compiled.get(n)
@@ -172,7 +172,6 @@ class ReadLookup:
 
 
 _EVENT = AuditEventRow.__table__  # type: ignore[attr-defined]
-_EVENT_FACT = AuditFactRow.__table__  # type: ignore[attr-defined]
 _EVENT_COLUMNS = (
     "event_id", "ts", "action", "decision", "reason", "subject", "trace_id", "event",
     "event_digest",
@@ -180,18 +179,17 @@ _EVENT_COLUMNS = (
 
 
 class EventInsert:
-    """The insert of one audit event (``RETURNING seq``) and of its ``mg_audit_fact`` links,
-    compiled once for the engine's dialect (every read ends with one event and its links).
+    """The insert of one audit event (``RETURNING seq``), compiled once for the engine's dialect
+    (every read ends with one event; its ``mg_audit_fact`` links go in through the ledger's
+    ``_BulkInsert``).
 
     The event goes through ``exec_driver_sql`` (SQLAlchemy's statement events still see it: the
     durability model of the tests counts a transaction that wrote by them), each value through
     its column type's bind processor, as SQLAlchemy would (a ``DateTime`` on SQLite is text in
-    SQLAlchemy's format). The links, plain strings and ints, go to the driver's cursor in the
-    same transaction.
+    SQLAlchemy's format).
     """
 
     def __init__(self, dialect: Dialect) -> None:
-        self._errors: type[Exception] = dialect.loaded_dbapi.Error
         values = {c: bindparam(c, type_=_EVENT.c[c].type) for c in _EVENT_COLUMNS}
         compiled = insert(_EVENT).values(values).returning(_EVENT.c.seq).compile(dialect=dialect)
         assert isinstance(compiled, SQLCompiler)
@@ -201,10 +199,6 @@ class EventInsert:
             c: _EVENT.c[c].type.dialect_impl(dialect).bind_processor(dialect)
             for c in _EVENT_COLUMNS
         }
-        links = insert(_EVENT_FACT).compile(dialect=dialect)
-        assert isinstance(links, SQLCompiler)
-        self._links_sql = str(links)
-        self._link_names = tuple(links.positiontup or ()) if links.positional else None
 
     def _bound(self, row: Mapping[str, Any]) -> dict[str, Any]:
         out = {}
@@ -221,19 +215,3 @@ class EventInsert:
             params: Any = bound if self._names is None else tuple(bound[n] for n in self._names)
             seqs.append(int(conn.exec_driver_sql(self.sql, params).scalar_one()))
         return seqs
-
-    def links(self, conn: Connection, links: Sequence[Mapping[str, Any]]) -> None:
-        """Insert ``mg_audit_fact`` rows (``event_seq``, ``fact_id``)."""
-        if not links:
-            return
-        names = self._link_names
-        params = list(links) if names is None else [tuple(r[n] for n in names) for r in links]
-        dbapi = conn.connection.dbapi_connection
-        assert dbapi is not None
-        cursor = dbapi.cursor()
-        try:
-            cursor.executemany(self._links_sql, params)
-        except self._errors as exc:
-            raise LedgerError(f"ledger operation failed: {type(exc).__name__}") from exc
-        finally:
-            cursor.close()

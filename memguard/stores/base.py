@@ -3,6 +3,14 @@
 A point's payload is ``{"text", "metadata", "memguard": {...}}``. ``memguard`` is the reserved key: the
 indexed fields scope conditions filter on, the record digest, and the full provenance record. Caller
 metadata lives under ``metadata`` and can never reach the reserved key.
+
+The guard's own stores (:func:`build_payload`) keep the record as its canonical JSON text, the
+very bytes the ledger row holds and ``record_digest`` covers: one string is cheaper for an engine
+to take and hand back than a dozen nested objects (qdrant-edge converted the nested record in
+~9 ms of a 64-fact upsert), and the read path checks it by hashing the text as it is. Payloads
+written before (the record as a nested object) are still read and checked
+(:func:`memguard.integrity.candidate_problem` takes both); adapters writing into their user's
+own collections (:func:`reserved_block`) keep the nested object.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ __all__ = [
     "StoredPoint",
     "build_payload",
     "reserved_block",
+    "store_reserved_block",
 ]
 
 RESERVED_PAYLOAD_KEY = "memguard"
@@ -55,8 +64,22 @@ def reserved_block(prov: Provenance) -> dict[str, Any]:
     return reserved
 
 
+def store_reserved_block(prov: Provenance) -> dict[str, Any]:
+    """:func:`reserved_block` with the record as its canonical JSON text (the guard's stores)."""
+    reserved: dict[str, Any] = dict(index_fields(prov))
+    reserved["version"] = prov.version
+    reserved["record_digest"] = prov.record_digest
+    reserved["record"] = prov.canonical().decode("utf-8")
+    return reserved
+
+
 def build_payload(text: str, metadata: Mapping[str, Any], prov: Provenance) -> dict[str, Any]:
-    return {"text": text, "metadata": dict(metadata), RESERVED_PAYLOAD_KEY: reserved_block(prov)}
+    """A guard store's payload: text, caller metadata and :func:`store_reserved_block`."""
+    return {
+        "text": text,
+        "metadata": dict(metadata),
+        RESERVED_PAYLOAD_KEY: store_reserved_block(prov),
+    }
 
 
 class MemoryStore(Protocol):
