@@ -16,6 +16,7 @@ What is shown:
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import uuid
@@ -439,8 +440,12 @@ def _reserved(layout: Layout, fact_id: str) -> dict[str, Any]:
 def _forged_record(layout: Layout, fact_id: str) -> dict[str, Any]:
     """A self-consistent forgery of the JSON: record, its own digest and the trust copy."""
     r = _reserved(layout, fact_id)
-    r["record"]["trust"] = "system"
-    r["record_digest"] = sha256_digest(canonical_json(r["record"]))
+    held = r["record"]
+    # the guard's layout keeps the record's canonical text, adapters' layouts the object
+    record = json.loads(held) if isinstance(held, str) else held
+    record["trust"] = "system"
+    r["record"] = canonical_json(record).decode() if isinstance(held, str) else record
+    r["record_digest"] = sha256_digest(canonical_json(record))
     r["trust"] = int(TrustLevel.SYSTEM)
     return r
 

@@ -266,7 +266,7 @@ def test_scanner_verdicts_in_the_list_and_on_the_fact_page(browser: Any, console
     _titled(d, "Fact ")
     verdict = d.find_element(By.ID, "scanner-verdict")
     assert d.find_element(By.ID, "scan-label").text == "clean"
-    assert d.find_element(By.ID, "scan-scanner").text == "memguard.rules"
+    assert d.find_element(By.ID, "scan-scanner").text == "memguard.rules+memguard.model"  # the embedded default's scanners
     assert d.find_element(By.ID, "scan-effect").text == "no cap"
     d.execute_script("arguments[0].scrollIntoView()", verdict)
     _shot(d, "console-scan-verdict.png")

@@ -18,8 +18,9 @@ from sqlalchemy import insert, text
 
 from memguard import FactNotFound, Ledger, LocalTokenService, MemoryGuard, Source, SourceKind, Turn
 from memguard.events import AuditEvent, Decision
-from memguard.ledger import readpath
-from memguard.ledger.readpath import MAX_IDS, EventInsert, ReadLookup
+from memguard.ledger import inserts
+from memguard.ledger.inserts import EventInsert
+from memguard.ledger.readpath import MAX_IDS, ReadLookup
 from memguard.ledger.replay import _LINKS
 from memguard.revocation import RevocationSelector
 from memguard.stores.memory import InMemoryStore
@@ -112,7 +113,7 @@ def _event_row(ev: AuditEvent) -> dict[str, Any]:
 
 def test_the_compiled_event_insert_stores_what_sqlalchemy_stores(guard: MemoryGuard) -> None:
     ledger = guard.ledger
-    table = readpath._EVENT
+    table = inserts._EVENT
     ours, theirs = (
         AuditEvent(action="search", decision=Decision.ALLOW, reason="ok", fact_ids=("a", "b"))
         for _ in range(2)
@@ -121,7 +122,7 @@ def test_the_compiled_event_insert_stores_what_sqlalchemy_stores(guard: MemoryGu
         (seq,) = EventInsert(ledger.engine.dialect).events(conn, [_event_row(ours)])
         ledger._insert_event_fact.run(conn, [{"event_seq": seq, "fact_id": f} for f in ours.fact_ids])
         conn.execute(insert(table), [{**_event_row(theirs), "ts": ours.ts}])
-    cols = ", ".join(c for c in readpath._EVENT_COLUMNS if c not in ("event_id", "event", "event_digest"))
+    cols = ", ".join(c for c in inserts._EVENT_COLUMNS if c not in ("event_id", "event", "event_digest"))
     with ledger.engine.connect() as conn:
         got = {
             r[0]: tuple(r[1:])

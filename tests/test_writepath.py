@@ -35,7 +35,7 @@ from memguard.ledger.changelog import (
     encode_value,
     key_of,
 )
-from memguard.ledger.ledger import _BulkInsert
+from memguard.ledger.inserts import BulkInsert
 from memguard.ledger.records import FactState, _row_values
 from memguard.ledger.tables import AuditEventRow, AuditFactRow, ProvenanceRow
 from memguard.provenance import Provenance, WriterChain, sha256_digest
@@ -133,7 +133,7 @@ def test_the_bulk_insert_stores_what_sqlalchemy_stores(ledger_url: str) -> None:
         rows = [_row_values(_prov(a)), _row_values(_prov(b))]
         rows[1]["purged"] = True
         rows[1]["workload_id"] = "spiffe://example/w"
-        bulk = _BulkInsert(_PROV, ledger.engine.dialect)
+        bulk = BulkInsert(_PROV, ledger.engine.dialect)
         with ledger.engine.begin() as conn:
             bulk.run(conn, [rows[0] | {"fact_id": "bulk-" + a[:8]}, rows[1] | {"fact_id": "bulk-" + b[:8]}])
             conn.execute(insert(_PROV), [rows[0] | {"fact_id": "sqla-" + a[:8]},
@@ -262,7 +262,7 @@ def test_a_store_written_with_the_nested_record_is_checked_served_and_rebuilt(tm
 @pytest.mark.parametrize("name", sorted(PROJECTIONS))
 def test_a_change_entry_is_serialised_as_its_canonical_form(name: str) -> None:
     """The ledger's shortcut for change entries gives exactly ``AuditEvent.canonical()``."""
-    from memguard.ledger.ledger import _event_canonical
+    from memguard.ledger.inserts import event_canonical
 
     table = PROJECTIONS[name]
     changes = ChangeSet("test")
@@ -272,7 +272,7 @@ def test_a_change_entry_is_serialised_as_its_canonical_form(name: str) -> None:
     changes.fact_ids["f"] = None
     ev = changes.event()
     assert ev is not None
-    assert _event_canonical(ev) == ev.canonical()
+    assert event_canonical(ev) == ev.canonical()
     other = AuditEvent(action="write", decision=Decision.ALLOW, reason="ok",
                        detail={"when": datetime(2026, 1, 1, tzinfo=UTC), "kind": _Kind.A})  # fmt: skip
-    assert _event_canonical(other) == other.canonical()
+    assert event_canonical(other) == other.canonical()

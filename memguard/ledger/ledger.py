@@ -9,7 +9,6 @@ crash, :meth:`Ledger.pending` rows are reconciled against the store by the guard
 
 from __future__ import annotations
 
-import operator
 import os
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -21,11 +20,9 @@ from sqlalchemy import (
     Connection,
     Engine,
     and_,
-    bindparam,
     create_engine,
     event,
     func,
-    insert,
     inspect,
     select,
     tuple_,
@@ -43,9 +40,10 @@ from memguard.ledger.changelog import CHANGE_ACTION, PROJECTIONS, ChangeSet, key
 from memguard.ledger.checkpoint import CheckpointSigner, CheckpointVerifier
 from memguard.ledger.durability import transaction
 from memguard.ledger.fence import fence_lock, fenced_facts
+from memguard.ledger.inserts import BulkInsert, EventInsert, event_canonical
 from memguard.ledger.lineage import Lineage
 from memguard.ledger.opening import check_migrated, watch_sqlite_state
-from memguard.ledger.readpath import MAX_IDS, EventInsert, ReadLookup
+from memguard.ledger.readpath import LATEST, MAX_IDS, ReadLookup
 from memguard.ledger.records import FactState, LedgerRecord, TurnRead, _record, _row_values
 from memguard.ledger.recovery import drop_owner, lease, ops_metadata, orphaned, stage_owner
 from memguard.ledger.replay import EntryCache, LoggedHead, logged_heads
@@ -100,96 +98,6 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur.close()
 
 
-def _latest_statement() -> Any:
-    """The rows of some facts with their quarantine flag (built once: the read path runs it for
-    every search, and building the statement cost more than running it)."""
-    quarantined = (
-        select(_QUARANTINE.c.fact_id)
-        .where(and_(_QUARANTINE.c.fact_id == _PROV.c.fact_id, _QUARANTINE.c.lifted.is_(False)))
-        .exists()
-        .label("quarantined")
-    )
-    return select(
-        _PROV.c.fact_id,
-        _PROV.c.version,
-        _PROV.c.state,
-        _PROV.c.record_digest,
-        _PROV.c.content_digest,
-        _PROV.c.record,
-        _PROV.c.purged,
-        quarantined,
-    ).where(
-        and_(
-            _PROV.c.fact_id.in_(bindparam("ids", expanding=True)),
-            _PROV.c.state != FactState.ABORTED.value,
-        )
-    )
-
-
-_LATEST = _latest_statement()
-
-
-def _event_canonical(ev: AuditEvent) -> bytes:
-    """``ev.canonical()``, the same bytes; a change entry's ops are JSON values already (built
-    by :func:`~memguard.ledger.changelog.encode_value`), so they skip pydantic's walk of them,
-    which cost more than their serialisation (1.7 vs 0.65 ms for a 64-row entry)."""
-    if ev.action != CHANGE_ACTION or list(ev.detail) != ["ops"]:
-        return ev.canonical()
-    data = ev.model_dump(mode="json", exclude={"detail"})
-    data["detail"] = ev.detail
-    return canonical_json(data)
-
-
-class _BulkInsert:
-    """``INSERT INTO table`` (every column) compiled once for the engine's dialect and run with
-    ``exec_driver_sql``, each value through its column type's bind processor first (what
-    SQLAlchemy applies, e.g. SQLite's datetime text): the write path's 64-row inserts spent
-    more in SQLAlchemy's per-row parameter processing than in the database. Every row names
-    every column. Driver errors are still wrapped by SQLAlchemy (and become LedgerError)."""
-
-    def __init__(self, table: Any, dialect: Any) -> None:
-        compiled = insert(table).compile(dialect=dialect)
-        self.sql = str(compiled)
-        self._names: tuple[str, ...] | None = (
-            tuple(compiled.positiontup or ()) if compiled.positional else None
-        )
-        processors = {}
-        for column in table.columns:
-            process = column.type.dialect_impl(dialect).bind_processor(dialect)
-            if process is not None:
-                processors[column.name] = process
-        self._processors = processors
-        names = self._names
-        if names is not None:
-            if len(names) < 2 or set(processors) - set(names):  # pragma: no cover
-                raise LedgerError(f"cannot compile the insert of {table.name}")
-            self._values = operator.itemgetter(*names)
-            self._at = [(names.index(n), p) for n, p in processors.items()]
-
-    def run(self, conn: Connection, rows: Sequence[Mapping[str, Any]]) -> None:
-        if not rows:
-            return
-        params: list[Any]
-        if self._names is None:  # named parameters (psycopg): the rows as dicts
-            processors = self._processors
-            params = [dict(row) for row in rows]
-            for row in params:
-                for name, process in processors.items():
-                    row[name] = process(row[name])
-        else:
-            values, at = self._values, self._at
-            if at:
-                params = []
-                for row in rows:
-                    got = list(values(row))
-                    for i, process in at:
-                        got[i] = process(got[i])
-                    params.append(tuple(got))
-            else:
-                params = [values(row) for row in rows]
-        conn.exec_driver_sql(self.sql, params)
-
-
 class Ledger:
     """Provenance rows and audit events. Every database failure raises :class:`LedgerError`."""
 
@@ -206,9 +114,9 @@ class Ledger:
         """
         self.engine = engine
         self.dialect = engine.dialect.name
-        self._insert_prov = _BulkInsert(_PROV, engine.dialect)
-        self._insert_event_fact = _BulkInsert(_EVENT_FACT, engine.dialect)
-        self._insert_change_fact = _BulkInsert(CHANGE_FACT, engine.dialect)
+        self._insert_prov = BulkInsert(_PROV, engine.dialect)
+        self._insert_event_fact = BulkInsert(_EVENT_FACT, engine.dialect)
+        self._insert_change_fact = BulkInsert(CHANGE_FACT, engine.dialect)
         self._entry_cache = EntryCache()  # change entries the read path has parsed (replay.py)
         self._read_lookup = ReadLookup(engine.dialect)  # latest_checked's statement (readpath.py)
         self._event_insert = EventInsert(engine.dialect)  # _insert_events' statements (readpath.py)
@@ -559,7 +467,7 @@ class Ledger:
             return
         rows = []
         for ev in events:
-            canonical = _event_canonical(ev)  # once: the stored text and its digest
+            canonical = event_canonical(ev)  # once: the stored text and its digest
             rows.append(
                 {
                     "event_id": ev.event_id,
@@ -596,7 +504,7 @@ class Ledger:
             return self._latest(conn, fact_ids)
 
     def _latest(self, conn: Connection, fact_ids: Sequence[str]) -> dict[str, LedgerRecord]:
-        rows = conn.execute(_LATEST, {"ids": list(dict.fromkeys(fact_ids))}).all()
+        rows = conn.execute(LATEST, {"ids": list(dict.fromkeys(fact_ids))}).all()
         out: dict[str, LedgerRecord] = {}
         for row in rows:
             current = out.get(row.fact_id)

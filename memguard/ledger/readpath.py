@@ -15,7 +15,7 @@ statements return (the same tables, conditions and order); the tests compare the
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import (
@@ -24,7 +24,6 @@ from sqlalchemy import (
     and_,
     bindparam,
     func,
-    insert,
     literal,
     null,
     select,
@@ -36,9 +35,9 @@ from memguard.errors import LedgerError
 from memguard.ledger.auditlog import LEAF, PENDING
 from memguard.ledger.changelinks import CHANGE_FACT
 from memguard.ledger.records import FactState, LedgerRecord
-from memguard.ledger.tables import AuditEventRow, ProvenanceRow, QuarantineRow
+from memguard.ledger.tables import ProvenanceRow, QuarantineRow
 
-__all__ = ["MAX_IDS", "EventInsert", "LinkRow", "ReadLookup"]
+__all__ = ["LATEST", "MAX_IDS", "LinkRow", "ReadLookup"]
 
 _PROV = ProvenanceRow.__table__  # type: ignore[attr-defined]
 _QUARANTINE = QuarantineRow.__table__  # type: ignore[attr-defined]
@@ -50,29 +49,36 @@ MAX_IDS = 256
 LinkRow = tuple[str, int, bytes | None]
 
 
-def _statement(n: int) -> Any:
-    """Rows (kind 0) of ``n`` fact ids, as ``Ledger._latest`` selects them, then the change-entry
-    links (kind 1) of the same ids, as ``replay._LINKS`` selects them, in log order."""
-    ids: list[Any] = [bindparam(f"r{i}") for i in range(n)]
-    links: list[Any] = [bindparam(f"l{i}") for i in range(n)]
+def _row_columns() -> list[Any]:
+    """A fact's row as the read path wants it: its columns and whether an active quarantine holds
+    it (one subquery, so the flag is read in the same snapshot as the row)."""
     quarantined = (
         select(_QUARANTINE.c.fact_id)
         .where(and_(_QUARANTINE.c.fact_id == _PROV.c.fact_id, _QUARANTINE.c.lifted.is_(False)))
         .exists()
     )
+    names = ("fact_id", "version", "state", "record_digest", "content_digest", "record", "purged")
+    return [*(_PROV.c[name].label(name) for name in names), quarantined.label("quarantined")]
+
+
+def _not_aborted(ids: Any) -> Any:
+    return and_(_PROV.c.fact_id.in_(ids), _PROV.c.state != FactState.ABORTED.value)
+
+
+#: ``Ledger.latest``: the rows of some facts with their quarantine flag (built once: the read path
+#: runs it for every search, and building the statement cost more than running it); the lookup
+#: below falls back to it past :data:`MAX_IDS` ids
+LATEST = select(*_row_columns()).where(_not_aborted(bindparam("ids", expanding=True)))
+
+
+def _statement(n: int) -> Any:
+    """Rows (kind 0) of ``n`` fact ids, as ``Ledger._latest`` selects them, then the change-entry
+    links (kind 1) of the same ids, as ``replay._LINKS`` selects them, in log order."""
+    ids: list[Any] = [bindparam(f"r{i}") for i in range(n)]
+    links: list[Any] = [bindparam(f"l{i}") for i in range(n)]
     rows = select(
-        literal(0).label("kind"),
-        _PROV.c.fact_id.label("fact_id"),
-        _PROV.c.version.label("version"),
-        _PROV.c.state.label("state"),
-        _PROV.c.record_digest.label("record_digest"),
-        _PROV.c.content_digest.label("content_digest"),
-        _PROV.c.record.label("record"),
-        _PROV.c.purged.label("purged"),
-        quarantined.label("quarantined"),
-        null().label("seq"),
-        null().label("leaf_hash"),
-    ).where(and_(_PROV.c.fact_id.in_(ids), _PROV.c.state != FactState.ABORTED.value))
+        literal(0).label("kind"), *_row_columns(), null().label("seq"), null().label("leaf_hash")
+    ).where(_not_aborted(ids))
     linked = (
         select(
             literal(1).label("kind"),
@@ -169,49 +175,3 @@ class ReadLookup:
             else:
                 links.append((str(fid), int(seq), bytes(leaf) if leaf is not None else None))
         return records, links
-
-
-_EVENT = AuditEventRow.__table__  # type: ignore[attr-defined]
-_EVENT_COLUMNS = (
-    "event_id", "ts", "action", "decision", "reason", "subject", "trace_id", "event",
-    "event_digest",
-)  # fmt: skip
-
-
-class EventInsert:
-    """The insert of one audit event (``RETURNING seq``), compiled once for the engine's dialect
-    (every read ends with one event; its ``mg_audit_fact`` links go in through the ledger's
-    ``_BulkInsert``).
-
-    The event goes through ``exec_driver_sql`` (SQLAlchemy's statement events still see it: the
-    durability model of the tests counts a transaction that wrote by them), each value through
-    its column type's bind processor, as SQLAlchemy would (a ``DateTime`` on SQLite is text in
-    SQLAlchemy's format).
-    """
-
-    def __init__(self, dialect: Dialect) -> None:
-        values = {c: bindparam(c, type_=_EVENT.c[c].type) for c in _EVENT_COLUMNS}
-        compiled = insert(_EVENT).values(values).returning(_EVENT.c.seq).compile(dialect=dialect)
-        assert isinstance(compiled, SQLCompiler)
-        self.sql = str(compiled)
-        self._names = tuple(compiled.positiontup or ()) if compiled.positional else None
-        self._process = {
-            c: _EVENT.c[c].type.dialect_impl(dialect).bind_processor(dialect)
-            for c in _EVENT_COLUMNS
-        }
-
-    def _bound(self, row: Mapping[str, Any]) -> dict[str, Any]:
-        out = {}
-        for c in _EVENT_COLUMNS:
-            value, process = row[c], self._process[c]
-            out[c] = process(value) if process is not None and value is not None else value
-        return out
-
-    def events(self, conn: Connection, rows: Sequence[Mapping[str, Any]]) -> list[int]:
-        """Insert each event row (in order); their ``seq``."""
-        seqs = []
-        for row in rows:
-            bound = self._bound(row)
-            params: Any = bound if self._names is None else tuple(bound[n] for n in self._names)
-            seqs.append(int(conn.exec_driver_sql(self.sql, params).scalar_one()))
-        return seqs
