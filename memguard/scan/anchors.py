@@ -22,7 +22,7 @@ from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
 __all__ = [
-    "COMMON_WORDS", "MARKUP", "SPACES", "branches", "common", "factor", "literal_prefixes", "markup",
+    "COMMON_WORDS", "MARKUP", "SPACES", "branches", "common", "factor", "factors", "literal_prefixes", "markup",
     "minimal", "split_lead", "syntax", "weak",
 ]  # fmt: skip
 
@@ -202,28 +202,44 @@ def _rarity(prefixes: frozenset[str]) -> int:
     return min((len(p) if p.isascii() else len(p) + 3) for p in prefixes)
 
 
-def factor(
-    pattern: str, flags: int = re.MULTILINE, *, skip_common: bool = True
-) -> tuple[frozenset[str], int, int | None] | None:
+Factor = tuple[frozenset[str], int, int | None]
+
+
+def factor(pattern: str, flags: int = re.MULTILINE, *, skip_common: bool = True) -> Factor | None:
     """A second anchor inside ``pattern``: ``(prefixes, low, high)`` says that every match starting
     at ``s`` holds one of ``prefixes`` starting between ``s + low`` and ``s + high`` (``None``: no
     upper bound). The part after the first element with the rarest prefixes, never one that holds
     a :func:`common` word (every text has one: no help as a gate) unless ``skip_common`` is false
     (the choice of earlier rounds, which the matcher's exact mode keeps); ``None`` if none."""
+    fast, exact = factors(pattern, flags)
+    return fast if skip_common else exact
+
+
+def factors(pattern: str, flags: int = re.MULTILINE) -> tuple[Factor | None, Factor | None]:
+    """:func:`factor` with and without ``skip_common``, from one walk of the pattern (the rule set
+    needs both for every branch; the walk is most of its build time)."""
     tree = _parse(pattern, flags)
     items = tree.data
-    best: tuple[int, frozenset[str], int, int | None] | None = None
+    fast: tuple[int, Factor] | None = None
+    exact: tuple[int, Factor] | None = None
     for j in range(1, len(items)):
         if items[j][0] in _ZERO_WIDTH:
             continue
         prefixes = minimal(p for p, _ in _walk(items[j:], {("", False)}))
-        if "" in prefixes or weak(prefixes) or (skip_common and common(prefixes)):
+        if "" in prefixes or weak(prefixes):
             continue  # met almost everywhere: no help as a second anchor
-        low, high = sre_parse.SubPattern(tree.state, items[:j]).getwidth()
         score = _rarity(prefixes)
-        if best is None or score > best[0]:
-            best = (score, prefixes, low, None if high >= sre.MAXREPEAT else high)
-    return None if best is None else best[1:]
+        better_exact = exact is None or score > exact[0]
+        better_fast = (fast is None or score > fast[0]) and not common(prefixes)
+        if not (better_exact or better_fast):
+            continue
+        low, high = sre_parse.SubPattern(tree.state, items[:j]).getwidth()
+        found = (score, (prefixes, low, None if high >= sre.MAXREPEAT else high))
+        if better_exact:
+            exact = found
+        if better_fast:
+            fast = found
+    return (None if fast is None else fast[1]), (None if exact is None else exact[1])
 
 
 _QUANTIFIER = re.compile(r"(?:[*+?]|\{\d*(?:,\d*)?\})[?+]?")

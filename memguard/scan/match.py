@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 
 import ahocorasick  # type: ignore[import-not-found]  # ships no type information
 
-from memguard.scan.anchors import branches, factor, literal_prefixes, markup, split_lead
+from memguard.scan.anchors import branches, factors, literal_prefixes, markup, split_lead
 
 __all__ = ["ATTEMPTS", "LEAD_WINDOW", "MAX_ATTEMPTS", "MAX_CHARS", "MAX_SEARCHES", "RuleSet", "Work"]
 
@@ -269,8 +269,9 @@ class RuleSet:
                 numbered += 1
                 # a leading \b is checked by hand: is the character before the anchor a word's?
                 checked = boundary and not lead
-                fast_gate = fast.gate(factor(rest), not markup(keys))
-                exact_gate = exact.gate(factor(rest, skip_common=False))
+                fast_factor, exact_factor = factors(rest)
+                fast_gate = fast.gate(fast_factor, not markup(keys))
+                exact_gate = exact.gate(exact_factor)
                 if fast.signature(fast_gate) != exact.signature(exact_gate):
                     watched.add(numbered - 1)
                 fast.add(_Branch(*tries, fast_gate), keys, checked)
