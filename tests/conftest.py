@@ -61,6 +61,16 @@ def pg_url() -> Iterator[str]:
         yield url
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def ledger_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A ledger database on SQLite (a file in ``tmp_path``) and on PostgreSQL (a fresh schema)."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'ledger.db'}"
+    else:
+        with pg_schema_url() as url:
+            yield url
+
+
 def _store(kind: str, tmp_path: Path) -> Any:
     if kind == "memory":
         return InMemoryStore(dimension=384)

@@ -24,23 +24,14 @@ from memguard.ledger.rfc6962 import append_leaves, leaf_hash
 K = ProblemKind
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'ledger.db'}"
-    else:
-        with pg_schema_url() as pg:
-            yield pg
-
-
 @pytest.fixture
 def signer(tmp_path: Path) -> CheckpointSigner:
     return CheckpointSigner.load_or_create(tmp_path / "keys" / "checkpoint.key")
 
 
 @pytest.fixture
-def ledger(url: str, signer: CheckpointSigner) -> Iterator[Ledger]:
-    led = Ledger.from_url(url, checkpoint_signer=signer)
+def ledger(ledger_url: str, signer: CheckpointSigner) -> Iterator[Ledger]:
+    led = Ledger.from_url(ledger_url, checkpoint_signer=signer)
     yield led
     led.close()
 
@@ -185,17 +176,17 @@ def test_event_and_queued_leaf_hash_share_one_transaction(ledger: Ledger) -> Non
 
 
 def test_events_without_log_tables_are_refused_then_adopted_by_repair(
-    url: str, signer: CheckpointSigner
+    ledger_url: str, signer: CheckpointSigner
 ) -> None:
-    led = Ledger.from_url(url)
+    led = Ledger.from_url(ledger_url)
     led.record([_event(i) for i in range(5)])
     for table in ("mg_log_checkpoint", "mg_log_node", "mg_log_leaf", "mg_log_pending"):
         _exec(led, f"DROP TABLE {table}")
     led.close()
     with pytest.raises(IntegrityError) as refused:  # dropped tables never re-adopt silently
-        Ledger.from_url(url, checkpoint_signer=signer)
+        Ledger.from_url(ledger_url, checkpoint_signer=signer)
     assert refused.value.code == "integrity.unlogged"
-    again = Ledger.from_url(url, checkpoint_signer=signer, adopt_unlogged=True)
+    again = Ledger.from_url(ledger_url, checkpoint_signer=signer, adopt_unlogged=True)
     try:
         assert again.log.pending_count() == 6  # 5 events + the meta row's change entry
         counts = again.repair(actor="ops", reason="pre-log ledger")
@@ -546,9 +537,9 @@ def _restore_log(ledger: Ledger, snapshot: dict[str, list[Any]]) -> None:
 # -- warnings ---------------------------------------------------------------------------------------
 
 
-def test_old_queued_events_are_a_warning(url: str, signer: CheckpointSigner) -> None:
+def test_old_queued_events_are_a_warning(ledger_url: str, signer: CheckpointSigner) -> None:
     clock = Clock()
-    led = Ledger.from_url(url, checkpoint_signer=signer)
+    led = Ledger.from_url(ledger_url, checkpoint_signer=signer)
     try:
         led.log = AuditLog(led.engine, signer=signer, clock=clock)
         led.record([_event(1)])
@@ -561,8 +552,8 @@ def test_old_queued_events_are_a_warning(url: str, signer: CheckpointSigner) -> 
         led.close()
 
 
-def test_no_checkpoint_is_a_warning(url: str) -> None:
-    led = Ledger.from_url(url)
+def test_no_checkpoint_is_a_warning(ledger_url: str) -> None:
+    led = Ledger.from_url(ledger_url)
     try:
         led.record([_event(1)])
         led.log.integrate()
@@ -596,10 +587,10 @@ def test_sequence_values_committing_out_of_order(tmp_path: Path) -> None:
 
 
 def test_concurrent_integrators_lose_and_duplicate_nothing(
-    url: str, signer: CheckpointSigner
+    ledger_url: str, signer: CheckpointSigner
 ) -> None:
     writers, per_writer = 3, 40
-    ledgers = [Ledger.from_url(url, checkpoint_signer=signer) for _ in range(writers + 2)]
+    ledgers = [Ledger.from_url(ledger_url, checkpoint_signer=signer) for _ in range(writers + 2)]
     done = threading.Event()
     errors: list[BaseException] = []
 

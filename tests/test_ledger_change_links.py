@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import Clock, require_pg
+from helpers import Clock
 from sqlalchemy import create_engine, text
 
 from memguard import FactNotFound, Ledger, LocalTokenService, MemoryGuard, Source, SourceKind, Turn
@@ -30,26 +30,18 @@ SRC = Source(kind=SourceKind.USER_MESSAGE)
 MIGRATE = "ledger.migrate.change_links"
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "postgres":
-        require_pg()
-        return str(request.getfixturevalue("pg_url"))
-    return f"sqlite:///{tmp_path / 'ledger.db'}"
-
-
 class World:
-    """A guard on ``url`` that can be closed and opened again on the same store and ledger."""
+    """A guard on ``ledger_url`` that can be closed and opened again on the same store and ledger."""
 
-    def __init__(self, url: str, root: Path) -> None:
-        self.url, self.clock = url, Clock()
+    def __init__(self, ledger_url: str, root: Path) -> None:
+        self.ledger_url, self.clock = ledger_url, Clock()
         self.tokens = LocalTokenService(root / "keys", clock=self.clock)
         self.store = InMemoryStore(dimension=8)
         self.guard: MemoryGuard | None = None
 
     def open(self) -> MemoryGuard:
         self.close()
-        self.guard = MemoryGuard(store=self.store, ledger=Ledger.from_url(self.url),
+        self.guard = MemoryGuard(store=self.store, ledger=Ledger.from_url(self.ledger_url),
                                  verifier=self.tokens.verifier(clock=self.clock),
                                  clock=self.clock, revocation_ttl=0)  # fmt: skip
         return self.guard
@@ -65,8 +57,8 @@ class World:
 
 
 @pytest.fixture
-def world(url: str, tmp_path: Path) -> Iterator[World]:
-    made = World(url, tmp_path)
+def world(ledger_url: str, tmp_path: Path) -> Iterator[World]:
+    made = World(ledger_url, tmp_path)
     yield made
     made.close()
 
@@ -82,9 +74,9 @@ def previous_release(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         yield
 
 
-def _drop_links(url: str) -> None:
+def _drop_links(ledger_url: str) -> None:
     """Drop the table the previous release's code created empty (it had no such table)."""
-    engine = create_engine(url)
+    engine = create_engine(ledger_url)
     try:
         with engine.begin() as conn:
             conn.execute(text("DROP TABLE mg_change_fact"))
@@ -156,7 +148,7 @@ def test_an_old_ledger_is_migrated_at_open_once(
         me = world.me()
         facts = _workload(guard, me)
         world.close()
-    _drop_links(world.url)  # the shape before the table: no table, no marker
+    _drop_links(world.ledger_url)  # the shape before the table: no table, no marker
     guard = world.open()
     stored, logged = _links(guard)
     assert stored == logged and {f for _, f in stored} == {p.fact_id for p in facts}
@@ -177,7 +169,7 @@ def test_several_processes_opening_an_old_ledger_migrate_it_once(
         guard = world.open()
         facts = _workload(guard, world.me())
         world.close()
-    _drop_links(world.url)
+    _drop_links(world.ledger_url)
     # four openers released at once by a barrier: threads, each with its own engine and
     # connections (the locks taken are the database's, as between processes)
     start, errors, opened = threading.Barrier(4), [], []
@@ -185,7 +177,7 @@ def test_several_processes_opening_an_old_ledger_migrate_it_once(
     def open_one() -> None:
         try:
             start.wait()
-            opened.append(Ledger.from_url(world.url))
+            opened.append(Ledger.from_url(world.ledger_url))
         except Exception as exc:  # pragma: no cover - reported below
             errors.append(exc)
 

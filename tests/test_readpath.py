@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import Clock, require_pg
+from helpers import Clock
 from sqlalchemy import insert, text
 
 from memguard import FactNotFound, Ledger, LocalTokenService, MemoryGuard, Source, SourceKind, Turn
@@ -28,19 +28,11 @@ from memguard.stores.memory import InMemoryStore
 SRC = Source(kind=SourceKind.USER_MESSAGE)
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "postgres":
-        require_pg()
-        return str(request.getfixturevalue("pg_url"))
-    return f"sqlite:///{tmp_path / 'ledger.db'}"
-
-
 @pytest.fixture
-def guard(url: str, tmp_path: Path) -> Iterator[MemoryGuard]:
+def guard(ledger_url: str, tmp_path: Path) -> Iterator[MemoryGuard]:
     clock = Clock()
     tokens = LocalTokenService(tmp_path / "keys", clock=clock)
-    made = MemoryGuard(store=InMemoryStore(dimension=8), ledger=Ledger.from_url(url),
+    made = MemoryGuard(store=InMemoryStore(dimension=8), ledger=Ledger.from_url(ledger_url),
                        verifier=tokens.verifier(clock=clock), clock=clock,
                        revocation_ttl=0)  # fmt: skip
     made.test_me = made.authenticate(tokens.issue("alice"))  # type: ignore[attr-defined]
