@@ -66,6 +66,13 @@ class HeldOutCorpus:
         false_positive = sum(h for h, _ in benign) / sum(t for _, t in benign)
         return detection, false_positive, counts
 
+    def assert_within(self, part: str, floor: float, ceiling: float) -> None:
+        """One half's detection at least ``floor`` and false positives at most ``ceiling`` (pinned
+        at the measured figures, docs/scanner.md: a regression guard)."""
+        detection, false_positive, counts = self.rates(part)
+        assert detection >= floor, (detection, counts)
+        assert false_positive <= ceiling, (false_positive, {k: v for k, v in counts.items() if v[0]})
+
     def report(self, tune_misses: bool = False) -> None:
         """Print the per-family tables of each half and of the whole corpus (markdown, as in
         docs/scanner.md); ``tune_misses``: also the tune half's misses and false positives (the

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import BROWSER, PLANNER, pg_schema_url
+from helpers import BROWSER, PLANNER
 
 from memguard import (
     AccessDenied,
@@ -37,15 +37,6 @@ def T(i: int, session: str = "s-1") -> Turn:
 
 def src(kind: SourceKind, uri: str | None = None, name: str | None = None) -> Source:
     return Source(kind=kind, uri=uri, name=name or (None if uri else kind.value))
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def ledger_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'lineage.db'}"
-    else:
-        with pg_schema_url() as url:
-            yield url
 
 
 @pytest.fixture

@@ -45,10 +45,7 @@ def test_the_corpus_has_the_size_and_spread_it_claims() -> None:
 
 @pytest.mark.parametrize("part", ["tune", "held"])
 def test_detection_and_false_positives(part: str) -> None:
-    detection, false_positive, counts = HELD.rates(part)
-    # Floors and ceilings pinned at the measured figures (docs/scanner.md): a regression guard.
-    assert detection >= FLOORS[part], (detection, counts)
-    assert false_positive <= CEILINGS[part], (false_positive, {k: v for k, v in counts.items() if v[0]})
+    HELD.assert_within(part, FLOORS[part], CEILINGS[part])
 
 
 # scanner version 2 as found: 55.2% / 10.2% (tune), 54.8% / 14.3% (held). Version 3 (family

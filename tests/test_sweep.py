@@ -51,11 +51,6 @@ def write_ttl(
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
 def harness(tmp_path: Path, clock: Clock) -> Iterator[GuardHarness]:
     with guard_harness(tmp_path, clock=clock, dimension=16, scan=False) as h:
         yield h

@@ -28,11 +28,6 @@ TURN = Turn(session_id="s", turn_index=0)
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
 def harness(tmp_path: Path, clock: Clock) -> Iterator[GuardHarness]:
     with guard_harness(tmp_path, clock=clock, dimension=16, scan=False) as h:
         yield h
