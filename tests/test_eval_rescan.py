@@ -42,10 +42,11 @@ def _state(tmp_path: Path) -> tuple[Path, dict[str, str]]:
 def test_a_changed_scan_policy_is_a_new_version_and_rescan_applies_it(tmp_path: Path) -> None:
     default = ScanStage(RuleScanner())
     strict = ScanStage(RuleScanner(), ScanPolicy(suspicious="quarantined", timeout=9))
-    assert default.version == "4"  # the default policy keeps the scanner's version alone
-    assert strict.version.startswith("4;policy=") and len(strict.version) == len("4;policy=") + 12
+    rules = RuleScanner.version
+    assert default.version == rules  # the default policy keeps the scanner's version alone
+    assert strict.version.startswith(f"{rules};policy=") and len(strict.version) == len(rules) + 8 + 12
     same_caps = ScanStage(RuleScanner(), ScanPolicy(timeout=9))
-    assert same_caps.version == "4"  # the timeout changes no verdict
+    assert same_caps.version == rules  # the timeout changes no verdict
     # what `rescan --config` runs: the embedded default's scanners under the configured policy
     strict = ScanStage(builtin_scanners(), ScanPolicy(suspicious="quarantined"))
 
@@ -103,6 +104,6 @@ def test_endorse_says_what_it_lifted_and_who_lifted_it(tmp_path: Path) -> None:
                      str(tmp_path / "second" / "state"), cwd=tmp_path)  # fmt: skip
     assert plain.returncode == 0, plain.stderr
     assert "endorsed 1 facts" in plain.stdout
-    by = f"memguard.rules+memguard.model v4+{ModelScanner().version}"  # the embedded default
+    by = f"memguard.rules+memguard.model v{RuleScanner.version}+{ModelScanner().version}"  # the embedded default
     assert f"lifted the quarantined cap of a malicious verdict by {by}" in plain.stdout
     assert "trust now user" in plain.stdout

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from memguard.scan.vocabulary import (  # the word lists, split from the rules by concern
     _AGENT,
     _AI,
+    _AI_AT_LINE_START,
+    _CALL_NAME,
     _CONTAINER,
     _DEST,
     _EMAIL,
@@ -31,7 +33,9 @@ from memguard.scan.vocabulary import (  # the word lists, split from the rules b
     _INSTR_LATIN,
     _INSTR_OTHER,
     _LEAD,
+    _LOGGED,
     _NO_CONFIRM_ML,
+    _NOT_LOGGED,
     _PERSIST,
     _PRIOR_ANY,
     _PRIOR_OTHER,
@@ -79,16 +83,6 @@ def _spaced(*words: str) -> str:
                     for word in words for sep in (" ", "  ", ".", "-", "_"))
 
 
-# an AI noun and a comma or colon that open a line, or follow a tag's ">" or a "]" ("Assistant,
-# remember ..."): a fixed-width lookbehind per noun and form, and the " {0,2}" after it, keep the
-# branch's literal prefixes short (the noun and its comma)
-_AI_AT_LINE_START = "|".join(
-    f"{w}{s}[,:](?<![^\\n>\\]]{w}{s}[,:])"
-    for w in ("assistant", "ai", "bot", "chatbot", "model", "llm", "copilot", "gpt", "chatgpt", "claude")
-    for s in ("", "s")
-)
-
-
 def _r(rule_id: str, weight: float, pattern: str) -> Rule:
     return Rule(rule_id, weight, pattern)
 
@@ -107,7 +101,12 @@ RULES: tuple[Rule, ...] = (
        r"|\bforget (?:the|this|our|your) (?:conversation|chat|context|session)\b"),
     _r("override.supersede", 0.9,
        r"\b(?:new|updated|revised|real) (?:instructions?|rules|orders|directives?|guidelines)\b"
-       r"[^.\n]{0,20}\b(?:supersede|override|replace|take precedence|cancel)"
+       r"[^.\n]{0,20}\b(?:supersede|override|replace|take precedence|cancel)\w*"
+       # false positives (scanfp): the verb's object must be instructions or nothing ("the doctor's
+       # new instructions override the previous dosage" is about a topic)
+       r"(?= *(?:[.,;:!\n]|$)| (?:all |any |every |of )?(?:the |your |its |my )?(?:(?:earlier|previous|"
+       r"prior|former|old|original|existing|other|current) )?(?:instructions?|rules|orders|directives?|"
+       r"guidelines|prompt|brief|ones|task|everything|anything)\b)"
        r"|\b(?:supersedes?|overrides?|replaces?) (?:all |any )?(?:earlier|previous|prior|former|"
        r"your|the) (?:ones|instructions?|rules|guidelines|prompt|brief|task|assignment)"),
     _r("override.outdated_rules", 0.9,
@@ -210,8 +209,10 @@ RULES: tuple[Rule, ...] = (
        f"\\b(?:next|required|mandatory|follow-up|pending|first|immediate) (?:step|action|task)s? "
        f"(?:for|by) (?:the |any )?(?:{_AGENT})\\b"),
     _r("agent.must", 0.55,
-       f"\\b(?:the|any|every) (?:{_AGENT}) (?:must|should|shall|needs to|is required to|has to|is "
-       r"instructed to|will now|is expected to)\b"),
+       # false positives (scanfp): "every agent must complete the training" names staff, and "the
+       # model must be retrained" makes the noun the object; an order to the agent is active
+       f"\\b(?:the|any) (?:{_AGENT}) (?:must|should|shall|needs to|is required to|has to|is "
+       r"instructed to|will now|is expected to)\b(?! (?:be|get|have been) \w+(?:ed|en|t)\b)"),
     _r("agent.before_answering", 0.7,
        r"\bbefore (?:answering|responding|replying|you (?:answer|respond|reply|continue|proceed)|"
        r"doing anything(?: else)?|anything else)\b[, ]+(?:you )?(?:must|should|need to|have to|"
@@ -236,19 +237,25 @@ RULES: tuple[Rule, ...] = (
     _r("agent.instead", 0.5,
        r"\binstead,? (?:you (?:must|should|will) )?(?:insist|say|tell|claim|state|answer|reply|"
        r"respond|write|assert|report|confirm|recommend)\b|\b(?:do not|don't) (?:summari[sz]e|"
-       r"translate|answer|read|process|analy[sz]e) (?:this|the|it)\b"),
+       # false positives (scanfp): the document itself, not a topic ("do not translate the names")
+       r"translate|answer|read|process|analy[sz]e) (?:this|it|the (?:page|document|text|e-?mail|message|"
+       r"article|content|above|following|rest|file|site|review|post|thread))\b"),
     _r("agent.reply_only", 0.45,
        r"\b(?:reply|respond|answer|output) (?:only )?with (?:only )?(?:the|your|all|a)\b"
        r"|\b(?:reply|respond|answer) only\b"),
     _r("agent.send_secret", 0.7,
-       f"\\b(?:{_SEND}|reply (?:only )?with|include|give|tell|reveal|disclose|read out|print|dump|"
+       # false positives (scanfp): "never share your one-time codes with anyone" is advice
+       f"(?<!never )(?<!not )(?<!n't )\\b(?:{_SEND}|reply (?:only )?with|include|give|tell|reveal|disclose|read out|print|dump|"
        f"publish|paste|attach)\\b"
        f"[^.\\n]{{0,60}}\\b(?:the user'?s|the|your|all|my)\\b[^.\\n]{{0,20}}{_SECRET}"),
     _r("agent.send_to_address", 0.55,
        # generalization (holdout3): not to the user's own address ("send my summary to my work
        # email, ...": a standing preference, not an exfiltration)
-       f"\\b(?:{_SEND}|{_SEND_ML})\\b(?![^\\n]{{0,100}}?\\bto my (?:own |work |personal |private |home |"
-       f"usual |other )?(?:e-?mail|address|inbox)\\b)[^\\n]{{0,100}}?(?:\\bto\\b|\\ba\\b|\\bà\\b|\\ban\\b|\\bnaar\\b|"
+       # false positives (scanfp): nor to a person of the user's own ("forward the newsletters to my
+       # husband at x@y", "to my manager, x@y"), nor the user's own things ("send my timesheet to")
+       f"\\b(?:{_SEND}|{_SEND_ML})\\b(?! my\\b)(?![^\\n]{{0,100}}?\\bto (?:my|our) (?!new\\b)(?:(?:own |work |"
+       f"personal |private |home |usual |other )?(?:e-?mail|address|inbox)\\b|[\\w'-]+(?: [\\w'-]+)?(?:,| at\\b|"
+       f" \\(|:| <| -)))[^\\n]{{0,100}}?(?:\\bto\\b|\\ba\\b|\\bà\\b|\\ban\\b|\\bnaar\\b|"
        f"\\bdo\\b|\\bna\\b|\\bpara\\b|\\be\\b)?\\s*{_EMAIL}"
        f"|{_SEND_ML}[^\\n]{{0,100}}{_EMAIL}|{_EMAIL}[^\\n]{{0,30}}{_SEND_ML}"),
     _r("agent.phishing_tell_user", 0.7,
@@ -270,13 +277,15 @@ RULES: tuple[Rule, ...] = (
     # -- role and system impersonation --------------------------------------------------------
     _r("role.prefix", 0.75,
        f"{_LEAD}(?:{_ROLE})(?: (?:message|note|prompt|notice|instructions?|override|update|alert|"
-       r"command|directive|request|says|order))?\s*[:：]"),
+       # false positives (scanfp): a spec line gives a value ("System: Ubuntu 22.04, 16 GB RAM")
+       r"command|directive|request|says|order))?\s*[:：](?!\s*[a-z][\w-]* v?\d)"),
     _r("role.bracket", 0.75,
        r"\[\s*/?(?:system|developer|admin|administrator|operator|instructions?|sys|inst|"
        r"system (?:message|note|prompt)|assistant|tool)\s*\]"),
     _r("role.tag", 0.75,
        r"<\s*(?:system|developer|instructions?|admin|operator|assistant|trusted|sys|"
-       r"system[-_]prompt|im_start|important|override)\b[^>\n]{0,80}>"),
+       # false positives (scanfp): not a custom element that only starts with one (<system-banner>)
+       r"system[-_]prompt|im_start|important|override)(?![\w-])[^>\n]{0,80}>"),
     _r("role.from_authority", 0.65,
        f"\\b(?:message|note|notice|instructions?|update|directive|memo|order|request|word) from "
        f"(?:the |your )?(?:{_ROLE}|openai|anthropic|google|microsoft|vendor|management|ceo|"
@@ -285,7 +294,11 @@ RULES: tuple[Rule, ...] = (
     _r("role.vendor_policy", 0.7,
        r"\b(?:openai|anthropic|google|microsoft|meta|deepmind|mistral|vendor|platform|provider)"
        r"(?:'s)? (?:policy|system|safety|security|trust (?:and|&) safety|usage|model) (?:update|"
-       r"notice|message|change|alert|override|directive)"),
+       # false positives (scanfp): a forged notice is a header or speaks to the agent ("OpenAI policy
+       # update: ..."); "Google's security alert said someone logged in" reports one
+       r"notice|message|change|alert|override|directive)s?(?=\s*(?:[:：\-–—(]|$)|(?: [\w-]+){1,3}\s*[:：]"
+       r"| (?:requires|instructs|directs|asks|tells|says|orders) (?:you|all|every|any|the (?:assistant|"
+       r"agent|model|ai)s?)\b)"),
     _r("role.internal_reasoning", 0.8,
        f"\\b(?:{_AGENT}|i) \\((?:internal|hidden|private|secret) (?:reasoning|thoughts?|monologue|"
        r"notes?|chain of thought)\)|\b(?:internal|hidden) (?:reasoning|monologue)\s*:"),
@@ -328,7 +341,7 @@ RULES: tuple[Rule, ...] = (
     _r("role.prefix_ml", 0.75,
        f"{_LEAD}(?:syst[èe]me|sistema|systeem|systemu?|система|系统|系統|システム|시스템|النظام|सिस्टम|"
        r"sistem|administrateur|administrador|amministratore|beheerder|администратор|管理员|管理者|관리자|"
-       r"المسؤول|व्यवस्थापक|yönetici)\s*[:：]"),
+       r"المسؤول|व्यवस्थापक|yönetici)\s*[:：](?!\s*[a-z][\w-]* ?v?\d)"),
     # -- delimiter and fence forgery ----------------------------------------------------------
     _r("delimiter.chat_tokens", 0.9,
        r"<\|(?:im_start|im_end|endoftext|eot_id|start_header_id|end_header_id|system|user|"
@@ -347,18 +360,22 @@ RULES: tuple[Rule, ...] = (
     # -- tool calls ---------------------------------------------------------------------------
     _r("tool.call_syntax", 0.45, r"\b[a-z][a-z0-9]*_[a-z0-9_]+\s*\(\s*[a-z_]+\s*="),
     _r("tool.run_call", 0.85,
-       f"(?:\\b{_RUN_ML}\\b|{_RUN_ML})[^.\\n(]{{0,30}}?\\b[a-z][a-z0-9]*_[a-z0-9_]+\\s*\\("
-       r"|\b[a-z][a-z0-9]*_[a-z0-9_]+\s*\([^)\n]{0,200}\)[^.\n]{0,30}(?:\bnow\b|\bimmediately\b|"
+       f"(?:\\b{_RUN_ML}\\b|{_RUN_ML})[^.\\n(]{{0,30}}?\\b{_CALL_NAME}\\s*\\({_NOT_LOGGED}"
+       f"|\\b[a-z][a-z0-9]*_[a-z0-9_]+\\s*\\([^)\\n]{{0,200}}\\)(?!{_LOGGED})[^.\\n]{{0,30}}(?:\\bnow\\b|\\bimmediately\\b|"
        f"{_RUN_ML})"),
     _r("tool.forged_call", 0.85,
        r"<\s*/?\s*(?:tool_call|tool_use|function_call|invoke|antml:invoke|tool_code)\b"
        r"|[\"'](?:tool|function|tool_name|name)[\"']\s*:\s*[\"'][a-z][a-z0-9_]*[\"']\s*,\s*"
        r"[\"'](?:arguments|args|parameters|input)[\"']"),
     _r("tool.action_label", 0.85,
-       r"\b(?:action|tool request|tool call|function call|command|next action|follow-up action|"
-       r"required action|run|execute|please run|todo|task)\s*[:：]\s*[a-z][a-z0-9]*_[a-z0-9_]+\s*\("),
+       # false positives (scanfp): "yesterday's run: f(...)" names a past run, and an agent trace
+       # ("Action: f(...) Observation: ...") or a call that "returned" is a log of what ran
+       r"(?<!'s )(?<!’s )\b(?:action|tool request|tool call|function call|command|next action|"
+       r"follow-up action|required action|run|execute|please run|todo|task)\s*[:：]\s*[a-z][a-z0-9]*_"
+       f"[a-z0-9_]+\\s*\\((?![^\\n]{{0,200}}\\bobservation\\s*[:：]){_NOT_LOGGED}"),
     _r("tool.pre_approved", 0.8,
-       r"\b(?:pre-?approved|pre-?authori[sz]ed|already approved|has approved|have approved)\b"
+       # false positives (scanfp): a bare "has approved the transfer" reports a decision
+       r"\b(?:pre-?approved|pre-?authori[sz]ed|already approved)\b"
        r"[^.\n]{0,40}\b(?:tool call|action|request|following|transfer|payment|command)"),
     # generalization (holdout2): pre-approval pretexts that wave a tool call through
     _r("tool.pre_approved_go", 0.7,
@@ -371,12 +388,20 @@ RULES: tuple[Rule, ...] = (
        r"\b(?:use|open|invoke|call|run)\s+(?:the |your )?(?:[\w.-]+\s+){0,2}tool\s+(?:to|and)\b"),
     # generalization (holdout2): code that ships secret files to another host
     _r("tool.ship_secrets", 0.7,
+       # false positives (scanfp): "rsync -av ~/.ssh/ /mnt/backup/" copies to a local folder
        r"\b(?:scp|rsync|curl|wget|nc|ftp|sftp)\b[^\n]{0,80}~/\.(?:aws|ssh|gnupg|kube|docker|netrc|"
-       r"config/gcloud)\b"),
+       r"config/gcloud)\b[^\n]{0,80}(?:@|https?://|ftp://|\b[\w-]+(?:\.[\w-]+)*:(?!/))"
+       r"|\b(?:curl|wget|nc|ftp|sftp)\b[^\n]{0,120}(?:@|https?://)[^\n]{0,120}~/\.(?:aws|ssh|gnupg|"
+       r"kube|docker|netrc|config/gcloud)\b"),
+    # false positives (scanfp): "rm -rf ./build" or "rm -rf node_modules" cleans a project; the
+    # payload removes a home, a root or everything
     _r("tool.shell_payload", 0.6,
-       r"\bcurl\b[^\n|]{0,200}\|\s*(?:ba|z)?sh\b|\bwget\b[^\n|]{0,200}\|\s*(?:ba|z)?sh\b|\brm -rf\b|"
+       r"\brm -rf +(?:~|/|\$home\b|\*|--no-preserve-root)|"
        r"\bcat ~/\.(?:aws|ssh|config)|\.ssh/id_|powershell(?:\.exe)? -e(?:nc|ncodedcommand)?\b|"
        r"\bscp -r ~/\.ssh"),
+    # false positives (scanfp): documented installers pipe a download into a shell too: weak alone
+    _r("tool.pipe_to_shell", 0.45,
+       r"\bcurl\b[^\n|]{0,200}\|\s*(?:sudo )?(?:ba|z)?sh\b|\bwget\b[^\n|]{0,200}\|\s*(?:sudo )?(?:ba|z)?sh\b"),
     _r("tool.run_now", 0.3,
        r"\b(?:execute|run|call|invoke|trigger|perform) (?:it |this |that )?(?:now|immediately|"
        r"right away|at once)\b"),
@@ -389,7 +414,11 @@ RULES: tuple[Rule, ...] = (
        r"[^)\s\"']*=(?:\$|%s|%\(|\{|<|\[|__)"),
     _r("exfil.markdown_image_query", 0.45, r"!\[[^\]\n]{0,200}\]\(\s*https?://[^)\s]+\?[^)\s]*="),
     _r("exfil.url_placeholder", 0.9,
-       r"https?://[^\s)\]]+?[?&/][\w-]*=?(?:\{|<|\$\{|%7b|%3c|\[)[^\s)]{0,80}"
+       # false positives (scanfp): an identifier slot of a route or API template ({owner}, {user_id},
+       # ${invoiceId}, <int:item_id>) is code; a data slot is not an id
+       r"https?://[^\s)\]]+?[?&/][\w-]*=?(?:\{|<|\$\{|%7b|%3c|\[)(?!(?:int:|str:|path:|uuid:)?(?:[a-z_]*"
+       r"(?:_?id|owner|repo|org|slug|page|version|lang|locale|region|host|env|branch|tag|name)"
+       r"[\]}>]))[^\s)]{0,80}"
        r"|https?://[^\s)\]]+[?&][\w-]+=[a-z_]*(?:summary|history|secret|token|password|data|"
        r"conversation|chat|messages|memory|context)[a-z_]*\b(?=[)\s&]|$)"),
     _r("exfil.append_to_url", 0.85,
@@ -490,7 +519,9 @@ RULES: tuple[Rule, ...] = (
        r"nutzers?|benutzers?|utente|gebruiker|użytkownika|пользовател\w*|用户|ユーザー|사용자|"
        r"المستخدم|उपयोगकर्ता|kullanıcı\w*)"),
     _r("poison.new_account", 0.35,
-       r"\bnew (?:iban|bank account|bank details|account number|wallet address|payment details|"
+       # false positives (scanfp): the writer's own new account ("my new IBAN is ...") is no payee
+       r"(?<!\bmy )(?<!\bour )\bnew (?:iban|bank account|bank details|account number|wallet address|"
+       r"payment details|"
        r"routing number|beneficiary|payee|billing address)\b|\bcompany'?s? new (?:bank|iban|account)"),
     _r("poison.authority_pretext", 0.5,
        r"\b(?:correction to (?:the )?(?:earlier|previous|prior|your|my) (?:notes|memory|records?)|"
@@ -618,7 +649,8 @@ RULES: tuple[Rule, ...] = (
        r"mentioning|never mention|don't mention|do not mention|turn off|switch off|disable|mute)\b "
        r"(?:any |all |the |every )?(?:negative |security |fraud |safety |login |sign-?in |phishing )?"
        r"(?:warnings?|alerts?|security (?:alerts?|notices?)|"
-       r"negative reviews?|(?:data )?breach(?:es)?|risks?|disclaimers?)\b"),
+       # false positives (scanfp): the user's own device or feed ("turn off the alerts on my phone")
+       r"negative reviews?|(?:data )?breach(?:es)?|risks?|disclaimers?)\b(?! (?:on|for|in|from) (?:my|our)\b)"),
     _r("agent.instructions_label", 0.55,
        r"\b(?:agent|ai|llm|assistant) (?:instructions?|directives?)\s*(?:embedded|hidden|left|added|"
        r"injected|from|by|below|follow)\b"),
@@ -678,7 +710,8 @@ RULES: tuple[Rule, ...] = (
        r"memória|onthoud|zapamiętaj|запомни)\b|^(?:请)?记住|^覚えて"),
     # memory poisoning: a third party handed the user's codes or the right to act for them
     _r("poison.third_party_codes", 0.55,
-       r"\b(?:give|share|read out|tell|send|provide|hand over|disclose|forward)\b[^.\n]{0,25}\b(?:codes?|"
+       r"(?<!never )(?<!not )(?<!n't )\b(?:give|share|read out|tell|send|provide|hand over|disclose|"
+       r"forward)\b[^.\n]{0,25}\b(?:codes?|"
        r"passwords?|pins?|answers|otp|login (?:codes?|details))\b[^.\n]{0,40}\b(?:to|with) (?:anyone|"
        r"whoever|support agents?|the caller|callers|her|him|them)\b"
        r"|\b(?:codes?|passwords?|pins?|answers)\b[^.\n]{0,25}\b(?:should|can|may|must) be (?:read out|"
@@ -689,7 +722,8 @@ RULES: tuple[Rule, ...] = (
        r"|(?:сообщать|сообщай|назвать|называть) (?:им )?(?:коды|пароли|код)|\b(?:dar|passar) (?:os |"
        r"los )?c[óo]digos\b|\b(?:codes?|pins?) (?:geben|weitergeben|doorgeven)\b"),
     _r("poison.consent_planted", 0.5,
-       r"\b(?:authori[sz]ed|allowed|permitted|consented|agreed)\b[^.\n]{0,40}\b(?:to (?:make|approve|"
+       # false positives (scanfp): a consent the writer gives in the first person is theirs to give
+       r"(?<!\bi )(?<!\bwe )(?<!\bi've )(?<!\bwe've )(?<!\bi have )(?<!\bwe have )\b(?:authori[sz]ed|allowed|permitted|consented|agreed)\b[^.\n]{0,40}\b(?:to (?:make|approve|"
        r"access|use|sign|spend|move|transfer|share|view)|(?:can|may) (?:access|approve|spend))\b"
        r"[^.\n]{0,50}\b(?:on (?:their|his|her) behalf|in (?:their|his|her) name|at any time|any time|"
        r"anytime|remotely|without (?:asking|approval|confirmation|limits?)|with (?:all|any|every) "
@@ -704,7 +738,8 @@ RULES: tuple[Rule, ...] = (
        r"(?:contact|e-?mail|phone|number|address|iban|account|payee|beneficiary)s? (?:to|with)\b"),
     # memory poisoning: a payee changed to a literal account number (IBAN shape)
     _r("poison.payee_changed", 0.45,
-       r"\b(?:new|changed?|nieuwe|neue[snr]?|nouveau|nuevo|nova|novo|nuovo|nowy|lautet|zmienił\w*|"
+       r"(?<!\bmy )(?<!\bour )(?<!\bi )\b(?:new|changed?|nieuwe|neue[snr]?|nouveau|nuevo|nova|novo|nuovo|"
+       r"nowy|lautet|zmienił\w*|"
        r"новый|изменил\w*)\b[^\n]{0,60}?\b[a-z]{2}\d{2} ?[0-9a-z]{4} ?\d{4}"),
     _r("poison.scam_payment", 0.5,
        r"\b(?:only|exclusively) (?:accepts?|takes?) (?:payments? )?(?:in |through |via |with |by )?"

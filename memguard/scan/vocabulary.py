@@ -201,3 +201,22 @@ _HIDE_USER_ML = _alt("(?:ne (?:le )?(?:dis|dites) (?:rien|pas)|sans (?:le )?dire
                      "nie (?:informuj|mów|pokazuj) użytkownik", "не (?:говори|сообщай|показывай) пользовател",
                      "不要(?:告诉|通知|让)用户", "别告诉用户", "ユーザーに(?:は)?(?:伝えない|言わない|知らせない|教えない|見せない)",
                      "사용자에게 (?:알리지|말하지)", "berätta inte för användaren")  # fmt: skip
+
+
+# -- tool calls and addressees (moved from rules.py for the layout limit) --------------------------
+
+# false positives (scanfp): a tool call in a log, a test or a schedule reports or describes code
+# ("get_weather(city='Oslo') returned 4 degrees", "mock_send_email(...) is asserted", "run
+# cleanup_tmp(...) every night via cron"); an order to the agent does not say so
+_CALL_NAME = r"(?<!failed: )(?<!error: )(?!(?:mock|test|assert|fake|stub)_)[a-z][a-z0-9]*_[a-z0-9_]+"
+_LOGGED = (r"[^.\n]{0,80}?\b(?:returned|returns|failed|fails|timed out|took|raised|threw|is asserted|"
+           r"was called|is called|every (?:night|day|hour|morning|evening|week|monday)|via cron|in ci|"
+           r"inside (?:the|a|our|my) \w+)\b")
+_NOT_LOGGED = f"(?![^)\\n]{{0,200}}\\){_LOGGED})"
+
+
+_AI_AT_LINE_START = "|".join(
+    f"{w}{s}[,:](?<![^\\n>\\]]{w}{s}[,:])"
+    for w in ("assistant", "ai", "bot", "chatbot", "model", "llm", "copilot", "gpt", "chatgpt", "claude")
+    for s in ("", "s")
+)
