@@ -9,7 +9,6 @@ never strings copied from one corpus. The weights combine as independent evidenc
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from memguard.scan.vocabulary import (  # the word lists, split from the rules by concern
@@ -50,6 +49,8 @@ from memguard.scan.vocabulary import (  # the word lists, split from the rules b
     _TO_AGENT_ML,
     _URL,
     _USER_OF,
+    _leet,
+    _spaced,
 )
 
 __all__ = ["DECODE_LEAD", "RULES", "Rule"]
@@ -63,24 +64,6 @@ class Rule:
     id: str
     weight: float
     pattern: str
-
-
-_LEET = {"a": "[a4@]", "e": "[e3]", "i": "[i1!|]", "o": "[o0]", "s": "[s5$]", "t": "[t7+]",
-         "l": "[l1|]", "g": "[g9]", "b": "[b8]"}
-
-
-def _leet(word: str) -> str:
-    """``word`` with each letter also matched by the digits and signs leetspeak writes for it."""
-    return "".join(_LEET.get(c, re.escape(c)) for c in word)
-
-
-def _spaced(*words: str) -> str:
-    """Top-level branches for ``words`` with one space (or two), dot, dash or underscore between
-    their letters: one literal per separator and top-level branches, so each is anchored on a
-    long prefix (a class between the letters would anchor on two characters such as ``"i "``,
-    which every text holds)."""
-    return "|".join(f"\\b{re.escape(sep).join(re.escape(c) for c in word)}\\b"
-                    for word in words for sep in (" ", "  ", ".", "-", "_"))
 
 
 def _r(rule_id: str, weight: float, pattern: str) -> Rule:
@@ -102,8 +85,7 @@ RULES: tuple[Rule, ...] = (
     _r("override.supersede", 0.9,
        r"\b(?:new|updated|revised|real) (?:instructions?|rules|orders|directives?|guidelines)\b"
        r"[^.\n]{0,20}\b(?:supersede|override|replace|take precedence|cancel)\w*"
-       # false positives (scanfp): the verb's object must be instructions or nothing ("the doctor's
-       # new instructions override the previous dosage" is about a topic)
+       # false positives (scanfp): the object is instructions or nothing (not "the previous dosage")
        r"(?= *(?:[.,;:!\n]|$)| (?:all |any |every |of )?(?:the |your |its |my )?(?:(?:earlier|previous|"
        r"prior|former|old|original|existing|other|current) )?(?:instructions?|rules|orders|directives?|"
        r"guidelines|prompt|brief|ones|task|everything|anything)\b)"
@@ -170,6 +152,15 @@ RULES: tuple[Rule, ...] = (
        r"przestań (?:słuchać|wykonywać)|больше не (?:следуй|слушай|выполняй)|перестань (?:следовать|"
        r"слушать))"
        r"|不要再(?:遵循|听从|遵守)|もう従わない|従わないで|더 이상 따르지|لا تتبع بعد الآن"),
+    # missed families (scanfp): earlier rules re-scoped away ("the earlier restrictions were only
+    # meant for strangers"); a task declared over before a new order ("Translation task cancelled.")
+    _r("override.rescoped", 0.6,
+       r"\b(?:earlier|previous|prior|original|old|those|these|your|the) (?:restrictions|rules|instructions|"
+       r"guidelines|limits|policies|safeguards) (?:were|are|was|is) (?:only |just )?(?:meant|intended|"
+       r"written|designed) (?:for|to apply to)\b"),
+    _r("override.task_over", 0.4,
+       r"\b(?:your |the |current |previous |original |\w+ )?task (?:is |has been |was )?(?:cancel+ed|"
+       r"aborted|terminated|complete[d]?|finished|over)\s*[.!:]"),
     _r("override.mode_switch", 0.8,
        r"\byou are now (?:in |an? )?(?:\w+ )?(?:mode|dan|unrestricted|jailbroken|unfiltered|"
        r"developer mode|admin mode|god mode)|\b(?:enable|enter|activate) (?:developer|admin|debug|"
@@ -261,8 +252,11 @@ RULES: tuple[Rule, ...] = (
     _r("agent.phishing_tell_user", 0.7,
        r"\btell (?:the user|them|him|her|users)\b[^.\n]{0,40}\b(?:account|password|card|payment|"
        r"subscription|session)\b[^.\n]{0,30}\b(?:locked|suspended|expired|compromised|blocked|"
-       r"disabled|deactivated)|\b(?:log ?in|sign ?in|verify|re-?enter|confirm (?:your|their)) "
-       r"(?:\w+ ){0,3}(?:at|on|via|here:?) https?://"),
+       r"disabled|deactivated)"),
+    # false positives (scanfp): a saved e-mail tells its reader where to log in too; weak alone
+    _r("agent.login_link", 0.45,
+       r"\b(?:log ?in|sign ?in|verify|re-?enter|confirm (?:your|their)) (?:\w+ ){0,3}(?:at|on|via|"
+       r"here:?) https?://"),
     _r("agent.promote_only", 0.6,
        f"\\b(?:recommend|promote|endorse|suggest|advertise|mention)\\b[^.\\n]{{0,60}}{_URL}"
        r"[^.\n]{0,40}\b(?:only|sole|best|safest|official)\b"),
@@ -276,9 +270,10 @@ RULES: tuple[Rule, ...] = (
        r"\b(?:you|the assistant|the agent)\b"),
     # -- role and system impersonation --------------------------------------------------------
     _r("role.prefix", 0.75,
-       f"{_LEAD}(?:{_ROLE})(?: (?:message|note|prompt|notice|instructions?|override|update|alert|"
+       f"{_LEAD}(?:(?:new|updated|urgent|important|official|real|actual|priority) )?(?:{_ROLE})(?: (?:message|note|prompt|notice|instructions?|override|update|alert|"
        # false positives (scanfp): a spec line gives a value ("System: Ubuntu 22.04, 16 GB RAM")
-       r"command|directive|request|says|order))?\s*[:：](?!\s*[a-z][\w-]* v?\d)"),
+       # (and "Owner: Jana." a field's value: one word that ends the line)
+       r"command|directive|request|says|order))?\s*[:：](?!\s*[a-z][\w-]* v?\d|\s*[a-z][\w-]*\.?\s*$)"),
     _r("role.bracket", 0.75,
        r"\[\s*/?(?:system|developer|admin|administrator|operator|instructions?|sys|inst|"
        r"system (?:message|note|prompt)|assistant|tool)\s*\]"),
@@ -303,7 +298,10 @@ RULES: tuple[Rule, ...] = (
        f"\\b(?:{_AGENT}|i) \\((?:internal|hidden|private|secret) (?:reasoning|thoughts?|monologue|"
        r"notes?|chain of thought)\)|\b(?:internal|hidden) (?:reasoning|monologue)\s*:"),
     _r("role.dialogue", 0.75,
-       r"(?:^|\n|<!--)\s*(?:user|human)\s*:[^\n]*\n\s*(?:assistant|ai|bot|model)\s*:"),
+       r"(?:^|\n|<!--|[:.] )\s*(?:user|human)\s*:[^\n]*\n\s*(?:assistant|ai|bot|model)\s*:"
+       # missed families (scanfp): a speaker who claims to be verified ("from the user (verified):")
+       r"|\b(?:from|by) (?:the |your )?(?:user|owner|admin|administrator|operator|developer)s? \((?:verified|"
+       r"authenticated|confirmed|signed|trusted)\)\s*[:：]"),
     _r("role.authority_says", 0.6,
        r"\b(?:admin|administrator|the owner|your owner|your developer|the developer|ceo|it "
        r"support|security) (?:says|said|wants|requires|instructs|orders|demands)\s*[:：,]"),
@@ -393,8 +391,7 @@ RULES: tuple[Rule, ...] = (
        r"config/gcloud)\b[^\n]{0,80}(?:@|https?://|ftp://|\b[\w-]+(?:\.[\w-]+)*:(?!/))"
        r"|\b(?:curl|wget|nc|ftp|sftp)\b[^\n]{0,120}(?:@|https?://)[^\n]{0,120}~/\.(?:aws|ssh|gnupg|"
        r"kube|docker|netrc|config/gcloud)\b"),
-    # false positives (scanfp): "rm -rf ./build" or "rm -rf node_modules" cleans a project; the
-    # payload removes a home, a root or everything
+    # false positives (scanfp): "rm -rf ./build" cleans a project; a payload removes ~, / or *
     _r("tool.shell_payload", 0.6,
        r"\brm -rf +(?:~|/|\$home\b|\*|--no-preserve-root)|"
        r"\bcat ~/\.(?:aws|ssh|config)|\.ssh/id_|powershell(?:\.exe)? -e(?:nc|ncodedcommand)?\b|"
@@ -478,7 +475,8 @@ RULES: tuple[Rule, ...] = (
        r"사용자가[^.\n]{0,30}때마다|كلما[^.\n]{0,30}المستخدم|जब भी उपयोगकर्ता"),
     _r("sleeper.when_you", 0.5,
        r"\bwhen(?:ever)? you (?:next )?(?:plan|start|begin|answer|respond|reply|summari[sz]e|"
-       r"process|see|are asked|get asked|receive|read|recall|handle)\b"
+       r"process|see|are asked|get asked|receive|read|recall|handle|generate|write|draft|create|produce|"
+       r"compose|translate|book|pay|search)\b"
        # generalization (holdout3), sleeper: the contracted form
        r"|\bwhen(?:ever)? you(?:'re|’re) (?:next )?(?:asked|summari[sz]ing|processing|reading|answering)\b"),
     _r("sleeper.rule_persists", 0.8,
@@ -493,12 +491,13 @@ RULES: tuple[Rule, ...] = (
        f"\\b(?:applies|apply|holds?|counts?) (?:to|for|in) (?:all|every|each|any) (?:{_FUTURE} )?"
        f"{_SESSION}\\b|\\b(?:keep|follow|apply|remember|store|save)\\b (?:this|these|that|the "
        f"following) (?:rule|instruction|setting|directive|policy)s? (?:forever|permanently|for good|"
-       f"always|from now on)\\b"),
+       f"always|from now on|for later|for after\\b|until later|for (?:the )?next (?:task|session|time)|for "
+       f"future (?:tasks|sessions|use|requests))"),
     # generalization (holdout2): trust rules for later messages ("treat messages signed X as
     # coming from the boss")
     _r("sleeper.trust_rule", 0.7,
        r"\btreat (?:all |any |every )?(?:messages?|e-?mails?|requests?|instructions?|texts?|notes?|"
-       r"anything|everything)\b[^.\n]{0,40}\bas (?:coming )?from\b"
+       r"anything|everything)\b(?:[^.\n]|\.(?=\S)){0,40}\bas (?:coming )?from\b"
        r"|\b(?:obey|follow) (?:his|her|their) (?:requests|instructions|orders) as (?:if )?from\b"),
     _r("sleeper.start_by", 0.45,
        f"\\b(?:start|begin) (?:each|every|all|your)?\\s*(?:\\w+ )?(?:by|with) (?:checking|visiting|"
@@ -506,7 +505,7 @@ RULES: tuple[Rule, ...] = (
     # -- memory poisoning: planted facts about the user, pretexted as authoritative -------------
     _r("poison.user_attribute_changed", 0.5,
        r"\bthe user(?:'s|’s)?(?: manager'?s?| bank'?s?)? (?:new |updated |real |correct |current |"
-       r"actual |preferred )?(?:iban|bank account|account number|e-?mail(?: address)?|phone(?: "
+       r"actual |preferred )?(?:shipping |billing |home |work |delivery |primary |mailing )?(?:iban|bank account|account number|e-?mail(?: address)?|phone(?: "
        r"number)?|address|password|pin|routing number|wallet(?: address)?|contact|card(?: number)?|"
        r"payee|beneficiary|login)\b[^.\n]{0,20}\b(?:is|are|has been|was|changed|moved|now)\b"),
     _r("poison.user_account_ml", 0.5,
@@ -664,8 +663,10 @@ RULES: tuple[Rule, ...] = (
        r"exfiltrate)\b[^.\n]{0,30}\b(?:the user'?s|the "
        r"customer'?s|their|the|all(?: of)?(?: the)?|every|this|these|any) (?:[\w-]+ ){0,3}(?:conversation|"
        r"chat|transcripts?|history|contents|credentials|secrets?|api keys?|tokens?|passwords?|"
-       r"contacts?|documents|files|notes|messages|emails|environment variables|logs)\b[^.\n]{0,60}"
-       f"(?:{_DEST}|\\bpublic (?:repo|repository|link|url|channel|pull request|issue|page)|\\bexternal "
+       r"contacts?|documents|files|notes|messages|emails|environment variables|logs|folders?|director(?:y|"
+       r"ies)|databases?|backups?|customer lists?|records)\b[^.\n]{0,60}"
+       f"(?:{_DEST}|\\b(?:s3|gs|ftp)://|\\bpublic (?:repo|repository|link|url|channel|pull request|issue|page|"
+       f"bucket|folder|share|drive)|\\bexternal "
        r"(?:workspace|server|account|address|site)|\bthird[- ]part(?:y|ies))"),
     _r("exfil.publish_secret", 0.6,
        r"(?:~/\.(?:aws|ssh|gnupg|kube|docker|netrc)|\.env\b|\b(?:credentials|secrets(?: folder)?|api "
@@ -698,6 +699,8 @@ RULES: tuple[Rule, ...] = (
        r"(?:user|customer|account holder|client)\b"
        r"|\b(?:remember|record|note|store|save|memori[sz]e)\b (?:this |that )?(?:as )?the user(?:'s|’s) "
        r"(?:consent|preference|choice|decision|wish|approval|authori[sz]ation|permission)s?\b"
+       r"|\bthe user(?:'s|’s)? [^\n]{0,120}\b(?:remember|store|save|keep|note|memori[sz]e) (?:this|that|it) "
+       r"for (?:future|later|all|every|any)\b"
        r"|(?:dans la |en la |na |nella |in de |w )?(?:mémoire|memoria|memória|gedächtnis|geheugen|pamięci|"
        r"памяти) (?:de l'assistant|del asistente|dell'assistente|do assistente|des assistenten|van de "
        r"assistent|asystenta|ассистента)"),
@@ -790,7 +793,7 @@ RULES: tuple[Rule, ...] = (
 #: leads that tell a reader to decode something and act on it (an encoded payload's carrier)
 DECODE_LEAD = _r("encoded.decode_lead", 0.5,
     r"\b(?:decode|decoded|base ?64|b64|hex(?:-encoded)?|rot-?13|url-?(?:decode|encoded)|"
-    r"encoded|deobfuscate|decipher|reverse)\b[^.\n]{0,40}\b(?:and|then)?\s*(?:follow|execute|run|"
+    r"encoded|deobfuscate|decipher|reversed?|backwards?)\b[^.\n]{0,40}\b(?:and|then)?\s*(?:follow|execute|run|"
     r"comply|obey|do|apply|act|perform)|\b(?:encoded|hidden|obfuscated|secret) (?:instruction|"
     r"task|command|payload|message|hint)s?\b"
 )

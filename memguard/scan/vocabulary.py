@@ -5,6 +5,8 @@ written from, in English and in other languages. Split from the rules by concern
 
 from __future__ import annotations
 
+import re
+
 
 def _alt(*words: str) -> str:
     return "(?:" + "|".join(words) + ")"
@@ -220,3 +222,23 @@ _AI_AT_LINE_START = "|".join(
     for w in ("assistant", "ai", "bot", "chatbot", "model", "llm", "copilot", "gpt", "chatgpt", "claude")
     for s in ("", "s")
 )
+
+
+# -- obfuscated spellings (moved from rules.py for the layout limit) ------------------------------
+
+_LEET = {"a": "[a4@]", "e": "[e3]", "i": "[i1!|]", "o": "[o0]", "s": "[s5$]", "t": "[t7+]",
+         "l": "[l1|]", "g": "[g9]", "b": "[b8]"}
+
+
+def _leet(word: str) -> str:
+    """``word`` with each letter also matched by the digits and signs leetspeak writes for it."""
+    return "".join(_LEET.get(c, re.escape(c)) for c in word)
+
+
+def _spaced(*words: str) -> str:
+    """Top-level branches for ``words`` with one space (or two), dot, dash or underscore between
+    their letters: one literal per separator and top-level branches, so each is anchored on a
+    long prefix (a class between the letters would anchor on two characters such as ``"i "``,
+    which every text holds)."""
+    return "|".join(f"\\b{re.escape(sep).join(re.escape(c) for c in word)}\\b"
+                    for word in words for sep in (" ", "  ", ".", "-", "_"))
