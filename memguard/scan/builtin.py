@@ -36,6 +36,19 @@ _FLAG_TAGS = re.compile("\U0001f3f4[\U000e0020-\U000e007e]{1,8}\U000e007f")  # s
 
 _DECODE_LEAD, _ROT13_WORD = len(RULES), len(RULES) + 1
 
+# a short phrase in double quotes that the text reports rather than says: a cue (like, such as,
+# says, wrote, containing, the phrase ...) before it, or a speech verb after it ("Ignore your
+# orders," the captain told the android). Security notes and fiction quote instructions; rules that
+# match only inside such a quote count once, as weak evidence (``quoted.mention``). A quote holding
+# an address or a URL, or longer than 80 characters, is never a mention.
+_CUE = (r"(?:\b(?:like|such as|e\.g\.|says?|said|saying|write|writes|wrote|contain(?:s|ing)?|phrases?|"
+        r"strings?|payloads?|words?|lines?|asked to|told|whispered|replied|shouted|called|quoted?)\b"
+        r"(?: [\w-]+){0,3},?:? ?)")
+_SPEECH = r"(?:,? (?:[\w-]+ ){0,3}(?:said|says|told|asked|whispered|shouted|replied|wrote|writes)\b)"
+_MENTION = re.compile(f'{_CUE}["\u201c]([^"\u201c\u201d\n@]{{1,80}})["\u201d]'
+                      f'|["\u201c]([^"\u201c\u201d\n@]{{1,80}})["\u201d]{_SPEECH}', re.IGNORECASE)
+QUOTED = "quoted.mention"
+
 
 @functools.cache
 def rule_set() -> RuleSet:
@@ -97,6 +110,8 @@ class RuleScanner:
         lowered = text.lower()
         matched = rule_set().matching(lowered, work)
         hits = {RULES[i].id: RULES[i].weight for i in matched if i < _DECODE_LEAD}
+        if hits and ('"' in text or "\u201c" in text):
+            self._mentions(text, hits, work)
         if not text.isascii():
             self._unicode(text, hits, work)
         decoded = self._decoded(text, matched, work)
@@ -136,6 +151,25 @@ class RuleScanner:
             for t in readable + deeper:  # (rot13 of a rot13 decoding is a text already in `out`)
                 found += [d for d in decoded_texts(t, layers=layers) if d not in out and d != text]
         return out
+
+    @staticmethod
+    def _mentions(text: str, hits: dict[str, float], work: Work) -> None:
+        """Rules that match only inside quoted mentions (:data:`_MENTION`) become one weak
+        ``quoted.mention``; a rule that also matches outside them keeps its weight."""
+        spans = [m.span(1) if m.group(1) is not None else m.span(2) for m in _MENTION.finditer(text)]
+        spans = [(a, b) for a, b in spans if "://" not in text[a:b]]
+        if not spans:
+            return
+        masked = list(text)
+        for a, b in spans:
+            masked[a:b] = " " * (b - a)
+        outside = {RULES[i].id for i in rule_set().matching("".join(masked).lower(), work)
+                   if i < _DECODE_LEAD}
+        quoted = [key for key in hits if key not in outside]
+        for key in quoted:
+            del hits[key]
+        if quoted:
+            hits[QUOTED] = 0.45
 
     @staticmethod
     def _unicode(text: str, hits: dict[str, float], work: Work) -> None:

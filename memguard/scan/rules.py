@@ -45,6 +45,7 @@ from memguard.scan.vocabulary import (  # the word lists, split from the rules b
     _SEND,
     _SEND_ML,
     _SESSION,
+    _STOP_FOLLOWING_ML,
     _SYSTEM_ML,
     _TO_AGENT_ML,
     _URL,
@@ -145,13 +146,7 @@ RULES: tuple[Rule, ...] = (
        f"|\\b{_leet('you')} {_leet('are')} {_leet('now')}\\b[^.\\n]{{0,20}}{_leet('mode')}"
        f"|{_spaced('ignore', 'disregard', 'instructions', 'system prompt', 'password')}"),
     # generalization (holdout2): the override family, "stop following" in other languages
-    _r("override.stop_following_ml", 0.8,
-       r"\b(?:ne (?:suis|suivez|respecte|respectez) plus|nicht mehr (?:befolgen|folgen|beachten)|"
-       r"befolge nicht mehr|(?:deja|dejen) de (?:seguir|obedecer)|(?:pare|parem) de (?:seguir|"
-       r"obedecer)|non (?:seguire|rispettare|ascoltare) più|niet (?:meer )?(?:volgen|opvolgen)|"
-       r"przestań (?:słuchać|wykonywać)|больше не (?:следуй|слушай|выполняй)|перестань (?:следовать|"
-       r"слушать))"
-       r"|不要再(?:遵循|听从|遵守)|もう従わない|従わないで|더 이상 따르지|لا تتبع بعد الآن"),
+    _r("override.stop_following_ml", 0.8, _STOP_FOLLOWING_ML),
     # missed families (scanfp): earlier rules re-scoped away ("the earlier restrictions were only
     # meant for strangers"); a task declared over before a new order ("Translation task cancelled.")
     _r("override.rescoped", 0.6,
@@ -391,12 +386,14 @@ RULES: tuple[Rule, ...] = (
        r"config/gcloud)\b[^\n]{0,80}(?:@|https?://|ftp://|\b[\w-]+(?:\.[\w-]+)*:(?!/))"
        r"|\b(?:curl|wget|nc|ftp|sftp)\b[^\n]{0,120}(?:@|https?://)[^\n]{0,120}~/\.(?:aws|ssh|gnupg|"
        r"kube|docker|netrc|config/gcloud)\b"),
-    # false positives (scanfp): "rm -rf ./build" cleans a project; a payload removes ~, / or *
+    # false positives (scanfp): "rm -rf ./build" cleans a project; a payload removes ~, / or *, or
+    # pipes a plain-http or bare-IP download into a shell
     _r("tool.shell_payload", 0.6,
-       r"\brm -rf +(?:~|/|\$home\b|\*|--no-preserve-root)|"
+       r"\brm -rf +(?:~|/|\$home\b|\*|--no-preserve-root)|\b(?:curl|wget)\b[^\n|]{0,200}(?:http://|\d{1,3}"
+       r"(?:\.\d{1,3}){3})[^\n|]{0,200}\|\s*(?:sudo )?(?:ba|z)?sh\b|"
        r"\bcat ~/\.(?:aws|ssh|config)|\.ssh/id_|powershell(?:\.exe)? -e(?:nc|ncodedcommand)?\b|"
        r"\bscp -r ~/\.ssh"),
-    # false positives (scanfp): documented installers pipe a download into a shell too: weak alone
+    # false positives (scanfp): installers pipe an https download into a shell too: weak alone
     _r("tool.pipe_to_shell", 0.45,
        r"\bcurl\b[^\n|]{0,200}\|\s*(?:sudo )?(?:ba|z)?sh\b|\bwget\b[^\n|]{0,200}\|\s*(?:sudo )?(?:ba|z)?sh\b"),
     _r("tool.run_now", 0.3,
@@ -617,7 +614,7 @@ RULES: tuple[Rule, ...] = (
        f"\\b(?:{_AI_AT_LINE_START}) {{0,2}}(?:please |kindly |now |also )?"
        r"(?:tell|say|remember|send|forward|ignore|disregard|don't|never|always|make|add|delete|remove|"
        r"share|open|reply|respond|answer|write|approve|store|save|report|skip|stop|include|recommend|"
-       r"mark|cancel|treat|push|upload|post|forget)\b"),
+       r"mark|cancel|treat|push|upload|post|forget|run|execute|install|download|call|invoke)\b"),
     # direct instruction: an AI addressed politely in other languages (weak alone)
     _r("agent.vocative_ml", 0.45,
        r"\b(?:estimad[oa]|querid[oa]|cher|chère|liebe[r]?|gentile|car[oa]|beste|geachte|drog[ia]|"

@@ -242,3 +242,14 @@ def _spaced(*words: str) -> str:
     which every text holds)."""
     return "|".join(f"\\b{re.escape(sep).join(re.escape(c) for c in word)}\\b"
                     for word in words for sep in (" ", "  ", ".", "-", "_"))
+
+
+# "stop following" in other languages (override.stop_following_ml)
+_STOP_FOLLOWING_ML = (
+    r"\b(?:ne (?:suis|suivez|respecte|respectez) plus|nicht mehr (?:befolgen|folgen|beachten)|"
+    r"befolge nicht mehr|(?:deja|dejen) de (?:seguir|obedecer)|(?:pare|parem) de (?:seguir|"
+    r"obedecer)|non (?:seguire|rispettare|ascoltare) più|niet (?:meer )?(?:volgen|opvolgen)|"
+    r"przestań (?:słuchać|wykonywać)|больше не (?:следуй|слушай|выполняй)|перестань (?:следовать|"
+    r"слушать))"
+    r"|不要再(?:遵循|听从|遵守)|もう従わない|従わないで|더 이상 따르지|لا تتبع بعد الآن"
+)
