@@ -239,9 +239,9 @@ RULES: tuple[Rule, ...] = (
        # email, ...": a standing preference, not an exfiltration)
        # false positives (scanfp): nor to a person of the user's own ("forward the newsletters to my
        # husband at x@y", "to my manager, x@y"), nor the user's own things ("send my timesheet to")
-       f"\\b(?:{_SEND}|{_SEND_ML})\\b(?! my\\b)(?![^\\n]{{0,100}}?\\bto (?:my|our) (?!new\\b)(?:(?:own |work |"
+       f"\\b(?:{_SEND}|{_SEND_ML})\\b(?! my\\b)(?![^\\n]{{0,100}}?\\bto (?:(?:my|our) (?!new\\b)(?:(?:own |work |"
        f"personal |private |home |usual |other )?(?:e-?mail|address|inbox)\\b|[\\w'-]+(?: [\\w'-]+)?(?:,| at\\b|"
-       f" \\(|:| <| -)))[^\\n]{{0,100}}?(?:\\bto\\b|\\ba\\b|\\bà\\b|\\ban\\b|\\bnaar\\b|"
+       f" \\(|:| <| -))|(?!the\\b|a\\b|an\\b|this\\b|that\\b|all\\b|any\\b)[a-z][\\w'-]*(?: at\\b| \\(|,? <)))[^\\n]{{0,100}}?(?:\\bto\\b|\\ba\\b|\\bà\\b|\\ban\\b|\\bnaar\\b|"
        f"\\bdo\\b|\\bna\\b|\\bpara\\b|\\be\\b)?\\s*{_EMAIL}"
        f"|{_SEND_ML}[^\\n]{{0,100}}{_EMAIL}|{_EMAIL}[^\\n]{{0,30}}{_SEND_ML}"),
     _r("agent.phishing_tell_user", 0.7,
@@ -494,7 +494,8 @@ RULES: tuple[Rule, ...] = (
     # coming from the boss")
     _r("sleeper.trust_rule", 0.7,
        r"\btreat (?:all |any |every )?(?:messages?|e-?mails?|requests?|instructions?|texts?|notes?|"
-       r"anything|everything)\b(?:[^.\n]|\.(?=\S)){0,40}\bas (?:coming )?from\b"
+       r"anything|everything)\b(?:[^.\n]|\.(?=\S)){0,40}\bas (?:coming )?from\b|\bas if (?:the user|they|you) "
+       r"(?:had )?(?:typed|written|wrote|sent|said|approved|asked for) (?:them|it|this|those)\b"
        r"|\b(?:obey|follow) (?:his|her|their) (?:requests|instructions|orders) as (?:if )?from\b"),
     _r("sleeper.start_by", 0.45,
        f"\\b(?:start|begin) (?:each|every|all|your)?\\s*(?:\\w+ )?(?:by|with) (?:checking|visiting|"
