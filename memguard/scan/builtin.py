@@ -36,17 +36,17 @@ _FLAG_TAGS = re.compile("\U0001f3f4[\U000e0020-\U000e007e]{1,8}\U000e007f")  # s
 
 _DECODE_LEAD, _ROT13_WORD = len(RULES), len(RULES) + 1
 
-# a short phrase in double quotes that the text reports rather than says: a cue (like, such as,
-# says, wrote, containing, the phrase ...) before it, or a speech verb after it ("Ignore your
-# orders," the captain told the android). Security notes and fiction quote instructions; rules that
-# match only inside such a quote count once, as weak evidence (``quoted.mention``). A quote holding
-# an address or a URL, or longer than 80 characters, is never a mention.
-_CUE = (r"(?:\b(?:like|such as|e\.g\.|says?|said|saying|write|writes|wrote|contain(?:s|ing)?|phrases?|"
-        r"strings?|payloads?|words?|lines?|asked to|told|whispered|replied|shouted|called|quoted?)\b"
-        r"(?: [\w-]+){0,3},?:? ?)")
-_SPEECH = r"(?:,? (?:[\w-]+ ){0,3}(?:said|says|told|asked|whispered|shouted|replied|wrote|writes)\b)"
+# a short phrase in double quotes that the text names as an example rather than says: a mention
+# noun or "like", "such as", "e.g." right before it (payloads such as "..."), or fiction's speech
+# punctuation ("Ignore your orders," the captain told the android). Security notes and fiction
+# quote instructions; rules that match only inside such a quote count once, as weak evidence
+# (``quoted.mention``). Not "says" or "wrote": a document that says "..." is how injections arrive.
+# A quote holding an address or a URL, or longer than 80 characters, is never a mention.
+_CUE = (r"(?:\b(?:like|such as|e\.g\.,?|i\.e\.,?|phrases?|strings?|payloads?|words?|sentences?|"
+        r"prompts?|patterns?|examples?)\b:? ?)")
+_SPEECH = r"(?: (?:[\w-]+ ){0,3}(?:said|says|told|asked|whispered|shouted|replied)\b)"
 _MENTION = re.compile(f'{_CUE}["\u201c]([^"\u201c\u201d\n@]{{1,80}})["\u201d]'
-                      f'|["\u201c]([^"\u201c\u201d\n@]{{1,80}})["\u201d]{_SPEECH}', re.IGNORECASE)
+                      f'|["\u201c]([^"\u201c\u201d\n@]{{1,80}},)["\u201d]{_SPEECH}', re.IGNORECASE)
 QUOTED = "quoted.mention"
 
 
