@@ -50,9 +50,11 @@ def test_detection_and_false_positives(part: str) -> None:
 
 # scanner version 2 as found: 55.2% / 10.2% (tune), 54.8% / 14.3% (held). Version 3 (family
 # rules, decoders and the bidi rule written against the tune half): 92.4% / 2.3% (tune), 59.5% /
-# 9.5% (held). The held half is the honest figure for text nobody tuned against.
-FLOORS = {"tune": 0.92, "held": 0.59}
-CEILINGS = {"tune": 0.025, "held": 0.10}
+# 9.5% (held). The held half is the honest figure for text nobody tuned against. Version 5 (rules
+# narrowed by structure where they fired on benign text, missed tune-half families added): 100% /
+# 1.1% (tune), 61.9% / 7.1% (held; version 4 had 64.3% / 9.5%).
+FLOORS = {"tune": 0.99, "held": 0.59}
+CEILINGS = {"tune": 0.012, "held": 0.075}
 
 
 @pytest.mark.parametrize("text", [
