@@ -268,7 +268,7 @@ RULES: tuple[Rule, ...] = (
        f"{_LEAD}(?:(?:new|updated|urgent|important|official|real|actual|priority) )?(?:{_ROLE})(?: (?:message|note|prompt|notice|instructions?|override|update|alert|"
        # false positives (scanfp): a spec line gives a value ("System: Ubuntu 22.04, 16 GB RAM")
        # (and "Owner: Jana." a field's value: one word that ends the line)
-       r"command|directive|request|says|order))?\s*[:：](?!\s*[a-z][\w-]* v?\d|\s*[a-z][\w-]*\.?\s*$)"),
+       r"command|directive|request|says|order))?\s*[:：](?![ \t]*[a-z][\w-]* v?\d|[ \t]*[a-z][\w-]*\.[ \t]*$)"),
     _r("role.bracket", 0.75,
        r"\[\s*/?(?:system|developer|admin|administrator|operator|instructions?|sys|inst|"
        r"system (?:message|note|prompt)|assistant|tool)\s*\]"),
@@ -334,7 +334,7 @@ RULES: tuple[Rule, ...] = (
     _r("role.prefix_ml", 0.75,
        f"{_LEAD}(?:syst[èe]me|sistema|systeem|systemu?|система|系统|系統|システム|시스템|النظام|सिस्टम|"
        r"sistem|administrateur|administrador|amministratore|beheerder|администратор|管理员|管理者|관리자|"
-       r"المسؤول|व्यवस्थापक|yönetici)\s*[:：](?!\s*[a-z][\w-]* ?v?\d)"),
+       r"المسؤول|व्यवस्थापक|yönetici)\s*[:：](?![ \t]*[a-z][\w-]* ?v?\d)"),
     # -- delimiter and fence forgery ----------------------------------------------------------
     _r("delimiter.chat_tokens", 0.9,
        r"<\|(?:im_start|im_end|endoftext|eot_id|start_header_id|end_header_id|system|user|"
