@@ -35,6 +35,8 @@ from memguard.scan.vocabulary import (  # the word lists, split from the rules b
     _LOGGED,
     _NO_CONFIRM_ML,
     _NOT_LOGGED,
+    _NOT_OWN_ML,
+    _OWNED_BY_OTHER,
     _PERSIST,
     _PRIOR_ANY,
     _PRIOR_OTHER,
@@ -77,7 +79,7 @@ RULES: tuple[Rule, ...] = (
        f"\\b{_IGN_LATIN}\\b{_GAP}{_PRIOR_ANY}{_GAP}{_INS}|{_IGN_OTHER}{_GAP}{_PRIOR_ANY}{_GAP}{_INS}"
        f"|\\b(?:önceki|tüm){_GAP}{_INS}{_GAP}{_IGN}|{_PRIOR_OTHER}{_GAP}{_INS}{_GAP}{_IGN}"),
     _r("override.ignore_any_instructions", 0.55,
-       f"\\b{_IGN_LATIN}\\b{_GAP}{_INS}|{_IGN_OTHER}{_GAP}{_INS}|\\b{_INSTR_LATIN}\\b[^.\\n。!?！？:,;]{{0,60}}?{_IGN}"
+       f"\\b{_IGN_LATIN}\\b{_GAP}{_INS}{_OWNED_BY_OTHER}|{_IGN_OTHER}{_GAP}{_INS}{_OWNED_BY_OTHER}|\\b{_INSTR_LATIN}\\b[^.\\n。!?！？:,;]{{0,60}}?{_IGN}"
        f"|{_INSTR_OTHER}{_GAP}{_IGN}"),
     _r("override.forget_told", 0.9,
        r"\b(?:ignore|disregard|forget)\b[^.\n]{0,20}\b(?:what|everything|anything|all)\b[^.\n]{0,15}"
@@ -172,7 +174,7 @@ RULES: tuple[Rule, ...] = (
        f"(?:to|for) (?:the |any |all )?(?:{_AGENT}|ai agents?|ai systems?|language models?)s?\\b"
        f"|\\b(?:fao|attn|attention|for the attention of):? (?:the |any |all |every )?(?:{_AI}|models?)\\b"
        f"|\\bfor (?:ai|llm|automated) (?:agents?|assistants?|models?|tools?|readers?|systems?) only\\b"
-       f"|{_TO_AGENT_ML}"),
+       f"|{_TO_AGENT_ML}(?![\\w-])"),
     # generalization (holdout2): a vocative aimed at an AI ("Attention automated reader:", "Hey
     # ChatGPT,", "Dear AI.")
     _r("agent.vocative", 0.5,
@@ -239,11 +241,11 @@ RULES: tuple[Rule, ...] = (
        # email, ...": a standing preference, not an exfiltration)
        # false positives (scanfp): nor to a person of the user's own ("forward the newsletters to my
        # husband at x@y", "to my manager, x@y"), nor the user's own things ("send my timesheet to")
-       f"\\b(?:{_SEND}|{_SEND_ML})\\b(?! my\\b)(?![^\\n]{{0,100}}?\\bto (?:(?:my|our) (?!new\\b)(?:(?:own |work |"
+       f"\\b(?:{_SEND}|{_SEND_ML})\\b(?! my\\b){_NOT_OWN_ML}(?![^\\n]{{0,100}}?\\bto (?:(?:my|our) (?!new\\b)(?:(?:own |work |"
        f"personal |private |home |usual |other )?(?:e-?mail|address|inbox)\\b|[\\w'-]+(?: [\\w'-]+)?(?:,| at\\b|"
        f" \\(|:| <| -))|(?!the\\b|a\\b|an\\b|this\\b|that\\b|all\\b|any\\b)[a-z][\\w'-]*(?: at\\b| \\(|,? <)))[^\\n]{{0,100}}?(?:\\bto\\b|\\ba\\b|\\bà\\b|\\ban\\b|\\bnaar\\b|"
        f"\\bdo\\b|\\bna\\b|\\bpara\\b|\\be\\b)?\\s*{_EMAIL}"
-       f"|{_SEND_ML}[^\\n]{{0,100}}{_EMAIL}|{_EMAIL}[^\\n]{{0,30}}{_SEND_ML}"),
+       f"|{_SEND_ML}{_NOT_OWN_ML}[^\\n]{{0,100}}{_EMAIL}|{_EMAIL}[^\\n]{{0,30}}{_SEND_ML}"),
     _r("agent.phishing_tell_user", 0.7,
        r"\btell (?:the user|them|him|her|users)\b[^.\n]{0,40}\b(?:account|password|card|payment|"
        r"subscription|session)\b[^.\n]{0,30}\b(?:locked|suspended|expired|compromised|blocked|"

@@ -253,3 +253,25 @@ _STOP_FOLLOWING_ML = (
     r"слушать))"
     r"|不要再(?:遵循|听从|遵守)|もう従わない|従わないで|더 이상 따르지|لا تتبع بعد الآن"
 )
+
+
+# -- false positives (scanfp): whose instructions, whose address ----------------------------------
+
+# instructions that belong to someone or something other than the agent ("ignora las instrucciones
+# anteriores de la receta", "negeer de oude instructies van de verhuurder"): not an override; the
+# agent's own (of the system, the developer, the user, the prompt) still are
+_OWNED_BY_OTHER = (
+    r"(?!(?: [\w-]+)? (?:(?:du|de la|des|del|de los|de las|van de|van het|van|von der|vom|von|der|di|"
+    r"della|dello|dei|do|da|dos|das|к|от|для|of the|of my|from the|from my|for the|for my|on the|on my) "
+    r"|de l'|d')(?!(?:la |le |el |de |der |die |the |your )?(?:system|syst[eè]m|sistem|entwickler|d[ée]velopp|"
+    r"desarroll|svilupp|ontwikkel|operat|admin|usuari|utilisat|nutzer|benutzer|utent|gebruiker|assist|"
+    r"agent|model|ia\b|ki\b|ai\b|prompt|above|систем|ассистент|пользовател|разработ)))"
+)
+# a send in another language to a person of the writer's own ("envía las fotos a mi hermana en
+# x@y") or to a recipient named before the address ("al commercialista, x@y"), or one the writer
+# makes ("schicke ich"): the user's errand, not an exfiltration
+_NOT_OWN_ML = (
+    r"(?!\w* ich\b)(?![^\n]{0,100}?(?:\b(?:a|à|an|al|alla|aan|naar|para|ao|do|à) (?:mi|mis|mon|ma|mes|"
+    r"meine[nmr]?|mein|mio|mia|miei|mijn|minha|meu|mojej|mojego)\b|[\w'-]{3,}(?:,| \(|:| <| en| bei| "
+    r"chez| presso)\s*[\w.+-]+@))"
+)
