@@ -42,12 +42,27 @@ _DECODE_LEAD, _ROT13_WORD = len(RULES), len(RULES) + 1
 # quote instructions; rules that match only inside such a quote count once, as weak evidence
 # (``quoted.mention``). Not "says" or "wrote": a document that says "..." is how injections arrive.
 # A quote holding an address or a URL, or longer than 80 characters, is never a mention.
-_CUE = (r"(?:\b(?:like|such as|e\.g\.,?|i\.e\.,?|phrases?|strings?|payloads?|words?|sentences?|"
-        r"prompts?|patterns?|examples?)\b:? ?)")
-_SPEECH = r"(?: (?:[\w-]+ ){0,3}(?:said|says|told|asked|whispered|shouted|replied)\b)"
-_MENTION = re.compile(f'{_CUE}["\u201c]([^"\u201c\u201d\n@]{{1,80}})["\u201d]'
-                      f'|["\u201c]([^"\u201c\u201d\n@]{{1,80}},)["\u201d]{_SPEECH}', re.IGNORECASE)
+# (the quotes are found first, then the cue in the 24 characters before one: a regex that starts
+# with the cue words costs a search at every position)
+_QUOTE = re.compile('["\u201c]([^"\u201c\u201d\n@]{1,80})["\u201d]')
+_CUE = re.compile(r"\b(?:like|such as|e\.g\.,?|i\.e\.,?|phrases?|strings?|payloads?|words?|sentences?|"
+                  r"prompts?|patterns?|examples?)\b:? ?$", re.IGNORECASE)
+_SPEECH = re.compile(r" (?:[\w-]+ ){0,3}(?:said|says|told|asked|whispered|shouted|replied)\b", re.IGNORECASE)
 QUOTED = "quoted.mention"
+
+
+def mention_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of the quoted mentions in ``text`` (see above)."""
+    spans = []
+    for m in _QUOTE.finditer(text):
+        a, b = m.span(1)
+        if "://" in text[a:b]:
+            continue
+        if _CUE.search(text, max(0, m.start() - 24), m.start()) or (
+            text[b - 1] == "," and _SPEECH.match(text, m.end())
+        ):
+            spans.append((a, b))
+    return spans
 
 
 @functools.cache
@@ -154,10 +169,9 @@ class RuleScanner:
 
     @staticmethod
     def _mentions(text: str, hits: dict[str, float], work: Work) -> None:
-        """Rules that match only inside quoted mentions (:data:`_MENTION`) become one weak
+        """Rules that match only inside quoted mentions (:func:`mention_spans`) become one weak
         ``quoted.mention``; a rule that also matches outside them keeps its weight."""
-        spans = [m.span(1) if m.group(1) is not None else m.span(2) for m in _MENTION.finditer(text)]
-        spans = [(a, b) for a, b in spans if "://" not in text[a:b]]
+        spans = mention_spans(text)
         if not spans:
             return
         masked = list(text)
