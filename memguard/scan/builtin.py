@@ -13,7 +13,7 @@ from memguard.scan.rules import DECODE_LEAD, RULES
 from memguard.scan.unicode import reveal
 from memguard.scan.verdict import Label, ScanContext, Verdict
 
-__all__ = ["MALICIOUS_AT", "MAX_DEPTH", "MAX_TEXT", "SUSPICIOUS_AT", "RuleScanner"]
+__all__ = ["MALICIOUS_AT", "MAX_DEPTH", "MAX_TEXT", "QUOTED", "SUSPICIOUS_AT", "RuleScanner", "mention_spans"]
 
 SUSPICIOUS_AT = 0.5
 MALICIOUS_AT = 0.8
