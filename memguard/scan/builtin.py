@@ -49,6 +49,15 @@ _CUE = re.compile(r"\b(?:like|such as|e\.g\.,?|i\.e\.,?|phrases?|strings?|payloa
                   r"prompts?|patterns?|examples?)\b:? ?$", re.IGNORECASE)
 _SPEECH = re.compile(r" (?:[\w-]+ ){0,3}(?:said|says|told|asked|whispered|shouted|replied)\b", re.IGNORECASE)
 QUOTED = "quoted.mention"
+# a text that names the encoding of what it shows (false positives, scanfp), and decoded prose
+# that opens with an order
+_ORDER = re.compile(r"\W*(?:please |now |then )?(?:delete|remove|send|forward|transfer|wire|pay|ignore|"
+                    r"disregard|forget|tell|say|reply|respond|answer|open|run|execute|upload|share|approve|"
+                    r"grant|disable|reset|print|reveal|post|e-?mail|call|visit|click|add|change|update|"
+                    r"give|move|copy|write|download|install|export|leak|include|insert|append|always|never|"
+                    r"do not|don't|from now on)\b", re.IGNORECASE)
+_NAMED_ENCODING = re.compile(r"\b(?:base ?(?:64|32)|b64|hex(?:adecimal)?|url-?encoded|percent-encoded|"
+                             r"rot-?13|encoded|encoding)\b")
 
 
 def mention_spans(text: str) -> list[tuple[int, int]]:
@@ -135,8 +144,11 @@ class RuleScanner:
             if any(w >= 0.5 for w in inner.values()):
                 hits["encoded.instruction"] = 0.9
             elif any(len(d.split()) >= 4 for d in decoded if d not in text):
-                # prose hidden in an encoding: rarely innocent inside a memory
-                hits["encoded.prose"] = 0.5
+                # prose hidden in an encoding: rarely innocent inside a memory, unless the text
+                # names the encoding it shows (a note "in base64", a "URL-encoded address") and the
+                # prose is no order: then weak alone (a lead to act on it still flags it)
+                named = _NAMED_ENCODING.search(lowered) and not any(_ORDER.match(d) for d in decoded)
+                hits["encoded.prose"] = 0.45 if named else 0.5
             hits.update(inner)
         if _DECODE_LEAD in matched:
             hits["encoded.decode_lead"] = 0.5
