@@ -27,7 +27,7 @@ import ahocorasick  # type: ignore[import-not-found]  # ships no type informatio
 from memguard.scan import rulecache
 from memguard.scan.anchors import branches, factors, literal_prefixes, markup, split_lead
 
-__all__ = ["ATTEMPTS", "LEAD_WINDOW", "MAX_ATTEMPTS", "MAX_CHARS", "MAX_SEARCHES", "Plan", "RuleSet", "Work", "plan"]
+__all__ = ["ATTEMPTS", "LEAD_WINDOW", "MAX_ATTEMPTS", "MAX_CHARS", "MAX_SEARCHES", "Plan", "RuleSet", "Work", "cacheable", "plan"]
 
 #: anchored attempts per branch and text before the branch is searched over the whole text once
 ATTEMPTS = 32
@@ -316,6 +316,17 @@ def plan(patterns: Sequence[str]) -> Plan:
     }
 
 
+def cacheable(patterns: Sequence[str]) -> Plan:
+    """:func:`plan` and each branch's compiled rest and lead (:func:`rulecache.code`): what a
+    cache file holds, so that a new process analyses and parses nothing."""
+    made = plan(patterns)
+    made["code"] = [
+        (rulecache.code(rest), None if lead is None else rulecache.code(lead))
+        for _, _, rest, lead, _ in made["branches"]
+    ]
+    return made
+
+
 class RuleSet:
     """Patterns (over lower-cased text, ``re.MULTILINE``) matched in one automaton pass.
 
@@ -382,12 +393,7 @@ class RuleSet:
             else:
                 rules.origin = str(path)
                 return rules
-        made = plan(patterns)
-        # the compiled forms go in the file: a new process then compiles nothing it need not
-        made["code"] = [
-            (rulecache.code(rest), None if lead is None else rulecache.code(lead))
-            for _, _, rest, lead, _ in made["branches"]
-        ]
+        made = cacheable(patterns)
         rulecache.store(patterns, made, places)
         return cls(patterns, tables=made)
 

@@ -213,7 +213,7 @@ def write(directory: Path, patterns_key: str, tables: dict[str, Any]) -> Path | 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m memguard.scan.rulecache DIR``: write the built-in rules' cache file to ``DIR``."""
     from memguard.scan.builtin import PATTERNS
-    from memguard.scan.match import plan
+    from memguard.scan.match import cacheable
 
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) != 1:
@@ -223,7 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if patterns_key is None:
         print("the scanner's source cannot be read: no cache", file=sys.stderr)
         return 1
-    written = write(Path(args[0]), patterns_key, plan(PATTERNS))
+    written = write(Path(args[0]), patterns_key, cacheable(PATTERNS))
     print(written if written is not None else "not written")
     return 0 if written is not None else 1
 
