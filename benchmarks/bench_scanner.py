@@ -4,9 +4,10 @@
     MEMGUARD_BENCH_N=20000 python benchmarks/bench_scanner.py
     python benchmarks/bench_scanner.py --start 9  # a new process's scanner start-up, cache on/off
 
-``--start N`` starts N pairs of new processes, alternately without the rule-table cache
-(``MEMGUARD_SCAN_CACHE=off``: the rules analysed, as before issue 16) and with a warm one (a
-temporary directory, written by a first process), and prints the median wall and CPU seconds of
+``--start N`` starts N rounds of three new processes: without the rule-table cache
+(``MEMGUARD_SCAN_CACHE=off``: the rules analysed, as before issue 16), with an empty cache
+directory (analysed, and the file written) and with a warm one (written by a first process), and
+prints the median wall and CPU seconds of
 ``RuleScanner()`` and of ``builtin_scanners()`` (the rules and the trained model, what
 ``open_embedded`` builds) in each, with the load average.
 
@@ -32,6 +33,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from memguard.scan import RuleScanner, ScanContext
 from memguard.scan.builtin import rule_set
@@ -88,27 +90,30 @@ print(json.dumps(out))
 """
 
 
-def startup(pairs: int) -> None:
-    """New processes' scanner start-up, cache off and warm alternately (see the module doc)."""
+def startup(rounds: int) -> None:
+    """New processes' scanner start-up: without the cache, with an empty cache directory (the
+    process analyses the rules and writes the file) and with a warm one, in turn (see the module
+    doc)."""
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    with tempfile.TemporaryDirectory() as cache:
-        modes = {"cache off": "off", "cache warm": cache}
-        subprocess.run([sys.executable, "-c", _START], env={**os.environ, "MEMGUARD_SCAN_CACHE": cache},
+    with tempfile.TemporaryDirectory() as root:
+        warm = str(Path(root) / "warm")
+        subprocess.run([sys.executable, "-c", _START], env={**os.environ, "MEMGUARD_SCAN_CACHE": warm},
                        check=True, capture_output=True)  # fmt: skip  # writes the cache file
-        runs: dict[str, list[dict[str, object]]] = {mode: [] for mode in modes}
-        for _ in range(pairs):
-            for mode, value in modes.items():
+        runs: dict[str, list[dict[str, Any]]] = {"cache off": [], "cache cold": [], "cache warm": []}
+        for i in range(rounds):
+            for mode, rows in runs.items():
+                value = {"cache off": "off", "cache cold": str(Path(root) / f"cold-{i}"), "cache warm": warm}[mode]
                 done = subprocess.run([sys.executable, "-c", _START], env={**os.environ, "MEMGUARD_SCAN_CACHE": value},
                                       check=True, capture_output=True, text=True)  # fmt: skip
-                runs[mode].append(json.loads(done.stdout))
+                rows.append(json.loads(done.stdout))
         for mode, rows in runs.items():
-            assert all((row["origin"] is None) == (mode == "cache off") for row in rows), mode
+            assert all((row["origin"] is None) == (mode != "cache warm") for row in rows), mode
             figures = "  ".join(
-                f"{step} wall {statistics.median(r[step][0] for r in rows):.3f} s "  # type: ignore[index]
-                f"cpu {statistics.median(r[step][1] for r in rows):.3f} s"  # type: ignore[index]
+                f"{step} wall {statistics.median(r[step][0] for r in rows):.3f} s "
+                f"cpu {statistics.median(r[step][1] for r in rows):.3f} s"
                 for step in ("import", "RuleScanner()", "builtin_scanners()")
             )
-            print(f"{mode:10s} (median of {pairs}): {figures}")
+            print(f"{mode:10s} (median of {rounds}): {figures}")
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
