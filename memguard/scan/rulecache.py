@@ -23,8 +23,8 @@ file is written again; a cache never changes a verdict, it only saves the analys
 Where (:func:`directories`): ``MEMGUARD_SCAN_CACHE`` names the directory (``off`` turns the cache
 off); by default files shipped in the package (read only, never written at run time), then
 ``$XDG_CACHE_HOME/memguard`` or ``~/.cache/memguard`` (written). ``python -m
-memguard.scan.rulecache DIR`` writes the built-in rules' file to ``DIR`` (e.g. into the package
-before a wheel or image is built).
+memguard.scan.cachetool DIR`` writes the built-in rules' file to ``DIR`` (e.g. into the installed
+package when an image is built).
 """
 
 from __future__ import annotations
@@ -208,25 +208,3 @@ def write(directory: Path, patterns_key: str, tables: dict[str, Any]) -> Path | 
         _log.info("scan rule-table cache not written to %s: %s", directory, exc)
         return None
     return path
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m memguard.scan.rulecache DIR``: write the built-in rules' cache file to ``DIR``."""
-    from memguard.scan.builtin import PATTERNS
-    from memguard.scan.match import cacheable
-
-    args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) != 1:
-        print("usage: python -m memguard.scan.rulecache DIR", file=sys.stderr)
-        return 2
-    patterns_key = key(PATTERNS)
-    if patterns_key is None:
-        print("the scanner's source cannot be read: no cache", file=sys.stderr)
-        return 1
-    written = write(Path(args[0]), patterns_key, cacheable(PATTERNS))
-    print(written if written is not None else "not written")
-    return 0 if written is not None else 1
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from memguard.scan import builtin, rulecache
+from memguard.scan import builtin, cachetool, rulecache
 from memguard.scan.builtin import PATTERNS, RuleScanner
 from memguard.scan.match import RuleSet, Work, plan
 
@@ -232,6 +232,6 @@ def test_where_the_cache_lives(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_the_cache_writer_command_writes_the_built_in_rules_file(tmp_path: Path) -> None:
-    assert rulecache.main([str(tmp_path)]) == 0
+    assert cachetool.main([str(tmp_path)]) == 0
     assert RuleSet.cached(PATTERNS, [tmp_path]).origin == str(_only_file(tmp_path))
-    assert rulecache.main([]) == 2
+    assert cachetool.main([]) == 2
