@@ -164,7 +164,11 @@ def _read(path: Path, patterns: tuple[str, ...], patterns_key: str) -> dict[str,
 def load(patterns: Sequence[str], places: Sequence[Path]) -> tuple[dict[str, Any], Path] | None:
     """The first good cache file's tables for ``patterns`` in ``places``, and its path."""
     patterns = tuple(patterns)
-    patterns_key = key(patterns)
+    try:
+        patterns_key = key(patterns)
+    except Exception as exc:  # pragma: no cover - hashing strings and reading our own source
+        _log.info("scan rule-table cache not used: %s", exc)
+        return None
     if patterns_key is None:
         return None
     for directory in places:
@@ -173,19 +177,23 @@ def load(patterns: Sequence[str], places: Sequence[Path]) -> tuple[dict[str, Any
             continue
         try:
             return _read(path, patterns, patterns_key), path
-        except (OSError, ValueError) as exc:  # (json's errors are ValueErrors)
-            log_rejected(path, str(exc) or type(exc).__name__)
+        except Exception as exc:  # whatever is wrong with it, the tables are analysed again
+            log_rejected(path, str(exc)[:200] or type(exc).__name__)
     return None
 
 
 def store(patterns: Sequence[str], tables: dict[str, Any], places: Sequence[Path]) -> Path | None:
     """Write ``tables`` for the next process to the last of ``places`` (never into the package);
     the path, or ``None`` when it cannot be written (no cache then; nothing else changes)."""
-    patterns_key = key(tuple(patterns))
-    writable = [p for p in places if p.resolve() != _PACKAGE]
-    if patterns_key is None or not writable:
+    try:
+        patterns_key = key(tuple(patterns))
+        writable = [p for p in places if p.resolve() != _PACKAGE]
+        if patterns_key is None or not writable:
+            return None
+        return write(writable[-1], patterns_key, tables)
+    except Exception as exc:  # a cache that cannot be written changes nothing else
+        _log.info("scan rule-table cache not written: %s", exc)
         return None
-    return write(writable[-1], patterns_key, tables)
 
 
 def write(directory: Path, patterns_key: str, tables: dict[str, Any]) -> Path | None:

@@ -130,6 +130,11 @@ def _rewrite(path: Path, change: Any, sign: bool = True) -> None:
     path.write_bytes(rulecache.MAGIC + digest + b"\n" + body)
 
 
+def _deep(path: Path) -> None:
+    body = b"[" * 100_000 + b"]" * 100_000  # json's parser runs out of recursion, not a ValueError
+    path.write_bytes(rulecache.MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+
+
 def _fewer_keys(content: dict[str, Any]) -> None:
     del content["tables"]["fast"]["keys"][0], content["tables"]["fast"]["value_of"][0]
 
@@ -173,9 +178,11 @@ def _flip(path: Path) -> None:
         lambda path: _rewrite(path, _no_keys),
         lambda path: _rewrite(path, _bad_code),
         lambda path: _rewrite(path, _fewer_keys, sign=False),
+        _deep,
+        lambda path: _rewrite(path, lambda content: content["tables"].pop("fast")),
     ],
     ids=["truncated", "wrong digest", "one bit", "empty", "garbage", "stale key", "other patterns", "bad code",
-         "edited, old digest"],
+         "edited, old digest", "deeply nested", "no fast tables"],
 )
 def test_a_bad_cache_file_is_never_read_and_is_rebuilt(tmp_path: Path, spoil: Any) -> None:
     path = _small_cache(tmp_path)
