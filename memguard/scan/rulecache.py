@@ -47,11 +47,13 @@ from re import _compiler as sre_compile  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
-__all__ = ["ENV", "MAGIC", "code", "compiled", "directories", "key", "load", "log_rejected", "path_for", "store", "write"]
+__all__ = ["ENV", "KEEP", "MAGIC", "code", "compiled", "directories", "key", "load", "log_rejected", "path_for", "store", "write"]
 
 ENV = "MEMGUARD_SCAN_CACHE"
 MAGIC = b"memguard-rule-tables 1\n"
 _FORMAT = 1
+#: how many cache files a directory keeps (the newest)
+KEEP = 8
 _OFF = frozenset({"", "0", "off", "no", "none", "false"})
 _PACKAGE = Path(__file__).resolve().parent
 #: the modules whose code makes the tables (a change to any of them is another key)
@@ -215,4 +217,16 @@ def write(directory: Path, patterns_key: str, tables: dict[str, Any]) -> Path | 
     except OSError as exc:
         _log.info("scan rule-table cache not written to %s: %s", directory, exc)
         return None
+    _prune(directory, path)
     return path
+
+
+def _prune(directory: Path, kept: Path) -> None:
+    """Keep the :data:`KEEP` newest cache files of ``directory`` (each rule or code change makes a
+    new one, about 2 MB; installations of other versions may share the directory)."""
+    try:
+        files = sorted(directory.glob("rule-tables-*.json"), key=lambda f: f.stat().st_mtime, reverse=True)
+        for old in (f for f in files[KEEP:] if f != kept):
+            old.unlink(missing_ok=True)
+    except OSError:  # another process pruning, or a file going away: nothing to do
+        pass

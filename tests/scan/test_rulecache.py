@@ -242,3 +242,13 @@ def test_the_cache_writer_command_writes_the_built_in_rules_file(tmp_path: Path)
     assert cachetool.main([str(tmp_path)]) == 0
     assert RuleSet.cached(PATTERNS, [tmp_path]).origin == str(_only_file(tmp_path))
     assert cachetool.main([]) == 2
+
+
+def test_a_cache_directory_keeps_only_the_newest_files(tmp_path: Path) -> None:
+    for i in range(rulecache.KEEP + 3):
+        path = rulecache.write(tmp_path, f"{i:02x}" + "0" * 62, {"patterns": []})
+        assert path is not None
+        os.utime(path, (1_000_000 + i, 1_000_000 + i))
+    left = sorted(tmp_path.glob("rule-tables-*.json"))
+    assert len(left) == rulecache.KEEP and rulecache.path_for(tmp_path, f"{rulecache.KEEP + 2:02x}" + "0" * 62) in left
+    assert rulecache.path_for(tmp_path, "0" * 64) not in left
