@@ -394,8 +394,13 @@ class RuleSet:
                 rules.origin = str(path)
                 return rules
         made = cacheable(patterns)
+        try:
+            rules = cls(patterns, tables=made)
+        except Exception:  # pragma: no cover - an engine that takes none of its own code back
+            del made["code"]
+            rules = cls(patterns, tables=made)
         rulecache.store(patterns, made, places)
-        return cls(patterns, tables=made)
+        return rules
 
     def _branches_with(self, gates: Sequence[Sequence[int] | None]) -> list[_Branch]:
         return [

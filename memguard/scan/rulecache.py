@@ -79,9 +79,10 @@ def _ahocorasick_version() -> str:
 
 
 #: the compiled form of a pattern depends on these (``re``'s engine, its code words' size and order)
-_ENGINE = f"{sys.implementation.name} {sys.version_info[:3]} sre {_sre.MAGIC} {_sre.CODESIZE} {sys.byteorder}"
-#: an array type code whose items are the engine's code words
-_WORD = next((t for t in "IL" if array(t).itemsize == _sre.CODESIZE), None)
+_CODESIZE = getattr(_sre, "CODESIZE", None)
+_ENGINE = f"{sys.implementation.name} {sys.version_info[:3]} sre {getattr(_sre, 'MAGIC', None)} {_CODESIZE} {sys.byteorder}"
+#: an array type code whose items are the engine's code words (``None``: no compiled forms kept)
+_WORD = next((t for t in "IL" if array(t).itemsize == _CODESIZE), None)
 
 
 def code(source: str) -> list[Any] | None:
@@ -90,11 +91,14 @@ def code(source: str) -> list[Any] | None:
     Python). A parse of the rule set's branches is most of what is left of its start-up."""
     if _WORD is None or sys.implementation.name != "cpython":  # pragma: no cover - CPython
         return None
-    parsed = sre_parse.parse(source, re.MULTILINE)
-    flags = re.MULTILINE | parsed.state.flags
-    words = array(_WORD, sre_compile._code(parsed, re.MULTILINE))
-    groups = parsed.state.groupdict
-    return [flags, base64.b64encode(words.tobytes()).decode("ascii"), parsed.state.groups - 1, groups]
+    try:
+        parsed = sre_parse.parse(source, re.MULTILINE)
+        flags = re.MULTILINE | parsed.state.flags
+        words = array(_WORD, sre_compile._code(parsed, re.MULTILINE))
+        groups = parsed.state.groupdict
+        return [flags, base64.b64encode(words.tobytes()).decode("ascii"), parsed.state.groups - 1, dict(groups)]
+    except Exception:  # pragma: no cover - an ``re`` whose internals differ: no compiled form
+        return None
 
 
 def compiled(source: str, entry: list[Any] | None) -> re.Pattern[str]:
