@@ -18,7 +18,7 @@ nothing but the code points, so it is the same in every process and on every pla
 from __future__ import annotations
 
 import functools
-import threading
+import math
 import unicodedata
 from dataclasses import dataclass
 
@@ -27,11 +27,26 @@ import numpy.typing as npt
 
 from memguard.scan.unicode import reveal
 
-__all__ = ["CHAR_NGRAMS", "FEATURES_VERSION", "Features", "features", "normalise"]
+__all__ = [
+    "CHAR_NGRAMS",
+    "FEATURES_VERSION",
+    "Features",
+    "features",
+    "normalise",
+    "spans",
+    "window_logits",
+]
 
 #: bump when the features change (a model trained on other features must not load)
-FEATURES_VERSION = "1"
+FEATURES_VERSION = "2"
 CHAR_NGRAMS = (4,)
+#: a normalised text up to this long is scored whole; a longer one in windows
+WHOLE_UP_TO = 240
+#: the windows of a longer text: this many characters, one every STRIDE characters
+WINDOW = 160
+STRIDE = 64
+#: at most this many windows (a wider stride past it): 1 MB of text costs what 64 KB costs
+MAX_WINDOWS = 512
 #: at most this many characters are read: a longer text gives its first and last halves
 MAX_CHARS = 1 << 16
 
@@ -49,19 +64,108 @@ U64 = npt.NDArray[np.uint64]
 
 @dataclass(frozen=True, slots=True)
 class Features:
-    """The distinct buckets of one text's n-grams (a repeated n-gram counts once): the first
-    ``chars`` are its character n-grams', the rest its word n-grams'."""
+    """Every n-gram occurrence of one text (a repeated n-gram counts each time), where it is and
+    which group it belongs to.
+
+    ``buckets[i]`` is the bucket of the i-th occurrence, ``starts[i]`` / ``ends[i]`` the span it
+    covers in the normalised text (``length`` characters). ``segments`` cut the arrays into runs
+    ``(lo, hi, group)`` (group 0: character n-grams, 1: word n-grams) within which both ``starts``
+    and ``ends`` never decrease, so that the occurrences inside a window are one slice of each
+    segment (:func:`window_logits`)."""
 
     buckets: npt.NDArray[np.intp]
-    chars: int
+    starts: npt.NDArray[np.intp]
+    ends: npt.NDArray[np.intp]
+    segments: tuple[tuple[int, int, int], ...]
+    length: int
+    #: the windows it is scored in (:func:`spans`)
+    win_starts: npt.NDArray[np.intp]
+    win_ends: npt.NDArray[np.intp]
+
+    @property
+    def chars(self) -> int:
+        return sum(hi - lo for lo, hi, group in self.segments if group == 0)
 
     @property
     def words(self) -> int:
-        return len(self.buckets) - self.chars
+        return sum(hi - lo for lo, hi, group in self.segments if group == 1)
 
 
-_EMPTY = Features(np.zeros(0, dtype=np.intp), 0)
-_EMPTY.buckets.flags.writeable = False
+_NONE = np.zeros(0, dtype=np.intp)
+_NONE.flags.writeable = False
+_EMPTY = Features(
+    _NONE, _NONE, _NONE, (), 0, np.zeros(1, dtype=np.intp), np.zeros(1, dtype=np.intp)
+)
+
+
+#: characters that end a sentence or a clause (windows start and end after them)
+_STOPS = np.array(
+    sorted(map(ord, ".!?;:\u2026\u3002\uff01\uff1f\uff1b\u061f\u06d4\u0964\u0965")), dtype=np.uint32
+)
+
+
+def spans(c32: npt.NDArray[np.uint32]) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """The windows a normalised text (its code points) is scored in: the whole text up to
+    :data:`WHOLE_UP_TO` characters; else runs of whole sentences of at most :data:`WINDOW`
+    characters (or up to twice that where the first sentences are short), one starting at each
+    sentence, a sentence longer than :data:`WINDOW` cut every :data:`STRIDE` characters; at most
+    :data:`MAX_WINDOWS` windows (every k-th start past that)."""
+    length = len(c32)
+    if length <= WHOLE_UP_TO:
+        return np.zeros(1, dtype=np.intp), np.full(1, length, dtype=np.intp)
+    cuts = np.flatnonzero(np.isin(c32, _STOPS)) + 1
+    bounds = np.unique(np.concatenate([[0], cuts, [length]]).astype(np.intp))
+    extra = np.arange(STRIDE, length, STRIDE, dtype=np.intp)
+    piece = np.searchsorted(bounds, extra, "right") - 1
+    long_piece = bounds[np.minimum(piece + 1, len(bounds) - 1)] - bounds[piece] > WINDOW
+    bounds = np.union1d(bounds, extra[long_piece])
+    first = bounds[:-1]
+    if len(first) > MAX_WINDOWS:
+        first = first[:: -(-len(first) // MAX_WINDOWS)]
+    last = len(bounds) - 1
+    i = np.searchsorted(bounds, first)
+    j = np.maximum(np.searchsorted(bounds, first + WINDOW, "right") - 1, i + 1)
+    short = (bounds[j] - first < WINDOW // 2) & (j < last)
+    j = np.where(short, j + 1, j)
+    ends = bounds[j]
+    # a window still shorter than half of one (the text's last sentences) reaches back instead
+    narrow = ends - first < WINDOW // 2
+    return np.where(narrow, np.maximum(ends - WINDOW, 0), first), ends
+
+
+def window_logits(
+    vector: npt.NDArray[np.float32], bias: float, f: Features
+) -> npt.NDArray[np.float64]:
+    """The model's logit for every window of :func:`spans`: the bias plus, per group, the sum of
+    the weights of the occurrences inside the window divided by the square root of their count."""
+    s, e = f.win_starts, f.win_ends
+    if not len(f.buckets):
+        return np.full(len(s), bias)
+    weights = vector[f.buckets].astype(np.float64)
+    if len(s) == 1:  # the whole text: one sum per group
+        z, cuts = bias, [lo for lo, _, _ in f.segments]
+        sums = np.add.reduceat(weights, cuts)
+        per = [0.0, 0.0]
+        counts = [0, 0]
+        for (lo, hi, group), total in zip(f.segments, sums, strict=True):
+            per[group] += float(total)
+            counts[group] += hi - lo
+        for group in (0, 1):
+            if counts[group]:
+                z += per[group] / math.sqrt(counts[group])
+        return np.full(1, z)
+    total = np.zeros((2, len(s)))
+    count = np.zeros((2, len(s)), dtype=np.intp)
+    for lo, hi, group in f.segments:
+        cum = np.zeros(hi - lo + 1)
+        np.cumsum(weights[lo:hi], out=cum[1:])
+        a = np.searchsorted(f.starts[lo:hi], s, "left")
+        b = np.maximum(np.searchsorted(f.ends[lo:hi], e, "right"), a)
+        total[group] += cum[b] - cum[a]
+        count[group] += b - a
+    scaled = total / np.sqrt(np.maximum(count, 1))
+    out: npt.NDArray[np.float64] = bias + scaled[0] + scaled[1]
+    return out
 
 
 def _capped(text: str) -> str:
@@ -109,7 +213,8 @@ def _word_mask(c32: npt.NDArray[np.uint32], ascii_only: bool) -> npt.NDArray[np.
 
 
 def features(text: str, bits: int) -> Features:
-    """The bucket indices (``0 <= i < 2**bits``) of ``text``'s character and word n-grams."""
+    """Every occurrence of ``text``'s character and word n-grams: its bucket
+    (``0 <= i < 2**bits``) and where it is."""
     if not 8 <= bits <= 30:
         raise ValueError("bits is between 8 and 30")
     norm = normalise(text)
@@ -123,36 +228,46 @@ def features(text: str, bits: int) -> Features:
     # modulo 2**64 without a warning)
     g = np.zeros(length + 1, dtype=np.uint64)
     np.cumsum(c32 * q_pow[:length], dtype=np.uint64, out=g[1:])
-    parts = [(g[n:] - g[:-n]) * p_pow[n - 1 : length] for n in CHAR_NGRAMS if length >= n]
-    chars = sum(len(p) for p in parts)
+    hashes: list[U64] = []
+    starts: list[npt.NDArray[np.intp]] = []
+    ends: list[npt.NDArray[np.intp]] = []
+    segments: list[tuple[int, int, int]] = []
+    at = 0
+
+    def add(h: U64, st: npt.NDArray[np.intp], en: npt.NDArray[np.intp], group: int) -> None:
+        nonlocal at
+        if len(h):
+            hashes.append(h)
+            starts.append(st)
+            ends.append(en)
+            segments.append((at, at + len(h), group))
+            at += len(h)
+
+    for n in CHAR_NGRAMS:
+        if length >= n:
+            st = np.arange(length - n + 1, dtype=np.intp)
+            add((g[n:] - g[:-n]) * p_pow[n - 1 : length], st, st + n, 0)
+    chars = at
     padded = np.zeros(length + 2, dtype=np.int8)
     padded[1:-1] = _word_mask(c32, norm.isascii())
     edges = np.flatnonzero(np.diff(padded))  # a word's start, then its end, ...
-    starts, ends = edges[0::2], edges[1::2]
-    if len(starts):
-        words = ((g[ends] - g[starts]) * p_pow[ends - 1]) ^ _WORD_SALT
-        parts += [words, (words[:-1] * _PAIR_SALT) + words[1:]]
-    if not parts:
+    w_starts, w_ends = edges[0::2].astype(np.intp), edges[1::2].astype(np.intp)
+    if len(w_starts):
+        words = ((g[w_ends] - g[w_starts]) * p_pow[w_ends - 1]) ^ _WORD_SALT
+        add(words, w_starts, w_ends, 1)
+        add((words[:-1] * _PAIR_SALT) + words[1:], w_starts[:-1], w_ends[1:], 1)
+    if not hashes:
         return _EMPTY
     # character n-grams in the lower half of the buckets, word n-grams in the upper half
-    buckets = ((np.concatenate(parts) * _MIX) >> np.uint64(65 - bits)).astype(np.intp)
+    buckets = ((np.concatenate(hashes) * _MIX) >> np.uint64(65 - bits)).astype(np.intp)
     buckets[chars:] += 1 << (bits - 1)
-    kept = _distinct(buckets, bits)
-    return Features(buckets[kept], int(np.count_nonzero(kept[:chars])))
-
-
-_scratch = threading.local()
-
-
-def _distinct(buckets: npt.NDArray[np.intp], bits: int) -> npt.NDArray[np.bool_]:
-    """Which positions of ``buckets`` to keep so that each bucket is kept once, in O(n) (no
-    sort): each position writes its own index into a per-thread scratch table at its bucket;
-    whichever write lands, exactly one position per bucket reads its own index back."""
-    n = len(buckets)
-    table: npt.NDArray[np.int32] | None = getattr(_scratch, "table", None)
-    if table is None or len(table) != 1 << bits:
-        table = _scratch.table = np.empty(1 << bits, dtype=np.int32)
-    positions = np.arange(n, dtype=np.int32)
-    table[buckets] = positions
-    kept: npt.NDArray[np.bool_] = table[buckets] == positions
-    return kept
+    win_starts, win_ends = spans(c32)
+    return Features(
+        buckets,
+        np.concatenate(starts),
+        np.concatenate(ends),
+        tuple(segments),
+        length,
+        win_starts,
+        win_ends,
+    )
