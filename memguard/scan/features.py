@@ -108,8 +108,9 @@ def spans(c32: npt.NDArray[np.uint32]) -> tuple[npt.NDArray[np.intp], npt.NDArra
     """The windows a normalised text (its code points) is scored in: the whole text up to
     :data:`WHOLE_UP_TO` characters; else runs of whole sentences of at most :data:`WINDOW`
     characters (or up to twice that where the first sentences are short), one starting at each
-    sentence, a sentence longer than :data:`WINDOW` cut every :data:`STRIDE` characters; at most
-    :data:`MAX_WINDOWS` windows (every k-th start past that)."""
+    sentence, a sentence longer than :data:`WINDOW` cut every :data:`STRIDE` characters; a text
+    of more than :data:`MAX_WINDOWS` sentences in fixed windows instead (at most that many).
+    Every character is in some window."""
     length = len(c32)
     if length <= WHOLE_UP_TO:
         return np.zeros(1, dtype=np.intp), np.full(1, length, dtype=np.intp)
@@ -121,7 +122,12 @@ def spans(c32: npt.NDArray[np.uint32]) -> tuple[npt.NDArray[np.intp], npt.NDArra
     bounds = np.union1d(bounds, extra[long_piece])
     first = bounds[:-1]
     if len(first) > MAX_WINDOWS:
-        first = first[:: -(-len(first) // MAX_WINDOWS)]
+        # too many sentences: fixed windows, the stride widened so that there are at most
+        # MAX_WINDOWS (a normalised text is at most MAX_CHARS long, so they still overlap)
+        room = length - WINDOW
+        stride = max(STRIDE, -(-room // (MAX_WINDOWS - 1)))
+        starts = np.append(np.arange(0, room, stride, dtype=np.intp), room)
+        return starts, starts + WINDOW
     last = len(bounds) - 1
     i = np.searchsorted(bounds, first)
     j = np.maximum(np.searchsorted(bounds, first + WINDOW, "right") - 1, i + 1)
