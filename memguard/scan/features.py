@@ -18,7 +18,6 @@ nothing but the code points, so it is the same in every process and on every pla
 from __future__ import annotations
 
 import functools
-import math
 import unicodedata
 from dataclasses import dataclass
 
@@ -98,10 +97,11 @@ _EMPTY = Features(
 )
 
 
-#: characters that end a sentence or a clause (windows start and end after them)
-_STOPS = np.array(
-    sorted(map(ord, ".!?;:\u2026\u3002\uff01\uff1f\uff1b\u061f\u06d4\u0964\u0965")), dtype=np.uint32
-)
+#: characters that end a sentence or a clause (windows start and end after them), as a table
+#: over the Basic Multilingual Plane
+_STOP = np.zeros(0x10000, dtype=bool)
+_STOP[[ord(c) for c in ".!?;:\u2026\u3002\uff01\uff1f\uff1b\u061f\u06d4\u0964\u0965"]] = True
+_BMP_LAST = np.uint32(0xFFFF)  # not a stop: what every character past the BMP is looked up as
 
 
 def spans(c32: npt.NDArray[np.uint32]) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
@@ -114,12 +114,15 @@ def spans(c32: npt.NDArray[np.uint32]) -> tuple[npt.NDArray[np.intp], npt.NDArra
     length = len(c32)
     if length <= WHOLE_UP_TO:
         return np.zeros(1, dtype=np.intp), np.full(1, length, dtype=np.intp)
-    cuts = np.flatnonzero(np.isin(c32, _STOPS)) + 1
-    bounds = np.unique(np.concatenate([[0], cuts, [length]]).astype(np.intp))
-    extra = np.arange(STRIDE, length, STRIDE, dtype=np.intp)
-    piece = np.searchsorted(bounds, extra, "right") - 1
-    long_piece = bounds[np.minimum(piece + 1, len(bounds) - 1)] - bounds[piece] > WINDOW
-    bounds = np.union1d(bounds, extra[long_piece])
+    cuts = np.flatnonzero(_STOP[np.minimum(c32, _BMP_LAST)]) + 1
+    bounds = np.concatenate(([0], cuts[cuts < length], [length]))
+    if (
+        int((bounds[1:] - bounds[:-1]).max()) > WINDOW
+    ):  # cut the long sentences every STRIDE characters
+        extra = np.arange(STRIDE, length, STRIDE, dtype=np.intp)
+        piece = np.searchsorted(bounds, extra, "right") - 1
+        inside = (bounds[piece + 1] - bounds[piece] > WINDOW) & (bounds[piece] != extra)
+        bounds = np.sort(np.concatenate((bounds, extra[inside])))
     first = bounds[:-1]
     if len(first) > MAX_WINDOWS:
         # too many sentences: fixed windows, the stride widened so that there are at most
@@ -128,11 +131,10 @@ def spans(c32: npt.NDArray[np.uint32]) -> tuple[npt.NDArray[np.intp], npt.NDArra
         stride = max(STRIDE, -(-room // (MAX_WINDOWS - 1)))
         starts = np.append(np.arange(0, room, stride, dtype=np.intp), room)
         return starts, starts + WINDOW
-    last = len(bounds) - 1
-    i = np.searchsorted(bounds, first)
+    last = len(first)
+    i = np.arange(last)
     j = np.maximum(np.searchsorted(bounds, first + WINDOW, "right") - 1, i + 1)
-    short = (bounds[j] - first < WINDOW // 2) & (j < last)
-    j = np.where(short, j + 1, j)
+    j += (bounds[j] - first < WINDOW // 2) & (j < last)
     ends = bounds[j]
     # a window still shorter than half of one (the text's last sentences) reaches back instead
     narrow = ends - first < WINDOW // 2
@@ -143,34 +145,38 @@ def window_logits(
     vector: npt.NDArray[np.float32], bias: float, f: Features
 ) -> npt.NDArray[np.float64]:
     """The model's logit for every window of :func:`spans`: the bias plus, per group, the sum of
-    the weights of the occurrences inside the window divided by the square root of their count."""
+    the weights of the occurrences inside the window divided by the square root of their count.
+
+    One cumulative sum over all occurrences; a window's slice of each segment is index arithmetic
+    for the character n-grams (the n-gram at position i starts at i), one binary search each for
+    the first and the last word, and follows from the words' for the word pairs."""
     s, e = f.win_starts, f.win_ends
     if not len(f.buckets):
         return np.full(len(s), bias)
-    weights = vector[f.buckets].astype(np.float64)
-    if len(s) == 1:  # the whole text: one sum per group
-        z, cuts = bias, [lo for lo, _, _ in f.segments]
-        sums = np.add.reduceat(weights, cuts)
-        per = [0.0, 0.0]
-        counts = [0, 0]
-        for (lo, hi, group), total in zip(f.segments, sums, strict=True):
-            per[group] += float(total)
-            counts[group] += hi - lo
-        for group in (0, 1):
-            if counts[group]:
-                z += per[group] / math.sqrt(counts[group])
-        return np.full(1, z)
-    total = np.zeros((2, len(s)))
-    count = np.zeros((2, len(s)), dtype=np.intp)
+    cum = np.zeros(len(f.buckets) + 1)
+    np.cumsum(vector[f.buckets], dtype=np.float64, out=cum[1:])
+    total = [np.zeros(len(s)), np.zeros(len(s))]
+    count = [np.zeros(len(s), dtype=np.intp), np.zeros(len(s), dtype=np.intp)]
+    words: tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]] | None = None
     for lo, hi, group in f.segments:
-        cum = np.zeros(hi - lo + 1)
-        np.cumsum(weights[lo:hi], out=cum[1:])
-        a = np.searchsorted(f.starts[lo:hi], s, "left")
-        b = np.maximum(np.searchsorted(f.ends[lo:hi], e, "right"), a)
-        total[group] += cum[b] - cum[a]
+        if group == 0:  # character n-grams: occurrence lo + i starts at i
+            n = int(f.ends[lo] - f.starts[lo])
+            a = np.minimum(s, hi - lo)
+            b = np.maximum(np.minimum(e - (n - 1), hi - lo), a)
+        elif words is None:  # words
+            a = np.searchsorted(f.starts[lo:hi], s, "left")
+            b = np.maximum(np.searchsorted(f.ends[lo:hi], e, "right"), a)
+            words = a, b
+        else:  # word pairs: pair k joins words k and k + 1
+            a = np.minimum(words[0], hi - lo)
+            b = np.maximum(np.minimum(words[1] - 1, hi - lo), a)
+        total[group] += cum[lo + b] - cum[lo + a]
         count[group] += b - a
-    scaled = total / np.sqrt(np.maximum(count, 1))
-    out: npt.NDArray[np.float64] = bias + scaled[0] + scaled[1]
+    out: npt.NDArray[np.float64] = (
+        bias
+        + total[0] / np.sqrt(np.maximum(count[0], 1))
+        + total[1] / np.sqrt(np.maximum(count[1], 1))
+    )
     return out
 
 
