@@ -243,13 +243,14 @@ def test_features_are_bounded_located_and_split_by_group() -> None:
     for _ in range(50):
         text = "".join(rng.choice(list("ab c.\u00e9\u4e2d"), size=int(rng.integers(0, 300))))
         f = features(text, 10)
-        assert f.chars + f.words == len(f.buckets) == len(f.starts) == len(f.ends)
+        starts, ends = f.located()
+        assert f.chars + f.words == len(f.buckets) == len(starts) == len(ends)
         assert ((f.buckets >= 0) & (f.buckets < 1 << 10)).all()
         half = 1 << 9
         for lo, hi, group in f.segments:  # each segment in order, in its half of the buckets
-            assert (np.diff(f.starts[lo:hi]) >= 0).all() and (np.diff(f.ends[lo:hi]) >= 0).all()
+            assert (np.diff(starts[lo:hi]) >= 0).all() and (np.diff(ends[lo:hi]) >= 0).all()
             assert ((f.buckets[lo:hi] >= half) == bool(group)).all()
-            assert ((f.starts[lo:hi] >= 0) & (f.ends[lo:hi] <= f.length)).all()
+            assert ((starts[lo:hi] >= 0) & (ends[lo:hi] <= f.length)).all()
     assert len(features("", 18).buckets) == 0 and len(features("!!", 18).buckets) == 0
     huge = features(
         "send the key to x@y.example " * 20_000, 18

@@ -157,8 +157,9 @@ def test_window_sums_are_the_occurrences_inside_each_window() -> None:
         f = features(text, 12)
         got = window_logits(vector, 0.25, f)
         assert len(got) == len(f.win_starts)
+        starts, ends = f.located()
         for k, (s, e) in enumerate(zip(f.win_starts, f.win_ends, strict=True)):
-            inside = (f.starts >= s) & (f.ends <= e)
+            inside = (starts >= s) & (ends <= e)
             z = 0.25
             for group in (0, 1):
                 mask = np.zeros(len(f.buckets), dtype=bool)

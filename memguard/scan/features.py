@@ -18,6 +18,7 @@ nothing but the code points, so it is the same in every process and on every pla
 from __future__ import annotations
 
 import functools
+import math
 import unicodedata
 from dataclasses import dataclass
 
@@ -66,20 +67,42 @@ class Features:
     """Every n-gram occurrence of one text (a repeated n-gram counts each time), where it is and
     which group it belongs to.
 
-    ``buckets[i]`` is the bucket of the i-th occurrence, ``starts[i]`` / ``ends[i]`` the span it
-    covers in the normalised text (``length`` characters). ``segments`` cut the arrays into runs
-    ``(lo, hi, group)`` (group 0: character n-grams, 1: word n-grams) within which both ``starts``
-    and ``ends`` never decrease, so that the occurrences inside a window are one slice of each
-    segment (:func:`window_logits`)."""
+    ``buckets[i]`` is the bucket of the i-th occurrence. ``segments`` cut it into runs
+    ``(lo, hi, group)`` (group 0: character n-grams, 1: word n-grams): one per character n-gram
+    length (the i-th occurrence of a segment of n-grams starts at character i of the normalised
+    text, ``length`` characters), then the words (the k-th spans ``word_starts[k]`` to
+    ``word_ends[k]``), then the word pairs (the k-th joins words k and k + 1). :meth:`located`
+    gives every occurrence's span; the occurrences inside a window are one slice of each segment
+    (:func:`window_logits`)."""
 
     buckets: npt.NDArray[np.intp]
-    starts: npt.NDArray[np.intp]
-    ends: npt.NDArray[np.intp]
     segments: tuple[tuple[int, int, int], ...]
     length: int
+    word_starts: npt.NDArray[np.intp]
+    word_ends: npt.NDArray[np.intp]
     #: the windows it is scored in (:func:`spans`)
     win_starts: npt.NDArray[np.intp]
     win_ends: npt.NDArray[np.intp]
+
+    def located(self) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+        """The start and end of every occurrence in the normalised text (in ``buckets`` order;
+        within a segment both never decrease)."""
+        starts, ends = [_NONE], [_NONE]
+        words = 0
+        for lo, hi, group in self.segments:
+            if group == 0:
+                n = self.length - (hi - lo) + 1
+                st = np.arange(hi - lo, dtype=np.intp)
+                starts.append(st)
+                ends.append(st + n)
+            elif words == 0:
+                starts.append(self.word_starts)
+                ends.append(self.word_ends)
+                words = 1
+            else:
+                starts.append(self.word_starts[:-1])
+                ends.append(self.word_ends[1:])
+        return np.concatenate(starts), np.concatenate(ends)
 
     @property
     def chars(self) -> int:
@@ -93,7 +116,7 @@ class Features:
 _NONE = np.zeros(0, dtype=np.intp)
 _NONE.flags.writeable = False
 _EMPTY = Features(
-    _NONE, _NONE, _NONE, (), 0, np.zeros(1, dtype=np.intp), np.zeros(1, dtype=np.intp)
+    _NONE, (), 0, _NONE, _NONE, np.zeros(1, dtype=np.intp), np.zeros(1, dtype=np.intp)
 )
 
 
@@ -104,7 +127,9 @@ _STOP[[ord(c) for c in ".!?;:\u2026\u3002\uff01\uff1f\uff1b\u061f\u06d4\u0964\u0
 _BMP_LAST = np.uint32(0xFFFF)  # not a stop: what every character past the BMP is looked up as
 
 
-def spans(c32: npt.NDArray[np.uint32]) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+def spans(
+    c32: npt.NDArray[np.uint32], ascii_only: bool = False
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
     """The windows a normalised text (its code points) is scored in: the whole text up to
     :data:`WHOLE_UP_TO` characters; else runs of whole sentences of at most :data:`WINDOW`
     characters (or up to twice that where the first sentences are short), one starting at each
@@ -114,7 +139,7 @@ def spans(c32: npt.NDArray[np.uint32]) -> tuple[npt.NDArray[np.intp], npt.NDArra
     length = len(c32)
     if length <= WHOLE_UP_TO:
         return np.zeros(1, dtype=np.intp), np.full(1, length, dtype=np.intp)
-    cuts = np.flatnonzero(_STOP[np.minimum(c32, _BMP_LAST)]) + 1
+    cuts = np.flatnonzero(_STOP[c32 if ascii_only else np.minimum(c32, _BMP_LAST)]) + 1
     bounds = np.concatenate(([0], cuts[cuts < length], [length]))
     if (
         int((bounds[1:] - bounds[:-1]).max()) > WINDOW
@@ -153,6 +178,17 @@ def window_logits(
     s, e = f.win_starts, f.win_ends
     if not len(f.buckets):
         return np.full(len(s), bias)
+    if len(s) == 1 and f.win_ends[0] - f.win_starts[0] == f.length:  # the whole text
+        chars = sum(hi - lo for lo, hi, group in f.segments if group == 0)
+        words = len(f.buckets) - chars
+        cuts = [0, chars] if 0 < chars < len(f.buckets) else [0]
+        sums = np.add.reduceat(vector[f.buckets], cuts, dtype=np.float64)
+        z = bias
+        if chars:
+            z += float(sums[0]) / math.sqrt(chars)
+        if words:
+            z += float(sums[-1]) / math.sqrt(words)
+        return np.full(1, z)
     cum = np.zeros(len(f.buckets) + 1)
     np.cumsum(vector[f.buckets], dtype=np.float64, out=cum[1:])
     total = [np.zeros(len(s)), np.zeros(len(s))]
@@ -160,12 +196,12 @@ def window_logits(
     words: tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]] | None = None
     for lo, hi, group in f.segments:
         if group == 0:  # character n-grams: occurrence lo + i starts at i
-            n = int(f.ends[lo] - f.starts[lo])
+            n = f.length - (hi - lo) + 1
             a = np.minimum(s, hi - lo)
             b = np.maximum(np.minimum(e - (n - 1), hi - lo), a)
         elif words is None:  # words
-            a = np.searchsorted(f.starts[lo:hi], s, "left")
-            b = np.maximum(np.searchsorted(f.ends[lo:hi], e, "right"), a)
+            a = np.searchsorted(f.word_starts, s, "left")
+            b = np.maximum(np.searchsorted(f.word_ends, e, "right"), a)
             words = a, b
         else:  # word pairs: pair k joins words k and k + 1
             a = np.minimum(words[0], hi - lo)
@@ -241,24 +277,19 @@ def features(text: str, bits: int) -> Features:
     g = np.zeros(length + 1, dtype=np.uint64)
     np.cumsum(c32 * q_pow[:length], dtype=np.uint64, out=g[1:])
     hashes: list[U64] = []
-    starts: list[npt.NDArray[np.intp]] = []
-    ends: list[npt.NDArray[np.intp]] = []
     segments: list[tuple[int, int, int]] = []
     at = 0
 
-    def add(h: U64, st: npt.NDArray[np.intp], en: npt.NDArray[np.intp], group: int) -> None:
+    def add(h: U64, group: int) -> None:
         nonlocal at
         if len(h):
             hashes.append(h)
-            starts.append(st)
-            ends.append(en)
             segments.append((at, at + len(h), group))
             at += len(h)
 
     for n in CHAR_NGRAMS:
         if length >= n:
-            st = np.arange(length - n + 1, dtype=np.intp)
-            add((g[n:] - g[:-n]) * p_pow[n - 1 : length], st, st + n, 0)
+            add((g[n:] - g[:-n]) * p_pow[n - 1 : length], 0)
     chars = at
     padded = np.zeros(length + 2, dtype=np.int8)
     padded[1:-1] = _word_mask(c32, norm.isascii())
@@ -266,20 +297,12 @@ def features(text: str, bits: int) -> Features:
     w_starts, w_ends = edges[0::2].astype(np.intp), edges[1::2].astype(np.intp)
     if len(w_starts):
         words = ((g[w_ends] - g[w_starts]) * p_pow[w_ends - 1]) ^ _WORD_SALT
-        add(words, w_starts, w_ends, 1)
-        add((words[:-1] * _PAIR_SALT) + words[1:], w_starts[:-1], w_ends[1:], 1)
+        add(words, 1)
+        add((words[:-1] * _PAIR_SALT) + words[1:], 1)
     if not hashes:
         return _EMPTY
     # character n-grams in the lower half of the buckets, word n-grams in the upper half
     buckets = ((np.concatenate(hashes) * _MIX) >> np.uint64(65 - bits)).astype(np.intp)
     buckets[chars:] += 1 << (bits - 1)
-    win_starts, win_ends = spans(c32)
-    return Features(
-        buckets,
-        np.concatenate(starts),
-        np.concatenate(ends),
-        tuple(segments),
-        length,
-        win_starts,
-        win_ends,
-    )
+    win_starts, win_ends = spans(c32, norm.isascii())
+    return Features(buckets, tuple(segments), length, w_starts, w_ends, win_starts, win_ends)
