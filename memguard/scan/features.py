@@ -179,15 +179,15 @@ def window_logits(
     if not len(f.buckets):
         return np.full(len(s), bias)
     if len(s) == 1 and f.win_ends[0] - f.win_starts[0] == f.length:  # the whole text
-        chars = sum(hi - lo for lo, hi, group in f.segments if group == 0)
-        words = len(f.buckets) - chars
-        cuts = [0, chars] if 0 < chars < len(f.buckets) else [0]
+        n_chars = sum(hi - lo for lo, hi, group in f.segments if group == 0)
+        n_words = len(f.buckets) - n_chars
+        cuts = [0, n_chars] if 0 < n_chars < len(f.buckets) else [0]
         sums = np.add.reduceat(vector[f.buckets], cuts, dtype=np.float64)
         z = bias
-        if chars:
-            z += float(sums[0]) / math.sqrt(chars)
-        if words:
-            z += float(sums[-1]) / math.sqrt(words)
+        if n_chars:
+            z += float(sums[0]) / math.sqrt(n_chars)
+        if n_words:
+            z += float(sums[-1]) / math.sqrt(n_words)
         return np.full(1, z)
     cum = np.zeros(len(f.buckets) + 1)
     np.cumsum(vector[f.buckets], dtype=np.float64, out=cum[1:])

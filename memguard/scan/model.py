@@ -187,7 +187,9 @@ class ModelScanner:
     @classmethod
     def _probability(cls, w: Weights, text: str) -> float:
         # the highest window's: one injected sentence in a long benign text is not averaged away
-        return float(_logistic(cls._logits(w, text)).max())
+        z = cls._logits(w, text)
+        top = float(z[0]) if len(z) == 1 else float(z.max())
+        return 1.0 / (1.0 + math.exp(-top)) if top > -700 else 0.0
 
     def scan(self, text: str, context: ScanContext | None = None) -> Verdict:
         """Score ``text``; ``context`` is accepted for the protocol (the model ignores the channel)."""
