@@ -139,11 +139,14 @@ def spans(
     length = len(c32)
     if length <= WHOLE_UP_TO:
         return np.zeros(1, dtype=np.intp), np.full(1, length, dtype=np.intp)
-    cuts = np.flatnonzero(_STOP[c32 if ascii_only else np.minimum(c32, _BMP_LAST)]) + 1
-    bounds = np.concatenate(([0], cuts[cuts < length], [length]))
-    if (
-        int((bounds[1:] - bounds[:-1]).max()) > WINDOW
-    ):  # cut the long sentences every STRIDE characters
+    # a sentence ends after a stop (one as the last character ends nothing)
+    stops = _STOP[c32[:-1] if ascii_only else np.minimum(c32[:-1], _BMP_LAST)]
+    cuts = np.flatnonzero(stops)
+    bounds = np.empty(len(cuts) + 2, dtype=np.intp)
+    bounds[0], bounds[-1] = 0, length
+    np.add(cuts, 1, out=bounds[1:-1])
+    if int((bounds[1:] - bounds[:-1]).max()) > WINDOW:
+        # cut the long sentences every STRIDE characters: every piece is then at most WINDOW long
         extra = np.arange(STRIDE, length, STRIDE, dtype=np.intp)
         piece = np.searchsorted(bounds, extra, "right") - 1
         inside = (bounds[piece + 1] - bounds[piece] > WINDOW) & (bounds[piece] != extra)
@@ -156,14 +159,13 @@ def spans(
         stride = max(STRIDE, -(-room // (MAX_WINDOWS - 1)))
         starts = np.append(np.arange(0, room, stride, dtype=np.intp), room)
         return starts, starts + WINDOW
-    last = len(first)
-    i = np.arange(last)
-    j = np.maximum(np.searchsorted(bounds, first + WINDOW, "right") - 1, i + 1)
-    j += (bounds[j] - first < WINDOW // 2) & (j < last)
+    # the last bound within WINDOW of each start (past the start's own: no piece is longer);
+    # one more where that makes less than half a window
+    j = np.searchsorted(bounds, first + WINDOW, "right") - 1
+    j += (bounds[j] - first < WINDOW // 2) & (j < len(first))
     ends = bounds[j]
     # a window still shorter than half of one (the text's last sentences) reaches back instead
-    narrow = ends - first < WINDOW // 2
-    return np.where(narrow, np.maximum(ends - WINDOW, 0), first), ends
+    return np.where(ends - first < WINDOW // 2, np.maximum(ends - WINDOW, 0), first), ends
 
 
 def window_logits(
