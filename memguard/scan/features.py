@@ -6,8 +6,14 @@ call :func:`features`, so a model sees at run time exactly the features it was t
 Normalisation: what invisible or look-alike Unicode hides is revealed first (the rule scanner's own
 :func:`~memguard.scan.unicode.reveal`: tag characters spelled out, zero-width and bidi controls
 dropped, Cyrillic and Greek look-alikes folded), then NFKC and case folding, then whitespace runs
-become one space. Features: character 4-grams of that text, and word 1- and 2-grams of
-its letters and digits (every other character separates words).
+become one space. Features: every occurrence of the character 4-grams of that text (over code
+points, so the same in every script) and of the word 1- and 2-grams of its letters and digits
+(every other character separates words), with where each is.
+
+Windows (version 2): a normalised text up to :data:`WHOLE_UP_TO` characters is scored whole; a
+longer one in runs of whole sentences of about :data:`WINDOW` characters (:func:`spans`), each
+scored from one cumulative sum over the occurrences (:func:`window_logits`), so that one injected
+sentence in a long benign text is not averaged away. At most :data:`MAX_WINDOWS` windows.
 
 Every n-gram is hashed with a polynomial hash over its code points in 64-bit wrapping arithmetic,
 computed with numpy over the whole text at once (no Python loop per n-gram: a 1 KB text has about
