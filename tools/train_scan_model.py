@@ -7,16 +7,22 @@
 Needs scikit-learn (a dev-only dependency: the ``dev`` extra); memguard itself reads the weights
 with numpy alone (memguard/scan/model.py).
 
-Training data (docs/scanner.md, "The trained scanner"): every row of tests/corpus/injections.jsonl
-and tests/scan/holdout.jsonl, and the ``tune`` halves of tests/scan/holdout2.jsonl and
-holdout3.jsonl (``HeldOutCorpus.half``). The ``held`` halves are never read here. The model is a
-logistic regression (liblinear, L2) over :func:`memguard.scan.features.features`; each corpus
-weighs the same in total (the template-generated project corpus would otherwise outweigh the
-hand-written ones) and the two classes weigh the same within each corpus.
+Training data (docs/scanner.md, "The trained scanner"): every row of tests/corpus/injections.jsonl,
+tests/scan/holdout.jsonl and tests/scan/train_multilingual.jsonl, and the ``tune`` halves of
+tests/scan/holdout2.jsonl and holdout3.jsonl (``HeldOutCorpus.half``). The ``held`` halves,
+holdout4 and holdout5 are never read here. The model is a logistic regression (liblinear, L2) over
+:func:`memguard.scan.features.features`; each corpus weighs the same in total (the
+template-generated project corpus would otherwise outweigh the hand-written ones) and the two
+classes weigh the same within each corpus.
 
-Thresholds come from leave-one-corpus-out predictions (train on three corpora, predict the fourth):
-``suspicious_at`` is the lowest probability at which at most :data:`FP_BUDGET` of the pooled benign
-rows would be flagged, ``malicious_at`` the lowest at which none would be.
+Thresholds come from leave-one-corpus-out predictions (train on the other corpora, predict one),
+scored as ModelScanner scores (windows): ``suspicious_at`` is the lowest probability at which at
+most :data:`FP_BUDGET` of the pooled benign texts scored whole would be flagged, ``malicious_at``
+the lowest at which none would be; ``window_offset`` the least logit to take off a windowed text's
+highest window so that at most :data:`FP_BUDGET` of the windowed benign texts reach
+``suspicious_at`` and none ``malicious_at``. The windowed benign texts are the long training rows
+and long texts made of :data:`LONG_ROWS` benign rows of one corpus joined (never trained on); the
+same with one attack row in the middle measure buried payloads (``--cv``).
 """
 
 from __future__ import annotations
