@@ -138,7 +138,7 @@ def spans(
 ) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
     """The windows a normalised text (its code points) is scored in: the whole text up to
     :data:`WHOLE_UP_TO` characters; else runs of whole sentences of at most :data:`WINDOW`
-    characters (or up to twice that where the first sentences are short), one starting at each
+    characters (one sentence more where they make less than half a window), one starting at each
     sentence, a sentence longer than :data:`WINDOW` cut every :data:`STRIDE` characters; a text
     of more than :data:`MAX_WINDOWS` sentences in fixed windows instead (at most that many).
     Every character is in some window."""
