@@ -7,6 +7,8 @@ stamp). :meth:`memguard.kernel.Operation.stamp` runs :func:`stamp`; nothing else
 
 from __future__ import annotations
 
+import os
+import time
 import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -33,11 +35,31 @@ from memguard.trust import SourceKind, TrustLevel
 if TYPE_CHECKING:
     from memguard.kernel import Operation, StampRequest
 
-__all__ = ["recorded_inputs", "scan_texts", "stamp", "stamp_adopted"]
+__all__ = ["new_fact_id", "recorded_inputs", "scan_texts", "stamp", "stamp_adopted"]
 
 _GET = ReadRequest("get")
 _UPDATE = ReadRequest("update")
 _MAX_DERIVED_FROM = 256
+
+
+def new_fact_id() -> str:
+    """A new fact's id: a UUID version 7 (RFC 9562: 48 bits of Unix milliseconds, then 74
+    random bits from ``os.urandom``). Ids made close in time sort close together, so a batch's
+    rows land on the last pages of every index keyed by fact id (the provenance key, the event
+    and change-entry links) instead of on one random page per fact each: a write of 64 facts
+    touched about 380 random index pages (about 1 MB of SQLite WAL at 10^4 facts, and a page
+    read per key once the indexes outgrow the cache). The ids stay unique and unguessable; they
+    tell the millisecond they were made, which the provenance record says anyway."""
+    ms = time.time_ns() // 1_000_000
+    rand = int.from_bytes(os.urandom(10), "big")  # 80 bits: 12 for rand_a, 62 for rand_b
+    value = (
+        (ms & 0xFFFF_FFFF_FFFF) << 80
+        | 0x7 << 76
+        | (rand >> 68) << 64
+        | 0b10 << 62
+        | (rand & (2**62 - 1))
+    )
+    return str(uuid.UUID(int=value))
 
 
 def stamp(op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
@@ -97,7 +119,7 @@ def stamp(op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
         if assigned is None:  # a refusal raises, so only assignments are kept
             assigned = trusts[trust_key] = kernel.assign_trust(principal, req, decision.max_trust)
         level, reason = assigned
-        fact_id = req.fact_id or str(uuid.uuid4())
+        fact_id = req.fact_id or new_fact_id()
         edges: list[tuple[str, str, str]] = []
         requested = tuple(dict.fromkeys(req.derived_from))
         inherited: tuple[str, ...] = ()

@@ -19,7 +19,7 @@ from memguard.ledger.changelog import CHANGE_ACTION
 from memguard.ledger.tables import AuditEventRow
 from memguard.provenance import canonical_json
 
-__all__ = ["BulkInsert", "EventInsert", "event_canonical"]
+__all__ = ["BulkInsert", "EventInsert", "FactKeys", "event_canonical"]
 
 
 def event_canonical(ev: AuditEvent) -> bytes:
@@ -127,3 +127,52 @@ class EventInsert:
             params: Any = bound if self._names is None else tuple(bound[n] for n in self._names)
             seqs.append(int(conn.exec_driver_sql(self.sql, params).scalar_one()))
         return seqs
+
+
+class FactKeys:
+    """The write path's statements over a set of ``(fact_id, version)`` keys (a batch's state
+    change ``pending`` -> ``committed`` or ``aborted``, and the removal of its staging-owner rows),
+    as driver SQL built once per chunk length: SQLAlchemy expanded the tuple ``IN`` of each call
+    anew (``_literal_execute_expanding_parameter``, about 1 ms of CPU per 64 keys and statement).
+    The SQL is what SQLAlchemy renders for ``tuple_(fact_id, version).in_(keys)``: a row-value
+    ``IN (VALUES ...)``, on SQLite and PostgreSQL alike; every value is a plain string or integer
+    (no bind processor applies). SQLAlchemy's statement events still see each statement."""
+
+    def __init__(self, dialect: Dialect) -> None:
+        self._mark = "?" if dialect.paramstyle == "qmark" else "%s"
+        self._sql: dict[tuple[str, int], str] = {}
+
+    def _in(self, n: int) -> str:
+        m = self._mark
+        return "(fact_id, version) IN (VALUES " + ", ".join([f"({m}, {m})"] * n) + ")"
+
+    def set_state(
+        self, conn: Connection, keys: Sequence[tuple[str, int]], old: str, new: str
+    ) -> list[dict[str, Any]]:
+        """``UPDATE mg_provenance SET state = new WHERE key IN keys AND state = old``; the keys
+        of the rows it changed (``RETURNING``), as ``{"fact_id", "version"}`` dicts."""
+        sql = self._sql.get(("state", len(keys)))
+        if sql is None:
+            m = self._mark
+            sql = self._sql[("state", len(keys))] = (
+                f"UPDATE mg_provenance SET state={m} WHERE {self._in(len(keys))} AND "
+                f"mg_provenance.state = {m} RETURNING mg_provenance.fact_id, mg_provenance.version"
+            )
+        params: list[Any] = [new]
+        for fact_id, version in keys:
+            params += (fact_id, version)
+        params.append(old)
+        rows = conn.exec_driver_sql(sql, tuple(params)).all()
+        return [{"fact_id": row[0], "version": row[1]} for row in rows]
+
+    def drop_owners(self, conn: Connection, keys: Sequence[tuple[str, int]]) -> None:
+        """``DELETE FROM mg_pending_owner WHERE key IN keys`` (memguard/ledger/recovery.py)."""
+        sql = self._sql.get(("owner", len(keys)))
+        if sql is None:
+            sql = self._sql[("owner", len(keys))] = (
+                f"DELETE FROM mg_pending_owner WHERE {self._in(len(keys))}"
+            )
+        params: list[Any] = []
+        for fact_id, version in keys:
+            params += (fact_id, version)
+        conn.exec_driver_sql(sql, tuple(params))
