@@ -11,10 +11,12 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from memguard.ledger.records import _parse
 from memguard.provenance import Provenance, canonical_json, content_digest, sha256_digest
-from memguard.scope import index_fields
+from memguard.scope import Condition, FieldValue, PlanKind, ScopePlan, evaluate, index_fields
 from memguard.stores.base import RESERVED_PAYLOAD_KEY
 from memguard.trust import TrustLevel
 
@@ -28,6 +30,8 @@ __all__ = [
     "ledger_problem",
     "payload_candidate",
     "payload_problem",
+    "plan_admits",
+    "record_fields",
     "staged_problem",
 ]
 
@@ -165,3 +169,29 @@ def staged_problem(record: LedgerRecord, logged: LoggedHead | None) -> str | Non
     if logged.record != sha256_digest(record.record.encode("utf-8")):
         return "integrity.record_mismatch"
     return None
+
+
+@functools.lru_cache(maxsize=8192)
+def record_fields(record: str) -> Mapping[str, FieldValue]:
+    """``index_fields`` of the provenance a record text holds, read-only. A pure function of the
+    text (as its parse, :func:`memguard.ledger.records._parse`): the read path needs it for every
+    hit (the payload compare and the plan check), and a fact read again costs a lookup."""
+    return MappingProxyType(index_fields(_parse(record)))
+
+
+def plan_admits(plan: ScopePlan, record: str, fields: Mapping[str, FieldValue]) -> bool:
+    """``plan.allows(fields)`` for ``fields = record_fields(record)``, remembered per (condition,
+    record text) for a residual plan: the same caller's searches evaluate the same condition on
+    the same facts, and the evaluation is a pure function of the two (a condition holding an
+    unhashable value is evaluated each time)."""
+    if plan.kind is not PlanKind.RESIDUAL or plan.condition is None:
+        return plan.allows(fields)
+    try:
+        return _admits(plan.condition, record)
+    except TypeError:  # unhashable: not remembered
+        return evaluate(plan.condition, fields)
+
+
+@functools.lru_cache(maxsize=65536)
+def _admits(condition: Condition, record: str) -> bool:
+    return evaluate(condition, record_fields(record))
