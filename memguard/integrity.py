@@ -181,17 +181,34 @@ def record_fields(record: str) -> Mapping[str, FieldValue]:
 
 def plan_admits(plan: ScopePlan, record: str, fields: Mapping[str, FieldValue]) -> bool:
     """``plan.allows(fields)`` for ``fields = record_fields(record)``, remembered per (condition,
-    record text) for a residual plan: the same caller's searches evaluate the same condition on
-    the same facts, and the evaluation is a pure function of the two (a condition holding an
-    unhashable value is evaluated each time)."""
-    if plan.kind is not PlanKind.RESIDUAL or plan.condition is None:
+    record text) for a residual plan (8,192 kept): the same caller's searches evaluate the same condition on
+    the same facts, and the evaluation is a pure function of the two.
+
+    The condition is keyed by its ``repr``, not by ``==``: ``Eq("trust", 4)``, ``Eq("trust",
+    4.0)`` and ``Eq("trust", True)`` are equal (and hash alike) in Python but are different
+    conditions (a literal of the wrong type is unknown, so never a match); the ``repr`` tells
+    them apart. It is computed once per condition object (a plan's condition is reused for every
+    hit of a read)."""
+    condition = plan.condition
+    if plan.kind is not PlanKind.RESIDUAL or condition is None:
         return plan.allows(fields)
-    try:
-        return _admits(plan.condition, record)
-    except TypeError:  # unhashable: not remembered
-        return evaluate(plan.condition, fields)
+    held = _CONDITION_KEYS.get(id(condition))
+    if held is None or held[0] is not condition:
+        if len(_CONDITION_KEYS) >= _MAX_CONDITIONS:
+            _CONDITION_KEYS.clear()
+        held = (condition, repr(condition))
+        _CONDITION_KEYS[id(condition)] = held  # holds the object: its id is not reused meanwhile
+    key = (held[1], record)
+    verdict = _VERDICTS.get(key)
+    if verdict is None:
+        verdict = evaluate(condition, fields)
+        if len(_VERDICTS) >= _MAX_VERDICTS:
+            _VERDICTS.clear()
+        _VERDICTS[key] = verdict
+    return verdict
 
 
-@functools.lru_cache(maxsize=65536)
-def _admits(condition: Condition, record: str) -> bool:
-    return evaluate(condition, record_fields(record))
+_MAX_CONDITIONS, _MAX_VERDICTS = 1024, 8192  # a verdict holds its record text (~1 KB)
+#: condition object id -> (the object, its repr); verdicts by (condition repr, record text)
+_CONDITION_KEYS: dict[int, tuple[Condition, str]] = {}
+_VERDICTS: dict[tuple[str, str], bool] = {}
