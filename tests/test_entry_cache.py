@@ -5,6 +5,7 @@ the process by 70 MiB and the 512-entry cap allowed several hundred)."""
 from __future__ import annotations
 
 import gc
+import sys
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from sqlalchemy import select
 from memguard import FactInput, MemoryGuard, Source, SourceKind, Turn
 from memguard.ledger import Ledger
 from memguard.ledger.changelog import CHANGE_ACTION
+from memguard.ledger.entries import _parse_full
 from memguard.ledger.replay import ENTRY_BYTES, EntryCache, _Entry, _parse_entry, logged_heads
 from memguard.ledger.tables import AuditEventRow
 from memguard.stores.memory import InMemoryStore
@@ -24,7 +26,7 @@ _EVENT = AuditEventRow.__table__  # type: ignore[attr-defined]
 
 
 def _entry(cost: int) -> _Entry:
-    return _Entry({}, frozenset(), cost)
+    return _Entry(frozenset(), parsed={}, cost=cost)
 
 
 def test_the_cache_holds_at_most_max_bytes_evicting_least_recently_used() -> None:
@@ -83,8 +85,9 @@ def _write(guard: MemoryGuard, me: Any, n: int, tag: str) -> list[str]:
 
 
 def test_the_estimate_is_close_to_the_parsed_entry_memory(tmp_path: Path) -> None:
-    """The cost charged for an entry is what parsing it keeps alive (tracemalloc), give or take:
-    a bound on estimates far below the real size would not bound the memory."""
+    """The cost charged for an entry is what holding it keeps alive (tracemalloc, plus the entry's
+    text when the scanned form keeps it), give or take: a bound on estimates far below the real
+    size would not bound the memory. Both forms: the scan (change entries) and the full parse."""
     guard, me = _guard(tmp_path)
     try:
         _write(guard, me, 64, "note")
@@ -100,8 +103,19 @@ def test_the_estimate_is_close_to_the_parsed_entry_memory(tmp_path: Path) -> Non
             kept, _ = tracemalloc.get_traced_memory()
         finally:
             tracemalloc.stop()
-        assert entry is not None and sum(len(v) for v in entry.ops.values()) == 64
+        assert entry is not None and entry.parsed is None and len(entry.at) == 64  # scanned
+        kept += sys.getsizeof(text)  # the scanned entry holds the text alive
         assert 0.8 * kept <= entry.cost <= 1.6 * kept, (entry.cost, kept)
+        gc.collect()
+        tracemalloc.start()
+        try:
+            full = _parse_full(text)
+            kept, _ = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert full is not None and full.parsed is not None
+        assert sum(len(v) for v in full.parsed.values()) == 64
+        assert 0.8 * kept <= full.cost <= 1.6 * kept, (full.cost, kept)
 
 
 def test_reads_through_a_small_cache_stay_within_it_and_give_the_cold_answer(tmp_path: Path) -> None:

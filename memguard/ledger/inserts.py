@@ -60,8 +60,28 @@ class BulkInsert:
             self._at = [(names.index(n), p) for n, p in processors.items()]
 
     def run(self, conn: Connection, rows: Sequence[Mapping[str, Any]]) -> None:
+        if rows:
+            conn.exec_driver_sql(self.sql, self._params(rows))
+
+    def run_raw(
+        self, conn: Connection, rows: Sequence[Mapping[str, Any]], errors: type[Exception]
+    ) -> None:
+        """:meth:`run` on the driver's own cursor, in the same transaction (the links of every
+        read's event: SQLAlchemy's execution context cost about as much as inserting them).
+        Driver errors (PEP 249 ``errors``) become :class:`LedgerError` here."""
         if not rows:
             return
+        dbapi = conn.connection.dbapi_connection
+        assert dbapi is not None
+        cursor = dbapi.cursor()
+        try:
+            cursor.executemany(self.sql, self._params(rows))
+        except errors as exc:
+            raise LedgerError(f"ledger operation failed: {type(exc).__name__}") from exc
+        finally:
+            cursor.close()
+
+    def _params(self, rows: Sequence[Mapping[str, Any]]) -> list[Any]:
         params: list[Any]
         if self._names is None:  # named parameters (psycopg): the rows as dicts
             processors = self._processors
@@ -80,7 +100,7 @@ class BulkInsert:
                     params.append(tuple(got))
             else:
                 params = [values(row) for row in rows]
-        conn.exec_driver_sql(self.sql, params)
+        return params
 
 
 _EVENT = AuditEventRow.__table__  # type: ignore[attr-defined]

@@ -486,7 +486,7 @@ class Ledger:
             for fact_id in dict.fromkeys(ev.fact_ids)
         ]
         if links:
-            self._insert_event_fact.run(conn, links)
+            self._insert_event_fact.run_raw(conn, links, self.log._dbapi_error)
             self._insert_change_fact.run(conn, entry_links(seqs, events))
 
     # -- reads ----------------------------------------------------------------------------------

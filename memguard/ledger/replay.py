@@ -32,6 +32,8 @@ from memguard.ledger.auditlog import LEAF, PENDING, ProblemKind, _Problems
 from memguard.ledger.changelinks import CHANGE_FACT, links_of, stored_links
 from memguard.ledger.changelinks import rewrite as rewrite_links
 from memguard.ledger.changelog import CHANGE_ACTION, PROJECTIONS, encode_row, ops_of
+from memguard.ledger.entries import Entry as _Entry
+from memguard.ledger.entries import parse_entry as _parse_entry
 from memguard.ledger.rfc6962 import leaf_hash
 from memguard.ledger.tables import AuditEventRow, AuditFactRow
 from memguard.logging import get_logger
@@ -397,42 +399,6 @@ class EntryCache:
                 self._bytes -= dropped.cost
 
 
-@dataclass(frozen=True, slots=True)
-class _Entry:
-    """A change entry as the read path uses it: its operations by the fact id they touch, and
-    the facts its signed ``fact_ids`` name (empty when it is not a change entry)."""
-
-    ops: dict[str, list[Any]]
-    names: frozenset[str]
-    #: estimated memory of the parsed form (:func:`entry_cost`), what :class:`EntryCache` bounds
-    cost: int = 0
-
-
-def entry_cost(text_chars: int, ops: int) -> int:
-    """An estimate of a parsed entry's memory in bytes: fitted with ``tracemalloc`` on CPython
-    3.11 over 64- and 512-fact entries of both kinds (``put`` rows, ``set`` states): about 1.8
-    bytes per character of the entry's JSON text plus ~770 per operation (the dicts), within 2%
-    of the measured size; rounded up here to 2 and 800, plus 1 KiB for the entry itself."""
-    return 2 * text_chars + 800 * ops + 1024
-
-
-def _parse_entry(text: str) -> _Entry | None:
-    """The entry of an event text (None: not a JSON object)."""
-    try:
-        ev = json.loads(text)
-    except ValueError:
-        return None
-    if not isinstance(ev, dict):
-        return None
-    grouped: dict[str, list[Any]] = {}
-    for op in ops_of(ev.get("detail") or {}):
-        key = op.get("key") if isinstance(op, Mapping) else None
-        if isinstance(key, Mapping) and isinstance(key.get("fact_id"), str):
-            grouped.setdefault(key["fact_id"], []).append(op)
-    kept = sum(len(v) for v in grouped.values())
-    return _Entry(grouped, frozenset(links_of(ev)), entry_cost(len(text), kept))
-
-
 def _links_select(links: Any) -> Any:
     """Each fact's links in ``links`` (a table or subquery of ``fact_id``, ``event_seq``) with the
     entry's leaf hash (or queued leaf hash), in log order."""
@@ -584,7 +550,7 @@ def _heads_from(conn: Connection, links: Sequence[Any], cache: EntryCache) -> di
         entry = entries.get(int(seq))  # None: gone, edited, or not JSON
         ok = entry is not None and fid in entry.names
         intact[fid] = intact.get(fid, True) and ok
-        for op in entry.ops.get(fid, []) if entry is not None and ok else []:
+        for op in entry.ops(fid) if entry is not None and ok else []:
             _apply_fact_op(fid, op, provs.setdefault(fid, {}), held.setdefault(fid, {}))
     out: dict[str, LoggedHead] = {}
     for fid, good in intact.items():
