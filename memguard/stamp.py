@@ -7,9 +7,6 @@ stamp). :meth:`memguard.kernel.Operation.stamp` runs :func:`stamp`; nothing else
 
 from __future__ import annotations
 
-import os
-import time
-import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -25,7 +22,7 @@ from memguard.identity import Principal, PrincipalId, check_identifier
 from memguard.ledger import FactState
 from memguard.ledger.lineage import is_read_set, read_set_id
 from memguard.lineage_trust import channel_class, lineage_trust_of
-from memguard.provenance import Provenance, ScanRecord, WriterChain, now_utc
+from memguard.provenance import Provenance, ScanRecord, WriterChain, new_uuid7, now_utc
 from memguard.recovery import claim
 from memguard.scan.verdict import ScanContext
 from memguard.scope import ReadRequest, ScopePlan, WriteDecision
@@ -43,23 +40,14 @@ _MAX_DERIVED_FROM = 256
 
 
 def new_fact_id() -> str:
-    """A new fact's id: a UUID version 7 (RFC 9562: 48 bits of Unix milliseconds, then 74
-    random bits from ``os.urandom``). Ids made close in time sort close together, so a batch's
-    rows land on the last pages of every index keyed by fact id (the provenance key, the event
-    and change-entry links) instead of on one random page per fact each: a write of 64 facts
-    touched about 380 random index pages (about 1 MB of SQLite WAL at 10^4 facts, and a page
-    read per key once the indexes outgrow the cache). The ids stay unique and unguessable; they
-    tell the millisecond they were made, which the provenance record says anyway."""
-    ms = time.time_ns() // 1_000_000
-    rand = int.from_bytes(os.urandom(10), "big")  # 80 bits: 12 for rand_a, 62 for rand_b
-    value = (
-        (ms & 0xFFFF_FFFF_FFFF) << 80
-        | 0x7 << 76
-        | (rand >> 68) << 64
-        | 0b10 << 62
-        | (rand & (2**62 - 1))
-    )
-    return str(uuid.UUID(int=value))
+    """A new fact's id: a time-ordered UUID (:func:`memguard.provenance.new_uuid7`). Ids made
+    close in time sort close together, so a batch's rows land on the last pages of every index
+    keyed by fact id (the provenance key, the event and change-entry links) instead of on one
+    random page per fact each: a write of 64 facts touched about 380 random index pages (about
+    1 MB of SQLite WAL at 10^4 facts, and a page read per key once the indexes outgrow the
+    cache). The ids stay unique and unguessable; they tell the millisecond they were made, which
+    the provenance record says anyway."""
+    return new_uuid7()
 
 
 def stamp(op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
