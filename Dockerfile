@@ -26,6 +26,9 @@ RUN pip install "$(ls /wheels/memguard_provenance-*.whl)[gateway,postgres,otel]"
     && useradd --system --uid 10001 --home-dir /var/lib/memguard --create-home memguard \
     && mkdir -p /etc/memguard \
     && chown memguard /var/lib/memguard
+# the scanner's rule tables, analysed once here into the installed package (memguard.scan.rulecache
+# reads them there, verified), not at every start of a container
+RUN python -m memguard.scan.cachetool "$(python -c 'import memguard.scan, os; print(os.path.dirname(memguard.scan.__file__))')"
 USER memguard
 WORKDIR /var/lib/memguard
 # 8700: the API (agents); 9464: Prometheus /metrics, when `metrics.listen` binds it (scraper only)

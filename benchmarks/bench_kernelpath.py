@@ -9,7 +9,10 @@ checkouts measure the very same folder: copy it first, writes change it), then m
 - guarded ``write_many`` of 64 facts: CPU and wall ms per batch;
 - guarded search with a ``turn`` (a new one each: the turn's reads are recorded too), CPU ms;
 - SQL statements (SQLAlchemy's and SQLite's own count) and commits per search;
-- ``--profile search|write``: a cProfile of that phase (top entries by cumulative time).
+- ``--profile search|write``: a cProfile of that phase (top entries by cumulative time);
+- ``--stages``: where a guarded search's CPU goes, stage by stage (each stage's function wrapped
+  with a ``time.process_time`` accumulator, ~1 us each; the engine's share is the raw filtered
+  search of the same query), a table.
 
     python benchmarks/bench_kernelpath.py --state /tmp/kp-10k --facts 10000
     PYTHONPATH=/tmp/base python benchmarks/bench_kernelpath.py --state /tmp/kp-copy   # a baseline
@@ -127,6 +130,69 @@ def pushed(stack: EmbeddedStack, me: Any, rng: np.random.Generator) -> tuple[Any
     return flt, (qe.SearchParams(hnsw_ef=HNSW_EF) if tenant else qe.SearchParams(exact=True))
 
 
+#: the stages of one guarded search, in order: (label, object, attribute) of the function timed
+def _stage_targets(store: Any) -> list[tuple[str, Any, str]]:
+    from memguard import guard as guard_mod
+    from memguard import kernel
+    from memguard.ledger import ledger as ledger_mod
+
+    return [
+        ("open operation + identity check", kernel.Kernel, "_principal"),
+        ("scope plan (read_plan)", kernel.Operation, "read_plan"),
+        ("store.search (engine + hit conversion)", store, "search"),
+        ("candidates (payload digests)", guard_mod, "payload_candidate"),
+        ("ledger rows + logged heads (one snapshot)", ledger_mod.Ledger, "latest_checked"),
+        ("per-hit checks (integrity, plan, point)", kernel.Operation, "_check"),
+        ("row vs log compare (ledger_problem)", kernel, "ledger_problem"),
+        ("allow event + fact links + commit (finish)", kernel.Operation, "finish"),
+        ("  of which: ledger.record", ledger_mod.Ledger, "record"),
+        ("  of which: payload vs row (candidate_problem)", kernel, "candidate_problem"),
+    ]
+
+
+class Stages:
+    """CPU seconds and calls per stage (:func:`_stage_targets`), by wrapping each function."""
+
+    def __init__(self, store: Any) -> None:
+        self.cpu: dict[str, float] = {}
+        self.calls: dict[str, int] = {}
+        self._saved: list[tuple[Any, str, Any]] = []
+        for label, owner, name in _stage_targets(store):
+            fn = owner.__dict__[name] if isinstance(owner, type) else getattr(owner, name)
+            self._saved.append((owner, name, fn))
+            setattr(owner, name, self._wrap(label, fn))
+            self.cpu[label], self.calls[label] = 0.0, 0
+
+    def _wrap(self, label: str, fn: Any) -> Any:
+        cpu, calls, clock = self.cpu, self.calls, time.process_time
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            t0 = clock()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                cpu[label] += clock() - t0
+                calls[label] += 1
+
+        return timed
+
+    def restore(self) -> None:
+        for owner, name, fn in reversed(self._saved):
+            if isinstance(owner, type) or not hasattr(type(owner), name):
+                setattr(owner, name, fn)
+            else:  # an instance: drop the wrapper, the class's method shows again
+                delattr(owner, name)
+
+    def table(self, searches: int, total_cpu: float, raw_cpu: float) -> str:
+        rows = ["| stage | CPU ms per search | calls per search |", "|---|---|---|"]
+        rows.append(f"| whole guarded search | {total_cpu * 1e3 / searches:.3f} | 1 |")
+        rows.append(f"| (raw filtered search of the same engine) | {raw_cpu * 1e3 / searches:.3f} | 1 |")
+        for label in self.cpu:
+            rows.append(f"| {label} | {self.cpu[label] * 1e3 / searches:.3f} | "
+                        f"{self.calls[label] / searches:.1f} |")  # fmt: skip
+        return "\n".join(rows)
+
+
 def profiled(fn: Any, prof: cProfile.Profile | None) -> Any:
     if prof is None:
         return fn()
@@ -147,6 +213,7 @@ def main() -> None:
                     help="searches with a turn (each a new one) after the plain ones; 0: none")
     ap.add_argument("--profile", choices=("search", "write"), default=None)
     ap.add_argument("--top", type=int, default=45)
+    ap.add_argument("--stages", action="store_true", help="a table of the guarded search's CPU by stage")
     args = ap.parse_args()
     print(f"memguard from {Path(memguard.__file__).parent}")
     print(f"load average before: {os.getloadavg()}")
@@ -179,6 +246,22 @@ def main() -> None:
             rc.append(time.process_time() - p0)
         per_search = ((counter.statements - s0) / len(qs), (counter.commits - c0) / len(qs),
                       (counter.traced - t0_) / len(qs))  # fmt: skip
+        staged = ""
+        if args.stages:  # a second pass over the same queries, wrapped (the figures above are not)
+            stages = Stages(store)
+            try:
+                sc, rsc = 0.0, 0.0
+                for q in qs:
+                    p0 = time.process_time()
+                    guard.search(me, vector=q, k=K)
+                    sc += time.process_time() - p0
+                    p0 = time.process_time()
+                    store._shard.query(qe.QueryRequest(limit=K, query=qe.Query.Nearest(q), filter=flt,
+                                                       params=params, with_payload=True))  # fmt: skip
+                    rsc += time.process_time() - p0
+            finally:
+                stages.restore()
+            staged = stages.table(len(qs), sc, rsc)
         # a search in an agent's turn also records what the turn read (the taint of its later
         # writes): rows in mg_turn_read and their logged change entry; a new turn each time
         tc = []
@@ -211,6 +294,8 @@ def main() -> None:
     if wc:
         print(f"write_many(64): CPU {mean(wc) * 1e3:.2f} ms (wall median {statistics.median(ww) * 1e3:.2f})")
     print(f"load average after: {os.getloadavg()}")
+    if staged:
+        print(staged)
     for p in (prof, wprof):
         if p is not None:
             out = io.StringIO()

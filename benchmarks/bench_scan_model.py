@@ -8,7 +8,9 @@ one attack row). Each round times the rules alone, the model alone, and the two 
 deployment would run (``ScanStage(RuleScanner())`` and ``ScanStage(builtin_scanners())``, batches
 of 32 facts) over the same facts, so load changes hit all four alike; printed are the medians
 over the rounds, the model's cost as a share of the rules' and the two-scanner stage's cost as a
-share of the rules-only stage's (process CPU: the stage's worker thread is in the process).
+share of the rules-only stage's (process CPU: the stage's worker thread is in the process). Then
+one 8 KB, 64 KB and 1 MB text (the benign facts joined), rules and model alone: the model reads a
+long text in windows, at most 512 of them over at most 64 Ki characters.
 """
 
 from __future__ import annotations
@@ -77,6 +79,20 @@ def main() -> None:
         print(f"{label:12s} n={n} rounds={rounds}  rules {med['rules']:6.1f}  model {med['model']:6.1f}"
               f"  stage {med['stage']:6.1f}  stage+model {med['stage+model']:6.1f} us/KB cpu"
               f"  model/rules {ratio:.2f}  stage+model/stage {both:.2f}")  # fmt: skip
+    # long texts: the model scores them in windows (bounded: at most 512, 64 Ki characters read)
+    para = " ".join(facts("benign-ascii", 200, rng))
+    for size in (8 << 10, 64 << 10, 1 << 20):
+        text = (para * (size // len(para) + 1))[:size]
+        count = max(1, (256 << 10) // size)
+        texts = [text] * count
+        kb = size * count / 1024
+        long_runs: dict[str, list[float]] = {"rules": [], "model": []}
+        for _ in range(rounds):
+            long_runs["rules"].append(cpu_per_kb(lambda t: rules.scan(t, CTX), texts, kb))
+            long_runs["model"].append(cpu_per_kb(lambda t: model.scan(t, CTX), texts, kb))
+        windows = len(model.window_probabilities(text))
+        print(f"{size >> 10:6d} KB text x{count:<3d} rounds={rounds}  rules {statistics.median(long_runs['rules']):7.1f}"
+              f"  model {statistics.median(long_runs['model']):7.1f} us/KB cpu  ({windows} windows)")  # fmt: skip
     for stage in stages.values():
         stage.close()
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} (end)")

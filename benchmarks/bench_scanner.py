@@ -2,6 +2,14 @@
 
     python benchmarks/bench_scanner.py            # 2,000 facts per kind
     MEMGUARD_BENCH_N=20000 python benchmarks/bench_scanner.py
+    python benchmarks/bench_scanner.py --start 9  # a new process's scanner start-up, cache on/off
+
+``--start N`` starts N rounds of three new processes: without the rule-table cache
+(``MEMGUARD_SCAN_CACHE=off``: the rules analysed, as before issue 16), with an empty cache
+directory (analysed, and the file written) and with a warm one (written by a first process), and
+prints the median wall and CPU seconds of
+``RuleScanner()`` and of ``builtin_scanners()`` (the rules and the trained model, what
+``open_embedded`` builds) in each, with the load average.
 
 Facts are ~1 KB: benign memories from tests/corpus joined until they reach 1,024 characters
 ("benign"; "benign-ascii" uses only the ASCII ones), and the same with one attack row at the end
@@ -19,8 +27,13 @@ from __future__ import annotations
 import json
 import os
 import random
+import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from memguard.scan import RuleScanner, ScanContext
 from memguard.scan.builtin import rule_set
@@ -60,14 +73,61 @@ HOSTILE = {
 }
 
 
+_START = """
+import json, time
+w, c = time.perf_counter(), time.process_time()
+import memguard.scan as scan
+out = {"import": (time.perf_counter() - w, time.process_time() - c)}
+w, c = time.perf_counter(), time.process_time()
+scan.RuleScanner()
+out["RuleScanner()"] = (time.perf_counter() - w, time.process_time() - c)
+w, c = time.perf_counter(), time.process_time()
+scan.builtin_scanners()
+out["builtin_scanners()"] = (time.perf_counter() - w, time.process_time() - c)
+from memguard.scan.builtin import rule_set
+out["origin"] = rule_set().origin
+print(json.dumps(out))
+"""
+
+
+def startup(rounds: int) -> None:
+    """New processes' scanner start-up: without the cache, with an empty cache directory (the
+    process analyses the rules and writes the file) and with a warm one, in turn (see the module
+    doc)."""
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    with tempfile.TemporaryDirectory() as root:
+        warm = str(Path(root) / "warm")
+        subprocess.run([sys.executable, "-c", _START], env={**os.environ, "MEMGUARD_SCAN_CACHE": warm},
+                       check=True, capture_output=True)  # fmt: skip  # writes the cache file
+        runs: dict[str, list[dict[str, Any]]] = {"cache off": [], "cache cold": [], "cache warm": []}
+        for i in range(rounds):
+            for mode, rows in runs.items():
+                value = {"cache off": "off", "cache cold": str(Path(root) / f"cold-{i}"), "cache warm": warm}[mode]
+                done = subprocess.run([sys.executable, "-c", _START], env={**os.environ, "MEMGUARD_SCAN_CACHE": value},
+                                      check=True, capture_output=True, text=True)  # fmt: skip
+                rows.append(json.loads(done.stdout))
+        for mode, rows in runs.items():
+            assert all((row["origin"] is None) == (mode != "cache warm") for row in rows), mode
+            figures = "  ".join(
+                f"{step} wall {statistics.median(r[step][0] for r in rows):.3f} s "
+                f"cpu {statistics.median(r[step][1] for r in rows):.3f} s"
+                for step in ("import", "RuleScanner()", "builtin_scanners()")
+            )
+            print(f"{mode:10s} (median of {rounds}): {figures}")
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["--start"]:
+        startup(int(sys.argv[2]) if len(sys.argv) > 2 else 9)
+        return
     n = int(os.environ.get("MEMGUARD_BENCH_N", "2000"))
     rng = random.Random(7)
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     start, cpu = time.perf_counter(), time.process_time()
     scanner = RuleScanner()  # builds the rule set (once per process)
     print(f"rule set build: wall {time.perf_counter() - start:.2f} s  cpu {time.process_time() - cpu:.2f} s  "
-          f"({rule_set().keys} keys)")  # fmt: skip
+          f"({rule_set().keys} keys; tables {rule_set().origin or 'analysed, no cache file'})")  # fmt: skip
     ctx = ScanContext(namespace="bench", source=SourceKind.WEB)
     for label in ("benign-ascii", "benign", "attack"):
         texts = facts(label, n, rng)

@@ -24,7 +24,7 @@ from memguard.trust import SourceKind
 ROOT = Path(__file__).resolve().parent.parent
 HELD = [ROOT / "tests" / "scan" / "holdout2.jsonl", ROOT / "tests" / "scan" / "holdout3.jsonl"]
 #: blind corpora, read whole (never training data: tools/train_scan_model.py names its sources)
-BLIND = [ROOT / "tests" / "scan" / "holdout4.jsonl"]
+BLIND = [ROOT / "tests" / "scan" / "holdout4.jsonl", ROOT / "tests" / "scan" / "holdout5.jsonl"]
 CTX = ScanContext(namespace="eval", source=SourceKind.WEB)
 
 

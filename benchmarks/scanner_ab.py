@@ -6,7 +6,9 @@
 ``NEW_ROOT`` defaults to this one). Each one's ``memguard`` is imported in turn (the module cache
 is cleared between them, and each scanner keeps its own modules), then:
 
-1. every verdict (label, score, reasons) is compared on the texts of :func:`verdict_texts`: every
+1. every verdict (label, score, reasons) and the work it took (``RuleScanner.inspect``: characters
+   read, anchored attempts, whole-text searches, truncated, exact, heavy) is compared on the texts
+   of :func:`verdict_texts`: every
    row of ``tests/corpus/injections.jsonl``, ``tests/scan/holdout.jsonl`` and
    ``tests/scan/holdout2.jsonl``, rows joined and cut, base64-, hex-, rot13-, URL- and
    escape-encoded (and base64 of hex), split by zero-width characters, spelled in tag characters,
@@ -21,6 +23,7 @@ from __future__ import annotations
 import argparse
 import base64
 import codecs
+import dataclasses
 import json
 import os
 import random
@@ -93,17 +96,24 @@ def _key(verdict: Any) -> tuple[str, float, tuple[str, ...]]:
     return (str(verdict.label), verdict.score, tuple(verdict.reasons))
 
 
+def _inspected(scanner: Any, text: str) -> tuple[Any, ...]:
+    """The verdict's key and the work counts (:class:`Work`: chars, attempts, searches, truncated,
+    ...) of ``scanner.inspect(text)``: equal counts mean the budgets were spent alike."""
+    verdict, work = scanner.inspect(text)
+    return (*_key(verdict), dataclasses.astuple(work))
+
+
 def compare(scanners: dict[str, Any], texts: list[str]) -> int:
     (a_name, a), (b_name, b) = scanners.items()
     wrong = 0
     for text in texts:
-        va, vb = _key(a.scan(text)), _key(b.scan(text))
+        va, vb = _inspected(a, text), _inspected(b, text)
         if va != vb:
             wrong += 1
             if wrong <= 5:
                 print(f"DIFFERENT {text[:80]!r}\n  {a_name}: {va}\n  {b_name}: {vb}")
     flagged = sum(_key(b.scan(t))[0] != "clean" for t in texts)
-    print(f"verdicts compared: {len(texts)} texts, {wrong} different ({flagged} flagged)")
+    print(f"verdicts and work counts compared: {len(texts)} texts, {wrong} different ({flagged} flagged)")
     return wrong
 
 

@@ -7,13 +7,12 @@ event's canonical JSON, so an edited stored event no longer matches its digest.
 from __future__ import annotations
 
 import enum
-import uuid
 from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from memguard.provenance import canonical_json, now_utc, sha256_digest
+from memguard.provenance import canonical_json, new_uuid7, now_utc, sha256_digest
 
 __all__ = ["AuditEvent", "Decision"]
 
@@ -29,7 +28,7 @@ class AuditEvent(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    event_id: str = Field(default_factory=lambda: str(uuid.uuid4()))
+    event_id: str = Field(default_factory=new_uuid7)  # time-ordered: appends to its unique index
     ts: datetime = Field(default_factory=now_utc)
     action: str
     decision: Decision

@@ -11,10 +11,12 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from memguard.ledger.records import _parse
 from memguard.provenance import Provenance, canonical_json, content_digest, sha256_digest
-from memguard.scope import index_fields
+from memguard.scope import Condition, FieldValue, PlanKind, ScopePlan, evaluate, index_fields
 from memguard.stores.base import RESERVED_PAYLOAD_KEY
 from memguard.trust import TrustLevel
 
@@ -28,6 +30,8 @@ __all__ = [
     "ledger_problem",
     "payload_candidate",
     "payload_problem",
+    "plan_admits",
+    "record_fields",
     "staged_problem",
 ]
 
@@ -165,3 +169,46 @@ def staged_problem(record: LedgerRecord, logged: LoggedHead | None) -> str | Non
     if logged.record != sha256_digest(record.record.encode("utf-8")):
         return "integrity.record_mismatch"
     return None
+
+
+@functools.lru_cache(maxsize=8192)
+def record_fields(record: str) -> Mapping[str, FieldValue]:
+    """``index_fields`` of the provenance a record text holds, read-only. A pure function of the
+    text (as its parse, :func:`memguard.ledger.records._parse`): the read path needs it for every
+    hit (the payload compare and the plan check), and a fact read again costs a lookup."""
+    return MappingProxyType(index_fields(_parse(record)))
+
+
+def plan_admits(plan: ScopePlan, record: str, fields: Mapping[str, FieldValue]) -> bool:
+    """``plan.allows(fields)`` for ``fields = record_fields(record)``, remembered per (condition,
+    record text) for a residual plan (8,192 kept): the same caller's searches evaluate the same condition on
+    the same facts, and the evaluation is a pure function of the two.
+
+    The condition is keyed by its ``repr``, not by ``==``: ``Eq("trust", 4)``, ``Eq("trust",
+    4.0)`` and ``Eq("trust", True)`` are equal (and hash alike) in Python but are different
+    conditions (a literal of the wrong type is unknown, so never a match); the ``repr`` tells
+    them apart. It is computed once per condition object (a plan's condition is reused for every
+    hit of a read)."""
+    condition = plan.condition
+    if plan.kind is not PlanKind.RESIDUAL or condition is None:
+        return plan.allows(fields)
+    held = _CONDITION_KEYS.get(id(condition))
+    if held is None or held[0] is not condition:
+        if len(_CONDITION_KEYS) >= _MAX_CONDITIONS:
+            _CONDITION_KEYS.clear()
+        held = (condition, repr(condition))
+        _CONDITION_KEYS[id(condition)] = held  # holds the object: its id is not reused meanwhile
+    key = (held[1], record)
+    verdict = _VERDICTS.get(key)
+    if verdict is None:
+        verdict = evaluate(condition, fields)
+        if len(_VERDICTS) >= _MAX_VERDICTS:
+            _VERDICTS.clear()
+        _VERDICTS[key] = verdict
+    return verdict
+
+
+_MAX_CONDITIONS, _MAX_VERDICTS = 1024, 8192  # a verdict holds its record text (~1 KB)
+#: condition object id -> (the object, its repr); verdicts by (condition repr, record text)
+_CONDITION_KEYS: dict[int, tuple[Condition, str]] = {}
+_VERDICTS: dict[tuple[str, str], bool] = {}

@@ -43,19 +43,19 @@ from memguard.errors import (
 )
 from memguard.events import AuditEvent, Decision
 from memguard.identity import Identity, Principal, PrincipalId, Verifier
-from memguard.integrity import Candidate, candidate_problem, ledger_problem
+from memguard.integrity import (
+    Candidate,
+    candidate_problem,
+    ledger_problem,
+    plan_admits,
+    record_fields,
+)
 from memguard.ledger import FactState, Ledger, LedgerRecord
 from memguard.ledger.ledger import TurnRead
 from memguard.ledger.lineage import Revocation
 from memguard.logging import get_logger
 from memguard.ports import Flow, WritePort
-from memguard.provenance import (
-    Provenance,
-    ScanRecord,
-    Source,
-    Turn,
-    sha256_digest,
-)
+from memguard.provenance import Provenance, ScanRecord, Source, Turn, sha256_digest
 from memguard.revocation import (
     PRINCIPAL_KINDS,
     RevocationPreview,
@@ -71,7 +71,6 @@ from memguard.scope import (
     ReadRequest,
     ScopePlan,
     ScopeResolver,
-    index_fields,
 )
 from memguard.telemetry import hooks as telemetry
 from memguard.tokens.confusables import ConfusableWatch
@@ -186,6 +185,8 @@ class Operation:
         scope = self.kernel.scope
         # what isinstance(scope, PointDecider) checks (a runtime protocol: the method is there),
         # without its per-call cost (~20 us, paid for every hit)
+        if type(scope) is DefaultScopeResolver and "point_allows" not in scope.__dict__:
+            return True  # its plan is its whole semantics (a miss costs pydantic's __getattr__)
         decide = getattr(scope, "point_allows", None)
         if not callable(decide):
             return True  # the plan is the resolver's whole semantics (DefaultScopeResolver)
@@ -196,8 +197,8 @@ class Operation:
 
     def admits(self, plan: ScopePlan, request: ReadRequest, record: LedgerRecord) -> bool:
         """Does the plan admit this fact, and does the point evaluator agree?"""
-        fields = index_fields(record.provenance)
-        return plan.allows(fields) and self.point_allows(request, fields)
+        fields = record_fields(record.record)
+        return plan_admits(plan, record.record, fields) and self.point_allows(request, fields)
 
     # -- stamp ------------------------------------------------------------------------------------
 
@@ -354,7 +355,7 @@ class Operation:
             self.detail["why"] = f"state {record.state.value}"
             return None
         prov = record.provenance
-        fields = index_fields(prov)  # once per hit: the payload compare and the plan check
+        fields = record_fields(record.record)  # the payload compare and the plan check
         problem = candidate_problem(cand, record, prov, expect_reserved=expect_reserved,
                                     fields=fields)  # fmt: skip
         if problem is not None:
@@ -369,7 +370,7 @@ class Operation:
             self.detail.setdefault("withheld", []).append({"fact_id": fact_id, "state": "expired"})
             self.detail["why"] = "expired"
             return None
-        if not plan.allows(fields):
+        if not plan_admits(plan, record.record, fields):
             if pushed_down:  # the store returned what the plan excludes
                 self.alarm(fact_id, "scope.pushdown_mismatch")
             self.detail["why"] = "out of scope"

@@ -7,7 +7,6 @@ stamp). :meth:`memguard.kernel.Operation.stamp` runs :func:`stamp`; nothing else
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -23,7 +22,7 @@ from memguard.identity import Principal, PrincipalId, check_identifier
 from memguard.ledger import FactState
 from memguard.ledger.lineage import is_read_set, read_set_id
 from memguard.lineage_trust import channel_class, lineage_trust_of
-from memguard.provenance import Provenance, ScanRecord, WriterChain, now_utc
+from memguard.provenance import Provenance, ScanRecord, WriterChain, new_uuid7, now_utc
 from memguard.recovery import claim
 from memguard.scan.verdict import ScanContext
 from memguard.scope import ReadRequest, ScopePlan, WriteDecision
@@ -33,11 +32,22 @@ from memguard.trust import SourceKind, TrustLevel
 if TYPE_CHECKING:
     from memguard.kernel import Operation, StampRequest
 
-__all__ = ["recorded_inputs", "scan_texts", "stamp", "stamp_adopted"]
+__all__ = ["new_fact_id", "recorded_inputs", "scan_texts", "stamp", "stamp_adopted"]
 
 _GET = ReadRequest("get")
 _UPDATE = ReadRequest("update")
 _MAX_DERIVED_FROM = 256
+
+
+def new_fact_id() -> str:
+    """A new fact's id: a time-ordered UUID (:func:`memguard.provenance.new_uuid7`). Ids made
+    close in time sort close together, so a batch's rows land on the last pages of every index
+    keyed by fact id (the provenance key, the event and change-entry links) instead of on one
+    random page per fact each: a write of 64 facts touched about 380 random index pages (about
+    1 MB of SQLite WAL at 10^4 facts, and a page read per key once the indexes outgrow the
+    cache). The ids stay unique and unguessable; they tell the millisecond they were made, which
+    the provenance record says anyway."""
+    return new_uuid7()
 
 
 def stamp(op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
@@ -97,7 +107,7 @@ def stamp(op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
         if assigned is None:  # a refusal raises, so only assignments are kept
             assigned = trusts[trust_key] = kernel.assign_trust(principal, req, decision.max_trust)
         level, reason = assigned
-        fact_id = req.fact_id or str(uuid.uuid4())
+        fact_id = req.fact_id or new_fact_id()
         edges: list[tuple[str, str, str]] = []
         requested = tuple(dict.fromkeys(req.derived_from))
         inherited: tuple[str, ...] = ()

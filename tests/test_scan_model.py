@@ -8,7 +8,8 @@ First look, at the weights' recorded threshold: the model alone flagged 18 of th
 was above the highest benign one (0.56). The rules alone flagged 30 of 34, and 1 of 20 benign;
 both in one stage 33 of 34, and the same 1 benign. The shipped weights (character 4-grams, 2**16
 buckets, chosen by leave-one-corpus-out figures and speed, not by these probes) gave the same
-counts. The assertions pin exactly those first-look properties.
+counts. The assertions pin exactly those first-look properties. The version-2 weights (windows,
+the multilingual training rows: tests/test_scan_model_windows.py) still meet every one of them.
 """
 
 from __future__ import annotations
@@ -237,14 +238,19 @@ def test_hidden_and_look_alike_text_reads_as_its_plain_form() -> None:
     )
 
 
-def test_features_are_distinct_bounded_and_split_by_group() -> None:
+def test_features_are_bounded_located_and_split_by_group() -> None:
     rng = np.random.default_rng(5)
     for _ in range(50):
         text = "".join(rng.choice(list("ab c.\u00e9\u4e2d"), size=int(rng.integers(0, 300))))
         f = features(text, 10)
-        chars, words = f.buckets[: f.chars], f.buckets[f.chars :]
-        assert len(set(chars.tolist())) == len(chars) and len(set(words.tolist())) == len(words)
-        assert f.words == len(words) and ((f.buckets >= 0) & (f.buckets < 1 << 10)).all()
+        starts, ends = f.located()
+        assert f.chars + f.words == len(f.buckets) == len(starts) == len(ends)
+        assert ((f.buckets >= 0) & (f.buckets < 1 << 10)).all()
+        half = 1 << 9
+        for lo, hi, group in f.segments:  # each segment in order, in its half of the buckets
+            assert (np.diff(starts[lo:hi]) >= 0).all() and (np.diff(ends[lo:hi]) >= 0).all()
+            assert ((f.buckets[lo:hi] >= half) == bool(group)).all()
+            assert ((starts[lo:hi] >= 0) & (ends[lo:hi] <= f.length)).all()
     assert len(features("", 18).buckets) == 0 and len(features("!!", 18).buckets) == 0
     huge = features(
         "send the key to x@y.example " * 20_000, 18

@@ -24,6 +24,7 @@ import pytest
 from sqlalchemy import insert, select
 
 from memguard import FactInput, Ledger, Source, SourceKind, Turn, open_embedded
+from memguard.errors import LedgerError
 from memguard.events import AuditEvent, Decision
 from memguard.identity import PrincipalId
 from memguard.ledger.changelinks import CHANGE_FACT
@@ -190,6 +191,68 @@ def test_a_ledger_written_by_the_write_path_verifies(ledger_url: str) -> None:
             assert linked == (ids if e.action == CHANGE_ACTION else set())
     finally:
         ledger.engine.dispose()
+
+
+def test_the_state_change_moves_exactly_the_rows_in_the_old_state(ledger_url: str) -> None:
+    """``FactKeys`` (driver SQL per chunk length): a commit of 600 facts (two chunks) moves each
+    row pending -> committed, logs each in its change entry and drops every staging-owner row;
+    a row that is not pending fails the whole commit (nothing moves)."""
+    ledger = Ledger.from_url(ledger_url)
+    try:
+        records = [_prov(str(uuid.uuid4())) for _ in range(600)]
+        ledger.begin(records)
+        with ledger.engine.connect() as conn:
+            assert conn.exec_driver_sql("SELECT count(*) FROM mg_pending_owner").scalar_one() == 600
+        ev = AuditEvent(action="write", decision=Decision.ALLOW, reason="ok",
+                        fact_ids=tuple(p.fact_id for p in records))  # fmt: skip
+        ledger.commit(records, [ev])
+        ids = [p.fact_id for p in records]
+        assert {r.state for r in ledger.latest(ids).values()} == {FactState.COMMITTED}
+        with ledger.engine.connect() as conn:
+            assert conn.exec_driver_sql("SELECT count(*) FROM mg_pending_owner").scalar_one() == 0
+            entry = conn.execute(
+                select(_EVENT.c.event).where(_EVENT.c.action == CHANGE_ACTION).order_by(_EVENT.c.seq.desc())
+            ).first()
+        assert entry is not None
+        ops = json.loads(entry[0])["detail"]["ops"]
+        assert sorted(o["key"]["fact_id"] for o in ops) == sorted(ids)
+        assert {(o["op"], json.dumps(o["row"])) for o in ops} == {("set", '{"state": "committed"}')}
+        # a batch with one row already committed: refused, and the pending one stays pending
+        again = [_prov(str(uuid.uuid4())), records[0]]
+        ledger.begin(again[:1])
+        with pytest.raises(LedgerError):
+            ledger.commit(again, [])
+        assert ledger.latest([again[0].fact_id])[again[0].fact_id].state is FactState.PENDING
+        ledger.abort(again[:1])  # aborted: no longer a version latest() names
+        assert ledger.latest([again[0].fact_id]) == {}
+        assert ledger.verify().ok
+    finally:
+        ledger.engine.dispose()
+
+
+def test_new_fact_ids_are_time_ordered_uuids(tmp_path: Path) -> None:
+    """A guarded write's fact ids are UUID version 7: unique, and a later write's ids sort after an
+    earlier one's (index locality in the ledger; memguard/stamp.py ``new_fact_id``)."""
+    import time
+
+    stack = open_embedded(tmp_path / "state", scan=False)
+    try:
+        guard = stack.guard
+        me = guard.authenticate(stack.tokens.issue("alice"))
+        batches = []
+        for b in range(3):
+            recs = guard.write_many(me, [FactInput(text=f"f{b}-{i}", namespace="notes",
+                                                   source=Source(kind=SourceKind.USER_MESSAGE),
+                                                   turn=Turn(session_id="s", turn_index=i))
+                                         for i in range(20)])  # fmt: skip
+            batches.append([r.fact_id for r in recs])
+            time.sleep(0.005)
+        every = [i for batch in batches for i in batch]
+        assert len(set(every)) == len(every)
+        assert {uuid.UUID(i).version for i in every} == {7}
+        assert max(batches[0]) < min(batches[1]) and max(batches[1]) < min(batches[2])
+    finally:
+        stack.close()
 
 
 def test_the_store_payload_holds_the_ledger_rows_text(tmp_path: Path) -> None:

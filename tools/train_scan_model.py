@@ -7,16 +7,22 @@
 Needs scikit-learn (a dev-only dependency: the ``dev`` extra); memguard itself reads the weights
 with numpy alone (memguard/scan/model.py).
 
-Training data (docs/scanner.md, "The trained scanner"): every row of tests/corpus/injections.jsonl
-and tests/scan/holdout.jsonl, and the ``tune`` halves of tests/scan/holdout2.jsonl and
-holdout3.jsonl (``HeldOutCorpus.half``). The ``held`` halves are never read here. The model is a
-logistic regression (liblinear, L2) over :func:`memguard.scan.features.features`; each corpus
-weighs the same in total (the template-generated project corpus would otherwise outweigh the
-hand-written ones) and the two classes weigh the same within each corpus.
+Training data (docs/scanner.md, "The trained scanner"): every row of tests/corpus/injections.jsonl,
+tests/scan/holdout.jsonl and tests/scan/train_multilingual.jsonl, and the ``tune`` halves of
+tests/scan/holdout2.jsonl and holdout3.jsonl (``HeldOutCorpus.half``). The ``held`` halves,
+holdout4 and holdout5 are never read here. The model is a logistic regression (liblinear, L2) over
+:func:`memguard.scan.features.features`; each corpus weighs the same in total (the
+template-generated project corpus would otherwise outweigh the hand-written ones) and the two
+classes weigh the same within each corpus.
 
-Thresholds come from leave-one-corpus-out predictions (train on three corpora, predict the fourth):
-``suspicious_at`` is the lowest probability at which at most :data:`FP_BUDGET` of the pooled benign
-rows would be flagged, ``malicious_at`` the lowest at which none would be.
+Thresholds come from leave-one-corpus-out predictions (train on the other corpora, predict one),
+scored as ModelScanner scores (windows): ``suspicious_at`` is the lowest probability at which at
+most :data:`FP_BUDGET` of the pooled benign texts scored whole would be flagged, ``malicious_at``
+the lowest at which none would be; ``window_offset`` the least logit to take off a windowed text's
+highest window so that at most :data:`FP_BUDGET` of the windowed benign texts reach
+``suspicious_at`` and none ``malicious_at``. The windowed benign texts are the long training rows
+and long texts made of :data:`LONG_ROWS` benign rows of one corpus joined (never trained on); the
+same with one attack row in the middle measure buried payloads (``--cv``).
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ import numpy.typing as npt
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from memguard.scan.features import FEATURES_VERSION, features  # noqa: E402
+from memguard.scan.features import FEATURES_VERSION, features, window_logits  # noqa: E402
 from memguard.scan.model import FORMAT, WEIGHTS  # noqa: E402
 
 if TYPE_CHECKING:
@@ -44,7 +50,7 @@ if TYPE_CHECKING:
     from sklearn.linear_model import LogisticRegression
 
 #: bump with any change to what this script does (recorded in the weights file)
-SCRIPT_VERSION = "1"
+SCRIPT_VERSION = "2"
 BITS = 16
 C = 4.0
 FP_BUDGET = 0.015
@@ -54,7 +60,11 @@ SOURCES: dict[str, tuple[str, bool]] = {  # name -> (path, only the tune half)
     "holdout": ("tests/scan/holdout.jsonl", False),
     "holdout2": ("tests/scan/holdout2.jsonl", True),
     "holdout3": ("tests/scan/holdout3.jsonl", True),
+    "multilingual": ("tests/scan/train_multilingual.jsonl", False),
 }
+#: long texts for the thresholds: this many benign rows of one corpus joined, and the same with
+#: one of its attack rows in the middle (a buried payload)
+LONG_ROWS = 6
 
 
 def half(row: dict[str, Any]) -> str:
@@ -82,16 +92,17 @@ def data_digest(rows: list[tuple[str, str, int, str]]) -> str:
 
 
 def matrix(texts: list[str], bits: int = BITS) -> sparse.csr_matrix:
-    """One row per text: each character n-gram counts 1/sqrt(#character n-grams), each word
-    n-gram 1/sqrt(#word n-grams) (what ModelScanner sums)."""
+    """One row per text: each occurrence of a character n-gram counts 1/sqrt(#character n-gram
+    occurrences), of a word n-gram 1/sqrt(#word n-gram occurrences) (what ModelScanner sums)."""
     from scipy import sparse
 
     indptr, indices, data = [0], [], []
     for text in texts:
         f = features(text, bits)
         indices.append(f.buckets)
-        for size in (f.chars, f.words):
-            data.append(np.full(size, 1.0 / math.sqrt(max(size, 1))))
+        counts = (max(f.chars, 1), max(f.words, 1))
+        for lo, hi, group in f.segments:
+            data.append(np.full(hi - lo, 1.0 / math.sqrt(counts[group])))
         indptr.append(indptr[-1] + len(f.buckets))
     m = sparse.csr_matrix(
         (np.concatenate(data), np.concatenate(indices), np.array(indptr)),
@@ -99,6 +110,43 @@ def matrix(texts: list[str], bits: int = BITS) -> sparse.csr_matrix:
     )
     m.sum_duplicates()
     return m
+
+
+def logits(
+    model: LogisticRegression, texts: list[str], bits: int = BITS
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+    """Each text's highest window logit as ModelScanner computes it (before the window offset),
+    and whether the text was scored in windows."""
+    vector = model.coef_[0].astype("<f4")
+    bias = float(model.intercept_[0])
+    z, windowed = [], []
+    for text in texts:
+        w = window_logits(vector, bias, features(text, bits))
+        z.append(float(w.max()))
+        windowed.append(len(w) > 1)
+    return np.array(z), np.array(windowed, dtype=bool)
+
+
+def logistic(z: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    return np.asarray(1.0 / (1.0 + np.exp(-np.clip(z, -700.0, 700.0))))
+
+
+def long_texts(rows: list[tuple[str, str, int, str]]) -> list[tuple[str, str, int, str]]:
+    """Long benign texts (LONG_ROWS consecutive benign rows of one corpus joined, starting at
+    every other row) and buried attacks (the same with one attack row of that corpus in the
+    middle), for the thresholds and the figures only: never trained on."""
+    out = []
+    for name in SOURCES:
+        benign = [r[3] for r in rows if r[0] == name and r[2] == 0]
+        attacks = [r[3] for r in rows if r[0] == name and r[2] == 1]
+        for k, first in enumerate(range(0, len(benign) - LONG_ROWS + 1, 2)):
+            part = benign[first : first + LONG_ROWS]
+            out.append((name, f"long-{k}", 0, "\n\n".join(part)))
+            if attacks:
+                mid = LONG_ROWS // 2
+                buried = [*part[:mid], attacks[(7 * k) % len(attacks)], *part[mid:]]
+                out.append((name, f"buried-{k}", 1, "\n\n".join(buried)))
+    return out
 
 
 def sample_weights(sources: list[str], labels: npt.NDArray[np.int_]) -> npt.NDArray[np.float64]:
@@ -126,16 +174,44 @@ def fit(
 
 def held_one_out(
     rows: list[tuple[str, str, int, str]], x: sparse.csr_matrix, c: float
-) -> npt.NDArray[np.float64]:
-    """Each row's probability from a model trained without its corpus."""
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+    """Each row's highest window logit (and whether it was windowed) from a model trained
+    without its corpus (``rows`` may hold texts that are not in ``x``, after its rows: the long
+    texts, never trained on)."""
     sources = [r[0] for r in rows]
     y = np.array([r[2] for r in rows])
-    probs = np.zeros(len(rows))
+    trained = x.shape[0]
+    z = np.zeros(len(rows))
+    windowed = np.zeros(len(rows), dtype=bool)
     for name in SOURCES:
         out = np.array([s == name for s in sources])
-        model = fit(x[~out], y[~out], sample_weights([s for s in sources if s != name], y[~out]), c)
-        probs[out] = model.predict_proba(x[out])[:, 1]
-    return probs
+        keep = ~out[:trained]
+        model = fit(
+            x[keep],
+            y[:trained][keep],
+            sample_weights(
+                [s for s, k in zip(sources, keep, strict=False) if k], y[:trained][keep]
+            ),
+            c,
+        )
+        z[out], windowed[out] = logits(model, [r[3] for r, o in zip(rows, out, strict=True) if o])
+    return z, windowed
+
+
+def window_offset(
+    z: npt.NDArray[np.float64], benign_windowed: npt.NDArray[np.bool_], s: float, m: float
+) -> float:
+    """The least offset at which at most FP_BUDGET of the windowed benign texts reach ``s`` and
+    none reaches ``m``."""
+    top = np.sort(z[benign_windowed])[::-1]
+    if not len(top):
+        return 0.0
+    allowed = math.floor(FP_BUDGET * len(top))
+    logit = lambda p: math.log(p / (1.0 - p)) if p < 1.0 else math.inf  # noqa: E731
+    need = [top[0] - logit(m)]
+    if allowed < len(top):
+        need.append(top[allowed] - logit(s))
+    return round(max(0.0, *need) + 1e-6, 6)
 
 
 def thresholds(probs: npt.NDArray[np.float64], y: npt.NDArray[np.int_]) -> tuple[float, float]:
@@ -154,9 +230,11 @@ def report(
     for name in SOURCES:
         m = np.array([r[0] == name for r in rows])
         a, b = m & (y == 1), m & (y == 0)
-        print(f"  {name:9s} detection {np.mean(probs[a] >= at):6.1%} of {a.sum():3d}"
-              f"   false positives {np.mean(probs[b] >= at):6.1%} of {b.sum():3d}")  # fmt: skip
-    print(f"  {'pooled':9s} detection {np.mean(probs[y == 1] >= at):6.1%}"
+        if not m.any():
+            continue
+        print(f"  {name:12s} detection {np.mean(probs[a] >= at) if a.any() else 0:6.1%} of {a.sum():3d}"
+              f"   false positives {np.mean(probs[b] >= at) if b.any() else 0:6.1%} of {b.sum():3d}")  # fmt: skip
+    print(f"  {'pooled':12s} detection {np.mean(probs[y == 1] >= at):6.1%}"
           f"   false positives {np.mean(probs[y == 0] >= at):6.1%}")  # fmt: skip
 
 
@@ -172,8 +250,16 @@ def train() -> tuple[bytes, dict[str, Any]]:
     rows = training_rows()
     x = matrix([r[3] for r in rows])
     y = np.array([r[2] for r in rows])
-    probs = held_one_out(rows, x, C)
-    suspicious, malicious = thresholds(probs, y)
+    extra = long_texts(rows)
+    both = rows + extra
+    y_all = np.array([r[2] for r in both])
+    z, windowed = held_one_out(both, x, C)
+    # the thresholds from the texts scored whole, the window offset from the windowed benign
+    # ones (the long texts and the few long rows): windows must not flag more benign text
+    whole = ~windowed
+    suspicious, malicious = thresholds(logistic(z[whole]), y_all[whole])
+    offset = window_offset(z, windowed & (y_all == 0), suspicious, malicious)
+    probs = logistic(z - offset * windowed)
     model = fit(x, y, sample_weights([r[0] for r in rows], y), C)
     meta = {
         "bits": BITS,
@@ -181,12 +267,21 @@ def train() -> tuple[bytes, dict[str, Any]]:
         "data": data_digest(rows),
         "features": FEATURES_VERSION,
         "fp_budget": FP_BUDGET,
+        "long": {"rows": LONG_ROWS, "texts": len(extra)},
         "malicious_at": round(malicious, 6),
         "rows": {name: sum(r[0] == name for r in rows) for name in SOURCES},
         "script": SCRIPT_VERSION,
         "suspicious_at": round(suspicious, 6),
+        "window_offset": offset,
     }
-    return render(model, meta), {"probs": probs, "rows": rows, "y": y}
+    n = len(rows)
+    return render(model, meta), {
+        "probs": probs[:n],
+        "rows": rows,
+        "y": y,
+        "extra": extra,
+        "extra_probs": probs[n:],
+    }
 
 
 def main() -> None:
@@ -200,6 +295,8 @@ def main() -> None:
         for name in ("suspicious_at", "malicious_at"):
             print(f"leave-one-corpus-out at {name} = {header[name]:.4f}")
             report(info["rows"], info["probs"], header[name])
+            print("  long texts (benign rows joined; one attack row buried in the middle)")
+            report(info["extra"], info["extra_probs"], header[name])
     if args.check:
         same = WEIGHTS.read_bytes() == blob
         print("the committed weights are this script's output" if same else "the weights differ")

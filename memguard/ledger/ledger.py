@@ -25,7 +25,6 @@ from sqlalchemy import (
     func,
     inspect,
     select,
-    tuple_,
 )
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
@@ -40,12 +39,12 @@ from memguard.ledger.changelog import CHANGE_ACTION, PROJECTIONS, ChangeSet, key
 from memguard.ledger.checkpoint import CheckpointSigner, CheckpointVerifier
 from memguard.ledger.durability import transaction
 from memguard.ledger.fence import fence_lock, fenced_facts
-from memguard.ledger.inserts import BulkInsert, EventInsert, event_canonical
+from memguard.ledger.inserts import BulkInsert, EventInsert, FactKeys, event_canonical
 from memguard.ledger.lineage import Lineage
 from memguard.ledger.opening import check_migrated, watch_sqlite_state
 from memguard.ledger.readpath import LATEST, MAX_IDS, ReadLookup
 from memguard.ledger.records import FactState, LedgerRecord, TurnRead, _record, _row_values
-from memguard.ledger.recovery import drop_owner, lease, ops_metadata, orphaned, stage_owner
+from memguard.ledger.recovery import OWNER, lease, ops_metadata, orphaned, this_process
 from memguard.ledger.replay import EntryCache, LoggedHead, logged_heads
 from memguard.ledger.tables import (
     AuditEventRow,
@@ -117,6 +116,8 @@ class Ledger:
         self._insert_prov = BulkInsert(_PROV, engine.dialect)
         self._insert_event_fact = BulkInsert(_EVENT_FACT, engine.dialect)
         self._insert_change_fact = BulkInsert(CHANGE_FACT, engine.dialect)
+        self._insert_owner = BulkInsert(OWNER, engine.dialect)  # staging owners (recovery.py)
+        self._fact_keys = FactKeys(engine.dialect)  # state changes by (fact_id, version)
         self._entry_cache = EntryCache()  # change entries the read path has parsed (replay.py)
         self._read_lookup = ReadLookup(engine.dialect)  # latest_checked's statement (readpath.py)
         self._event_insert = EventInsert(engine.dialect)  # _insert_events' statements (readpath.py)
@@ -249,7 +250,9 @@ class Ledger:
         durable = any(p.version > 1 for p in records)
         with self._tx(durable=durable) as conn:
             self._insert_prov.run(conn, rows)
-            stage_owner(conn, [(p.fact_id, p.version) for p in records])
+            me, now = this_process().row(), time.time()  # the staging process (recovery.py)
+            self._insert_owner.run(conn, [{"fact_id": p.fact_id, "version": p.version,
+                                           "staged_at": now, **me} for p in records])  # fmt: skip
             changes.put(_PROV, rows)
             self._log_changes(conn, changes)
 
@@ -444,23 +447,16 @@ class Ledger:
         new: FactState,
         changes: ChangeSet,
     ) -> None:
-        # One statement per chunk (a batch of 64 was 64 separately compiled UPDATEs).
+        # One statement per chunk, its SQL built once per chunk length (inserts.py FactKeys)
         keys = [(p.fact_id, p.version) for p in records]
         for start in range(0, len(keys), 500):
             chunk = keys[start : start + 500]
-            changed = changes.update(
-                conn,
-                _PROV,
-                and_(
-                    tuple_(_PROV.c.fact_id, _PROV.c.version).in_(chunk),
-                    _PROV.c.state == old.value,
-                ),
-                {"state": new.value},
-            )
+            changed = self._fact_keys.set_state(conn, chunk, old.value, new.value)
+            changes.set(_PROV, changed, {"state": new.value})
             if len(changed) != len(set(chunk)):
                 raise LedgerError("ledger row is not in the expected state")
-        if old is FactState.PENDING:
-            drop_owner(conn, keys)
+            if old is FactState.PENDING:  # the staging owner rows go with the state change
+                self._fact_keys.drop_owners(conn, chunk)
 
     def _insert_events(self, conn: Connection, events: Sequence[AuditEvent]) -> None:
         if not events:
@@ -490,7 +486,7 @@ class Ledger:
             for fact_id in dict.fromkeys(ev.fact_ids)
         ]
         if links:
-            self._insert_event_fact.run(conn, links)
+            self._insert_event_fact.run_raw(conn, links, self.log._dbapi_error)
             self._insert_change_fact.run(conn, entry_links(seqs, events))
 
     # -- reads ----------------------------------------------------------------------------------

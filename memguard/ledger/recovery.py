@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import socket
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
@@ -168,19 +168,6 @@ def orphaned(
         ):
             out.add(key)
     return out
-
-
-def stage_owner(conn: Connection, keys: Iterable[tuple[str, int]]) -> None:
-    me, now = this_process().row(), time.time()
-    rows = [{"fact_id": f, "version": v, "staged_at": now, **me} for f, v in keys]
-    if rows:
-        conn.execute(OWNER.insert(), rows)
-
-
-def drop_owner(conn: Connection, keys: Sequence[tuple[str, int]]) -> None:
-    for start in range(0, len(keys), 500):
-        chunk = list(keys[start : start + 500])
-        conn.execute(delete(OWNER).where(tuple_(OWNER.c.fact_id, OWNER.c.version).in_(chunk)))
 
 
 @contextmanager

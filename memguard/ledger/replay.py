@@ -32,12 +32,15 @@ from memguard.ledger.auditlog import LEAF, PENDING, ProblemKind, _Problems
 from memguard.ledger.changelinks import CHANGE_FACT, links_of, stored_links
 from memguard.ledger.changelinks import rewrite as rewrite_links
 from memguard.ledger.changelog import CHANGE_ACTION, PROJECTIONS, encode_row, ops_of
+from memguard.ledger.entries import Entry as _Entry
+from memguard.ledger.entries import parse_entry as _parse_entry
 from memguard.ledger.rfc6962 import leaf_hash
 from memguard.ledger.tables import AuditEventRow, AuditFactRow
 from memguard.logging import get_logger
 from memguard.provenance import sha256_digest
 
 __all__ = [
+    "ENTRY_BYTES",
     "EntryCache",
     "LoggedHead",
     "check_projections",
@@ -323,6 +326,12 @@ _PROV_NAME, _QUAR_NAME = "mg_provenance", "mg_quarantine"
 HeadKey = tuple[str, tuple[tuple[int, bytes], ...]]
 
 
+#: the default byte bound of :class:`EntryCache`'s parsed entries (their estimated memory): with
+#: facts written in batches of 512 an entry is ~1.1 MB parsed, so the count bound alone let the
+#: cache grow to hundreds of MiB (docs/storage.md, "Memory")
+ENTRY_BYTES = 32 * 2**20
+
+
 class EntryCache:
     """Change entries already parsed by the read path, per ledger: (log seq, leaf hash) -> the
     entry's operations grouped by fact id and the facts it names (:class:`_Entry`).
@@ -332,14 +341,25 @@ class EntryCache:
     every hit among them parsed all 500 records again. A changed leaf hash is a different key (a
     miss, checked afresh). What a hit does not notice is an edit of the entry text alone after it was
     cached; ``memguard ledger verify`` does (and the read path still serves what was signed).
+
+    Bounded twice, least recently used first out: by ``size`` entries and by ``max_bytes`` of their
+    estimated memory (:func:`entry_cost`; an entry larger than ``max_bytes`` is not kept). One
+    entry holds every fact of one write call, so a count alone does not bound the memory.
     """
 
-    def __init__(self, size: int = 512, heads: int = 65536) -> None:
+    def __init__(self, size: int = 512, heads: int = 65536, max_bytes: int = ENTRY_BYTES) -> None:
         self._size = size
+        self._max_bytes = max_bytes
+        self._bytes = 0
         self._entries: OrderedDict[tuple[int, bytes], _Entry] = OrderedDict()
         self._heads_size = heads
         self._heads: OrderedDict[HeadKey, LoggedHead] = OrderedDict()
         self._lock = threading.Lock()
+
+    @property
+    def entry_bytes(self) -> int:
+        """The estimated memory of the entries held (what ``max_bytes`` bounds)."""
+        return self._bytes
 
     def head(self, key: HeadKey) -> LoggedHead | None:
         """A fact's logged head computed before from exactly these entries (fact id, then each
@@ -367,34 +387,16 @@ class EntryCache:
 
     def put(self, key: tuple[int, bytes], ops: _Entry) -> None:
         with self._lock:
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self._bytes -= old.cost
+            if ops.cost > self._max_bytes or self._size < 1:
+                return  # larger than the whole bound: parsed again when next needed
             self._entries[key] = ops
-            while len(self._entries) > self._size:
-                self._entries.popitem(last=False)
-
-
-@dataclass(frozen=True, slots=True)
-class _Entry:
-    """A change entry as the read path uses it: its operations by the fact id they touch, and
-    the facts its signed ``fact_ids`` name (empty when it is not a change entry)."""
-
-    ops: dict[str, list[Any]]
-    names: frozenset[str]
-
-
-def _parse_entry(text: str) -> _Entry | None:
-    """The entry of an event text (None: not a JSON object)."""
-    try:
-        ev = json.loads(text)
-    except ValueError:
-        return None
-    if not isinstance(ev, dict):
-        return None
-    grouped: dict[str, list[Any]] = {}
-    for op in ops_of(ev.get("detail") or {}):
-        key = op.get("key") if isinstance(op, Mapping) else None
-        if isinstance(key, Mapping) and isinstance(key.get("fact_id"), str):
-            grouped.setdefault(key["fact_id"], []).append(op)
-    return _Entry(grouped, frozenset(links_of(ev)))
+            self._bytes += ops.cost
+            while len(self._entries) > self._size or self._bytes > self._max_bytes:
+                _, dropped = self._entries.popitem(last=False)
+                self._bytes -= dropped.cost
 
 
 def _links_select(links: Any) -> Any:
@@ -548,7 +550,7 @@ def _heads_from(conn: Connection, links: Sequence[Any], cache: EntryCache) -> di
         entry = entries.get(int(seq))  # None: gone, edited, or not JSON
         ok = entry is not None and fid in entry.names
         intact[fid] = intact.get(fid, True) and ok
-        for op in entry.ops.get(fid, []) if entry is not None and ok else []:
+        for op in entry.ops(fid) if entry is not None and ok else []:
             _apply_fact_op(fid, op, provs.setdefault(fid, {}), held.setdefault(fid, {}))
     out: dict[str, LoggedHead] = {}
     for fid, good in intact.items():

@@ -74,12 +74,16 @@ def mention_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+#: what the rule set matches: the rules, the decode lead and the rot13 decoder's gate
+PATTERNS = (*(rule.pattern for rule in RULES), DECODE_LEAD.pattern, ROT13_WORD)
+
+
 @functools.cache
 def rule_set() -> RuleSet:
     """The rules, the decode lead and the rot13 decoder's gate in one automaton (built once, by the
-    first :class:`RuleScanner`: about 0.6 s of CPU on a quiet machine, two choices of gates (see
-    :class:`RuleSet`), which importing memguard should not cost)."""
-    return RuleSet([*(rule.pattern for rule in RULES), DECODE_LEAD.pattern, ROT13_WORD])
+    first :class:`RuleScanner`, which importing memguard should not cost; its tables come from a
+    verified cache file when there is one, :mod:`memguard.scan.rulecache`)."""
+    return RuleSet.cached(PATTERNS)
 
 
 def _hits(texts: Iterable[str], work: Work, prefix: str = "") -> dict[str, float]:

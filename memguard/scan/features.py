@@ -6,8 +6,14 @@ call :func:`features`, so a model sees at run time exactly the features it was t
 Normalisation: what invisible or look-alike Unicode hides is revealed first (the rule scanner's own
 :func:`~memguard.scan.unicode.reveal`: tag characters spelled out, zero-width and bidi controls
 dropped, Cyrillic and Greek look-alikes folded), then NFKC and case folding, then whitespace runs
-become one space. Features: character 4-grams of that text, and word 1- and 2-grams of
-its letters and digits (every other character separates words).
+become one space. Features: every occurrence of the character 4-grams of that text (over code
+points, so the same in every script) and of the word 1- and 2-grams of its letters and digits
+(every other character separates words), with where each is.
+
+Windows (version 2): a normalised text up to :data:`WHOLE_UP_TO` characters is scored whole; a
+longer one in runs of whole sentences of about :data:`WINDOW` characters (:func:`spans`), each
+scored from one cumulative sum over the occurrences (:func:`window_logits`), so that one injected
+sentence in a long benign text is not averaged away. At most :data:`MAX_WINDOWS` windows.
 
 Every n-gram is hashed with a polynomial hash over its code points in 64-bit wrapping arithmetic,
 computed with numpy over the whole text at once (no Python loop per n-gram: a 1 KB text has about
@@ -18,7 +24,7 @@ nothing but the code points, so it is the same in every process and on every pla
 from __future__ import annotations
 
 import functools
-import threading
+import math
 import unicodedata
 from dataclasses import dataclass
 
@@ -27,11 +33,26 @@ import numpy.typing as npt
 
 from memguard.scan.unicode import reveal
 
-__all__ = ["CHAR_NGRAMS", "FEATURES_VERSION", "Features", "features", "normalise"]
+__all__ = [
+    "CHAR_NGRAMS",
+    "FEATURES_VERSION",
+    "Features",
+    "features",
+    "normalise",
+    "spans",
+    "window_logits",
+]
 
 #: bump when the features change (a model trained on other features must not load)
-FEATURES_VERSION = "1"
+FEATURES_VERSION = "2"
 CHAR_NGRAMS = (4,)
+#: a normalised text up to this long is scored whole; a longer one in windows
+WHOLE_UP_TO = 240
+#: the windows of a longer text: this many characters, one every STRIDE characters
+WINDOW = 160
+STRIDE = 64
+#: at most this many windows (a wider stride past it): 1 MB of text costs what 64 KB costs
+MAX_WINDOWS = 512
 #: at most this many characters are read: a longer text gives its first and last halves
 MAX_CHARS = 1 << 16
 
@@ -49,19 +70,158 @@ U64 = npt.NDArray[np.uint64]
 
 @dataclass(frozen=True, slots=True)
 class Features:
-    """The distinct buckets of one text's n-grams (a repeated n-gram counts once): the first
-    ``chars`` are its character n-grams', the rest its word n-grams'."""
+    """Every n-gram occurrence of one text (a repeated n-gram counts each time), where it is and
+    which group it belongs to.
+
+    ``buckets[i]`` is the bucket of the i-th occurrence. ``segments`` cut it into runs
+    ``(lo, hi, group)`` (group 0: character n-grams, 1: word n-grams): one per character n-gram
+    length (the i-th occurrence of a segment of n-grams starts at character i of the normalised
+    text, ``length`` characters), then the words (the k-th spans ``word_starts[k]`` to
+    ``word_ends[k]``), then the word pairs (the k-th joins words k and k + 1). :meth:`located`
+    gives every occurrence's span; the occurrences inside a window are one slice of each segment
+    (:func:`window_logits`)."""
 
     buckets: npt.NDArray[np.intp]
-    chars: int
+    segments: tuple[tuple[int, int, int], ...]
+    length: int
+    word_starts: npt.NDArray[np.intp]
+    word_ends: npt.NDArray[np.intp]
+    #: the windows it is scored in (:func:`spans`)
+    win_starts: npt.NDArray[np.intp]
+    win_ends: npt.NDArray[np.intp]
+
+    def located(self) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+        """The start and end of every occurrence in the normalised text (in ``buckets`` order;
+        within a segment both never decrease)."""
+        starts, ends = [_NONE], [_NONE]
+        words = 0
+        for lo, hi, group in self.segments:
+            if group == 0:
+                n = self.length - (hi - lo) + 1
+                st = np.arange(hi - lo, dtype=np.intp)
+                starts.append(st)
+                ends.append(st + n)
+            elif words == 0:
+                starts.append(self.word_starts)
+                ends.append(self.word_ends)
+                words = 1
+            else:
+                starts.append(self.word_starts[:-1])
+                ends.append(self.word_ends[1:])
+        return np.concatenate(starts), np.concatenate(ends)
+
+    @property
+    def chars(self) -> int:
+        return sum(hi - lo for lo, hi, group in self.segments if group == 0)
 
     @property
     def words(self) -> int:
-        return len(self.buckets) - self.chars
+        return sum(hi - lo for lo, hi, group in self.segments if group == 1)
 
 
-_EMPTY = Features(np.zeros(0, dtype=np.intp), 0)
-_EMPTY.buckets.flags.writeable = False
+_NONE = np.zeros(0, dtype=np.intp)
+_NONE.flags.writeable = False
+_EMPTY = Features(
+    _NONE, (), 0, _NONE, _NONE, np.zeros(1, dtype=np.intp), np.zeros(1, dtype=np.intp)
+)
+
+
+#: characters that end a sentence or a clause (windows start and end after them), as a table
+#: over the Basic Multilingual Plane
+_STOP = np.zeros(0x10000, dtype=bool)
+_STOP[[ord(c) for c in ".!?;:\u2026\u3002\uff01\uff1f\uff1b\u061f\u06d4\u0964\u0965"]] = True
+_BMP_LAST = np.uint32(0xFFFF)  # not a stop: what every character past the BMP is looked up as
+
+
+def spans(
+    c32: npt.NDArray[np.uint32], ascii_only: bool = False
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """The windows a normalised text (its code points) is scored in: the whole text up to
+    :data:`WHOLE_UP_TO` characters; else runs of whole sentences of at most :data:`WINDOW`
+    characters (one sentence more where they make less than half a window), one starting at each
+    sentence, a sentence longer than :data:`WINDOW` cut every :data:`STRIDE` characters; a text
+    of more than :data:`MAX_WINDOWS` sentences in fixed windows instead (at most that many).
+    Every character is in some window."""
+    length = len(c32)
+    if length <= WHOLE_UP_TO:
+        return np.zeros(1, dtype=np.intp), np.full(1, length, dtype=np.intp)
+    # a sentence ends after a stop (one as the last character ends nothing)
+    stops = _STOP[c32[:-1] if ascii_only else np.minimum(c32[:-1], _BMP_LAST)]
+    cuts = np.flatnonzero(stops)
+    bounds = np.empty(len(cuts) + 2, dtype=np.intp)
+    bounds[0], bounds[-1] = 0, length
+    np.add(cuts, 1, out=bounds[1:-1])
+    if int((bounds[1:] - bounds[:-1]).max()) > WINDOW:
+        # cut the long sentences every STRIDE characters: every piece is then at most WINDOW long
+        extra = np.arange(STRIDE, length, STRIDE, dtype=np.intp)
+        piece = np.searchsorted(bounds, extra, "right") - 1
+        inside = (bounds[piece + 1] - bounds[piece] > WINDOW) & (bounds[piece] != extra)
+        bounds = np.sort(np.concatenate((bounds, extra[inside])))
+    first = bounds[:-1]
+    if len(first) > MAX_WINDOWS:
+        # too many sentences: fixed windows, the stride widened so that there are at most
+        # MAX_WINDOWS (a normalised text is at most MAX_CHARS long, so they still overlap)
+        room = length - WINDOW
+        stride = max(STRIDE, -(-room // (MAX_WINDOWS - 1)))
+        starts = np.append(np.arange(0, room, stride, dtype=np.intp), room)
+        return starts, starts + WINDOW
+    # the last bound within WINDOW of each start (past the start's own: no piece is longer);
+    # one more where that makes less than half a window
+    j = np.searchsorted(bounds, first + WINDOW, "right") - 1
+    j += (bounds[j] - first < WINDOW // 2) & (j < len(first))
+    ends = bounds[j]
+    # a window still shorter than half of one (the text's last sentences) reaches back instead
+    return np.where(ends - first < WINDOW // 2, np.maximum(ends - WINDOW, 0), first), ends
+
+
+def window_logits(
+    vector: npt.NDArray[np.float32], bias: float, f: Features
+) -> npt.NDArray[np.float64]:
+    """The model's logit for every window of :func:`spans`: the bias plus, per group, the sum of
+    the weights of the occurrences inside the window divided by the square root of their count.
+
+    One cumulative sum over all occurrences; a window's slice of each segment is index arithmetic
+    for the character n-grams (the n-gram at position i starts at i), one binary search each for
+    the first and the last word, and follows from the words' for the word pairs."""
+    s, e = f.win_starts, f.win_ends
+    if not len(f.buckets):
+        return np.full(len(s), bias)
+    if len(s) == 1 and f.win_ends[0] - f.win_starts[0] == f.length:  # the whole text
+        n_chars = sum(hi - lo for lo, hi, group in f.segments if group == 0)
+        n_words = len(f.buckets) - n_chars
+        cuts = [0, n_chars] if 0 < n_chars < len(f.buckets) else [0]
+        sums = np.add.reduceat(vector[f.buckets], cuts, dtype=np.float64)
+        z = bias
+        if n_chars:
+            z += float(sums[0]) / math.sqrt(n_chars)
+        if n_words:
+            z += float(sums[-1]) / math.sqrt(n_words)
+        return np.full(1, z)
+    cum = np.zeros(len(f.buckets) + 1)
+    np.cumsum(vector[f.buckets], dtype=np.float64, out=cum[1:])
+    total = [np.zeros(len(s)), np.zeros(len(s))]
+    count = [np.zeros(len(s), dtype=np.intp), np.zeros(len(s), dtype=np.intp)]
+    words: tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]] | None = None
+    for lo, hi, group in f.segments:
+        if group == 0:  # character n-grams: occurrence lo + i starts at i
+            n = f.length - (hi - lo) + 1
+            a = np.minimum(s, hi - lo)
+            b = np.maximum(np.minimum(e - (n - 1), hi - lo), a)
+        elif words is None:  # words
+            a = np.searchsorted(f.word_starts, s, "left")
+            b = np.maximum(np.searchsorted(f.word_ends, e, "right"), a)
+            words = a, b
+        else:  # word pairs: pair k joins words k and k + 1
+            a = np.minimum(words[0], hi - lo)
+            b = np.maximum(np.minimum(words[1] - 1, hi - lo), a)
+        total[group] += cum[lo + b] - cum[lo + a]
+        count[group] += b - a
+    out: npt.NDArray[np.float64] = (
+        bias
+        + total[0] / np.sqrt(np.maximum(count[0], 1))
+        + total[1] / np.sqrt(np.maximum(count[1], 1))
+    )
+    return out
 
 
 def _capped(text: str) -> str:
@@ -109,7 +269,8 @@ def _word_mask(c32: npt.NDArray[np.uint32], ascii_only: bool) -> npt.NDArray[np.
 
 
 def features(text: str, bits: int) -> Features:
-    """The bucket indices (``0 <= i < 2**bits``) of ``text``'s character and word n-grams."""
+    """Every occurrence of ``text``'s character and word n-grams: its bucket
+    (``0 <= i < 2**bits``) and where it is."""
     if not 8 <= bits <= 30:
         raise ValueError("bits is between 8 and 30")
     norm = normalise(text)
@@ -123,36 +284,33 @@ def features(text: str, bits: int) -> Features:
     # modulo 2**64 without a warning)
     g = np.zeros(length + 1, dtype=np.uint64)
     np.cumsum(c32 * q_pow[:length], dtype=np.uint64, out=g[1:])
-    parts = [(g[n:] - g[:-n]) * p_pow[n - 1 : length] for n in CHAR_NGRAMS if length >= n]
-    chars = sum(len(p) for p in parts)
+    hashes: list[U64] = []
+    segments: list[tuple[int, int, int]] = []
+    at = 0
+
+    def add(h: U64, group: int) -> None:
+        nonlocal at
+        if len(h):
+            hashes.append(h)
+            segments.append((at, at + len(h), group))
+            at += len(h)
+
+    for n in CHAR_NGRAMS:
+        if length >= n:
+            add((g[n:] - g[:-n]) * p_pow[n - 1 : length], 0)
+    chars = at
     padded = np.zeros(length + 2, dtype=np.int8)
     padded[1:-1] = _word_mask(c32, norm.isascii())
     edges = np.flatnonzero(np.diff(padded))  # a word's start, then its end, ...
-    starts, ends = edges[0::2], edges[1::2]
-    if len(starts):
-        words = ((g[ends] - g[starts]) * p_pow[ends - 1]) ^ _WORD_SALT
-        parts += [words, (words[:-1] * _PAIR_SALT) + words[1:]]
-    if not parts:
+    w_starts, w_ends = edges[0::2].astype(np.intp), edges[1::2].astype(np.intp)
+    if len(w_starts):
+        words = ((g[w_ends] - g[w_starts]) * p_pow[w_ends - 1]) ^ _WORD_SALT
+        add(words, 1)
+        add((words[:-1] * _PAIR_SALT) + words[1:], 1)
+    if not hashes:
         return _EMPTY
     # character n-grams in the lower half of the buckets, word n-grams in the upper half
-    buckets = ((np.concatenate(parts) * _MIX) >> np.uint64(65 - bits)).astype(np.intp)
+    buckets = ((np.concatenate(hashes) * _MIX) >> np.uint64(65 - bits)).astype(np.intp)
     buckets[chars:] += 1 << (bits - 1)
-    kept = _distinct(buckets, bits)
-    return Features(buckets[kept], int(np.count_nonzero(kept[:chars])))
-
-
-_scratch = threading.local()
-
-
-def _distinct(buckets: npt.NDArray[np.intp], bits: int) -> npt.NDArray[np.bool_]:
-    """Which positions of ``buckets`` to keep so that each bucket is kept once, in O(n) (no
-    sort): each position writes its own index into a per-thread scratch table at its bucket;
-    whichever write lands, exactly one position per bucket reads its own index back."""
-    n = len(buckets)
-    table: npt.NDArray[np.int32] | None = getattr(_scratch, "table", None)
-    if table is None or len(table) != 1 << bits:
-        table = _scratch.table = np.empty(1 << bits, dtype=np.int32)
-    positions = np.arange(n, dtype=np.int32)
-    table[buckets] = positions
-    kept: npt.NDArray[np.bool_] = table[buckets] == positions
-    return kept
+    win_starts, win_ends = spans(c32, norm.isascii())
+    return Features(buckets, tuple(segments), length, w_starts, w_ends, win_starts, win_ends)

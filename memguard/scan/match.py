@@ -17,15 +17,17 @@ import threading
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any, NamedTuple
 
 import ahocorasick  # type: ignore[import-not-found]  # ships no type information
 
+from memguard.scan import rulecache
 from memguard.scan.anchors import branches, factors, literal_prefixes, markup, split_lead
 
-__all__ = ["ATTEMPTS", "LEAD_WINDOW", "MAX_ATTEMPTS", "MAX_CHARS", "MAX_SEARCHES", "RuleSet", "Work"]
+__all__ = ["ATTEMPTS", "LEAD_WINDOW", "MAX_ATTEMPTS", "MAX_CHARS", "MAX_SEARCHES", "Plan", "RuleSet", "Work", "cacheable", "plan"]
 
 #: anchored attempts per branch and text before the branch is searched over the whole text once
 ATTEMPTS = 32
@@ -150,43 +152,75 @@ def _lead_start(text: str, start: int, reach: int) -> int:
     return max(0, start - reach)
 
 
-def _automaton(
-    prefixes: Iterable[str],
-    keyed: dict[str, list[_Branch]],
-    bounded: dict[str, list[_Branch]],
-    factor_keys: dict[str, list[int]],
-    watched: frozenset[int] = frozenset(),
-) -> Any:
-    """Each prefix maps to ``(len - 1, branches, the same with the \\b ones (``None``: there are
-    none), factor ids, the factor ids one of which each of those branches needs (``None``: one of
-    them needs none), the numbers of the branches among them in ``watched``, the same among the
-    \\b ones)``."""
-    automaton = ahocorasick.Automaton()
-    for prefix in prefixes:
-        plain = tuple(keyed.get(prefix, ()))
-        every = plain + tuple(bounded.get(prefix, ())) if prefix in bounded else None
-        gates = [b.factor for b in (plain if every is None else every)]
-        needs = None if None in gates else frozenset(g[0] for g in gates if g is not None)
-        watch = tuple(b.number for b in plain if b.number in watched)
-        watch_every = None if every is None else tuple(b.number for b in every if b.number in watched)
-        value = (len(prefix) - 1, plain, every, tuple(factor_keys.get(prefix, ())), needs, watch, watch_every)
-        automaton.add_word(prefix, value)
+#: a gate: (factor id, low, high): a factor prefix must start in [anchor + low, anchor + high]
+_Gate = tuple[int, int, int]
+#: what :func:`plan` returns: the rule set's tables as plain data (lists, strings, numbers, ``None``),
+#: which is what :mod:`memguard.scan.rulecache` keeps in a file
+Plan = dict[str, Any]
+
+
+class _Search:
+    """``re.compile(source, re.MULTILINE).search``, compiled on the first call: a branch's
+    whole-text search is the fallback past its attempt budget, which most processes never reach
+    (a third of the rule set's compile time saved at start-up)."""
+
+    __slots__ = ("_search", "source")
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self._search: Callable[[str], re.Match[str] | None] | None = None
+
+    def __call__(self, text: str) -> re.Match[str] | None:
+        search = self._search
+        if search is None:
+            search = self._search = re.compile(self.source, re.MULTILINE).search
+        return search(text)
+
+
+def _automata(tables: Plan, branches: Sequence[_Branch]) -> tuple[Any, Any]:
+    """The automata of ``tables`` (:meth:`_Tables.export`) over ``branches``, for any text and for
+    ASCII text (which can only hold ASCII keys; an automaton without the others has a far smaller
+    fan-out at its root). Each key maps to ``(len - 1, branches, the same with the \\b ones
+    (``None``: there are none), factor ids, the factor ids one of which each of those branches
+    needs (``None``: one of them needs none), the numbers of the branches among them in
+    ``watched``, the same among the \\b ones)``."""
+    shared = [
+        (
+            tuple(branches[n] for n in plain),
+            None if every is None else tuple(branches[n] for n in every),
+            tuple(fids),
+            None if needs is None else frozenset(needs),
+            tuple(watch),
+            None if watch_every is None else tuple(watch_every),
+        )
+        for plain, every, fids, needs, watch, watch_every in tables["values"]
+    ]
+    automaton, ascii_automaton = ahocorasick.Automaton(), ahocorasick.Automaton()
+    add, add_ascii = automaton.add_word, ascii_automaton.add_word
+    for prefix, at in zip(tables["keys"], tables["value_of"], strict=True):
+        value = (len(prefix) - 1, *shared[at])
+        add(prefix, value)
+        if prefix.isascii():
+            add_ascii(prefix, value)
     automaton.make_automaton()
-    return automaton
+    ascii_automaton.make_automaton()
+    return automaton, ascii_automaton
 
 
 class _Tables:
-    """The automaton tables of one choice of second anchors (see :class:`RuleSet`)."""
+    """The automaton tables of one choice of second anchors (see :class:`RuleSet`), by branch
+    number."""
 
     def __init__(self) -> None:
-        self.keyed: dict[str, list[_Branch]] = {}
-        self.bounded: dict[str, list[_Branch]] = {}
+        self.keyed: dict[str, list[int]] = {}
+        self.bounded: dict[str, list[int]] = {}
         self.factor_keys: dict[str, list[int]] = {}
         self.factors: dict[frozenset[str], int] = {}
+        self.gates: list[_Gate | None] = []
 
     def gate(
         self, second: tuple[frozenset[str], int, int | None] | None, wanted: bool = True
-    ) -> tuple[int, int, int] | None:
+    ) -> _Gate | None:
         """The window check for the factor ``second`` (``None``: no gate)."""
         if second is None or not wanted:
             return None
@@ -199,29 +233,98 @@ class _Tables:
                 self.factor_keys[prefix].append(fid)
         return (fid, low, _NO_BOUND if high is None else high)
 
-    def signature(self, gate: tuple[int, int, int] | None) -> tuple[frozenset[str], int, int] | None:
+    def signature(self, gate: _Gate | None) -> tuple[frozenset[str], int, int] | None:
         """``gate`` with its factor's prefixes for its id (comparable across tables)."""
         if gate is None:
             return None
         prefixes = next(p for p, fid in self.factors.items() if fid == gate[0])
         return (prefixes, gate[1], gate[2])
 
-    def add(self, branch: _Branch, keys: Iterable[str], bounded: bool) -> None:
+    def add(self, number: int, gate: _Gate | None, keys: Iterable[str], bounded: bool) -> None:
+        """Branch ``number`` (the next one), its gate, the keys it is tried at."""
+        assert number == len(self.gates)
+        self.gates.append(gate)
         table = self.bounded if bounded else self.keyed
         for prefix in keys:
-            table.setdefault(prefix, []).append(branch)
+            table.setdefault(prefix, []).append(number)
 
-    def automata(self, watched: frozenset[int] = frozenset()) -> tuple[Any, Any, int]:
-        """The automaton for any text, the one for ASCII text, and the number of keys. (ASCII text
-        can only hold ASCII prefixes; an automaton without the others has a far smaller fan-out at
-        its root, and ASCII text is the common case.)"""
-        every = self.keyed.keys() | self.bounded.keys() | self.factor_keys.keys()
-        ascii_keys = {p for p in every if p.isascii()}
-        return (
-            _automaton(every, self.keyed, self.bounded, self.factor_keys, watched),
-            _automaton(ascii_keys, self.keyed, self.bounded, self.factor_keys, watched),
-            len(every),
-        )
+    def export(self, watched: frozenset[int] = frozenset()) -> Plan:
+        """The tables as plain data: each branch's gate, the distinct automaton values (branch
+        numbers for branches; most keys share one) and every key with its value's index."""
+        values: dict[tuple[Any, ...], int] = {}
+        keys = sorted(self.keyed.keys() | self.bounded.keys() | self.factor_keys.keys())
+        value_of: list[int] = []
+        for prefix in keys:
+            plain = tuple(self.keyed.get(prefix, ()))
+            every = plain + tuple(self.bounded[prefix]) if prefix in self.bounded else None
+            gates = [self.gates[n] for n in (plain if every is None else every)]
+            needs = None if None in gates else tuple(sorted({g[0] for g in gates if g is not None}))
+            watch = tuple(n for n in plain if n in watched)
+            watch_every = None if every is None else tuple(n for n in every if n in watched)
+            value = (plain, every, tuple(self.factor_keys.get(prefix, ())), needs, watch, watch_every)
+            value_of.append(values.setdefault(value, len(values)))
+        return {
+            "gates": [None if g is None else list(g) for g in self.gates],
+            "values": [[None if part is None else list(part) for part in value] for value in values],
+            "keys": keys,
+            "value_of": value_of,
+        }
+
+
+def plan(patterns: Sequence[str]) -> Plan:
+    """The analysis of ``patterns`` the matcher runs on (the slow part of building a
+    :class:`RuleSet`: every branch's prefixes, lead and second anchors), as plain data."""
+    fast, exact = _Tables(), _Tables()
+    watched: set[int] = set()
+    rows: list[list[Any]] = []  # [pattern index, branch source, rest, lead source or None, reach]
+    unanchored: list[list[Any]] = []
+    for index, pattern in enumerate(patterns):
+        for source in branches(pattern):
+            # a leading \b is checked by hand at the anchor: a pattern that starts with a
+            # word boundary cannot use the engine's literal-prefix scan
+            boundary = source.startswith("\\b")
+            body = source[2:] if boundary else source
+            lead, rest = split_lead(body)
+            if not rest:
+                unanchored.append([index, source])
+                continue
+            lead_source, reach = None, 0
+            if lead:
+                reach = _lead_reach(lead)
+                word = "\\b" if boundary else ""
+                lead_source = f"{word}(?:{lead})\\Z"
+            keys = _anchor_keys(rest)
+            number = len(rows)
+            rows.append([index, source, rest, lead_source, reach])
+            # a leading \b is checked by hand: is the character before the anchor a word's?
+            checked = boundary and not lead
+            fast_factor, exact_factor = factors(rest)
+            fast_gate = fast.gate(fast_factor, not markup(keys))
+            exact_gate = exact.gate(exact_factor)
+            if fast.signature(fast_gate) != exact.signature(exact_gate):
+                watched.add(number)
+            fast.add(number, fast_gate, keys, checked)
+            exact.add(number, exact_gate, keys, checked)
+    return {
+        "patterns": list(patterns),
+        "branches": rows,
+        "unanchored": unanchored,
+        "watched": sorted(watched),
+        "fast": fast.export(frozenset(watched)),
+        # the exact gates as in earlier rounds: no branch is watched there
+        "exact": exact.export(),
+    }
+
+
+def cacheable(patterns: Sequence[str]) -> Plan:
+    """:func:`plan` and each branch's compiled rest and lead (:func:`rulecache.code`): what a
+    cache file holds, so that a new process analyses and parses nothing."""
+    made = plan(patterns)
+    made["code"] = [
+        (rulecache.code(rest), None if lead is None else rulecache.code(lead))
+        for _, _, rest, lead, _ in made["branches"]
+    ]
+    return made
 
 
 class RuleSet:
@@ -236,55 +339,74 @@ class RuleSet:
     only past :data:`ATTEMPTS` anchors of one text or :data:`MAX_ATTEMPTS` anchored candidates in
     the scan; a scan in the fast mode marks its :class:`Work` ``heavy`` when a watched branch is met
     at that many anchors of one text or the scan's candidates reach that many, and the scanner then
-    scans again with ``Work(exact=True)``: its counts, and so its verdicts, are the exact gates'."""
+    scans again with ``Work(exact=True)``: its counts, and so its verdicts, are the exact gates'.
 
-    def __init__(self, patterns: Sequence[str]) -> None:
+    ``tables`` is the :func:`plan` of ``patterns`` when the caller has it (:meth:`cached` reads it
+    from a verified cache file); without it the patterns are analysed here."""
+
+    def __init__(self, patterns: Sequence[str], *, tables: Plan | None = None) -> None:
         self.patterns = tuple(patterns)
-        fast, exact = _Tables(), _Tables()
-        watched: set[int] = set()
-        numbered = 0
+        made = plan(self.patterns) if tables is None else tables
+        if made["patterns"] != list(self.patterns):
+            raise ValueError("the tables are those of other patterns")
+        #: where the tables came from: ``None`` (analysed here) or the cache file read
+        self.origin: str | None = None
+        rows = made["branches"]
         #: branches no prefix anchors (searched in full every time; the rules have none)
-        self.unanchored: list[tuple[int, re.Pattern[str]]] = []
-        for index, pattern in enumerate(self.patterns):
-            for source in branches(pattern):
-                # a leading \b is checked by hand at the anchor: a pattern that starts with a
-                # word boundary cannot use the engine's literal-prefix scan
-                boundary = source.startswith("\\b")
-                body = source[2:] if boundary else source
-                lead, rest = split_lead(body)
-                if not rest:
-                    self.unanchored.append((index, re.compile(source, re.MULTILINE)))
-                    continue
-                compiled_lead, reach = None, 0
-                if lead:
-                    reach = _lead_reach(lead)
-                    word = "\\b" if boundary else ""
-                    compiled_lead = re.compile(f"{word}(?:{lead})\\Z", re.MULTILINE)
-                keys = _anchor_keys(rest)
-                tries = (
-                    index, numbered, re.compile(source, re.MULTILINE).search,
-                    re.compile(rest, re.MULTILINE).match,
-                    None if compiled_lead is None else compiled_lead.search, reach,
-                )  # fmt: skip
-                numbered += 1
-                # a leading \b is checked by hand: is the character before the anchor a word's?
-                checked = boundary and not lead
-                fast_factor, exact_factor = factors(rest)
-                fast_gate = fast.gate(fast_factor, not markup(keys))
-                exact_gate = exact.gate(exact_factor)
-                if fast.signature(fast_gate) != exact.signature(exact_gate):
-                    watched.add(numbered - 1)
-                fast.add(_Branch(*tries, fast_gate), keys, checked)
-                exact.add(_Branch(*tries, exact_gate), keys, checked)
+        self.unanchored: list[tuple[int, re.Pattern[str]]] = [
+            (index, re.compile(source, re.MULTILINE)) for index, source in made["unanchored"]
+        ]
+        # the compiled forms of each branch's rest and lead (:func:`rulecache.code`), if known
+        codes = made.get("code") or [(None, None)] * len(rows)
+        self._parts = [
+            (index, number, _Search(source), rulecache.compiled(rest, rest_code).match,
+             None if lead is None else rulecache.compiled(lead, lead_code).search, reach)
+            for number, ((index, source, rest, lead, reach), (rest_code, lead_code)) in enumerate(zip(rows, codes, strict=True))
+        ]  # fmt: skip
         #: the branches whose gates differ: only their counts can differ between the two choices
-        self.watched = frozenset(watched)
-        self._automaton, self._ascii_automaton, self.keys = fast.automata(self.watched)
+        self.watched = frozenset(made["watched"])
+        fast = self._branches_with(made["fast"]["gates"])
+        self._automaton, self._ascii_automaton = _automata(made["fast"], fast)
+        self.keys = len(made["fast"]["keys"])
         # the exact gates' automata are built on the first scan that needs them (rare: a heavy
         # scan), so a process that starts pays for one pair only
-        self._exact_tables: _Tables | None = exact
+        self._exact_tables: Plan | None = made["exact"]
         self._exact_pair: tuple[Any, Any] | None = None
         self._exact_lock = threading.Lock()
-        self._branches = numbered
+        self._branches = len(rows)
+
+    @classmethod
+    def cached(cls, patterns: Sequence[str], directories: Sequence[Path] | None = None) -> RuleSet:
+        """The rule set of ``patterns``, its tables read from a verified cache file when there is
+        one (:mod:`memguard.scan.rulecache`; ``directories`` default to its :func:`~memguard.scan.
+        rulecache.directories`), else analysed here and written to the first writable one. A
+        cache that is missing, unreadable, corrupted, stale or of other patterns is rebuilt."""
+        patterns = tuple(patterns)
+        places = rulecache.directories() if directories is None else list(directories)
+        found = rulecache.load(patterns, places)
+        if found is not None:
+            tables, path = found
+            try:
+                rules = cls(patterns, tables=tables)
+            except Exception:  # a verified file that does not build (never written so): rebuild
+                rulecache.log_rejected(path, "unusable")
+            else:
+                rules.origin = str(path)
+                return rules
+        made = cacheable(patterns)
+        try:
+            rules = cls(patterns, tables=made)
+        except Exception:  # pragma: no cover - an engine that takes none of its own code back
+            del made["code"]
+            rules = cls(patterns, tables=made)
+        rulecache.store(patterns, made, places)
+        return rules
+
+    def _branches_with(self, gates: Sequence[Sequence[int] | None]) -> list[_Branch]:
+        return [
+            _Branch(*part, None if gate is None else (gate[0], gate[1], gate[2]))
+            for part, gate in zip(self._parts, gates, strict=True)
+        ]
 
     def _exact_automata(self) -> tuple[Any, Any]:
         """The exact gates' automaton for any text and for ASCII text, built once."""
@@ -294,8 +416,8 @@ class RuleSet:
                 pair = self._exact_pair
                 if pair is None:
                     assert self._exact_tables is not None
-                    every, ascii_only, _ = self._exact_tables.automata()
-                    pair = self._exact_pair = (every, ascii_only)
+                    exact = self._branches_with(self._exact_tables["gates"])
+                    pair = self._exact_pair = _automata(self._exact_tables, exact)
                     self._exact_tables = None
         return pair
 

@@ -4,8 +4,10 @@
 ``tools/train_scan_model.py`` (deterministic; the file records the digest of the rows it was trained
 on, the script's version and the thresholds it chose) and scores a text with numpy alone: the sum of
 the weights of the text's character and word n-grams (:mod:`memguard.scan.features`), each group
-divided by the square root of its size, plus a bias, through the logistic function. Nothing is
-downloaded; nothing but that file is read.
+divided by the square root of its size, plus a bias, through the logistic function. A long text is
+scored in windows of whole sentences; its logit is its highest window's less the file's
+``window_offset`` (calibrated so that long benign texts are flagged no more often than short
+ones). Nothing is downloaded; nothing but that file is read.
 
 The file is checked before use: its SHA-256 must be the one pinned here (:data:`WEIGHTS_SHA256`;
 the scanner's version names it), its header the features this code computes, its weights finite.
@@ -16,6 +18,7 @@ stage records as its ``error`` outcome (capped to ``untrusted``) for each fact.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -27,7 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from memguard.scan.features import FEATURES_VERSION, features
+from memguard.scan.features import FEATURES_VERSION, features, window_logits
 from memguard.scan.verdict import Label, ScanContext, Verdict
 
 __all__ = ["FORMAT", "WEIGHTS", "WEIGHTS_SHA256", "ModelScanner", "ModelUnavailable", "Weights"]
@@ -35,9 +38,14 @@ __all__ = ["FORMAT", "WEIGHTS", "WEIGHTS_SHA256", "ModelScanner", "ModelUnavaila
 FORMAT = b"memguard-scan-model/1\n"
 WEIGHTS = Path(__file__).with_name("model.bin")
 #: the SHA-256 of the shipped weights file (tools/train_scan_model.py prints it)
-WEIGHTS_SHA256 = "bee7bcda18cbba7092f160c01ba6dd28fcca8baa469cc521bc5259ab9dca7378"
+WEIGHTS_SHA256 = "e7601db9d3c11eaf7401745b5b20c92c4d73e4894a6b42b6418c3150561b71f5"
 _MAX_FILE = 16 << 20
 _REASON = "model.injection"
+
+
+def _logistic(z: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    out: npt.NDArray[np.float64] = 1.0 / (1.0 + np.exp(-np.maximum(z, -700.0)))
+    return out
 
 
 class ModelUnavailable(RuntimeError):
@@ -53,6 +61,9 @@ class Weights:
     bits: int
     suspicious_at: float
     malicious_at: float
+    #: subtracted from a windowed (long) text's highest window logit: long benign texts have more
+    #: windows to score high by chance (tools/train_scan_model.py calibrates it)
+    window_offset: float
     sha256: str
     header: dict[str, Any] = field(repr=False)
 
@@ -81,18 +92,28 @@ def load_weights(path: Path = WEIGHTS, sha256: str | None = WEIGHTS_SHA256) -> W
         bias = float(header["bias"])
         suspicious_at = float(header["suspicious_at"])
         malicious_at = float(header["malicious_at"])
+        window_offset = float(header["window_offset"])
     except ModelUnavailable:
         raise
     except (ValueError, KeyError, TypeError, zlib.error) as exc:
         raise ModelUnavailable(f"the weights file is corrupt: {type(exc).__name__}") from None
     if len(vector) != 1 << bits:
         raise ModelUnavailable("the weights file is corrupt: wrong length")
-    if not (np.isfinite(vector).all() and math.isfinite(bias)):
+    if not (np.isfinite(vector).all() and math.isfinite(bias) and math.isfinite(window_offset)):
         raise ModelUnavailable("the weights file is corrupt: a weight is not finite")
     if not 0.0 < suspicious_at <= malicious_at <= 1.0:
         raise ModelUnavailable("the weights file's thresholds are out of order")
+    if window_offset < 0.0:
+        raise ModelUnavailable("the weights file's window offset is negative")
     return Weights(
-        vector.astype(np.float32), bias, bits, suspicious_at, malicious_at, digest, header
+        vector.astype(np.float32),
+        bias,
+        bits,
+        suspicious_at,
+        malicious_at,
+        window_offset,
+        digest,
+        header,
     )
 
 
@@ -134,9 +155,7 @@ class ModelScanner:
         m = weights.malicious_at if m is None else m
         if not 0.0 < s <= m <= 1.0:
             raise ValueError("thresholds must satisfy 0 < suspicious_at <= malicious_at <= 1")
-        return Weights(
-            weights.vector, weights.bias, weights.bits, s, m, weights.sha256, weights.header
-        )
+        return dataclasses.replace(weights, suspicious_at=s, malicious_at=m)
 
     @property
     def weights(self) -> Weights:
@@ -150,22 +169,29 @@ class ModelScanner:
         """The model's probability that ``text`` is an injection."""
         return self._probability(self.weights, text)
 
+    def window_probabilities(self, text: str) -> npt.NDArray[np.float64]:
+        """The model's probability for each window of ``text``
+        (:func:`memguard.scan.features.spans`; one for a short text)."""
+        w = self.weights
+        return _logistic(self._logits(w, text))
+
     @staticmethod
-    def _probability(w: Weights, text: str) -> float:
+    def _logits(w: Weights, text: str) -> npt.NDArray[np.float64]:
         if not isinstance(text, str):
             raise TypeError("text must be a string")
-        f = features(text, w.bits)
-        z = w.bias
-        if len(f.buckets):
-            # one gather; each group's sum scaled by 1/sqrt(its size), as in training
-            sums = np.add.reduceat(w.vector[f.buckets], [0, f.chars] if f.chars else [0])
-            if f.chars:
-                z += float(sums[0]) / math.sqrt(f.chars)
-            if f.words:
-                z += float(sums[-1]) / math.sqrt(f.words)
-        if not math.isfinite(z):  # pragma: no cover - finite weights give a finite sum
+        z = window_logits(w.vector, w.bias, features(text, w.bits))
+        if len(z) > 1:
+            z = z - w.window_offset
+        if not np.isfinite(z).all():  # pragma: no cover - finite weights give a finite sum
             raise ModelUnavailable("the model's score is not finite")
-        return 1.0 / (1.0 + math.exp(-z)) if z > -700 else 0.0
+        return z
+
+    @classmethod
+    def _probability(cls, w: Weights, text: str) -> float:
+        # the highest window's: one injected sentence in a long benign text is not averaged away
+        z = cls._logits(w, text)
+        top = float(z[0]) if len(z) == 1 else float(z.max())
+        return 1.0 / (1.0 + math.exp(-top)) if top > -700 else 0.0
 
     def scan(self, text: str, context: ScanContext | None = None) -> Verdict:
         """Score ``text``; ``context`` is accepted for the protocol (the model ignores the channel)."""
