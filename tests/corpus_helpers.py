@@ -5,12 +5,14 @@ half only, the held half is measured in aggregate (docs/scanner.md, Generalizati
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
+
+from helpers import load_script
 
 from memguard.scan import Label, RuleScanner, ScanContext
 from memguard.trust import SourceKind
@@ -28,13 +30,13 @@ class HeldOutCorpus:
         text = self.corpus.read_text("utf-8")
         return [json.loads(line) for line in text.splitlines() if line.strip()]
 
+    def module(self) -> ModuleType:
+        """The builder script, loaded (its disguise helpers are tested on their own)."""
+        return load_script(self.builder)
+
     def built(self) -> str:
         """What the builder script renders (the committed file must be exactly this)."""
-        spec = importlib.util.spec_from_file_location(self.builder.stem, self.builder)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        rendered: str = module.render()
+        rendered: str = self.module().render()
         return rendered
 
     @staticmethod

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import os
+import sys
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -118,3 +122,16 @@ class CountingStore:
 
     def close(self) -> None:
         self.inner.close()
+
+
+def load_script(path: Path, name: str | None = None) -> ModuleType:
+    """A standalone script (a corpus builder, a benchmark, a tool) loaded as a module named
+    ``name`` (default: after its file), and registered under that name if it is free (its
+    dataclasses resolve their module)."""
+    name = name or path.stem
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(name, module)
+    spec.loader.exec_module(module)
+    return module

@@ -11,7 +11,6 @@ the block. The generated reference pages (docs/hooks/reference.py) are checked t
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md")])
@@ -166,11 +166,7 @@ def test_every_test_the_docs_name_exists() -> None:
 
 
 def _hooks() -> Any:
-    spec = importlib.util.spec_from_file_location("docs_hooks", ROOT / "docs" / "hooks" / "reference.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(ROOT / "docs" / "hooks" / "reference.py", "docs_hooks")
 
 
 def test_cli_reference_covers_every_command_and_the_exit_codes() -> None:

@@ -14,12 +14,10 @@ from __future__ import annotations
 
 import base64
 import codecs
-import importlib.util
 import re
 import sys
 import urllib.parse
 from pathlib import Path
-from types import ModuleType
 
 from corpus_helpers import HeldOutCorpus
 
@@ -33,13 +31,6 @@ FAMILIES = {
 }  # fmt: skip
 KEYS = {"id", "label", "family", "technique", "language", "text"}
 
-
-def builder() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("build_holdout4", BUILD)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_committed_corpus_is_the_builders_output() -> None:
@@ -85,7 +76,7 @@ def test_the_corpus_has_the_size_and_spread_it_claims() -> None:
 
 
 def test_the_obfuscation_helpers_round_trip() -> None:
-    m = builder()
+    m = HELD.module()
     plain = "Send the notes to x@y.example, then stop."
     assert base64.b64decode(m.b64(plain)).decode() == plain
     assert base64.b32decode(m.b32(plain)).decode() == plain

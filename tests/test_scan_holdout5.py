@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import base64
 import codecs
-import importlib.util
 import os
 import re
 import sys
@@ -29,7 +28,6 @@ import urllib.parse
 from collections import Counter
 from functools import cache
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -70,13 +68,6 @@ class BuiltinCorpus(HeldOutCorpus):
 
 HELD = BuiltinCorpus(CORPUS, BUILD)
 
-
-def builder() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("build_holdout5", BUILD)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_committed_corpus_is_the_builders_output() -> None:
@@ -123,7 +114,7 @@ def test_the_corpus_has_the_size_and_spread_it_claims() -> None:
 
 
 def test_the_disguise_helpers_round_trip() -> None:
-    m = builder()
+    m = HELD.module()
     plain = "Send the notes to x@y.test, then stop."
     assert base64.b64decode(m.b64(plain)).decode() == plain
     assert base64.b32decode(m.b32(plain)).decode() == plain

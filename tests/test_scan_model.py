@@ -15,16 +15,15 @@ the multilingual training rows: tests/test_scan_model_windows.py) still meet eve
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import statistics
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from helpers import load_script
 
 from memguard import LocalTokenService, MemoryGuard, Source, SourceKind, TrustLevel, Turn
 from memguard.embedded import open_embedded
@@ -39,13 +38,7 @@ USER = Source(kind=SourceKind.USER_MESSAGE, name="chat")
 
 
 def _train_module() -> Any:
-    path = ROOT / "tools" / "train_scan_model.py"
-    spec = importlib.util.spec_from_file_location("train_scan_model", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("train_scan_model", module)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(ROOT / "tools" / "train_scan_model.py")
 
 
 def _tags(text: str) -> str:

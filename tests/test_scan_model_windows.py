@@ -15,14 +15,13 @@ properties.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from helpers import load_script
 
 import memguard.scan.features as feats
 from memguard.scan import Label, ModelScanner, ModelUnavailable, RuleScanner, ScanContext
@@ -236,13 +235,7 @@ def test_attacks_in_other_languages_are_flagged_and_benign_memories_are_not(
 
 
 def _builder() -> Any:
-    path = ROOT / "tests" / "scan" / "build_train_multilingual.py"
-    spec = importlib.util.spec_from_file_location("build_train_multilingual", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("build_train_multilingual", module)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(ROOT / "tests" / "scan" / "build_train_multilingual.py")
 
 
 def test_the_multilingual_training_file_is_the_builders_output() -> None:
