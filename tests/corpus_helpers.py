@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +39,29 @@ class HeldOutCorpus:
         """What the builder script renders (the committed file must be exactly this)."""
         rendered: str = self.module().render()
         return rendered
+
+    def assert_built(self) -> None:
+        """The committed file is exactly the builder's output, one row per line (no row holds a
+        character ``str.splitlines`` would break on)."""
+        text = self.corpus.read_text("utf-8")
+        assert text == self.built()
+        assert len(text.splitlines()) == text.count("\n") == len(self.load())
+
+    def assert_rows(self, ids: str, keys: set[str], families: set[str]) -> None:
+        """Every row has exactly ``keys``, a unique id ``<ids>a###`` (attack) or ``<ids>b###``
+        (benign), a two-letter language, a technique, text no other row has, and an attack family
+        of ``families`` (benign rows: ``benign``)."""
+        rows = self.load()
+        assert len({r["id"] for r in rows}) == len(rows)
+        for r in rows:
+            assert set(r) == keys, r["id"]
+            assert r["label"] in {"attack", "benign"}, r["id"]
+            prefix = ids + ("a" if r["label"] == "attack" else "b")
+            assert re.fullmatch(re.escape(prefix) + r"\d{3}", r["id"]), r["id"]
+            assert re.fullmatch(r"[a-z]{2}", r["language"]), r["id"]
+            assert r["technique"] and r["text"].strip(), r["id"]
+            assert r["family"] in (families if r["label"] == "attack" else {"benign"}), r["id"]
+        assert len({r["text"] for r in rows}) == len(rows)  # no duplicate text
 
     @staticmethod
     def half(row: dict[str, Any]) -> str:

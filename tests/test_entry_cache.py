@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 import sys
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +85,18 @@ def _write(guard: MemoryGuard, me: Any, n: int, tag: str) -> list[str]:
     return [r.fact_id for r in recs]
 
 
+def _traced(parse: Callable[[str], _Entry | None], text: str) -> tuple[_Entry | None, int]:
+    """What ``parse(text)`` returns and the memory it keeps alive (tracemalloc)."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        entry = parse(text)
+        kept, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return entry, kept
+
+
 def test_the_estimate_is_close_to_the_parsed_entry_memory(tmp_path: Path) -> None:
     """The cost charged for an entry is what holding it keeps alive (tracemalloc, plus the entry's
     text when the scanned form keeps it), give or take: a bound on estimates far below the real
@@ -96,23 +109,11 @@ def test_the_estimate_is_close_to_the_parsed_entry_memory(tmp_path: Path) -> Non
         guard.close()
     assert len(texts) == 2
     for text in texts:
-        gc.collect()
-        tracemalloc.start()
-        try:
-            entry = _parse_entry(text)
-            kept, _ = tracemalloc.get_traced_memory()
-        finally:
-            tracemalloc.stop()
+        entry, kept = _traced(_parse_entry, text)
         assert entry is not None and entry.parsed is None and len(entry.at) == 64  # scanned
         kept += sys.getsizeof(text)  # the scanned entry holds the text alive
         assert 0.8 * kept <= entry.cost <= 1.6 * kept, (entry.cost, kept)
-        gc.collect()
-        tracemalloc.start()
-        try:
-            full = _parse_full(text)
-            kept, _ = tracemalloc.get_traced_memory()
-        finally:
-            tracemalloc.stop()
+        full, kept = _traced(_parse_full, text)
         assert full is not None and full.parsed is not None
         assert sum(len(v) for v in full.parsed.values()) == 64
         assert 0.8 * kept <= full.cost <= 1.6 * kept, (full.cost, kept)

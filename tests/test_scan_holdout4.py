@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import base64
 import codecs
-import re
 import sys
 import urllib.parse
 from pathlib import Path
@@ -34,27 +33,11 @@ KEYS = {"id", "label", "family", "technique", "language", "text"}
 
 
 def test_the_committed_corpus_is_the_builders_output() -> None:
-    text = CORPUS.read_text("utf-8")
-    assert text == HELD.built()
-    # one row per line: no row may hold a character str.splitlines would break on
-    assert len(text.splitlines()) == text.count("\n") == len(HELD.load())
+    HELD.assert_built()
 
 
 def test_rows_have_the_format_and_unique_ids() -> None:
-    rows = HELD.load()
-    assert len({r["id"] for r in rows}) == len(rows)
-    for r in rows:
-        assert set(r) == KEYS, r["id"]
-        assert r["label"] in {"attack", "benign"}, r["id"]
-        prefix = "h4-a" if r["label"] == "attack" else "h4-b"
-        assert re.fullmatch(re.escape(prefix) + r"\d{3}", r["id"]), r["id"]
-        assert re.fullmatch(r"[a-z]{2}", r["language"]), r["id"]
-        assert r["technique"] and r["text"].strip(), r["id"]
-        if r["label"] == "attack":
-            assert r["family"] in FAMILIES, r["id"]
-        else:
-            assert r["family"] == "benign", r["id"]
-    assert len({r["text"] for r in rows}) == len(rows)  # no duplicate text
+    HELD.assert_rows("h4-", KEYS, FAMILIES)
 
 
 def test_the_corpus_has_the_size_and_spread_it_claims() -> None:
