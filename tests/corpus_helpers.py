@@ -96,8 +96,12 @@ class HeldOutCorpus:
         """One half's detection at least ``floor`` and false positives at most ``ceiling`` (pinned
         at the measured figures, docs/scanner.md: a regression guard)."""
         detection, false_positive, counts = self.rates(part)
-        assert detection >= floor, (detection, counts)
-        assert false_positive <= ceiling, (false_positive, {k: v for k, v in counts.items() if v[0]})
+        # the held half is measured in aggregate only: a failing assertion must not print its
+        # per-family counts (they would steer the next rule change toward held rows)
+        detail: object = counts if part == "tune" else "held half: aggregate only"
+        assert detection >= floor, (detection, detail)
+        flagged = {k: v for k, v in counts.items() if v[0]} if part == "tune" else detail
+        assert false_positive <= ceiling, (false_positive, flagged)
 
     def report(self, tune_misses: bool = False) -> None:
         """Print the per-family tables of each half and of the whole corpus (markdown, as in
