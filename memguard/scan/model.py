@@ -38,7 +38,7 @@ __all__ = ["FORMAT", "WEIGHTS", "WEIGHTS_SHA256", "ModelScanner", "ModelUnavaila
 FORMAT = b"memguard-scan-model/1\n"
 WEIGHTS = Path(__file__).with_name("model.bin")
 #: the SHA-256 of the shipped weights file (tools/train_scan_model.py prints it)
-WEIGHTS_SHA256 = "e7601db9d3c11eaf7401745b5b20c92c4d73e4894a6b42b6418c3150561b71f5"
+WEIGHTS_SHA256 = "47e2763879e2b169cc8a2c5884858495873537b10bd2667b65348c092494869e"
 _MAX_FILE = 16 << 20
 _REASON = "model.injection"
 
