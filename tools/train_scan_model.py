@@ -67,6 +67,10 @@ SOURCES: dict[str, tuple[str, bool]] = {  # name -> (path, only the tune half)
     "multilingual": ("tests/scan/train_multilingual.jsonl", False),
     "hard": ("tests/scan/train_hard.jsonl", False),
 }
+#: rows never trained on although their file is a source: h4-b027 (a tune-half benign row of
+#: holdout4) has the same text as a row of the blind holdout5 (tests/test_scan_model.py finds any
+#: such text; this script never opens holdout5)
+EXCLUDED = frozenset({"h4-b027"})
 #: long texts for the thresholds: this many benign rows of one corpus joined, and the same with
 #: one of its attack rows in the middle (a buried payload)
 LONG_ROWS = 6
@@ -85,7 +89,7 @@ def training_rows() -> list[tuple[str, str, int, str]]:
             if not line.strip():
                 continue
             row = json.loads(line)
-            if tune_only and half(row) != "tune":
+            if (tune_only and half(row) != "tune") or row["id"] in EXCLUDED:
                 continue
             out.append((name, row["id"], int(row["label"] == "attack"), row["text"]))
     return out

@@ -1,4 +1,3 @@
-# ruff: noqa: RUF001, E501  (hand-written rows, one per line)
 # fmt: off
 """Builds tests/scan/train_hard.jsonl: hard training rows for the trained scanner.
 
