@@ -4,7 +4,7 @@
 Every text was written by hand for this file (no third-party dataset, no held-out row read, no
 row of holdout5 seen). Two kinds, both aimed at where model version 2 was weakest:
 
-* benign memories of 80-240 characters that use the attacks' vocabulary for ordinary things:
+* benign memories of 88-164 characters that use the attacks' vocabulary for ordinary things:
   notes *about* prompt injection and phishing, IT and admin to-dos in the imperative (disable an
   account, rotate a key, forward logs), standing preferences addressed to the assistant ("from
   now on", "always", "never"), forwarded requests for money between people who know each other,
