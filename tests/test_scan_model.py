@@ -9,7 +9,9 @@ was above the highest benign one (0.56). The rules alone flagged 30 of 34, and 1
 both in one stage 33 of 34, and the same 1 benign. The shipped weights (character 4-grams, 2**16
 buckets, chosen by leave-one-corpus-out figures and speed, not by these probes) gave the same
 counts. The assertions pin exactly those first-look properties. The version-2 weights (windows,
-the multilingual training rows: tests/test_scan_model_windows.py) still meet every one of them.
+the multilingual training rows: tests/test_scan_model_windows.py) and the version-3 weights
+(character 3-grams, group sums over count**0.3, holdout4's tune half and tests/scan/train_hard.jsonl
+trained on) still meet every one of them.
 """
 
 from __future__ import annotations
@@ -147,11 +149,15 @@ def test_the_weights_record_the_data_and_the_script_that_made_them(model: ModelS
     assert header["data"] == train.data_digest(rows)  # a changed corpus means: retrain
     assert header["script"] == train.SCRIPT_VERSION and header["features"] == FEATURES_VERSION
     assert header["rows"] == {name: sum(r[0] == name for r in rows) for name in train.SOURCES}
-    # the held halves are never training data
-    held = [
-        r for r in rows if r[0] in ("holdout2", "holdout3") and train.half({"id": r[1]}) != "tune"
-    ]
+    # the held halves are never training data, nor is any row of the blind holdout5
+    halved = {name for name, (_, tune_only) in train.SOURCES.items() if tune_only}
+    assert halved == {"holdout2", "holdout3", "holdout4"}
+    held = [r for r in rows if r[0] in halved and train.half({"id": r[1]}) != "tune"]
     assert held == []
+    assert not any("holdout5" in path for path, _ in train.SOURCES.values())
+    blind = ROOT / "tests" / "scan" / "holdout5.jsonl"
+    blind_texts = {json.loads(line)["text"] for line in blind.read_text("utf-8").splitlines()}
+    assert not blind_texts & {r[3] for r in rows}
 
 
 def test_retraining_gives_the_committed_weights(tmp_path: Path) -> None:

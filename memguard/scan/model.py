@@ -38,7 +38,7 @@ __all__ = ["FORMAT", "WEIGHTS", "WEIGHTS_SHA256", "ModelScanner", "ModelUnavaila
 FORMAT = b"memguard-scan-model/1\n"
 WEIGHTS = Path(__file__).with_name("model.bin")
 #: the SHA-256 of the shipped weights file (tools/train_scan_model.py prints it)
-WEIGHTS_SHA256 = "e7601db9d3c11eaf7401745b5b20c92c4d73e4894a6b42b6418c3150561b71f5"
+WEIGHTS_SHA256 = "89794d4d5703e5ff3470934406fb858b425de8cc2f774c7c346190c979af3fed"
 _MAX_FILE = 16 << 20
 _REASON = "model.injection"
 
