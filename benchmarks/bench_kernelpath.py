@@ -12,7 +12,9 @@ checkouts measure the very same folder: copy it first, writes change it), then m
 - ``--profile search|write``: a cProfile of that phase (top entries by cumulative time);
 - ``--stages``: where a guarded search's CPU goes, stage by stage (each stage's function wrapped
   with a ``time.process_time`` accumulator, ~1 us each; the engine's share is the raw filtered
-  search of the same query), a table.
+  search of the same query), a table; and the same for ``write_many(64)`` (CPU and wall per stage:
+  scan, turn reads, stamp, payloads, ledger ``begin``, store upsert, ledger ``commit`` with its
+  fsync), over ``--batches`` more batches after the timed ones.
 
     python benchmarks/bench_kernelpath.py --state /tmp/kp-10k --facts 10000
     PYTHONPATH=/tmp/base python benchmarks/bench_kernelpath.py --state /tmp/kp-copy   # a baseline
@@ -150,28 +152,51 @@ def _stage_targets(store: Any) -> list[tuple[str, Any, str]]:
     ]
 
 
-class Stages:
-    """CPU seconds and calls per stage (:func:`_stage_targets`), by wrapping each function."""
+#: the stages of one guarded ``write_many``, in order (the indented ones are inside the one above)
+def _write_stage_targets(store: Any) -> list[tuple[str, Any, str]]:
+    from memguard import guard as guard_mod
+    from memguard import protocol
+    from memguard import stamp as stamp_mod
+    from memguard.ledger import ledger as ledger_mod
+    from memguard.ledger import lineage
 
-    def __init__(self, store: Any) -> None:
+    return [
+        ("stamp (decide, scan, provenance)", stamp_mod, "stamp"),
+        ("  of which: scan stage (scan_texts)", stamp_mod, "scan_texts"),
+        ("  of which: the turns' reads (turn_reads_many)", lineage.Lineage, "turn_reads_many"),
+        ("payloads (build_payload: record JSON, digest)", guard_mod, "build_payload"),
+        ("ledger.begin (pending rows + change entry)", ledger_mod.Ledger, "begin"),
+        ("store.upsert (points + engine update)", store, "upsert"),
+        ("commit (committed + allow event + change entry, fsync)", protocol, "_commit"),
+    ]
+
+
+class Stages:
+    """CPU seconds, wall seconds and calls per stage (:func:`_stage_targets` or the ``targets``
+    given), by wrapping each function."""
+
+    def __init__(self, store: Any, targets: list[tuple[str, Any, str]] | None = None) -> None:
         self.cpu: dict[str, float] = {}
+        self.wall: dict[str, float] = {}
         self.calls: dict[str, int] = {}
         self._saved: list[tuple[Any, str, Any]] = []
-        for label, owner, name in _stage_targets(store):
+        for label, owner, name in targets if targets is not None else _stage_targets(store):
             fn = owner.__dict__[name] if isinstance(owner, type) else getattr(owner, name)
             self._saved.append((owner, name, fn))
             setattr(owner, name, self._wrap(label, fn))
-            self.cpu[label], self.calls[label] = 0.0, 0
+            self.cpu[label], self.wall[label], self.calls[label] = 0.0, 0.0, 0
 
     def _wrap(self, label: str, fn: Any) -> Any:
-        cpu, calls, clock = self.cpu, self.calls, time.process_time
+        cpu, wall, calls = self.cpu, self.wall, self.calls
+        clock, counter = time.process_time, time.perf_counter
 
         def timed(*args: Any, **kwargs: Any) -> Any:
-            t0 = clock()
+            t0, w0 = clock(), counter()
             try:
                 return fn(*args, **kwargs)
             finally:
                 cpu[label] += clock() - t0
+                wall[label] += counter() - w0
                 calls[label] += 1
 
         return timed
@@ -190,6 +215,15 @@ class Stages:
         for label in self.cpu:
             rows.append(f"| {label} | {self.cpu[label] * 1e3 / searches:.3f} | "
                         f"{self.calls[label] / searches:.1f} |")  # fmt: skip
+        return "\n".join(rows)
+
+    def write_table(self, batches: int, cpu: float, wall: float) -> str:
+        rows = ["| stage of write_many(64) | CPU ms per batch | wall ms per batch | calls per batch |",
+                "|---|---|---|---|",
+                f"| whole guarded write_many(64) | {cpu * 1e3 / batches:.2f} | {wall * 1e3 / batches:.2f} | 1 |"]
+        for label in self.cpu:
+            rows.append(f"| {label} | {self.cpu[label] * 1e3 / batches:.2f} | "
+                        f"{self.wall[label] * 1e3 / batches:.2f} | {self.calls[label] / batches:.1f} |")  # fmt: skip
         return "\n".join(rows)
 
 
@@ -213,7 +247,7 @@ def main() -> None:
                     help="searches with a turn (each a new one) after the plain ones; 0: none")
     ap.add_argument("--profile", choices=("search", "write"), default=None)
     ap.add_argument("--top", type=int, default=45)
-    ap.add_argument("--stages", action="store_true", help="a table of the guarded search's CPU by stage")
+    ap.add_argument("--stages", action="store_true", help="tables of the guarded search's CPU and of write_many's CPU and wall, by stage")
     args = ap.parse_args()
     print(f"memguard from {Path(memguard.__file__).parent}")
     print(f"load average before: {os.getloadavg()}")
@@ -279,6 +313,21 @@ def main() -> None:
             profiled(lambda b=batch, w=writer: guard.write_many(w, b), wprof)
             ww.append(time.perf_counter() - t0)
             wc.append(time.process_time() - p0)
+        wstaged = ""
+        if args.stages and args.batches:  # more batches, wrapped (the figures above are not)
+            wstages = Stages(store, _write_stage_targets(store))
+            try:
+                wsc, wsw = 0.0, 0.0
+                for i in range(args.batches):
+                    batch = facts(unit(rng, 64), f"ws{os.getpid()}-{i}")
+                    writer = guard.authenticate(stack.tokens.issue(f"owner-{i % OWNERS}", ttl=3600))
+                    p0, t0 = time.process_time(), time.perf_counter()
+                    guard.write_many(writer, batch)
+                    wsw += time.perf_counter() - t0
+                    wsc += time.process_time() - p0
+            finally:
+                wstages.restore()
+            wstaged = wstages.write_table(args.batches, wsc, wsw)
         total = count_loaded(stack)
         stack.close()
     mean = statistics.mean
@@ -296,6 +345,9 @@ def main() -> None:
     print(f"load average after: {os.getloadavg()}")
     if staged:
         print(staged)
+    if wstaged:
+        print()
+        print(wstaged)
     for p in (prof, wprof):
         if p is not None:
             out = io.StringIO()

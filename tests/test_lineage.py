@@ -466,3 +466,21 @@ def test_a_malformed_list_cursor_is_an_invalid_request(g: MemoryGuard, tokens: L
         g.list_facts(c.user, cursor="not-a-point-id")
     (deny,) = [e for e in g.ledger.events(decision="deny") if e.action == "list"]
     assert deny.reason == "invalid_request"
+
+
+def test_a_failing_turn_read_lookup_denies_the_write(
+    g: MemoryGuard, tokens: LocalTokenService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The taint lookup is driver SQL of its own (memguard/ledger/lineage.py): when it fails,
+    the write is refused and recorded as a denial, never stamped without its turn's taint."""
+    from memguard.ledger import FactState
+    from memguard.ledger.lineage import Lineage
+
+    c = Chain(g, tokens)
+    monkeypatch.setattr(Lineage, "_turn_sql", lambda self, n: "SELECT no_such_column FROM mg_turn_read")
+    with pytest.raises(LedgerError):
+        g.write(c.user, "a note", namespace="r", source=src(K.USER_MESSAGE), turn=T(1))
+    denied = g.ledger.events(decision="deny")
+    assert [e.action for e in denied] == ["write"]
+    assert g.ledger.in_state(FactState.PENDING) == []
+    assert g.ledger.in_state(FactState.COMMITTED) == []

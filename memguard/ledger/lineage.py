@@ -20,10 +20,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sqlalchemy import and_, bindparam, func, insert, or_, select, text, tuple_
+from sqlalchemy import and_, bindparam, func, insert, or_, select, text
+from sqlalchemy.exc import SQLAlchemyError
 
+from memguard.errors import LedgerError
 from memguard.events import AuditEvent
 from memguard.ledger.changelog import ChangeSet
+from memguard.ledger.durability import ANY, DURABILITY_OPTION
+from memguard.ledger.opening import precheck
 from memguard.ledger.tables import (
     LineageRow,
     ProvenanceRow,
@@ -165,6 +169,7 @@ class Lineage:
 
     def __init__(self, ledger: Ledger) -> None:
         self._ledger = ledger
+        self._turn_sqls: dict[int, str] = {}  # turn-read lookups by turn count (_turn_sql)
 
     # -- the graph --------------------------------------------------------------------------------
 
@@ -506,29 +511,44 @@ class Lineage:
     def turn_reads_many(
         self, owner_iss: str, owner_sub: str, turns: Sequence[tuple[str, int]]
     ) -> dict[tuple[str, int], list[tuple[str, int]]]:
-        """:meth:`turn_reads` of several turns of one owner, in one transaction (one query per
-        500 turns; a batch write stamps facts of many turns)."""
-        t = _TURN_READ.c
+        """:meth:`turn_reads` of several turns of one owner (one query per 500 turns; a batch
+        write stamps facts of many turns), as driver SQL built once per chunk length: SQLAlchemy
+        compiled the tuple ``IN`` of every call anew, and each batch write runs this once."""
         wanted = list(dict.fromkeys(turns))
         out: dict[tuple[str, int], list[tuple[str, int]]] = {key: [] for key in wanted}
-        with self._ledger._tx() as conn:
-            for chunk in _chunks(wanted):
-                rows = conn.execute(
-                    select(t.session_id, t.turn_index, t.fact_id, t.trust)
-                    .where(
-                        and_(
-                            t.owner_iss == owner_iss,
-                            t.owner_sub == owner_sub,
-                            tuple_(t.session_id, t.turn_index).in_(chunk),
-                        )
-                    )
-                    .order_by(t.session_id, t.turn_index, t.fact_id)
-                ).all()
-                for session_id, turn_index, fact_id, trust in rows:
-                    key = (str(session_id), int(turn_index))
-                    if key in out:
-                        out[key].append((str(fact_id), int(trust)))
+        ledger = self._ledger
+        try:
+            precheck(ledger.engine)
+            with ledger.engine.connect() as conn:
+                # one SELECT: no snapshot, no synchronous level (memguard/ledger/durability.py)
+                conn.execution_options(**{DURABILITY_OPTION: ANY})
+                for chunk in _chunks(wanted):
+                    params: list[Any] = [owner_iss, owner_sub]
+                    for session_id, turn_index in chunk:
+                        params += (session_id, turn_index)
+                    rows = conn.exec_driver_sql(self._turn_sql(len(chunk)), tuple(params)).all()
+                    for session_id, turn_index, fact_id, trust in rows:
+                        key = (str(session_id), int(turn_index))
+                        if key in out:
+                            out[key].append((str(fact_id), int(trust)))
+        except SQLAlchemyError as exc:
+            raise LedgerError(f"ledger operation failed: {type(exc).__name__}") from exc
         return out
+
+    def _turn_sql(self, n: int) -> str:
+        """The turn-read lookup of ``n`` turns: what SQLAlchemy renders for ``tuple_(session_id,
+        turn_index).in_(...)`` (a row-value ``IN (VALUES ...)``, as
+        :class:`~memguard.ledger.inserts.FactKeys`), with the same order."""
+        sql = self._turn_sqls.get(n)
+        if sql is None:
+            m = "?" if self._ledger.engine.dialect.paramstyle == "qmark" else "%s"
+            sql = self._turn_sqls[n] = (
+                "SELECT session_id, turn_index, fact_id, trust FROM mg_turn_read"
+                f" WHERE owner_iss = {m} AND owner_sub = {m} AND (session_id, turn_index) IN"
+                " (VALUES " + ", ".join([f"({m}, {m})"] * n) + ")"
+                " ORDER BY session_id, turn_index, fact_id"
+            )
+        return sql
 
 
 def _revocation(row: Any) -> Revocation:
