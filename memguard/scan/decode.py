@@ -102,12 +102,20 @@ def _hex_runs(text: str, raw: bytes) -> Iterator[re.Match[str]]:
         if _HEX_RUN_32 in mapped:  # (a substring test first: most texts hold no run at all)
             for run in _HEX_RUN.finditer(mapped):
                 yield from _HEX.finditer(text, run.start(), run.end())
-    elif _HEX_RUN_32 in mapped or (
-        # a wide space inside a run follows a hex digit (a unit's second); without one there, the
-        # runs are all ASCII and the test above saw them
-        b"hw" in raw.translate(_DIGIT_WIDE_MAP)
-        and _WIDE_SPACE.search(raw) is not None  # each one a space byte: one byte a character
-        and _HEX_RUN_32 in _WIDE_SPACE.sub(b" ", raw).translate(_HEX_MAP)
+        return
+    # a wide space inside a match follows a hex digit (a unit's second); without one there, every
+    # match is ASCII, inside one run of the bytes
+    wide = b"hw" in raw.translate(_DIGIT_WIDE_MAP) and _WIDE_SPACE.search(raw) is not None
+    if _HEX_RUN_32 in mapped and not wide:
+        # searched only inside the runs (ASCII bytes: a run's length in characters is its length
+        # in bytes, and its start is where the text's bytes before it decode to end)
+        for run in _HEX_RUN.finditer(mapped):
+            start = len(raw[: run.start()].decode("utf-8", "surrogatepass"))
+            yield from _HEX.finditer(text, start, start + run.end() - run.start())
+    elif wide and (
+        _HEX_RUN_32 in mapped
+        # each wide space a space byte: one byte a character
+        or _HEX_RUN_32 in _WIDE_SPACE.sub(b" ", raw).translate(_HEX_MAP)
     ):
         yield from _HEX.finditer(text)
 
