@@ -108,10 +108,13 @@ def _hex_runs(text: str, raw: bytes) -> Iterator[re.Match[str]]:
     wide = b"hw" in raw.translate(_DIGIT_WIDE_MAP) and _WIDE_SPACE.search(raw) is not None
     if _HEX_RUN_32 in mapped and not wide:
         # searched only inside the runs (ASCII bytes: a run's length in characters is its length
-        # in bytes, and its start is where the text's bytes before it decode to end)
+        # in bytes; its start is the last run's end plus the characters the bytes between the two
+        # decode to, so all offsets together cost one decoding of the text)
+        char_end = byte_end = 0
         for run in _HEX_RUN.finditer(mapped):
-            start = len(raw[: run.start()].decode("utf-8", "surrogatepass"))
-            yield from _HEX.finditer(text, start, start + run.end() - run.start())
+            start = char_end + len(raw[byte_end : run.start()].decode("utf-8", "surrogatepass"))
+            char_end, byte_end = start + run.end() - run.start(), run.end()
+            yield from _HEX.finditer(text, start, char_end)
     elif wide and (
         _HEX_RUN_32 in mapped
         # each wide space a space byte: one byte a character
