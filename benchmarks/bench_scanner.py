@@ -70,6 +70,7 @@ HOSTILE = {
     "key everywhere": "</" * 500_000,
     "factor everywhere": "ignore " * 150_000,
     "send, then address": "send " * 200_000 + "drop@evil.example",
+    "hex runs, non-ASCII": ("0123456789abcdef" * 2 + "\u00e9") * 30_000,
 }
 
 

@@ -39,6 +39,7 @@ HOSTILE = {
     "a key at every other character": "</" * 500_000,
     "a second anchor everywhere": "ignore " * 150_000,
     "zero-width between every letter": "\u200b".join("ignore previous instructions " * 3_000),
+    "hex runs between non-ASCII letters": ("0123456789abcdef" * 2 + "\u00e9") * 30_000,
 }
 
 

@@ -102,12 +102,23 @@ def _hex_runs(text: str, raw: bytes) -> Iterator[re.Match[str]]:
         if _HEX_RUN_32 in mapped:  # (a substring test first: most texts hold no run at all)
             for run in _HEX_RUN.finditer(mapped):
                 yield from _HEX.finditer(text, run.start(), run.end())
-    elif _HEX_RUN_32 in mapped or (
-        # a wide space inside a run follows a hex digit (a unit's second); without one there, the
-        # runs are all ASCII and the test above saw them
-        b"hw" in raw.translate(_DIGIT_WIDE_MAP)
-        and _WIDE_SPACE.search(raw) is not None  # each one a space byte: one byte a character
-        and _HEX_RUN_32 in _WIDE_SPACE.sub(b" ", raw).translate(_HEX_MAP)
+        return
+    # a wide space inside a match follows a hex digit (a unit's second); without one there, every
+    # match is ASCII, inside one run of the bytes
+    wide = b"hw" in raw.translate(_DIGIT_WIDE_MAP) and _WIDE_SPACE.search(raw) is not None
+    if _HEX_RUN_32 in mapped and not wide:
+        # searched only inside the runs (ASCII bytes: a run's length in characters is its length
+        # in bytes; its start is the last run's end plus the characters the bytes between the two
+        # decode to, so all offsets together cost one decoding of the text)
+        char_end = byte_end = 0
+        for run in _HEX_RUN.finditer(mapped):
+            start = char_end + len(raw[byte_end : run.start()].decode("utf-8", "surrogatepass"))
+            char_end, byte_end = start + run.end() - run.start(), run.end()
+            yield from _HEX.finditer(text, start, char_end)
+    elif wide and (
+        _HEX_RUN_32 in mapped
+        # each wide space a space byte: one byte a character
+        or _HEX_RUN_32 in _WIDE_SPACE.sub(b" ", raw).translate(_HEX_MAP)
     ):
         yield from _HEX.finditer(text)
 
