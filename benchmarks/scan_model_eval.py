@@ -1,8 +1,8 @@
 """The trained scanner against the rules on the held halves: detection and false positives.
 
-    python benchmarks/scan_model_eval.py [--thresholds 0.5,0.7,...] [--corpus tests/scan/holdout5.jsonl]
+    python benchmarks/scan_model_eval.py [--thresholds 0.5,0.7,...] [--corpus PATH.jsonl]
 
-For each held-out corpus, only its ``held`` half (``HeldOutCorpus.half``; tests/scan/holdout5.jsonl
+For each held-out corpus, only its ``held`` half (``HeldOutCorpus.half``; tests/scan/holdout6.jsonl
 and a corpus given with ``--corpus`` are read whole, as blind ones) and only aggregates: detection over the attack rows
 and false positives over the benign rows for the rules (``RuleScanner``), the model
 (``ModelScanner`` at its recorded threshold, or at each ``--thresholds`` value) and both in one
@@ -22,10 +22,12 @@ from memguard.scan import Label, ModelScanner, RuleScanner, ScanContext
 from memguard.trust import SourceKind
 
 ROOT = Path(__file__).resolve().parent.parent
-#: corpora whose ``tune`` half the model (version 3) trains on: only the ``held`` half is measured
-HELD = [ROOT / "tests" / "scan" / f"holdout{n}.jsonl" for n in (2, 3, 4)]
-#: blind corpora, read whole (never training data: tools/train_scan_model.py names its sources)
-BLIND = [ROOT / "tests" / "scan" / "holdout5.jsonl"]
+#: corpora whose ``tune`` half the rules were written against (2-5) or the model trains on (4):
+#: only the ``held`` half is measured
+HELD = [ROOT / "tests" / "scan" / f"holdout{n}.jsonl" for n in (2, 3, 4, 5)]
+#: blind corpora, read whole: no rule was written against them and the model never trains on them
+#: (tools/train_scan_model.py names its sources)
+BLIND = [ROOT / "tests" / "scan" / "holdout6.jsonl"]
 CTX = ScanContext(namespace="eval", source=SourceKind.WEB)
 
 
