@@ -128,10 +128,14 @@ def test_the_driver_path_commits_relaxed(tmp_path: Path) -> None:
 
         ReadEvents._insert = spy  # type: ignore[method-assign]
         try:
-            ledger.record([_allow("f")], durable=False)
+            for _ in range(2):
+                with ledger.engine.begin() as conn:  # the pooled connection back at FULL
+                    assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 2
+                ledger.record([_allow("f")], durable=False)  # on that connection
+                ledger.record([_allow("g")], durable=False)  # already relaxed
         finally:
             ReadEvents._insert = original  # type: ignore[method-assign]
-        assert seen == [("level", 1)]  # NORMAL: no fsync at its commit
+        assert seen == [("level", 1)] * 4  # NORMAL: no fsync at its commit
     finally:
         ledger.close()
 
