@@ -14,7 +14,9 @@ checkouts measure the very same folder: copy it first, writes change it), then m
   with a ``time.process_time`` accumulator, ~1 us each; the engine's share is the raw filtered
   search of the same query), a table; and the same for ``write_many(64)`` (CPU and wall per stage:
   scan, turn reads, stamp, payloads, ledger ``begin``, store upsert, ledger ``commit`` with its
-  fsync), over ``--batches`` more batches after the timed ones.
+  fsync), over ``--batches`` more batches after the timed ones; the search table comes from a second
+  pass over the same queries (warm), or with ``--stages-new`` over new ones (hits mostly read for
+  the first time).
 
     python benchmarks/bench_kernelpath.py --state /tmp/kp-10k --facts 10000
     PYTHONPATH=/tmp/base python benchmarks/bench_kernelpath.py --state /tmp/kp-copy   # a baseline
@@ -149,7 +151,32 @@ def _stage_targets(store: Any) -> list[tuple[str, Any, str]]:
         ("allow event + fact links + commit (finish)", kernel.Operation, "finish"),
         ("  of which: ledger.record", ledger_mod.Ledger, "record"),
         ("  of which: payload vs row (candidate_problem)", kernel, "candidate_problem"),
+        *_detail_targets(),
     ]
+
+
+def _detail_targets() -> list[tuple[str, Any, str]]:
+    """Parts of the stages above (each also counted in its stage): the lookup statement, the
+    logged heads, the provenance parse, the plan verdict, the allow event's inserts (on a
+    checkout without ``memguard/ledger/readevent.py``: ``Ledger._insert_events``)."""
+    from memguard import kernel
+    from memguard.ledger import ledger as ledger_mod
+    from memguard.ledger import readpath, records
+
+    out: list[tuple[str, Any, str]] = [
+        ("  lookup: rows + links statement (ReadLookup.run)", readpath.ReadLookup, "run"),
+        ("  lookup: logged heads", ledger_mod, "logged_heads"),
+        ("  checks: provenance parse (records._parse)", records, "_parse"),
+        ("  checks: plan verdict (plan_admits)", kernel, "plan_admits"),
+    ]
+    try:
+        from memguard.ledger.readevent import ReadEvents
+    except ImportError:
+        out.append(("  record: the event's inserts (_insert_events)", ledger_mod.Ledger, "_insert_events"))
+    else:
+        out.append(("  record: the event's transaction (ReadEvents.record)", ReadEvents, "record"))
+    return out
+
 
 
 #: the stages of one guarded ``write_many``, in order (the indented ones are inside the one above)
@@ -248,6 +275,9 @@ def main() -> None:
     ap.add_argument("--profile", choices=("search", "write"), default=None)
     ap.add_argument("--top", type=int, default=45)
     ap.add_argument("--stages", action="store_true", help="tables of the guarded search's CPU and of write_many's CPU and wall, by stage")
+    ap.add_argument("--stages-new", action="store_true",
+                    help="the stage pass with new queries (hits mostly read for the first time), "
+                         "not the same ones again (warm)")
     args = ap.parse_args()
     print(f"memguard from {Path(memguard.__file__).parent}")
     print(f"load average before: {os.getloadavg()}")
@@ -285,7 +315,8 @@ def main() -> None:
             stages = Stages(store)
             try:
                 sc, rsc = 0.0, 0.0
-                for q in qs:
+                stage_qs = [[float(x) for x in q] for q in unit(rng, args.queries)] if args.stages_new else qs
+                for q in stage_qs:
                     p0 = time.process_time()
                     guard.search(me, vector=q, k=K)
                     sc += time.process_time() - p0

@@ -16,7 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 from memguard.ledger.records import _parse
 from memguard.provenance import Provenance, canonical_json, content_digest, sha256_digest
-from memguard.scope import Condition, FieldValue, PlanKind, ScopePlan, evaluate, index_fields
+from memguard.scope import (
+    Condition,
+    FieldValue,
+    PlanKind,
+    ScopePlan,
+    evaluate,
+    fields_of,
+    index_fields,
+)
 from memguard.stores.base import RESERVED_PAYLOAD_KEY
 from memguard.trust import TrustLevel
 
@@ -179,16 +187,20 @@ def record_fields(record: str) -> Mapping[str, FieldValue]:
     return MappingProxyType(index_fields(_parse(record)))
 
 
-def plan_admits(plan: ScopePlan, record: str, fields: Mapping[str, FieldValue]) -> bool:
-    """``plan.allows(fields)`` for ``fields = record_fields(record)``, remembered per (condition,
-    record text) for a residual plan (8,192 kept): the same caller's searches evaluate the same condition on
-    the same facts, and the evaluation is a pure function of the two.
+def plan_admits(plan: ScopePlan, fields: Mapping[str, FieldValue]) -> bool:
+    """``plan.allows(fields)``, remembered for a residual plan per (condition, the values of the
+    fields the condition mentions) (8,192 kept): the evaluation reads nothing else
+    (:func:`memguard.scope.evaluate` looks up only the fields named by the condition's atoms), and
+    facts read by one caller mostly share those values (owner, namespace, trust, source kind),
+    so a search's hits are decided by a lookup even when each fact is read for the first time.
 
-    The condition is keyed by its ``repr``, not by ``==``: ``Eq("trust", 4)``, ``Eq("trust",
-    4.0)`` and ``Eq("trust", True)`` are equal (and hash alike) in Python but are different
-    conditions (a literal of the wrong type is unknown, so never a match); the ``repr`` tells
-    them apart. It is computed once per condition object (a plan's condition is reused for every
-    hit of a read)."""
+    Both halves of the key keep what Python's ``==`` would blur. The condition is keyed by its
+    ``repr``: ``Eq("trust", 4)``, ``Eq("trust", 4.0)`` and ``Eq("trust", True)`` are equal (and
+    hash alike) in Python but are different conditions (a literal of the wrong type is unknown,
+    so never a match); it is computed once per condition object (a plan's condition is reused for
+    every hit of a read). Each field value is keyed with its type (a stored ``4.0`` or ``True`` is
+    a mistyped trust, ``4`` is not), a list as a tuple of typed items (``["a"]`` is not ``"a"``),
+    an absent field as absent (not ``None``)."""
     condition = plan.condition
     if plan.kind is not PlanKind.RESIDUAL or condition is None:
         return plan.allows(fields)
@@ -196,10 +208,13 @@ def plan_admits(plan: ScopePlan, record: str, fields: Mapping[str, FieldValue]) 
     if held is None or held[0] is not condition:
         if len(_CONDITION_KEYS) >= _MAX_CONDITIONS:
             _CONDITION_KEYS.clear()
-        held = (condition, repr(condition))
+        held = (condition, repr(condition), tuple(sorted(set(fields_of(condition)))))
         _CONDITION_KEYS[id(condition)] = held  # holds the object: its id is not reused meanwhile
-    key = (held[1], record)
-    verdict = _VERDICTS.get(key)
+    key = (held[1], tuple(_typed(fields.get(name, _ABSENT)) for name in held[2]))
+    try:
+        verdict = _VERDICTS.get(key)
+    except TypeError:  # an unhashable value (never in a ledger record's fields): no cache
+        return evaluate(condition, fields)
     if verdict is None:
         verdict = evaluate(condition, fields)
         if len(_VERDICTS) >= _MAX_VERDICTS:
@@ -208,7 +223,18 @@ def plan_admits(plan: ScopePlan, record: str, fields: Mapping[str, FieldValue]) 
     return verdict
 
 
-_MAX_CONDITIONS, _MAX_VERDICTS = 1024, 8192  # a verdict holds its record text (~1 KB)
-#: condition object id -> (the object, its repr); verdicts by (condition repr, record text)
-_CONDITION_KEYS: dict[int, tuple[Condition, str]] = {}
-_VERDICTS: dict[tuple[str, str], bool] = {}
+_ABSENT = object()
+
+
+def _typed(value: object) -> object:
+    """A field value as a key that equals another only for the same value of the same type."""
+    if type(value) is list:
+        return (list, tuple((type(item), item) for item in value))
+    return (type(value), value)
+
+
+_MAX_CONDITIONS, _MAX_VERDICTS = 1024, 8192
+#: condition object id -> (the object, its repr, the fields it mentions); verdicts by (condition
+#: repr, the typed values of those fields)
+_CONDITION_KEYS: dict[int, tuple[Condition, str, tuple[str, ...]]] = {}
+_VERDICTS: dict[tuple[str, tuple[object, ...]], bool] = {}

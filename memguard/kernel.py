@@ -198,7 +198,7 @@ class Operation:
     def admits(self, plan: ScopePlan, request: ReadRequest, record: LedgerRecord) -> bool:
         """Does the plan admit this fact, and does the point evaluator agree?"""
         fields = record_fields(record.record)
-        return plan_admits(plan, record.record, fields) and self.point_allows(request, fields)
+        return plan_admits(plan, fields) and self.point_allows(request, fields)
 
     # -- stamp ------------------------------------------------------------------------------------
 
@@ -370,7 +370,7 @@ class Operation:
             self.detail.setdefault("withheld", []).append({"fact_id": fact_id, "state": "expired"})
             self.detail["why"] = "expired"
             return None
-        if not plan_admits(plan, record.record, fields):
+        if not plan_admits(plan, fields):
             if pushed_down:  # the store returned what the plan excludes
                 self.alarm(fact_id, "scope.pushdown_mismatch")
             self.detail["why"] = "out of scope"

@@ -25,30 +25,40 @@ _WRITES = ("INSERT", "UPDATE", "DELETE", "BEGIN IMMEDIATE")
 
 
 class SyncModel:
-    """Counts the commits SQLite makes durable (fsync of the WAL) on one engine."""
+    """Counts the commits SQLite makes durable (fsync of the WAL) on one engine, from SQLite's own
+    trace of every statement on the connections the pool hands out (the ledger runs some
+    transactions on the driver connection, outside SQLAlchemy's events: a read's allow event,
+    memguard/ledger/readevent.py): a connection's level is the last ``PRAGMA synchronous`` it
+    ran (read when the model first sees it), and a ``COMMIT`` after a write is durable at
+    ``FULL``."""
 
     def __init__(self, ledger: Ledger) -> None:
         self.wrote: dict[int, bool] = {}
+        self.level: dict[int, str] = {}
         self.durable = 0
         self.relaxed = 0
-        engine = ledger.engine
-        event.listen(engine, "before_cursor_execute", self._execute)
-        event.listen(engine, "commit", self._commit)
+        event.listen(ledger.engine, "checkout", self._checkout)
 
-    def _execute(self, conn: Any, cursor: Any, statement: str, *_: Any) -> None:
-        key = id(conn.connection.dbapi_connection)
-        if statement.strip().upper().startswith(_WRITES):
+    def _checkout(self, dbapi_conn: Any, *_: Any) -> None:
+        key = id(dbapi_conn)
+        if key not in self.level:  # the level it runs now (the trace follows it from here)
+            level = dbapi_conn.execute("PRAGMA synchronous").fetchone()[0]
+            self.level[key] = {0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}[level]
+        dbapi_conn.set_trace_callback(lambda statement: self._trace(key, statement))
+
+    def _trace(self, key: int, statement: str) -> None:
+        upper = statement.strip().upper()
+        if upper.startswith("PRAGMA SYNCHRONOUS="):
+            self.level[key] = upper.split("=", 1)[1]
+        elif upper.startswith(_WRITES):
             self.wrote[key] = True
-
-    def _commit(self, conn: Any) -> None:
-        dbapi = conn.connection.dbapi_connection
-        if self.wrote.pop(id(dbapi), False):
-            # the level the connection really runs as it commits (the ledger sets it with a
-            # begin hook, outside SQLAlchemy's statement events): 2 is FULL, 1 NORMAL
-            if dbapi.execute("PRAGMA synchronous").fetchone()[0] == 2:
+        elif upper.startswith("COMMIT") and self.wrote.pop(key, False):
+            if self.level.get(key, "FULL") == "FULL":
                 self.durable += 1
             else:
                 self.relaxed += 1
+        elif upper.startswith("ROLLBACK"):
+            self.wrote.pop(key, None)
 
 
 @pytest.fixture

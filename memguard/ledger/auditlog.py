@@ -254,8 +254,20 @@ class AuditLog:
         if not rows:
             return
         self._insert_pending.run_raw(conn, rows, self._dbapi_error)
+        self.queued(len(rows), now)
+
+    def queue_time(self) -> float:
+        """The ``queued_at`` of events queued now (the log's clock)."""
+        return self._clock()
+
+    def queued(self, count: int, now: float) -> None:
+        """Note ``count`` events queued (committed with their leaf hashes) by this process at
+        ``now``: what :meth:`maybe_integrate` counts (memguard/ledger/readevent.py queues a
+        read's event on the driver connection)."""
+        if count <= 0:
+            return
         with self._counter_lock:
-            self._queued += len(rows)
+            self._queued += count
             if self._oldest_queued is None:
                 self._oldest_queued = now
 

@@ -35,7 +35,7 @@ from sqlalchemy import Connection, Engine, event
 from memguard.errors import LedgerError
 from memguard.ledger.opening import precheck
 
-__all__ = ["ANY", "DURABILITY_OPTION", "RELAXED", "synchronous_hook", "transaction"]
+__all__ = ["ANY", "DURABILITY_OPTION", "RELAXED", "relax", "synchronous_hook", "transaction"]
 
 #: the execution option that marks a connection's transactions (SQLite)
 DURABILITY_OPTION = "memguard_durability"
@@ -65,11 +65,20 @@ def _on_begin(conn: Connection) -> None:
     want = conn.get_execution_options().get(DURABILITY_OPTION)
     if want == ANY:
         return
-    level = _NORMAL if want == RELAXED else _FULL
-    info = conn.info
+    _set_level(conn.info, conn.connection.dbapi_connection, _NORMAL if want == RELAXED else _FULL)
+
+
+def relax(info: dict[Any, Any], dbapi: Any) -> None:
+    """Put a pooled SQLite driver connection (``info``: its pool record's) at ``NORMAL`` before
+    a relaxed transaction run on the driver itself (memguard/ledger/readevent.py): what the
+    ``begin`` hook does for SQLAlchemy's transactions, with the same bookkeeping, so the next
+    durable transaction on the connection is set back to ``FULL``."""
+    _set_level(info, dbapi, _NORMAL)
+
+
+def _set_level(info: dict[Any, Any], dbapi: Any, level: str) -> None:
     if info.get(_LEVEL, _FULL) == level:
         return
-    dbapi: Any = conn.connection.dbapi_connection
     if dbapi is None or getattr(dbapi, "in_transaction", True):
         # SQLite refuses the change inside a transaction: never commit at the wrong level
         raise LedgerError("the ledger connection is in an unexpected transaction state")

@@ -42,6 +42,7 @@ from memguard.ledger.fence import fence_lock, fenced_facts
 from memguard.ledger.inserts import BulkInsert, EventInsert, FactKeys, event_canonical
 from memguard.ledger.lineage import Lineage
 from memguard.ledger.opening import check_migrated, watch_sqlite_state
+from memguard.ledger.readevent import ReadEvents
 from memguard.ledger.readpath import LATEST, MAX_IDS, ReadLookup
 from memguard.ledger.records import FactState, LedgerRecord, TurnRead, _record, _row_values
 from memguard.ledger.recovery import OWNER, lease, ops_metadata, orphaned, this_process
@@ -120,7 +121,9 @@ class Ledger:
         self._fact_keys = FactKeys(engine.dialect)  # state changes by (fact_id, version)
         self._entry_cache = EntryCache()  # change entries the read path has parsed (replay.py)
         self._read_lookup = ReadLookup(engine.dialect)  # latest_checked's statement (readpath.py)
-        self._event_insert = EventInsert(engine.dialect)  # _insert_events' statements (readpath.py)
+        self._event_insert = EventInsert(engine.dialect)  # _insert_events' statements (inserts.py)
+        #: a read's allow event on the driver connection (readevent.py; SQLite only)
+        self._read_events = ReadEvents(engine) if self.dialect == "sqlite" else None
         with self._tx():
             pass
         fresh = self._create_tables()
@@ -375,6 +378,10 @@ class Ledger:
         without an fsync. It survives a crash of the process; a power failure can lose it until
         the next durable commit (any write's, or the log's checkpoint), since the log is
         sequential (memguard/ledger/durability.py). Denials and alarms stay durable."""
+        if not durable and self._read_events is not None and ReadEvents.takes(events, turn_reads):
+            now = self.log.queue_time()
+            self.log.queued(len(self._read_events.record(events, now)), now)
+            return  # allows only: nothing for the request's edge to note (below)
         if events or turn_reads:
             changes = ChangeSet("turn.read")
             with self._tx(durable=durable) as conn:

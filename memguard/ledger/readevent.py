@@ -1,0 +1,145 @@
+"""The allow event that ends a read, written on the driver connection (SQLite; issue 16).
+
+Every search, get and list ends with one audit event: its row, its queued leaf hash
+(``mg_log_pending``) and one ``mg_audit_fact`` link per returned fact, in one relaxed transaction
+(no fsync at commit: memguard/ledger/durability.py). Through SQLAlchemy, its connection checkout,
+``begin`` hook, execution context and commit cost about as much as SQLite's own work on the three
+inserts. Here the same transaction runs on a pooled connection's driver (``sqlite3``): the same
+statements, compiled by SQLAlchemy once, each value through its column type's bind processor (the
+stored rows are byte-identical to the SQLAlchemy path's: tests/test_readevent.py), the same
+``synchronous`` bookkeeping as the ``begin`` hook (:func:`~memguard.ledger.durability.relax`),
+and the same :func:`~memguard.ledger.opening.precheck` first.
+
+Only allow events that are not change entries and come without turn reads take this path (a
+read's allow event); anything else goes through :meth:`Ledger.record`'s transaction as before. Any
+driver error rolls the whole transaction back (an event is never committed without its queued
+leaf hash) and is raised as :class:`~memguard.errors.LedgerError`: the read then fails closed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Engine, bindparam, insert
+from sqlalchemy.sql.compiler import SQLCompiler
+
+from memguard.errors import LedgerError
+from memguard.events import AuditEvent, Decision
+from memguard.ledger.changelog import CHANGE_ACTION
+from memguard.ledger.durability import relax, synchronous_hook
+from memguard.ledger.logtables import PENDING
+from memguard.ledger.opening import precheck
+from memguard.ledger.rfc6962 import leaf_hash
+from memguard.ledger.tables import AuditEventRow, AuditFactRow
+from memguard.provenance import sha256_digest
+
+__all__ = ["ReadEvents", "event_row"]
+
+_EVENT = AuditEventRow.__table__  # type: ignore[attr-defined]
+_EVENT_FACT = AuditFactRow.__table__  # type: ignore[attr-defined]
+
+
+def event_row(ev: AuditEvent, canonical: bytes) -> dict[str, Any]:
+    """The ``mg_audit_event`` row of ``ev`` whose canonical JSON is ``canonical`` (the columns
+    :meth:`Ledger._insert_events` writes)."""
+    return {
+        "event_id": ev.event_id,
+        "ts": ev.ts,
+        "action": ev.action,
+        "decision": ev.decision.value,
+        "reason": ev.reason[:128],
+        "subject": (ev.principal or {}).get("subject"),
+        "trace_id": ev.trace_id,
+        "event": canonical.decode("utf-8"),
+        "event_digest": sha256_digest(canonical),
+    }
+
+
+class _Insert:
+    """One insert compiled for SQLite (``?`` parameters in a fixed order) with the bind
+    processors of its columns."""
+
+    def __init__(self, stmt: Any, table: Any, dialect: Any) -> None:
+        compiled = stmt.compile(dialect=dialect)
+        assert isinstance(compiled, SQLCompiler) and compiled.positional
+        self.sql = str(compiled)
+        self.names: tuple[str, ...] = tuple(compiled.positiontup or ())
+        self._process = [
+            table.c[n].type.dialect_impl(dialect).bind_processor(dialect) for n in self.names
+        ]
+
+    def params(self, row: dict[str, Any]) -> tuple[Any, ...]:
+        return tuple(
+            p(row[n]) if p is not None and row[n] is not None else row[n]
+            for n, p in zip(self.names, self._process, strict=True)
+        )
+
+
+class ReadEvents:
+    """The read path's event transaction for one SQLite engine."""
+
+    def __init__(self, engine: Engine) -> None:
+        if engine.dialect.name != "sqlite":
+            raise ValueError("the driver-level read event is for SQLite")
+        dialect = engine.dialect
+        self._engine = engine
+        columns = [c.name for c in _EVENT.columns if c.name != "seq"]
+        values = {c: bindparam(c, type_=_EVENT.c[c].type) for c in columns}
+        self._event = _Insert(insert(_EVENT).values(values).returning(_EVENT.c.seq), _EVENT, dialect)
+        self._pending = _Insert(insert(PENDING), PENDING, dialect)
+        self._link = _Insert(insert(_EVENT_FACT), _EVENT_FACT, dialect)
+        self._errors: type[Exception] = dialect.loaded_dbapi.Error
+        # the hook that sets a connection this leaves at NORMAL back to FULL for the next
+        # durable transaction: installed before the first relaxed one, as transaction() does
+        synchronous_hook(engine)
+
+    @staticmethod
+    def takes(events: Sequence[AuditEvent], turn_reads: Sequence[Any]) -> bool:
+        """Whether these are a read's allow events (no change entry, no turn reads)."""
+        return bool(events) and not turn_reads and all(
+            e.decision is Decision.ALLOW and e.action != CHANGE_ACTION for e in events
+        )
+
+    def record(self, events: Sequence[AuditEvent], now: float) -> list[tuple[int, str]]:
+        """Insert ``events`` with their queued leaves (``queued_at`` = ``now``) and fact links
+        in one relaxed transaction; their ``(seq, canonical JSON)``."""
+        precheck(self._engine)  # a read-only state: the typed error, before SQLite writes
+        raw = self._engine.raw_connection()
+        try:
+            dbapi: Any = raw.driver_connection
+            try:
+                relax(raw.info, dbapi)
+                dbapi.execute("BEGIN")
+                try:
+                    return self._insert(dbapi, events, now)
+                except BaseException:
+                    dbapi.rollback()
+                    raise
+            except self._errors as exc:
+                raise LedgerError(f"ledger operation failed: {type(exc).__name__}") from exc
+        finally:
+            raw.close()
+
+    def _insert(self, dbapi: Any, events: Sequence[AuditEvent], now: float) -> list[tuple[int, str]]:
+        from memguard.ledger.inserts import event_canonical
+
+        done: list[tuple[int, str]] = []
+        pending: list[tuple[Any, ...]] = []
+        links: list[tuple[Any, ...]] = []
+        for ev in events:
+            canonical = event_canonical(ev)  # once: the stored text, its digest and leaf
+            row = event_row(ev, canonical)
+            seq = int(dbapi.execute(self._event.sql, self._event.params(row)).fetchone()[0])
+            done.append((seq, row["event"]))
+            pending.append(self._pending.params(
+                {"event_seq": seq, "leaf_hash": leaf_hash(canonical), "queued_at": now}
+            ))  # fmt: skip
+            links.extend(self._link.params({"event_seq": seq, "fact_id": f})
+                         for f in dict.fromkeys(ev.fact_ids))  # fmt: skip
+        dbapi.executemany(self._pending.sql, pending)
+        if links:
+            dbapi.executemany(self._link.sql, links)
+        dbapi.commit()
+        return done
+
