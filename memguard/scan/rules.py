@@ -20,6 +20,7 @@ from memguard.scan.vocabulary import (  # the word lists, split from the rules b
     _DEST,
     _EMAIL,
     _END_WHAT,
+    _FROM_AUTHORITY_ML,
     _FUTURE,
     _FUTURE_ML,
     _GAP,
@@ -33,6 +34,7 @@ from memguard.scan.vocabulary import (  # the word lists, split from the rules b
     _INSTR_OTHER,
     _LEAD,
     _LOGGED,
+    _MUST_ML,
     _NO_CONFIRM_ML,
     _NOT_LOGGED,
     _NOT_OWN_ML,
@@ -49,9 +51,13 @@ from memguard.scan.vocabulary import (  # the word lists, split from the rules b
     _SESSION,
     _STOP_FOLLOWING_ML,
     _SYSTEM_ML,
+    _SYSTEM_NOTICE_ML,
     _TO_AGENT_ML,
+    _TRIGGER_THIRD_PERSON_ML,
     _URL,
+    _USER_ACCOUNT_ML,
     _USER_OF,
+    _VOCATIVE_ML,
     _leet,
     _spaced,
 )
@@ -188,11 +194,7 @@ RULES: tuple[Rule, ...] = (
        r"disclos(?:e|ing)|inform(?:ing)?|show(?:ing)?|alert(?:ing)?)\b[^.\n]{0,30}\b(?:to )?(?:the "
        r"user|the human|the customer|the owner)\b"),
     # generalization (holdout2): "l'assistant doit ...", "der Assistent muss ..."
-    _r("agent.must_ml", 0.45,
-       r"\b(?:l'assistant|l'ia|der assistent|die ki|el asistente|la ia|l'assistente|o assistente|"
-       r"a ia|de assistent|asystent|ассистент|помощник)\b[^.\n]{0,15}\b(?:doit|devra|muss|soll|"
-       r"debe|deberá|deve|dovrà|moet|musi|должен|обязан)\b"
-       r"|(?:助手|アシスタント|어시스턴트)[^。\n]{0,10}(?:必须|必要があります|해야)"),
+    _r("agent.must_ml", 0.45, _MUST_ML),
     _r("agent.next_step", 0.7,
        f"\\b(?:next|required|mandatory|follow-up|pending|first|immediate) (?:step|action|task)s? "
        f"(?:for|by) (?:the |any )?(?:{_AGENT})\\b"),
@@ -321,18 +323,9 @@ RULES: tuple[Rule, ...] = (
        r"here) on|from this moment|starting now),? you are\b|\b(?:stay|remain) in character\b"
        r"|\byou are (?:now )?(?:dan|stan|aim|an? ai without (?:rules|restrictions|limits))\b"),
     # generalization (holdout2): a message from IT, security or an administrator, in other languages
-    _r("role.from_authority_ml", 0.5,
-       r"\b(?:message|note|avis|notice) (?:du|de la|de l'|de l’) ?(?:service informatique|équipe (?:de )?"
-       r"sécurité|administrateur|direction informatique)|\bnachricht (?:der|vom|von der) (?:it-abteilung|"
-       r"it|sicherheitsteam|administrator)|\bmensaje del? (?:departamento de (?:ti|it|sistemas|"
-       r"seguridad)|administrador|equipo de seguridad)|\bmessaggio (?:del|dal|dall') ?(?:reparto it|"
-       r"servizio it|team di sicurezza|amministratore)|\bmensagem d[oa] (?:departamento de ti|"
-       r"administrador|equipe de segurança)|\bbericht van (?:de )?(?:it-afdeling|beheerder)"),
+    _r("role.from_authority_ml", 0.5, _FROM_AUTHORITY_ML),
     # generalization (holdout2): system and administrator notices in other languages
-    _r("role.system_notice_ml", 0.7,
-       r"(?:システム|系统|系統|시스템)(?:通知|通告|公告|알림)|管理者モード|管理员模式|관리자 모드"
-       r"|\b(?:notification|avis) (?:du )?système\b|\bsystembenachrichtigung\b|\bmodo (?:de )?"
-       r"administrador\b|\badministratormodus\b|\bmode administrateur\b"),
+    _r("role.system_notice_ml", 0.7, _SYSTEM_NOTICE_ML),
     _r("role.prefix_ml", 0.75,
        f"{_LEAD}(?:syst[èe]me|sistema|systeem|systemu?|система|系统|系統|システム|시스템|النظام|सिस्टम|"
        r"sistem|administrateur|administrador|amministratore|beheerder|администратор|管理员|管理者|관리자|"
@@ -466,12 +459,7 @@ RULES: tuple[Rule, ...] = (
        r"|\b(?:if|when|whenever|once|as soon as) (?:the user|the customer) (?:ever |"
        r"next |again |later )?(?:asks?|mentions?|plans?|tries|books?|pays?|uploads?|has logged in|is "
        r"about to)\b"),
-    _r("sleeper.trigger_third_person_ml", 0.55,
-       r"\b(?:chaque fois que l'utilisat|jedes mal,? wenn (?:der|die) (?:nutzer|benutzer)|"
-       r"cada vez que el usuario|sempre que o usu[áa]rio|ogni volta che l'utente|"
-       r"elke keer (?:als|dat) de gebruiker|za każdym razem,? gdy użytkownik|"
-       r"каждый раз,? когда пользовател|kullanıcı her)|每当用户|ユーザーが[^。\n]{0,30}たびに|"
-       r"사용자가[^.\n]{0,30}때마다|كلما[^.\n]{0,30}المستخدم|जब भी उपयोगकर्ता"),
+    _r("sleeper.trigger_third_person_ml", 0.55, _TRIGGER_THIRD_PERSON_ML),
     _r("sleeper.when_you", 0.5,
        r"\bwhen(?:ever)? you (?:next )?(?:plan|start|begin|answer|respond|reply|summari[sz]e|"
        r"process|see|are asked|get asked|receive|read|recall|handle|generate|write|draft|create|produce|"
@@ -508,15 +496,7 @@ RULES: tuple[Rule, ...] = (
        r"actual |preferred )?(?:shipping |billing |home |work |delivery |primary |mailing )?(?:iban|bank account|account number|e-?mail(?: address)?|phone(?: "
        r"number)?|address|password|pin|routing number|wallet(?: address)?|contact|card(?: number)?|"
        r"payee|beneficiary|login)\b[^.\n]{0,20}\b(?:is|are|has been|was|changed|moved|now)\b"),
-    _r("poison.user_account_ml", 0.5,
-       r"(?:usu[áa]rio|usuario|utilisateur|nutzers?|benutzers?|utente|gebruiker|użytkownik\w*|"
-       r"пользовател\w*|用户|ユーザー|사용자|المستخدم|उपयोगकर्ता|kullanıcı\w*)[^.\n。]{0,40}"
-       r"(?:iban|compte bancaire|bankkonto|konto|cuenta bancaria|conta banc[áa]ria|conto bancario|"
-       r"rekening|счёт|счет|账户|口座|계좌|حساب|खाता|hesab\w*)"
-       r"|(?:iban|compte bancaire|bankkonto|cuenta bancaria|conta banc[áa]ria|conto bancario|"
-       r"rekening|счёт|счет|账户|口座|계좌|حساب|खाता)[^.\n。]{0,30}(?:usu[áa]rio|usuario|utilisateur|"
-       r"nutzers?|benutzers?|utente|gebruiker|użytkownika|пользовател\w*|用户|ユーザー|사용자|"
-       r"المستخدم|उपयोगकर्ता|kullanıcı\w*)"),
+    _r("poison.user_account_ml", 0.5, _USER_ACCOUNT_ML),
     _r("poison.new_account", 0.35,
        # false positives (scanfp): the writer's own new account ("my new IBAN is ...") is no payee
        r"(?<!\bmy )(?<!\bour )\bnew (?:iban|bank account|bank details|account number|wallet address|"
@@ -619,11 +599,7 @@ RULES: tuple[Rule, ...] = (
        r"share|open|reply|respond|answer|write|approve|store|save|report|skip|stop|include|recommend|"
        r"mark|cancel|treat|push|upload|post|forget|run|execute|install|download|call|invoke)\b"),
     # direct instruction: an AI addressed politely in other languages (weak alone)
-    _r("agent.vocative_ml", 0.45,
-       r"\b(?:estimad[oa]|querid[oa]|cher|chère|liebe[r]?|gentile|car[oa]|beste|geachte|drog[ia]|"
-       r"szanown[ya]|уважаемый|дорогой|prezad[oa])\b,? (?:[\w-]+ )?(?:asistente|assistant|"
-       r"assistente|assistent|asystenc?i[ea]|ии-помощник|помощник|ассистент|ki-assistent|"
-       r"ai-assistent|ia|ki|ai|ии|bot)\b"),
+    _r("agent.vocative_ml", 0.45, _VOCATIVE_ML),
     # direct instruction: "skip the user's question", "ignore what the user asked" (all languages)
     _r("override.ignore_user_request", 0.7,
        r"\b(?:ignore|disregard|skip|set aside|forget|override|don't (?:do|answer|follow)|do not (?:do|"

@@ -275,3 +275,59 @@ _NOT_OWN_ML = (
     r"meine[nmr]?|mein|mio|mia|miei|mijn|minha|meu|mojej|mojego)\b|[\w'-]{3,}(?:,| \(|:| <| en| bei| "
     r"chez| presso)\s*[\w.+-]+@))"
 )
+
+# -- whole multilingual patterns, moved from rules.py (its 800-line limit) --------------------
+
+# the pattern of rules.py's agent.must_ml
+_MUST_ML = (
+    r"\b(?:l'assistant|l'ia|der assistent|die ki|el asistente|la ia|l'assistente|o assistente|"
+    r"a ia|de assistent|asystent|ассистент|помощник)\b[^.\n]{0,15}\b(?:doit|devra|muss|soll|"
+    r"debe|deberá|deve|dovrà|moet|musi|должен|обязан)\b"
+    r"|(?:助手|アシスタント|어시스턴트)[^。\n]{0,10}(?:必须|必要があります|해야)"
+)
+
+# the pattern of rules.py's role.from_authority_ml
+_FROM_AUTHORITY_ML = (
+    r"\b(?:message|note|avis|notice) (?:du|de la|de l'|de l’) ?(?:service informatique|équipe (?:de )?"
+    r"sécurité|administrateur|direction informatique)|\bnachricht (?:der|vom|von der) (?:it-abteilung|"
+    r"it|sicherheitsteam|administrator)|\bmensaje del? (?:departamento de (?:ti|it|sistemas|"
+    r"seguridad)|administrador|equipo de seguridad)|\bmessaggio (?:del|dal|dall') ?(?:reparto it|"
+    r"servizio it|team di sicurezza|amministratore)|\bmensagem d[oa] (?:departamento de ti|"
+    r"administrador|equipe de segurança)|\bbericht van (?:de )?(?:it-afdeling|beheerder)"
+)
+
+# the pattern of rules.py's role.system_notice_ml
+_SYSTEM_NOTICE_ML = (
+    r"(?:システム|系统|系統|시스템)(?:通知|通告|公告|알림)|管理者モード|管理员模式|관리자 모드"
+    r"|\b(?:notification|avis) (?:du )?système\b|\bsystembenachrichtigung\b|\bmodo (?:de )?"
+    r"administrador\b|\badministratormodus\b|\bmode administrateur\b"
+)
+
+# the pattern of rules.py's sleeper.trigger_third_person_ml
+_TRIGGER_THIRD_PERSON_ML = (
+    r"\b(?:chaque fois que l'utilisat|jedes mal,? wenn (?:der|die) (?:nutzer|benutzer)|"
+    r"cada vez que el usuario|sempre que o usu[áa]rio|ogni volta che l'utente|"
+    r"elke keer (?:als|dat) de gebruiker|za każdym razem,? gdy użytkownik|"
+    r"каждый раз,? когда пользовател|kullanıcı her)|每当用户|ユーザーが[^。\n]{0,30}たびに|"
+    r"사용자가[^.\n]{0,30}때마다|كلما[^.\n]{0,30}المستخدم|जब भी उपयोगकर्ता"
+)
+
+# the pattern of rules.py's poison.user_account_ml
+_USER_ACCOUNT_ML = (
+    r"(?:usu[áa]rio|usuario|utilisateur|nutzers?|benutzers?|utente|gebruiker|użytkownik\w*|"
+    r"пользовател\w*|用户|ユーザー|사용자|المستخدم|उपयोगकर्ता|kullanıcı\w*)[^.\n。]{0,40}"
+    r"(?:iban|compte bancaire|bankkonto|konto|cuenta bancaria|conta banc[áa]ria|conto bancario|"
+    r"rekening|счёт|счет|账户|口座|계좌|حساب|खाता|hesab\w*)"
+    r"|(?:iban|compte bancaire|bankkonto|cuenta bancaria|conta banc[áa]ria|conto bancario|"
+    r"rekening|счёт|счет|账户|口座|계좌|حساب|खाता)[^.\n。]{0,30}(?:usu[áa]rio|usuario|utilisateur|"
+    r"nutzers?|benutzers?|utente|gebruiker|użytkownika|пользовател\w*|用户|ユーザー|사용자|"
+    r"المستخدم|उपयोगकर्ता|kullanıcı\w*)"
+)
+
+# the pattern of rules.py's agent.vocative_ml
+_VOCATIVE_ML = (
+    r"\b(?:estimad[oa]|querid[oa]|cher|chère|liebe[r]?|gentile|car[oa]|beste|geachte|drog[ia]|"
+    r"szanown[ya]|уважаемый|дорогой|prezad[oa])\b,? (?:[\w-]+ )?(?:asistente|assistant|"
+    r"assistente|assistent|asystenc?i[ea]|ии-помощник|помощник|ассистент|ki-assistent|"
+    r"ai-assistent|ia|ki|ai|ии|bot)\b"
+)
