@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from memguard.scan.family_rules import FAMILY_RULES
 from memguard.scan.vocabulary import (  # the word lists, split from the rules by concern
     _AGENT,
     _AI,
@@ -229,7 +230,7 @@ RULES: tuple[Rule, ...] = (
        r"respond|write|assert|report|confirm|recommend)\b|\b(?:do not|don't) (?:summari[sz]e|"
        # false positives (scanfp): the document itself, not a topic ("do not translate the names")
        r"translate|answer|read|process|analy[sz]e) (?:this|it|the (?:page|document|text|e-?mail|message|"
-       r"article|content|above|following|rest|file|site|review|post|thread))\b"),
+       r"article|content|above|following|rest|file|site|review|post|thread))\b(?! (?:out|aloud)\b)"),
     _r("agent.reply_only", 0.45,
        r"\b(?:reply|respond|answer|output) (?:only )?with (?:only )?(?:the|your|all|a)\b"
        r"|\b(?:reply|respond|answer) only\b"),
@@ -271,8 +272,10 @@ RULES: tuple[Rule, ...] = (
     _r("role.prefix", 0.75,
        f"{_LEAD}(?:(?:new|updated|urgent|important|official|real|actual|priority) )?(?:{_ROLE})(?: (?:message|note|prompt|notice|instructions?|override|update|alert|"
        # false positives (scanfp): a spec line gives a value ("System: Ubuntu 22.04, 16 GB RAM")
-       # (and "Owner: Jana." a field's value: one word that ends the line)
-       r"command|directive|request|says|order))?\s*[:：](?![ \t]*[a-z][\w-]* v?\d|[ \t]*[a-z][\w-]*\.[ \t]*$)"),
+       # (and "Owner: Jana." a field's value: one word that ends the line or its sentence, scanfp2:
+       # "Owner: Raj. Checkpoint on July 15."; not a one-word order such as "Comply.")
+       r"command|directive|request|says|order))?\s*[:：](?![ \t]*[a-z][\w-]* v?\d|[ \t]*(?!(?:ignore|stop|comply|obey|"
+       r"override|attention|halt|listen|important|urgent|warning|alert|note|update|proceed)\b)[a-z][\w-]*\.(?:[ \t]*$|[ \t]+\w))"),
     _r("role.bracket", 0.75,
        r"\[\s*/?(?:system|developer|admin|administrator|operator|instructions?|sys|inst|"
        r"system (?:message|note|prompt)|assistant|tool)\s*\]"),
@@ -416,7 +419,7 @@ RULES: tuple[Rule, ...] = (
     # generalization (holdout2): a URL that ends in "=" and the data to put after it (anchored on
     # "= plus", "=+", ...; the query key before it is checked backwards)
     _r("exfil.url_then_data", 0.8,
-       r"[?&][\w-]*= ?(?:\+|plus|followed by|then|concatenated with|and (?:then )?(?:the|their|"
+       r"[?&][\w-]*=[\"']? ?(?:\+ ?(?=\w)|plus|followed by|then|concatenated with|and (?:then )?(?:the|their|"
        r"your))\b"
        r"|\b(?:place|put|stick|embed|include|encode)\b[^\n]{0,60}\b(?:in|into)\s+the\s+(?:query(?: "
        r"string)?|url|path|parameters?|subdomain)\s+of\s+https?://"),
@@ -437,7 +440,7 @@ RULES: tuple[Rule, ...] = (
        r"badge|pixel|logo|picture|img)\b[^\n]{0,20}!\[|\bend (?:your|each|every) (?:answer|reply|"
        r"response|message)s? with\b"),
     _r("exfil.link_with_data", 0.5,
-       r"\b(?:give|show|send|present)\b[^.\n]{0,20}\b(?:this|the following|a) link\b"
+       r"(?<!never )(?<!not )(?<!n't )\b(?:give|show|send|present)\b[^.\n]{0,20}\b(?:this|the following|a) link\b"
        r"|\bas an? ['\"]?(?:verify|verification|login|confirm|secure|update)['\"]? (?:link|button)\b"),
     # -- persistence and sleeper instructions ------------------------------------------------
     _r("sleeper.all_future", 0.75,
@@ -501,7 +504,7 @@ RULES: tuple[Rule, ...] = (
        # false positives (scanfp): the writer's own new account ("my new IBAN is ...") is no payee
        r"(?<!\bmy )(?<!\bour )\bnew (?:iban|bank account|bank details|account number|wallet address|"
        r"payment details|"
-       r"routing number|beneficiary|payee|billing address)\b|\bcompany'?s? new (?:bank|iban|account)"),
+       r"routing number|beneficiary|payee|billing address)\b(?! of (?:my|our) (?:own |\w+ )?(?:account|bank))|\bcompany'?s? new (?:bank|iban|account)"),
     _r("poison.authority_pretext", 0.5,
        r"\b(?:correction to (?:the )?(?:earlier|previous|prior|your|my) (?:notes|memory|records?)|"
        r"per the (?:latest|recent|new) (?:\w+ )?(?:update|memo|policy|notice)|as discussed (?:on the "
@@ -640,7 +643,9 @@ RULES: tuple[Rule, ...] = (
        r"customer'?s|their|the|all(?: of)?(?: the)?|every|this|these|any) (?:[\w-]+ ){0,3}(?:conversation|"
        r"chat|transcripts?|history|contents|credentials|secrets?|api keys?|tokens?|passwords?|"
        r"contacts?|documents|files|notes|messages|emails|environment variables|logs|folders?|director(?:y|"
-       r"ies)|databases?|backups?|customer lists?|records)\b[^.\n]{0,60}"
+       r"ies)|databases?|backups?|customer lists?|records|statements|photos|pictures|camera roll|receipts)\b"
+       # scanfp2: a dot inside a path or a domain (~/.aws/credentials) does not end the sentence
+       r"(?:[^.\n]|\.(?=\S)){0,60}"
        f"(?:{_DEST}|\\b(?:s3|gs|ftp)://|\\bpublic (?:repo|repository|link|url|channel|pull request|issue|page|"
        f"bucket|folder|share|drive)|\\bexternal "
        r"(?:workspace|server|account|address|site)|\bthird[- ]part(?:y|ies))"),
@@ -719,7 +724,8 @@ RULES: tuple[Rule, ...] = (
     _r("poison.payee_changed", 0.45,
        r"(?<!\bmy )(?<!\bour )(?<!\bi )\b(?:new|changed?|nieuwe|neue[snr]?|nouveau|nuevo|nova|novo|nuovo|"
        r"nowy|lautet|zmienił\w*|"
-       r"новый|изменил\w*)\b[^\n]{0,60}?\b[a-z]{2}\d{2} ?[0-9a-z]{4} ?\d{4}"),
+       r"новый|изменил\w*)\b(?! (?:iban|account|bank details|account number) of (?:my|our) (?:own |\w+ )?(?:business |"
+       r"personal |savings |current )?(?:account|bank))[^\n]{0,60}?\b[a-z]{2}\d{2} ?[0-9a-z]{4} ?\d{4}"),
     _r("poison.scam_payment", 0.5,
        r"\b(?:only|exclusively) (?:accepts?|takes?) (?:payments? )?(?:in |through |via |with |by )?"
        r"(?:gift ?cards?|itunes cards?|crypto\w*|bitcoin)|\b(?:accepts?|takes?) (?:payments? )?only "
@@ -764,6 +770,7 @@ RULES: tuple[Rule, ...] = (
     # "Remember, assistant: ...")
     _r("agent.vocative_inline", 0.45,
        r"[,;!] (?:ai|assistant|bot|chatbot|model|llm|claude|chatgpt|gpt)[,:!] "),
+    *(Rule(*spec) for spec in FAMILY_RULES),  # version 6 families (memguard/scan/family_rules.py)
 )  # fmt: skip
 
 #: leads that tell a reader to decode something and act on it (an encoded payload's carrier)
