@@ -44,9 +44,14 @@ _DECODE_LEAD, _ROT13_WORD = len(RULES), len(RULES) + 1
 # A quote holding an address or a URL, or longer than 80 characters, is never a mention.
 # (the quotes are found first, then the cue in the 24 characters before one: a regex that starts
 # with the cue words costs a search at every position)
-_QUOTE = re.compile('["\u201c]([^"\u201c\u201d\n@]{1,80})["\u201d]')
+_QUOTE = re.compile('["\u201c]([^"\u201c\u201d\n@]{1,80})["\u201d]'
+                    # scanfp2: single quotes too, not an apostrophe inside a word (user's, don't)
+                    "|(?<!\\w)['\u2018]((?:[^'\u2018\u2019\\n@]|(?<=\\w)['\u2019](?=\\w)){1,80})['\u2019](?!\\w)")
 _CUE = re.compile(r"\b(?:like|such as|e\.g\.,?|i\.e\.,?|phrases?|strings?|payloads?|words?|sentences?|"
-                  r"prompts?|patterns?|examples?)\b:? ?$", re.IGNORECASE)
+                  # scanfp2: security notes name the attack they quote ("the fake system message
+                  # trick ('...')"); the cue may open a parenthesis
+                  r"prompts?|patterns?|examples?|tricks?|attacks?|injections?|jailbreaks?|techniques?|"
+                  r"tactics?|lures?)\b:? ?\(?$", re.IGNORECASE)
 _SPEECH = re.compile(r" (?:[\w-]+ ){0,3}(?:said|says|told|asked|whispered|shouted|replied)\b", re.IGNORECASE)
 QUOTED = "quoted.mention"
 # a text that names the encoding of what it shows (false positives, scanfp), and decoded prose
@@ -64,7 +69,8 @@ def mention_spans(text: str) -> list[tuple[int, int]]:
     """The spans of the quoted mentions in ``text`` (see above)."""
     spans = []
     for m in _QUOTE.finditer(text):
-        a, b = m.span(1)
+        group = 1 if m.group(1) is not None else 2
+        a, b = m.span(group)
         if "://" in text[a:b]:
             continue
         if _CUE.search(text, max(0, m.start() - 24), m.start()) or (
@@ -139,7 +145,7 @@ class RuleScanner:
         lowered = text.lower()
         matched = rule_set().matching(lowered, work)
         hits = {RULES[i].id: RULES[i].weight for i in matched if i < _DECODE_LEAD}
-        if hits and ('"' in text or "\u201c" in text):
+        if hits and ('"' in text or "\u201c" in text or "'" in text or "\u2018" in text):
             self._mentions(text, hits, work)
         if not text.isascii():
             self._unicode(text, hits, work)
