@@ -39,6 +39,7 @@ from memguard.scan.vocabulary import (  # the word lists, split from the rules b
     _NO_CONFIRM_ML,
     _NOT_LOGGED,
     _NOT_OWN_ML,
+    _NOT_OWNED_PAYEE,
     _OWNED_BY_OTHER,
     _PERSIST,
     _PRIOR_ANY,
@@ -502,7 +503,7 @@ RULES: tuple[Rule, ...] = (
     _r("poison.user_account_ml", 0.5, _USER_ACCOUNT_ML),
     _r("poison.new_account", 0.35,
        # false positives (scanfp): the writer's own new account ("my new IBAN is ...") is no payee
-       r"(?<!\bmy )(?<!\bour )\bnew (?:iban|bank account|bank details|account number|wallet address|"
+       r"(?<!\bmy )(?<!\bour )" + _NOT_OWNED_PAYEE + r"\bnew (?:iban|bank account|bank details|account number|wallet address|"
        r"payment details|"
        r"routing number|beneficiary|payee|billing address)\b(?! of (?:my|our) (?:own |\w+ )?(?:account|bank))|\bcompany'?s? new (?:bank|iban|account)"),
     _r("poison.authority_pretext", 0.5,
@@ -722,7 +723,7 @@ RULES: tuple[Rule, ...] = (
        r"(?:contact|e-?mail|phone|number|address|iban|account|payee|beneficiary)s? (?:to|with)\b"),
     # memory poisoning: a payee changed to a literal account number (IBAN shape)
     _r("poison.payee_changed", 0.45,
-       r"(?<!\bmy )(?<!\bour )(?<!\bi )\b(?:new|changed?|nieuwe|neue[snr]?|nouveau|nuevo|nova|novo|nuovo|"
+       r"(?<!\bmy )(?<!\bour )(?<!\bi )" + _NOT_OWNED_PAYEE + r"\b(?:new|changed?|nieuwe|neue[snr]?|nouveau|nuevo|nova|novo|nuovo|"
        r"nowy|lautet|zmienił\w*|"
        r"новый|изменил\w*)\b(?! (?:iban|account|bank details|account number) of (?:my|our) (?:own |\w+ )?(?:business |"
        r"personal |savings |current )?(?:account|bank))[^\n]{0,60}?\b[a-z]{2}\d{2} ?[0-9a-z]{4} ?\d{4}"),

@@ -341,3 +341,8 @@ _VOCATIVE_ML = (
     r"assistente|assistent|asystenc?i[ea]|ии-помощник|помощник|ассистент|ki-assistent|"
     r"ai-assistent|ia|ki|ai|ии|bot)\b"
 )
+
+# scanfp2: not a payee of the writer's own ("my landlord's new IBAN"): a lookbehind per length of
+# the person's word (re needs a fixed width), "my" or "our" before it
+_NOT_OWNED_PAYEE = "".join(f"(?<!\\b{who} [\\w-]{{{n}}}'s )(?<!\\b{who} [\\w-]{{{n}}}’s )"
+                           for who in ("my", "our") for n in range(2, 15))
