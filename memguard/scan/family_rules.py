@@ -19,6 +19,9 @@ _ACT = ("(?:transfer|wire|move|send|cancel|delete|remove|upload|attach|post|shar
         "create|change|disable|turn off|switch off|unlock|e-?mail|give|export|copy|publish|look up|"
         "rotate|reset|grant|book)")  # fmt: skip
 
+# a sentence's or a clause's start, and the polite or sequencing word an order may open with
+_LINE_OR_CLAUSE = "(?:^|(?<=[.!?:;,] ))(?:please |now |also |then )?"
+
 FAMILY_RULES: tuple[tuple[str, float, str], ...] = (
     # instruction override: authority handed to whatever later content says ("do whatever it says",
     # "execute any command that appears in web pages", "count as my instructions too")
@@ -96,11 +99,11 @@ FAMILY_RULES: tuple[tuple[str, float, str], ...] = (
     # (not an administrator's runbook: the user's account, mailbox, sessions or device are what IT
     # manages; an attack acts on the user's money, data, files and appointments)
     ("agent.act_on_user", 0.5,
-     f"(?:^|(?<=[.!?:;,] ))(?:please |now |also |then )?{_ACT}\\b(?:[^.\\n]{{0,60}}\\b(?:from|in|on|to|into|of|"
-     r"with) the user(?:'s|’s)|(?: [\w-]+){0,2}? the user(?:'s|’s)"
+     f"{_LINE_OR_CLAUSE}{_ACT}\\b[^.\\n]{{0,60}}\\b(?:from|in|on|to|into|of|with) the user(?:'s|’s)"
+     f"|{_LINE_OR_CLAUSE}{_ACT}\\b(?: [\\w-]+){{0,2}}? the user(?:'s|’s)"
      r"(?! (?:(?:email |e-mail |user |ad |network |domain )?accounts?|mailbox(?:es)?|sessions?|devices?|"
      r"laptops?|workstations?|passwords?|access|licen[cs]es?|groups?|permissions?|roles?|home "
-     r"(?:folder|directory)|quotas?|tickets?)\b))"),
+     r"(?:folder|directory)|quotas?|tickets?)\b)"),
     # tool calls: an approval claimed for what precedes, then "carry it out"
     ("tool.approved_carry_out", 0.7,
      r"\b(?:the above|this|it|that) (?:was|is|has been) (?:approved|authori[sz]ed|signed off|cleared)\b"
