@@ -51,7 +51,9 @@ _CUE = re.compile(r"\b(?:like|such as|e\.g\.,?|i\.e\.,?|phrases?|strings?|payloa
                   # scanfp2: security notes name the attack they quote ("the fake system message
                   # trick ('...')"); the cue may open a parenthesis
                   r"prompts?|patterns?|examples?|tricks?|attacks?|injections?|jailbreaks?|techniques?|"
-                  r"tactics?|lures?)\b:? ?\(?$", re.IGNORECASE)
+                  r"tactics?|lures?|(?:start|starts|begin|begins|open|opens) with)\b:? ?\(?$", re.IGNORECASE)
+# scanfp2: a quote that continues a list of mentions ('"X", "Y" or "Z"') is one too
+_LIST_GAP = re.compile(r"\s*(?:,|or|and|, or|, and|/)\s*")
 _SPEECH = re.compile(r" (?:[\w-]+ ){0,3}(?:said|says|told|asked|whispered|shouted|replied)\b", re.IGNORECASE)
 QUOTED = "quoted.mention"
 # a text that names the encoding of what it shows (false positives, scanfp), and decoded prose
@@ -67,16 +69,20 @@ _NAMED_ENCODING = re.compile(r"\b(?:base ?(?:64|32)|b64|hex(?:adecimal)?|url-?en
 
 def mention_spans(text: str) -> list[tuple[int, int]]:
     """The spans of the quoted mentions in ``text`` (see above)."""
-    spans = []
+    spans: list[tuple[int, int]] = []
+    last = -1  # where the previous mention's closing quote ended
     for m in _QUOTE.finditer(text):
         group = 1 if m.group(1) is not None else 2
         a, b = m.span(group)
         if "://" in text[a:b]:
             continue
-        if _CUE.search(text, max(0, m.start() - 24), m.start()) or (
-            text[b - 1] == "," and _SPEECH.match(text, m.end())
+        if (
+            _CUE.search(text, max(0, m.start() - 24), m.start())
+            or (text[b - 1] == "," and _SPEECH.match(text, m.end()))
+            or (last >= 0 and _LIST_GAP.fullmatch(text, last, m.start()) is not None)
         ):
             spans.append((a, b))
+            last = m.end()
     return spans
 
 

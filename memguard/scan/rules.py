@@ -274,9 +274,10 @@ RULES: tuple[Rule, ...] = (
        f"{_LEAD}(?:(?:new|updated|urgent|important|official|real|actual|priority) )?(?:{_ROLE})(?: (?:message|note|prompt|notice|instructions?|override|update|alert|"
        # false positives (scanfp): a spec line gives a value ("System: Ubuntu 22.04, 16 GB RAM")
        # (and "Owner: Jana." a field's value: one word that ends the line or its sentence, scanfp2:
-       # "Owner: Raj. Checkpoint on July 15."; not a one-word order such as "Comply.")
+       # "Owner: Raj. Checkpoint on July 15.", "owner: team-data" in YAML; not a one-word order
+       # such as "Comply.")
        r"command|directive|request|says|order))?\s*[:：](?![ \t]*[a-z][\w-]* v?\d|[ \t]*(?!(?:ignore|stop|comply|obey|"
-       r"override|attention|halt|listen|important|urgent|warning|alert|note|update|proceed)\b)[a-z][\w-]*\.(?:[ \t]*$|[ \t]+\w))"),
+       r"override|attention|halt|listen|important|urgent|warning|alert|note|update|proceed)\b)[a-z][\w-]*(?:\.(?:[ \t]*$|[ \t]+\w)|[ \t]*$))"),
     _r("role.bracket", 0.75,
        r"\[\s*/?(?:system|developer|admin|administrator|operator|instructions?|sys|inst|"
        r"system (?:message|note|prompt)|assistant|tool)\s*\]"),
@@ -352,6 +353,8 @@ RULES: tuple[Rule, ...] = (
     # -- tool calls ---------------------------------------------------------------------------
     _r("tool.call_syntax", 0.45, r"\b[a-z][a-z0-9]*_[a-z0-9_]+\s*\(\s*[a-z_]+\s*="),
     _r("tool.run_call", 0.85,
+       # scanfp2: "in the tests we call send_message(...)" says what someone does, it orders nothing
+       f"(?<!\\bwe )(?<!\\bi )(?<!\\bthey )(?<!\\bit )(?<!\\bwhich )(?<!\\bthat )"
        f"(?:\\b{_RUN_ML}\\b|{_RUN_ML})[^.\\n(]{{0,30}}?\\b{_CALL_NAME}\\s*\\({_NOT_LOGGED}"
        f"|\\b[a-z][a-z0-9]*_[a-z0-9_]+\\s*\\([^)\\n]{{0,200}}\\)(?!{_LOGGED})[^.\\n]{{0,30}}(?:\\bnow\\b|\\bimmediately\\b|"
        f"{_RUN_ML})"),
