@@ -61,7 +61,7 @@ FAMILY_RULES: tuple[tuple[str, float, str], ...] = (
     ("role.from_team", 0.65,
      f"{_LEAD}(?:(?:message|note|notice|memo|instructions?|update) )?from (?:the |your )?(?:internal |"
      r"model |ai |platform )?(?:red team|security team|trust (?:and|&) safety(?: team)?|"
-     r"(?:model |ai )?provider(?:'s|’s)?(?: [\w&]+){0,3})\s*[:：]"),
+     r"(?:model |ai )?provider(?:'s|’s)?(?: [\w&]+){0,4})\s*[:：]"),
     # exfiltration: an image URL whose query value names the data it will carry
     # (?addr=HOME_ADDRESS, ?to=RECIPIENT&body=BODY)
     ("exfil.image_data_slot", 0.6,
@@ -104,6 +104,16 @@ FAMILY_RULES: tuple[tuple[str, float, str], ...] = (
      r"(?! (?:(?:email |e-mail |user |ad |network |domain )?accounts?|mailbox(?:es)?|sessions?|devices?|"
      r"laptops?|workstations?|passwords?|access|licen[cs]es?|groups?|permissions?|roles?|home "
      r"(?:folder|directory)|quotas?|tickets?)\b)"),
+    # sleeper: a trigger word or phrase in later messages ("whenever the phrase 'X' appears", "any
+    # request involving the word 'X'"; weak alone: a user's own mail rule says "whenever the word
+    # 'urgent' appears, flag it"), and "that is the signal" (an order waiting for its trigger)
+    ("sleeper.trigger_word", 0.4,
+     r"\b(?:whenever|when|if|each time|every time|once|as soon as)\b[^.\n]{0,20}\b(?:the )?(?:phrase|word|"
+     r"code ?word|keyword|password|term|string|emoji)s? [\"'“‘][^\"'”’\n]{1,40}[\"'”’] (?:appears?|is (?:used|"
+     r"mentioned|said|typed|written|sent)|comes up|shows up|occurs)\b"
+     r"|\b(?:requests?|messages?|e-?mails?|texts?|notes?|anything) (?:involving|containing|mentioning|"
+     r"that (?:contains?|mentions?|includes?)) the (?:code ?word|phrase|keyword|word|password) [\"'“‘]"),
+    ("sleeper.signal", 0.5, r"\bthat(?:'s|’s| is) (?:the|your) (?:signal|trigger|cue)\s*[:,.;]"),
     # tool calls: an approval claimed for what precedes, then "carry it out"
     ("tool.approved_carry_out", 0.7,
      r"\b(?:the above|this|it|that) (?:was|is|has been) (?:approved|authori[sz]ed|signed off|cleared)\b"

@@ -41,6 +41,7 @@ from memguard.scan.vocabulary import (  # the word lists, split from the rules b
     _NOT_OWN_ML,
     _NOT_OWNED_PAYEE,
     _OWNED_BY_OTHER,
+    _OWNED_BY_OTHER_NEXT,
     _PERSIST,
     _PRIOR_ANY,
     _PRIOR_OTHER,
@@ -87,7 +88,7 @@ RULES: tuple[Rule, ...] = (
        f"\\b{_IGN_LATIN}\\b{_GAP}{_PRIOR_ANY}{_GAP}{_INS}|{_IGN_OTHER}{_GAP}{_PRIOR_ANY}{_GAP}{_INS}"
        f"|\\b(?:önceki|tüm){_GAP}{_INS}{_GAP}{_IGN}|{_PRIOR_OTHER}{_GAP}{_INS}{_GAP}{_IGN}"),
     _r("override.ignore_any_instructions", 0.55,
-       f"\\b{_IGN_LATIN}\\b{_GAP}{_INS}{_OWNED_BY_OTHER}|{_IGN_OTHER}{_GAP}{_INS}{_OWNED_BY_OTHER}|\\b{_INSTR_LATIN}\\b[^.\\n。!?！？:,;]{{0,60}}?{_IGN}"
+       f"\\b{_IGN_LATIN}\\b{_GAP}{_INS}{_OWNED_BY_OTHER}|{_IGN_OTHER}{_GAP}{_INS}{_OWNED_BY_OTHER}|\\b{_INSTR_LATIN}\\b{_OWNED_BY_OTHER_NEXT}[^.\\n。!?！？:,;]{{0,60}}?{_IGN}"
        f"|{_INSTR_OTHER}{_GAP}{_IGN}"),
     _r("override.forget_told", 0.9,
        r"\b(?:ignore|disregard|forget)\b[^.\n]{0,20}\b(?:what|everything|anything|all)\b[^.\n]{0,15}"

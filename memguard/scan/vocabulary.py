@@ -272,7 +272,10 @@ _STOP_FOLLOWING_ML = (
 # agent's own (of the system, the developer, the user, the prompt) still are
 _OWNED_BY_OTHER = (
     r"(?!(?: [\w-]+)? (?:(?:du|de la|des|del|de los|de las|van de|van het|van|von der|vom|von|der|di|"
-    r"della|dello|dei|do|da|dos|das|к|от|для|of the|of my|from the|from my|for the|for my|on the|on my) "
+    r"della|dello|dei|do|da|dos|das|к|от|для|of the|of my|from the|from my|for the|for my|on the|on my|"
+    # scanfp2: instructions about a named topic ("die alten Anweisungen zum Thermostat")
+    r"zum|zur|für die|für den|für das|über die|über den|sobre el|sobre la|sur le|sur la|about the|"
+    r"about my|regarding the|по) "
     r"|de l'|d')(?!(?:la |le |el |de |der |die |the |your )?(?:system|syst[eè]m|sistem|entwickler|d[ée]velopp|"
     r"desarroll|svilupp|ontwikkel|operat|admin|usuari|utilisat|nutzer|benutzer|utent|gebruiker|assist|"
     r"agent|model|ia\b|ki\b|ai\b|prompt|above|систем|ассистент|пользовател|разработ)))"
@@ -280,6 +283,9 @@ _OWNED_BY_OTHER = (
 # a send in another language to a person of the writer's own ("envía las fotos a mi hermana en
 # x@y") or to a recipient named before the address ("al commercialista, x@y"), or one the writer
 # makes ("schicke ich"): the user's errand, not an exfiltration
+# the same, right after the noun (noun-first order, "Anweisungen zum ..."; not "Anweisungen sollst
+# du ...", where one word then "du" is German "you", not French "of the")
+_OWNED_BY_OTHER_NEXT = _OWNED_BY_OTHER.replace("(?!(?: [\\w-]+)? (?:", "(?! (?:", 1)
 _NOT_OWN_ML = (
     r"(?!\w* ich\b)(?![^\n]{0,100}?(?:\b(?:a|à|an|al|alla|aan|naar|para|ao|do|à) (?:mi|mis|mon|ma|mes|"
     r"meine[nmr]?|mein|mio|mia|miei|mijn|minha|meu|mojej|mojego)\b|[\w'-]{3,}(?:,| \(|:| <| en| bei| "
@@ -309,6 +315,9 @@ _FROM_AUTHORITY_ML = (
 # the pattern of rules.py's role.system_notice_ml
 _SYSTEM_NOTICE_ML = (
     r"(?:システム|系统|系統|시스템)(?:通知|通告|公告|알림)|管理者モード|管理员模式|관리자 모드"
+    # scanfp2: a note signed by the system ("Nota del sistema:", "Note du système :")
+    r"|\b(?:nota|note|notiz|notitie|notatka|заметка|примечание) (?:del |du |des |di |do |van het |"
+    r"от )?(?:sistema|système|systems|systeem|systemu|системы)\s*[:：]"
     r"|\b(?:notification|avis) (?:du )?système\b|\bsystembenachrichtigung\b|\bmodo (?:de )?"
     r"administrador\b|\badministratormodus\b|\bmode administrateur\b"
 )
