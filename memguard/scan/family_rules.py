@@ -14,10 +14,11 @@ from memguard.scan.vocabulary import _LEAD, _leet
 
 __all__ = ["FAMILY_RULES"]
 
-# the verbs of an order that acts on someone's things (an errand, a payment, a deletion, a send)
-_ACT = ("(?:transfer|wire|move|send|cancel|delete|remove|upload|attach|post|share|print|forward|pay|"
-        "create|change|disable|turn off|switch off|unlock|e-?mail|give|export|copy|publish|look up|"
-        "rotate|reset|grant|book)")  # fmt: skip
+# the verbs of an order that acts on someone's things (a payment, a deletion, an upload); not the
+# most frequent verbs (send, forward, share, post, move, give, change: the exfiltration rules read
+# those), whose every sentence start would cost an anchored attempt
+_ACT = ("(?:transfer|wire|cancel|delete|remove|upload|attach|print|pay|create|disable|unlock|export|"
+        "publish|look up|grant)")  # fmt: skip
 
 # a sentence's or a clause's start, and the polite or sequencing word an order may open with
 _LINE_OR_CLAUSE = "(?:^|(?<=[.!?:;,] ))(?:please |now |also |then )?"

@@ -354,8 +354,6 @@ RULES: tuple[Rule, ...] = (
     # -- tool calls ---------------------------------------------------------------------------
     _r("tool.call_syntax", 0.45, r"\b[a-z][a-z0-9]*_[a-z0-9_]+\s*\(\s*[a-z_]+\s*="),
     _r("tool.run_call", 0.85,
-       # scanfp2: "in the tests we call send_message(...)" says what someone does, it orders nothing
-       f"(?<!\\bwe )(?<!\\bi )(?<!\\bthey )(?<!\\bit )(?<!\\bwhich )(?<!\\bthat )"
        f"(?:\\b{_RUN_ML}\\b|{_RUN_ML})[^.\\n(]{{0,30}}?\\b{_CALL_NAME}\\s*\\({_NOT_LOGGED}"
        f"|\\b[a-z][a-z0-9]*_[a-z0-9_]+\\s*\\([^)\\n]{{0,200}}\\)(?!{_LOGGED})[^.\\n]{{0,30}}(?:\\bnow\\b|\\bimmediately\\b|"
        f"{_RUN_ML})"),
