@@ -109,8 +109,8 @@ FAMILY_RULES: tuple[tuple[str, float, str], ...] = (
     # request involving the word 'X'"; weak alone: a user's own mail rule says "whenever the word
     # 'urgent' appears, flag it"), and "that is the signal" (an order waiting for its trigger)
     ("sleeper.trigger_word", 0.4,
-     r"\b(?:whenever|when|if|each time|every time|once|as soon as)\b[^.\n]{0,20}\b(?:the )?(?:phrase|word|"
-     r"code ?word|keyword|password|term|string|emoji)s? [\"'“‘][^\"'”’\n]{1,40}[\"'”’] (?:appears?|is (?:used|"
+     # (anchored on the noun: "when", "if" and "once" start too many sentences to anchor on)
+     r"\b(?:phrase|word|code ?word|keyword|password|term|string|emoji)s? [\"'“‘][^\"'”’\n]{1,40}[\"'”’] (?:appears?|is (?:used|"
      r"mentioned|said|typed|written|sent)|comes up|shows up|occurs)\b"
      r"|\b(?:requests?|messages?|e-?mails?|texts?|notes?|anything) (?:involving|containing|mentioning|"
      r"that (?:contains?|mentions?|includes?)) the (?:code ?word|phrase|keyword|word|password) [\"'“‘]"),
