@@ -66,7 +66,8 @@ _ORDER = re.compile(r"\W*(?:please |now |then )?(?:delete|remove|send|forward|tr
                     r"give|move|copy|write|download|install|export|leak|include|insert|append|always|never|"
                     r"do not|don't|from now on)\b", re.IGNORECASE)
 _NAMED_ENCODING = re.compile(r"\b(?:base ?(?:64|32)|b64|hex(?:adecimal)?|url-?encoded|percent-encoded|"
-                             r"rot-?13|encoded|encoding)\b")
+                             # scanfp2: a note that says what a run decodes to names it too
+                             r"rot-?13|encoded|encoding|decoded|decodes|decoding)\b")
 
 
 def mention_spans(text: str) -> list[tuple[int, int]]:

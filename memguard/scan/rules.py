@@ -461,6 +461,8 @@ RULES: tuple[Rule, ...] = (
        r"\b(?:next time|whenever|every time|each time|the next time|once|as soon as|if ever|when)"
        r" (?:the user|they|the human|someone|anyone|a user|the customer) (?:asks?|mentions?|says|"
        r"talks|requests?|opens?|logs? in|types?|writes?|brings up|searches)\b"
+       # scanfp2: not a trigger aimed at the writer ("when someone asks me for the wifi password")
+       r"(?! (?:me|us|my|our)\b)"
        # generalization (holdout3), sleeper: "if the user ever asks", "once the user has logged in"
        r"|\b(?:if|when|whenever|once|as soon as) (?:the user|the customer) (?:ever |"
        r"next |again |later )?(?:asks?|mentions?|plans?|tries|books?|pays?|uploads?|has logged in|is "
