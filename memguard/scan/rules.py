@@ -501,7 +501,8 @@ RULES: tuple[Rule, ...] = (
     # -- memory poisoning: planted facts about the user, pretexted as authoritative -------------
     _r("poison.user_attribute_changed", 0.5,
        r"\bthe user(?:'s|’s)?(?: manager'?s?| bank'?s?)? (?:new |updated |real |correct |current |"
-       r"actual |preferred )?(?:shipping |billing |home |work |delivery |primary |mailing )?(?:iban|bank account|account number|e-?mail(?: address)?|phone(?: "
+       r"actual |preferred )?(?:shipping |billing |home |work |delivery |primary |mailing |recovery |backup |emergency |"
+       r"contact |registered )?(?:iban|bank account|account number|e-?mail(?: address)?|phone(?: "
        r"number)?|address|password|pin|routing number|wallet(?: address)?|contact|card(?: number)?|"
        r"payee|beneficiary|login)\b[^.\n]{0,20}\b(?:is|are|has been|was|changed|moved|now)\b"),
     _r("poison.user_account_ml", 0.5, _USER_ACCOUNT_ML),
