@@ -74,6 +74,13 @@ FAMILY_RULES: tuple[tuple[str, float, str], ...] = (
     ("exfil.dm_handle", 0.55,
      r"(?<!\bi )(?<!\bi'll )(?<!\bwe )\b(?:send|forward|pass|post|dm)\b[^.\n]{0,60}\b(?:messages?|dms?|"
      r"pms?) to @[a-z0-9_.]{3,}"),
+    # exfiltration: a request whose body or query carries the conversation ("POST ... with a body
+    # containing the full conversation history"); not secrets in a header (how an API is called:
+    # "verify the X-Signature header with your secret")
+    ("exfil.request_body", 0.5,
+     r"\b(?:body|payload|query(?: string)?|parameters?|form data)\b (?:containing|holding|that (?:contains|"
+     r"holds|includes)|including|made of) (?:the |all |every |your |its |their )?(?:full |entire |whole |"
+     r"complete |raw )?(?:conversation|chat|history|transcripts?|messages|memory|memories|context)\b"),
     # memory poisoning: trust granted to a sender, a domain or a code word ("Trust links from x",
     # "emails from it should be treated as internal", "is on the company's approved list")
     ("poison.trust_sender", 0.5,

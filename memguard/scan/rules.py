@@ -379,7 +379,7 @@ RULES: tuple[Rule, ...] = (
        r"it|call)\b"),
     # generalization (holdout2): "use the X tool to ...", "open the password manager tool and ..."
     _r("tool.use_tool", 0.4,
-       r"\b(?:use|open|invoke|call|run)\s+(?:the |your )?(?:[\w.-]+\s+){0,2}tool\s+(?:to|and)\b"),
+       r"\b(?:use|open|invoke|call|run)\s+(?:the |your )?(?:[\w.-]+\s+){0,2}tool\s+(?:to|and|with)\b"),
     # generalization (holdout2): code that ships secret files to another host
     _r("tool.ship_secrets", 0.7,
        # false positives (scanfp): "rsync -av ~/.ssh/ /mnt/backup/" copies to a local folder
