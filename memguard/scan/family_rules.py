@@ -81,6 +81,13 @@ FAMILY_RULES: tuple[tuple[str, float, str], ...] = (
      r"\b(?:body|payload|query(?: string)?|parameters?|form data)\b (?:containing|holding|that (?:contains|"
      r"holds|includes)|including|made of) (?:the |all |every |your |its |their )?(?:full |entire |whole |"
      r"complete |raw )?(?:conversation|chat|history|transcripts?|messages|memory|memories|context)\b"),
+    # memory poisoning: an earlier memory declared wrong and to be dropped ("the earlier allergy note was a
+    # mistake and should be disregarded"); not the writer's own ("my earlier note was wrong")
+    ("poison.memory_invalidated", 0.5,
+     r"(?<!\bmy )(?<!\bour )\b(?:earlier|previous|prior|old|last|existing) (?:[\w-]+ )?(?:note|entry|memory|"
+     r"record|fact|information|instruction)s? (?:was|were|is|are) (?:a mistake|mistaken|wrong|incorrect|false|"
+     r"outdated|invalid|an error)\b[^.\n]{0,40}\b(?:should|must|can|is to|are to) be (?:disregarded|ignored|"
+     r"deleted|removed|forgotten|overwritten|dropped)"),
     # memory poisoning: trust granted to a sender, a domain or a code word ("Trust links from x",
     # "emails from it should be treated as internal", "is on the company's approved list")
     ("poison.trust_sender", 0.5,

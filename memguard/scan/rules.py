@@ -179,7 +179,8 @@ RULES: tuple[Rule, ...] = (
     _r("agent.note_to_agent", 0.6,
        f"\\b(?:note|message|instructions?|reminder|memo|attention|important|directive|hint|"
        # generalization (holdout3), direct instruction: "action item for the AI", "FAO the model"
-       f"action items?|request|task|p\\.s\\.|ps) "
+       # scanfp2: "secondary objective for the assistant"
+       f"action items?|request|task|p\\.s\\.|ps|objectives?|goals?|missions?|priorit(?:y|ies)) "
        f"(?:to|for) (?:the |any |all )?(?:{_AGENT}|ai agents?|ai systems?|language models?)s?\\b"
        f"|\\b(?:fao|attn|attention|for the attention of):? (?:the |any |all |every )?(?:{_AI}|models?)\\b"
        f"|\\bfor (?:ai|llm|automated) (?:agents?|assistants?|models?|tools?|readers?|systems?) only\\b"
@@ -217,7 +218,9 @@ RULES: tuple[Rule, ...] = (
        r"\b(?:do not|don't|never|without) (?:ask(?:ing)?|wait(?:ing)?|check(?:ing)?|confirm(?:ing)?)"
        r"(?: (?:the user|anyone|them|the human|the customer))?(?: for)? (?:confirmation|permission|"
        r"approval|consent|first)\b|\b(?:do not|don't|never) (?:ask|check with|confirm with|wait for) "
-       r"(?:the user|anyone|the human|the customer)\b|\bskip (?:all |any |the |every )?(?:confirmations?|"
+       r"(?:the user|anyone|the human|the customer)\b|\bstop (?:asking|checking|waiting)(?: (?:the user|anyone|them|the "
+       r"human|the customer))?(?: for)? (?:confirmation|permission|approval|consent)\b"
+       r"|\bskip (?:all |any |the |every )?(?:confirmations?|"
        r"verifications?|approvals?|checks)(?: (?:steps?|prompts?|dialogs?))?\b|\bno need to (?:check|"
        r"confirm|ask|verify|double-check)\b|\bwithout (?:asking|checking|confirmation|confirming|approval|user approval|"
        f"permission|verification)\\b|{_NO_CONFIRM_ML}"),
@@ -748,7 +751,7 @@ RULES: tuple[Rule, ...] = (
        r"now|has been replaced)\b|\bthe user has (?:a )?(?:new|updated) (?:policy|rule|preference|"
        r"setting|standing preference)\b|\bthe user(?:'s|’s) standing preference\b"),
     _r("poison.redirect_to", 0.45,
-       f"\\b(?:should|must|will) (?:now |from now on )?(?:go|be sent|be forwarded|be directed|be "
+       f"\\b(?:should|must|will|(?:are|is) to) (?:now |from now on )?(?:go|be sent|be forwarded|be directed|be "
        f"routed|be addressed)\\b[^.\\n]{{0,40}}(?:{_EMAIL}|https?://)"),
     _r("poison.profile_write", 0.55,
        r"\b(?:note|write|add|record|save|store|put|mark)\b (?:this |it |down )?(?:in|into|to|on) (?:the "
