@@ -52,8 +52,10 @@ def test_detection_and_false_positives(part: str) -> None:
 # rules, decoders and the bidi rule written against the tune half): 92.4% / 2.3% (tune), 59.5% /
 # 9.5% (held). The held half is the honest figure for text nobody tuned against. Version 5 (rules
 # narrowed by structure where they fired on benign text, missed tune-half families added): 100% /
-# 0% (tune), 61.9% / 7.1% (held; version 4 had 64.3% / 9.5%).
-FLOORS = {"tune": 0.99, "held": 0.59}
+# 0% (tune), 61.9% / 7.1% (held; version 4 had 64.3% / 9.5%). Version 6 (families from holdout4/5's
+# tune halves, tests/test_scan_fp2.py): 100% / 0% (tune), 64.3% / 7.1% (held); the held floor
+# raised to two rows below that (52/84).
+FLOORS = {"tune": 0.99, "held": 0.61}
 CEILINGS = {"tune": 0.012, "held": 0.075}
 
 

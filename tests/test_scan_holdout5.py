@@ -153,6 +153,9 @@ def test_the_disguise_helpers_round_trip() -> None:
 # flagged (7.6%); held 88/140 (62.9%), 7/109 (6.4%). The floors (85/152, 86/140) and ceilings
 # (10/105, 9/109) sit two rows below / above it, so losing three detections or gaining three false
 # positives in a half fails. The rules alone (47.4% / 54.3%) fall below both floors.
+# Rules version 6 with model 2 (scanfp2): tune 124/152 (81.6%) at 4/105, held 100/140 (71.4%) at
+# 7/109. Not raised here: the floors hold the rules and the model together, and the model is being
+# retrained separately; raise them once both have landed.
 FLOORS = {"tune": 0.559, "held": 0.614}
 CEILINGS = {"tune": 0.096, "held": 0.083}
 

@@ -45,8 +45,17 @@ _DECODE_LEAD, _ROT13_WORD = len(RULES), len(RULES) + 1
 # (the quotes are found first, then the cue in the 24 characters before one: a regex that starts
 # with the cue words costs a search at every position)
 _QUOTE = re.compile('["\u201c]([^"\u201c\u201d\n@]{1,80})["\u201d]')
+# scanfp2: single quotes too; an apostrophe inside a word (user's, don't) neither opens one nor ends
+# one (the opening quote's left side is checked in Python: a regex that starts with a lookbehind is
+# tried at every position)
+_SQUOTE = re.compile("['\u2018]((?:[^'\u2018\u2019\\n@]|(?<=\\w)['\u2019](?=\\w)){1,80})['\u2019](?!\\w)")
 _CUE = re.compile(r"\b(?:like|such as|e\.g\.,?|i\.e\.,?|phrases?|strings?|payloads?|words?|sentences?|"
-                  r"prompts?|patterns?|examples?)\b:? ?$", re.IGNORECASE)
+                  # scanfp2: security notes name the attack they quote ("the fake system message
+                  # trick ('...')"); the cue may open a parenthesis
+                  r"prompts?|patterns?|examples?|tricks?|attacks?|injections?|jailbreaks?|techniques?|"
+                  r"tactics?|lures?|(?:start|starts|begin|begins|open|opens) with)\b:? ?\(?$", re.IGNORECASE)
+# scanfp2: a quote that continues a list of mentions ('"X", "Y" or "Z"') is one too
+_LIST_GAP = re.compile(r"\s*(?:,|or|and|, or|, and|/)\s*")
 _SPEECH = re.compile(r" (?:[\w-]+ ){0,3}(?:said|says|told|asked|whispered|shouted|replied)\b", re.IGNORECASE)
 QUOTED = "quoted.mention"
 # a text that names the encoding of what it shows (false positives, scanfp), and decoded prose
@@ -57,21 +66,56 @@ _ORDER = re.compile(r"\W*(?:please |now |then )?(?:delete|remove|send|forward|tr
                     r"give|move|copy|write|download|install|export|leak|include|insert|append|always|never|"
                     r"do not|don't|from now on)\b", re.IGNORECASE)
 _NAMED_ENCODING = re.compile(r"\b(?:base ?(?:64|32)|b64|hex(?:adecimal)?|url-?encoded|percent-encoded|"
-                             r"rot-?13|encoded|encoding)\b")
+                             # scanfp2: a note that says what a run decodes to names it too
+                             r"rot-?13|encoded|encoding|decoded|decodes|decoding)\b")
 
 
 def mention_spans(text: str) -> list[tuple[int, int]]:
     """The spans of the quoted mentions in ``text`` (see above)."""
-    spans = []
-    for m in _QUOTE.finditer(text):
+    quotes = [m for m in _QUOTE.finditer(text)] if '"' in text or "\u201c" in text else []
+    if "'" in text or "\u2018" in text:
+        quotes += _single_quotes(text)
+        quotes.sort(key=lambda m: m.start())
+    spans: list[tuple[int, int]] = []
+    last = -1  # where the previous mention's closing quote ended
+    for m in quotes:
         a, b = m.span(1)
-        if "://" in text[a:b]:
+        if "://" in text[a:b] or a < last:
             continue
-        if _CUE.search(text, max(0, m.start() - 24), m.start()) or (
-            text[b - 1] == "," and _SPEECH.match(text, m.end())
+        if (
+            _CUE.search(text, max(0, m.start() - 24), m.start())
+            or (text[b - 1] == "," and _SPEECH.match(text, m.end()))
+            or (last >= 0 and _LIST_GAP.fullmatch(text, last, m.start()) is not None)
         ):
             spans.append((a, b))
+            last = m.end()
     return spans
+
+
+_OPENERS = ("'", "\u2018")
+
+
+def _single_quotes(text: str) -> list[re.Match[str]]:
+    """:data:`_SQUOTE` matches whose opening quote follows no word character."""
+    found = []
+    pos = 0
+    starts = []  # (str.find per quote character: a regex over the text costs ~9 us per KB)
+    for char in _OPENERS:
+        at = text.find(char)
+        while at != -1:
+            starts.append(at)
+            at = text.find(char, at + 1)
+    for start in sorted(starts):
+        if start < pos:
+            continue  # inside the previous quote
+        before = text[start - 1] if start else " "
+        if before.isalnum() or before == "_":
+            continue  # an apostrophe inside or after a word
+        m = _SQUOTE.match(text, start)
+        if m is not None:
+            found.append(m)
+            pos = m.end()
+    return found
 
 
 #: what the rule set matches: the rules, the decode lead and the rot13 decoder's gate
@@ -101,10 +145,11 @@ class RuleScanner:
     """Rule-based prompt-injection scanner for memory writes (see :mod:`memguard.scan.rules`)."""
 
     id = "memguard.rules"
-    version = "5"  # 2: nested decoding (3 layers) and `scan.truncated` over the work caps; 3: family
+    version = "6"  # 2: nested decoding (3 layers) and `scan.truncated` over the work caps; 3: family
     # rules widened for generalization (tests/scan/holdout2.jsonl, docs/scanner.md); 4: rules for the
     # weakest families (sleeper, poisoning, direct, exfiltration; tests/scan/holdout3.jsonl); 5: rules
     # narrowed by structure where they fired on benign memories (code, logs, the user's own errands)
+    # 6: families from holdout4/5's tune halves (memguard/scan/family_rules.py) and more narrowings
 
     def __init__(
         self, *, suspicious_at: float = SUSPICIOUS_AT, malicious_at: float = MALICIOUS_AT
@@ -138,7 +183,7 @@ class RuleScanner:
         lowered = text.lower()
         matched = rule_set().matching(lowered, work)
         hits = {RULES[i].id: RULES[i].weight for i in matched if i < _DECODE_LEAD}
-        if hits and ('"' in text or "\u201c" in text):
+        if hits and ('"' in text or "\u201c" in text or "'" in text or "\u2018" in text):
             self._mentions(text, hits, work)
         if not text.isascii():
             self._unicode(text, hits, work)

@@ -1,5 +1,6 @@
 """Encoded payloads: base64, base32, hex, URL encoding, rot13 and escape sequences (``\\x69``,
-``\\u0069``, ``&#105;``) decoded to text a rule scan can read.
+``\\u0069``, ``&#105;``) decoded to text a rule scan can read; and three Unicode disguises
+(bytes in variation selectors, invisible word separators, full-width words) undone.
 
 Only decodings that come out as readable text are kept (mostly printable, mostly letters and
 spaces), so random tokens, hashes and ids do not turn into noise for the rules.
@@ -152,6 +153,48 @@ def _may_hold_escapes(text: str) -> bool:
     return ("\\" in text and ("\\x" in text or "\\u" in text)) or ("&" in text and "&#" in text)
 
 
+# Disguises that are not encodings but hide words from the rules the same way (scanfp2, the
+# invisible-Unicode and obfuscation families): bytes smuggled in variation selectors (U+FE00-FE0F
+# stand for the bytes 0-15, U+E0100-E01EF for 16-255; a run of eight or more after one character is
+# never typography, which uses one selector per character), words joined by an invisible separator
+# or a blank Hangul filler instead of spaces, and full-width Latin words between ideographic spaces.
+# (asked of the UTF-8 bytes: a regex whose class holds non-ASCII characters costs ~9 us per KB)
+#: the UTF-8 of U+FE00-FE3F (the selectors and neighbours) and of U+E0000-E0FFF (tags, selectors)
+_SELECTOR_BYTES = (b"\xef\xb8", b"\xf3\xa0")
+#: U+2063, U+3164, U+115F and U+1160, U+FFA0
+_SEPARATOR_BYTES = (b"\xe2\x81\xa3", b"\xe3\x85\xa4", b"\xe1\x85", b"\xef\xbe\xa0")
+_IDEOGRAPHIC_SPACE = b"\xe3\x80\x80"
+_SELECTORS = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]{8,}")
+_SEPARATORS = re.compile("[\u2063\u3164\u115f\u1160\uffa0]")
+_FULL_WIDTH = re.compile("[\uff01-\uff5e]+(?:\u3000+[\uff01-\uff5e]+){2,}")
+_FOLD_WIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+
+
+def _selector_byte(c: str) -> int:
+    code = ord(c)
+    return code - 0xFE00 if code < 0xE0000 else code - 0xE0100 + 16
+
+
+def _undisguised(text: str, utf8: bytes) -> list[str]:
+    """Readable texts behind the disguises above (``utf8`` is ``text`` in UTF-8)."""
+    out: list[str] = []
+    if any(b in utf8 for b in _SELECTOR_BYTES):
+        for m in _SELECTORS.finditer(text):
+            decoded = _utf8(bytes(_selector_byte(c) for c in m.group(0)))
+            if decoded is not None and _readable(decoded):
+                out.append(decoded)
+    if any(b in utf8 for b in _SEPARATOR_BYTES) and len(_SEPARATORS.findall(text)) >= 3:
+        spaced = _SEPARATORS.sub(" ", text)
+        if _readable(spaced):
+            out.append(spaced)
+    if _IDEOGRAPHIC_SPACE in utf8:
+        for m in _FULL_WIDTH.finditer(text):
+            folded = m.group(0).translate(_FOLD_WIDTH)
+            if _readable(folded):
+                out.append(folded)
+    return out[:_MAX_DECODES]
+
+
 def decoded_texts(
     text: str,
     *,
@@ -237,4 +280,6 @@ def decoded_texts(
             out.append(decoded)
     if rot13_word and _two_rot13_words(text):
         out.append(rot13(text))
+    if len(utf8) != len(text):  # (not ASCII)
+        out.extend(_undisguised(text, utf8))
     return out[:_MAX_DECODES]

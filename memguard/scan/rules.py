@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from memguard.scan.family_rules import FAMILY_RULES
 from memguard.scan.vocabulary import (  # the word lists, split from the rules by concern
     _AGENT,
     _AI,
@@ -20,6 +21,7 @@ from memguard.scan.vocabulary import (  # the word lists, split from the rules b
     _DEST,
     _EMAIL,
     _END_WHAT,
+    _FROM_AUTHORITY_ML,
     _FUTURE,
     _FUTURE_ML,
     _GAP,
@@ -33,10 +35,13 @@ from memguard.scan.vocabulary import (  # the word lists, split from the rules b
     _INSTR_OTHER,
     _LEAD,
     _LOGGED,
+    _MUST_ML,
     _NO_CONFIRM_ML,
     _NOT_LOGGED,
     _NOT_OWN_ML,
+    _NOT_OWNED_PAYEE,
     _OWNED_BY_OTHER,
+    _OWNED_BY_OTHER_NEXT,
     _PERSIST,
     _PRIOR_ANY,
     _PRIOR_OTHER,
@@ -49,9 +54,13 @@ from memguard.scan.vocabulary import (  # the word lists, split from the rules b
     _SESSION,
     _STOP_FOLLOWING_ML,
     _SYSTEM_ML,
+    _SYSTEM_NOTICE_ML,
     _TO_AGENT_ML,
+    _TRIGGER_THIRD_PERSON_ML,
     _URL,
+    _USER_ACCOUNT_ML,
     _USER_OF,
+    _VOCATIVE_ML,
     _leet,
     _spaced,
 )
@@ -79,7 +88,7 @@ RULES: tuple[Rule, ...] = (
        f"\\b{_IGN_LATIN}\\b{_GAP}{_PRIOR_ANY}{_GAP}{_INS}|{_IGN_OTHER}{_GAP}{_PRIOR_ANY}{_GAP}{_INS}"
        f"|\\b(?:önceki|tüm){_GAP}{_INS}{_GAP}{_IGN}|{_PRIOR_OTHER}{_GAP}{_INS}{_GAP}{_IGN}"),
     _r("override.ignore_any_instructions", 0.55,
-       f"\\b{_IGN_LATIN}\\b{_GAP}{_INS}{_OWNED_BY_OTHER}|{_IGN_OTHER}{_GAP}{_INS}{_OWNED_BY_OTHER}|\\b{_INSTR_LATIN}\\b[^.\\n。!?！？:,;]{{0,60}}?{_IGN}"
+       f"\\b{_IGN_LATIN}\\b{_GAP}{_INS}{_OWNED_BY_OTHER}|{_IGN_OTHER}{_GAP}{_INS}{_OWNED_BY_OTHER}|\\b{_INSTR_LATIN}\\b{_OWNED_BY_OTHER_NEXT}[^.\\n。!?！？:,;]{{0,60}}?{_IGN}"
        f"|{_INSTR_OTHER}{_GAP}{_IGN}"),
     _r("override.forget_told", 0.9,
        r"\b(?:ignore|disregard|forget)\b[^.\n]{0,20}\b(?:what|everything|anything|all)\b[^.\n]{0,15}"
@@ -170,7 +179,8 @@ RULES: tuple[Rule, ...] = (
     _r("agent.note_to_agent", 0.6,
        f"\\b(?:note|message|instructions?|reminder|memo|attention|important|directive|hint|"
        # generalization (holdout3), direct instruction: "action item for the AI", "FAO the model"
-       f"action items?|request|task|p\\.s\\.|ps) "
+       # scanfp2: "secondary objective for the assistant"
+       f"action items?|request|task|p\\.s\\.|ps|objectives?|goals?|missions?|priorit(?:y|ies)) "
        f"(?:to|for) (?:the |any |all )?(?:{_AGENT}|ai agents?|ai systems?|language models?)s?\\b"
        f"|\\b(?:fao|attn|attention|for the attention of):? (?:the |any |all |every )?(?:{_AI}|models?)\\b"
        f"|\\bfor (?:ai|llm|automated) (?:agents?|assistants?|models?|tools?|readers?|systems?) only\\b"
@@ -188,11 +198,7 @@ RULES: tuple[Rule, ...] = (
        r"disclos(?:e|ing)|inform(?:ing)?|show(?:ing)?|alert(?:ing)?)\b[^.\n]{0,30}\b(?:to )?(?:the "
        r"user|the human|the customer|the owner)\b"),
     # generalization (holdout2): "l'assistant doit ...", "der Assistent muss ..."
-    _r("agent.must_ml", 0.45,
-       r"\b(?:l'assistant|l'ia|der assistent|die ki|el asistente|la ia|l'assistente|o assistente|"
-       r"a ia|de assistent|asystent|ассистент|помощник)\b[^.\n]{0,15}\b(?:doit|devra|muss|soll|"
-       r"debe|deberá|deve|dovrà|moet|musi|должен|обязан)\b"
-       r"|(?:助手|アシスタント|어시스턴트)[^。\n]{0,10}(?:必须|必要があります|해야)"),
+    _r("agent.must_ml", 0.45, _MUST_ML),
     _r("agent.next_step", 0.7,
        f"\\b(?:next|required|mandatory|follow-up|pending|first|immediate) (?:step|action|task)s? "
        f"(?:for|by) (?:the |any )?(?:{_AGENT})\\b"),
@@ -212,7 +218,9 @@ RULES: tuple[Rule, ...] = (
        r"\b(?:do not|don't|never|without) (?:ask(?:ing)?|wait(?:ing)?|check(?:ing)?|confirm(?:ing)?)"
        r"(?: (?:the user|anyone|them|the human|the customer))?(?: for)? (?:confirmation|permission|"
        r"approval|consent|first)\b|\b(?:do not|don't|never) (?:ask|check with|confirm with|wait for) "
-       r"(?:the user|anyone|the human|the customer)\b|\bskip (?:all |any |the |every )?(?:confirmations?|"
+       r"(?:the user|anyone|the human|the customer)\b|\bstop (?:asking|checking|waiting)(?: (?:the user|anyone|them|the "
+       r"human|the customer))?(?: for)? (?:confirmation|permission|approval|consent)\b"
+       r"|\bskip (?:all |any |the |every )?(?:confirmations?|"
        r"verifications?|approvals?|checks)(?: (?:steps?|prompts?|dialogs?))?\b|\bno need to (?:check|"
        r"confirm|ask|verify|double-check)\b|\bwithout (?:asking|checking|confirmation|confirming|approval|user approval|"
        f"permission|verification)\\b|{_NO_CONFIRM_ML}"),
@@ -227,7 +235,7 @@ RULES: tuple[Rule, ...] = (
        r"respond|write|assert|report|confirm|recommend)\b|\b(?:do not|don't) (?:summari[sz]e|"
        # false positives (scanfp): the document itself, not a topic ("do not translate the names")
        r"translate|answer|read|process|analy[sz]e) (?:this|it|the (?:page|document|text|e-?mail|message|"
-       r"article|content|above|following|rest|file|site|review|post|thread))\b"),
+       r"article|content|above|following|rest|file|site|review|post|thread))\b(?! (?:out|aloud)\b)"),
     _r("agent.reply_only", 0.45,
        r"\b(?:reply|respond|answer|output) (?:only )?with (?:only )?(?:the|your|all|a)\b"
        r"|\b(?:reply|respond|answer) only\b"),
@@ -269,8 +277,11 @@ RULES: tuple[Rule, ...] = (
     _r("role.prefix", 0.75,
        f"{_LEAD}(?:(?:new|updated|urgent|important|official|real|actual|priority) )?(?:{_ROLE})(?: (?:message|note|prompt|notice|instructions?|override|update|alert|"
        # false positives (scanfp): a spec line gives a value ("System: Ubuntu 22.04, 16 GB RAM")
-       # (and "Owner: Jana." a field's value: one word that ends the line)
-       r"command|directive|request|says|order))?\s*[:：](?![ \t]*[a-z][\w-]* v?\d|[ \t]*[a-z][\w-]*\.[ \t]*$)"),
+       # (and "Owner: Jana." a field's value: one word that ends the line or its sentence, scanfp2:
+       # "Owner: Raj. Checkpoint on July 15.", "owner: team-data" in YAML; not a one-word order
+       # such as "Comply.")
+       r"command|directive|request|says|order))?\s*[:：](?![ \t]*[a-z][\w-]* v?\d|[ \t]*(?!(?:ignore|stop|comply|obey|"
+       r"override|attention|halt|listen|important|urgent|warning|alert|note|update|proceed)\b)[a-z][\w-]*(?:\.(?:[ \t]*$|[ \t]+\w)|[ \t]*$))"),
     _r("role.bracket", 0.75,
        r"\[\s*/?(?:system|developer|admin|administrator|operator|instructions?|sys|inst|"
        r"system (?:message|note|prompt)|assistant|tool)\s*\]"),
@@ -321,18 +332,9 @@ RULES: tuple[Rule, ...] = (
        r"here) on|from this moment|starting now),? you are\b|\b(?:stay|remain) in character\b"
        r"|\byou are (?:now )?(?:dan|stan|aim|an? ai without (?:rules|restrictions|limits))\b"),
     # generalization (holdout2): a message from IT, security or an administrator, in other languages
-    _r("role.from_authority_ml", 0.5,
-       r"\b(?:message|note|avis|notice) (?:du|de la|de l'|de l’) ?(?:service informatique|équipe (?:de )?"
-       r"sécurité|administrateur|direction informatique)|\bnachricht (?:der|vom|von der) (?:it-abteilung|"
-       r"it|sicherheitsteam|administrator)|\bmensaje del? (?:departamento de (?:ti|it|sistemas|"
-       r"seguridad)|administrador|equipo de seguridad)|\bmessaggio (?:del|dal|dall') ?(?:reparto it|"
-       r"servizio it|team di sicurezza|amministratore)|\bmensagem d[oa] (?:departamento de ti|"
-       r"administrador|equipe de segurança)|\bbericht van (?:de )?(?:it-afdeling|beheerder)"),
+    _r("role.from_authority_ml", 0.5, _FROM_AUTHORITY_ML),
     # generalization (holdout2): system and administrator notices in other languages
-    _r("role.system_notice_ml", 0.7,
-       r"(?:システム|系统|系統|시스템)(?:通知|通告|公告|알림)|管理者モード|管理员模式|관리자 모드"
-       r"|\b(?:notification|avis) (?:du )?système\b|\bsystembenachrichtigung\b|\bmodo (?:de )?"
-       r"administrador\b|\badministratormodus\b|\bmode administrateur\b"),
+    _r("role.system_notice_ml", 0.7, _SYSTEM_NOTICE_ML),
     _r("role.prefix_ml", 0.75,
        f"{_LEAD}(?:syst[èe]me|sistema|systeem|systemu?|система|系统|系統|システム|시스템|النظام|सिस्टम|"
        r"sistem|administrateur|administrador|amministratore|beheerder|администратор|管理员|管理者|관리자|"
@@ -380,7 +382,7 @@ RULES: tuple[Rule, ...] = (
        r"it|call)\b"),
     # generalization (holdout2): "use the X tool to ...", "open the password manager tool and ..."
     _r("tool.use_tool", 0.4,
-       r"\b(?:use|open|invoke|call|run)\s+(?:the |your )?(?:[\w.-]+\s+){0,2}tool\s+(?:to|and)\b"),
+       r"\b(?:use|open|invoke|call|run)\s+(?:the |your )?(?:[\w.-]+\s+){0,2}tool\s+(?:to|and|with)\b"),
     # generalization (holdout2): code that ships secret files to another host
     _r("tool.ship_secrets", 0.7,
        # false positives (scanfp): "rsync -av ~/.ssh/ /mnt/backup/" copies to a local folder
@@ -423,7 +425,7 @@ RULES: tuple[Rule, ...] = (
     # generalization (holdout2): a URL that ends in "=" and the data to put after it (anchored on
     # "= plus", "=+", ...; the query key before it is checked backwards)
     _r("exfil.url_then_data", 0.8,
-       r"[?&][\w-]*= ?(?:\+|plus|followed by|then|concatenated with|and (?:then )?(?:the|their|"
+       r"[?&][\w-]*=[\"']? ?(?:\+ ?(?=\w)|plus|followed by|then|concatenated with|and (?:then )?(?:the|their|"
        r"your))\b"
        r"|\b(?:place|put|stick|embed|include|encode)\b[^\n]{0,60}\b(?:in|into)\s+the\s+(?:query(?: "
        r"string)?|url|path|parameters?|subdomain)\s+of\s+https?://"),
@@ -444,7 +446,7 @@ RULES: tuple[Rule, ...] = (
        r"badge|pixel|logo|picture|img)\b[^\n]{0,20}!\[|\bend (?:your|each|every) (?:answer|reply|"
        r"response|message)s? with\b"),
     _r("exfil.link_with_data", 0.5,
-       r"\b(?:give|show|send|present)\b[^.\n]{0,20}\b(?:this|the following|a) link\b"
+       r"(?<!never )(?<!not )(?<!n't )\b(?:give|show|send|present)\b[^.\n]{0,20}\b(?:this|the following|a) link\b"
        r"|\bas an? ['\"]?(?:verify|verification|login|confirm|secure|update)['\"]? (?:link|button)\b"),
     # -- persistence and sleeper instructions ------------------------------------------------
     _r("sleeper.all_future", 0.75,
@@ -462,16 +464,13 @@ RULES: tuple[Rule, ...] = (
        r"\b(?:next time|whenever|every time|each time|the next time|once|as soon as|if ever|when)"
        r" (?:the user|they|the human|someone|anyone|a user|the customer) (?:asks?|mentions?|says|"
        r"talks|requests?|opens?|logs? in|types?|writes?|brings up|searches)\b"
+       # scanfp2: not a trigger aimed at the writer ("when someone asks me for the wifi password")
+       r"(?! (?:me|us|my|our)\b)"
        # generalization (holdout3), sleeper: "if the user ever asks", "once the user has logged in"
        r"|\b(?:if|when|whenever|once|as soon as) (?:the user|the customer) (?:ever |"
        r"next |again |later )?(?:asks?|mentions?|plans?|tries|books?|pays?|uploads?|has logged in|is "
        r"about to)\b"),
-    _r("sleeper.trigger_third_person_ml", 0.55,
-       r"\b(?:chaque fois que l'utilisat|jedes mal,? wenn (?:der|die) (?:nutzer|benutzer)|"
-       r"cada vez que el usuario|sempre que o usu[áa]rio|ogni volta che l'utente|"
-       r"elke keer (?:als|dat) de gebruiker|za każdym razem,? gdy użytkownik|"
-       r"каждый раз,? когда пользовател|kullanıcı her)|每当用户|ユーザーが[^。\n]{0,30}たびに|"
-       r"사용자가[^.\n]{0,30}때마다|كلما[^.\n]{0,30}المستخدم|जब भी उपयोगकर्ता"),
+    _r("sleeper.trigger_third_person_ml", 0.55, _TRIGGER_THIRD_PERSON_ML),
     _r("sleeper.when_you", 0.5,
        r"\bwhen(?:ever)? you (?:next )?(?:plan|start|begin|answer|respond|reply|summari[sz]e|"
        r"process|see|are asked|get asked|receive|read|recall|handle|generate|write|draft|create|produce|"
@@ -505,23 +504,16 @@ RULES: tuple[Rule, ...] = (
     # -- memory poisoning: planted facts about the user, pretexted as authoritative -------------
     _r("poison.user_attribute_changed", 0.5,
        r"\bthe user(?:'s|’s)?(?: manager'?s?| bank'?s?)? (?:new |updated |real |correct |current |"
-       r"actual |preferred )?(?:shipping |billing |home |work |delivery |primary |mailing )?(?:iban|bank account|account number|e-?mail(?: address)?|phone(?: "
+       r"actual |preferred )?(?:shipping |billing |home |work |delivery |primary |mailing |recovery |backup |emergency |"
+       r"contact |registered )?(?:iban|bank account|account number|e-?mail(?: address)?|phone(?: "
        r"number)?|address|password|pin|routing number|wallet(?: address)?|contact|card(?: number)?|"
        r"payee|beneficiary|login)\b[^.\n]{0,20}\b(?:is|are|has been|was|changed|moved|now)\b"),
-    _r("poison.user_account_ml", 0.5,
-       r"(?:usu[áa]rio|usuario|utilisateur|nutzers?|benutzers?|utente|gebruiker|użytkownik\w*|"
-       r"пользовател\w*|用户|ユーザー|사용자|المستخدم|उपयोगकर्ता|kullanıcı\w*)[^.\n。]{0,40}"
-       r"(?:iban|compte bancaire|bankkonto|konto|cuenta bancaria|conta banc[áa]ria|conto bancario|"
-       r"rekening|счёт|счет|账户|口座|계좌|حساب|खाता|hesab\w*)"
-       r"|(?:iban|compte bancaire|bankkonto|cuenta bancaria|conta banc[áa]ria|conto bancario|"
-       r"rekening|счёт|счет|账户|口座|계좌|حساب|खाता)[^.\n。]{0,30}(?:usu[áa]rio|usuario|utilisateur|"
-       r"nutzers?|benutzers?|utente|gebruiker|użytkownika|пользовател\w*|用户|ユーザー|사용자|"
-       r"المستخدم|उपयोगकर्ता|kullanıcı\w*)"),
+    _r("poison.user_account_ml", 0.5, _USER_ACCOUNT_ML),
     _r("poison.new_account", 0.35,
        # false positives (scanfp): the writer's own new account ("my new IBAN is ...") is no payee
-       r"(?<!\bmy )(?<!\bour )\bnew (?:iban|bank account|bank details|account number|wallet address|"
+       r"(?<!\bmy )(?<!\bour )" + _NOT_OWNED_PAYEE + r"\bnew (?:iban|bank account|bank details|account number|wallet address|"
        r"payment details|"
-       r"routing number|beneficiary|payee|billing address)\b|\bcompany'?s? new (?:bank|iban|account)"),
+       r"routing number|beneficiary|payee|billing address)\b(?! of (?:my|our) (?:own |\w+ )?(?:account|bank))|\bcompany'?s? new (?:bank|iban|account)"),
     _r("poison.authority_pretext", 0.5,
        r"\b(?:correction to (?:the )?(?:earlier|previous|prior|your|my) (?:notes|memory|records?)|"
        r"per the (?:latest|recent|new) (?:\w+ )?(?:update|memo|policy|notice)|as discussed (?:on the "
@@ -619,11 +611,7 @@ RULES: tuple[Rule, ...] = (
        r"share|open|reply|respond|answer|write|approve|store|save|report|skip|stop|include|recommend|"
        r"mark|cancel|treat|push|upload|post|forget|run|execute|install|download|call|invoke)\b"),
     # direct instruction: an AI addressed politely in other languages (weak alone)
-    _r("agent.vocative_ml", 0.45,
-       r"\b(?:estimad[oa]|querid[oa]|cher|chère|liebe[r]?|gentile|car[oa]|beste|geachte|drog[ia]|"
-       r"szanown[ya]|уважаемый|дорогой|prezad[oa])\b,? (?:[\w-]+ )?(?:asistente|assistant|"
-       r"assistente|assistent|asystenc?i[ea]|ии-помощник|помощник|ассистент|ki-assistent|"
-       r"ai-assistent|ia|ki|ai|ии|bot)\b"),
+    _r("agent.vocative_ml", 0.45, _VOCATIVE_ML),
     # direct instruction: "skip the user's question", "ignore what the user asked" (all languages)
     _r("override.ignore_user_request", 0.7,
        r"\b(?:ignore|disregard|skip|set aside|forget|override|don't (?:do|answer|follow)|do not (?:do|"
@@ -664,7 +652,9 @@ RULES: tuple[Rule, ...] = (
        r"customer'?s|their|the|all(?: of)?(?: the)?|every|this|these|any) (?:[\w-]+ ){0,3}(?:conversation|"
        r"chat|transcripts?|history|contents|credentials|secrets?|api keys?|tokens?|passwords?|"
        r"contacts?|documents|files|notes|messages|emails|environment variables|logs|folders?|director(?:y|"
-       r"ies)|databases?|backups?|customer lists?|records)\b[^.\n]{0,60}"
+       r"ies)|databases?|backups?|customer lists?|records|statements|photos|pictures|camera roll|receipts)\b"
+       # scanfp2: a dot inside a path or a domain (~/.aws/credentials) does not end the sentence
+       r"(?:[^.\n]|\.(?=\S)){0,60}"
        f"(?:{_DEST}|\\b(?:s3|gs|ftp)://|\\bpublic (?:repo|repository|link|url|channel|pull request|issue|page|"
        f"bucket|folder|share|drive)|\\bexternal "
        r"(?:workspace|server|account|address|site)|\bthird[- ]part(?:y|ies))"),
@@ -741,9 +731,10 @@ RULES: tuple[Rule, ...] = (
        r"(?:contact|e-?mail|phone|number|address|iban|account|payee|beneficiary)s? (?:to|with)\b"),
     # memory poisoning: a payee changed to a literal account number (IBAN shape)
     _r("poison.payee_changed", 0.45,
-       r"(?<!\bmy )(?<!\bour )(?<!\bi )\b(?:new|changed?|nieuwe|neue[snr]?|nouveau|nuevo|nova|novo|nuovo|"
+       r"(?<!\bmy )(?<!\bour )(?<!\bi )" + _NOT_OWNED_PAYEE + r"\b(?:new|changed?|nieuwe|neue[snr]?|nouveau|nuevo|nova|novo|nuovo|"
        r"nowy|lautet|zmienił\w*|"
-       r"новый|изменил\w*)\b[^\n]{0,60}?\b[a-z]{2}\d{2} ?[0-9a-z]{4} ?\d{4}"),
+       r"новый|изменил\w*)\b(?! (?:iban|account|bank details|account number) of (?:my|our) (?:own |\w+ )?(?:business |"
+       r"personal |savings |current )?(?:account|bank))[^\n]{0,60}?\b[a-z]{2}\d{2} ?[0-9a-z]{4} ?\d{4}"),
     _r("poison.scam_payment", 0.5,
        r"\b(?:only|exclusively) (?:accepts?|takes?) (?:payments? )?(?:in |through |via |with |by )?"
        r"(?:gift ?cards?|itunes cards?|crypto\w*|bitcoin)|\b(?:accepts?|takes?) (?:payments? )?only "
@@ -760,7 +751,7 @@ RULES: tuple[Rule, ...] = (
        r"now|has been replaced)\b|\bthe user has (?:a )?(?:new|updated) (?:policy|rule|preference|"
        r"setting|standing preference)\b|\bthe user(?:'s|’s) standing preference\b"),
     _r("poison.redirect_to", 0.45,
-       f"\\b(?:should|must|will) (?:now |from now on )?(?:go|be sent|be forwarded|be directed|be "
+       f"\\b(?:should|must|will|(?:are|is) to) (?:now |from now on )?(?:go|be sent|be forwarded|be directed|be "
        f"routed|be addressed)\\b[^.\\n]{{0,40}}(?:{_EMAIL}|https?://)"),
     _r("poison.profile_write", 0.55,
        r"\b(?:note|write|add|record|save|store|put|mark)\b (?:this |it |down )?(?:in|into|to|on) (?:the "
@@ -788,6 +779,7 @@ RULES: tuple[Rule, ...] = (
     # "Remember, assistant: ...")
     _r("agent.vocative_inline", 0.45,
        r"[,;!] (?:ai|assistant|bot|chatbot|model|llm|claude|chatgpt|gpt)[,:!] "),
+    *(Rule(*spec) for spec in FAMILY_RULES),  # version 6 families (memguard/scan/family_rules.py)
 )  # fmt: skip
 
 #: leads that tell a reader to decode something and act on it (an encoded payload's carrier)

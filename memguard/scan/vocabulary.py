@@ -126,6 +126,12 @@ _NO_CONFIRM_ML = _alt(
     "bez (?:pytania|potwierdzenia)", "без подтверждения", "не спрашивая", "无需确认", "不要确认",
     "確認せず", "確認なしで", "확인 없이", "묻지 말고", "دون تأكيد", "دون أن تسأل", "बिना पूछे",
     "sormadan", "onay almadan",
+    # generalization (holdout5 tune half): Spanish orders, Czech, Ukrainian, Greek, Hindi, Chinese
+    # and Japanese forms ("no pidas confirmación", "bez potvrzení", "не питай дозволу")
+    "no pidas? (?:confirmaci[óo]n|permiso)", "sin pedir (?:confirmaci[óo]n|permiso)",
+    "bez (?:potvrzení|ptaní|dotazu)", "не питай(?:те)? (?:дозволу|підтвердження)",
+    "без (?:дозволу|підтвердження)", "χωρίς να ρωτ[άή]", "χωρίς επιβεβαίωση", "पूछे बिना",
+    "(?:不需要|无需|不必|不用)征求", "確認は不要", "確認不要",
 )  # fmt: skip
 _RUN_ML = _alt(
     "execute", "run", "call", "invoke", "trigger", "perform", "führe", "rufe", "ejecuta",
@@ -179,7 +185,11 @@ _PERSIST = _alt("from now on", "going forward", "from here on(?: out)?", "hencef
                 "for good", "from this point (?:on|forward)", "in (?:the )?future,", "ab sofort", "von nun an", "d[ée]sormais", "dor[ée]navant",
                 "a partir de ahora", "de ahora en adelante", "d'ora in poi", "da ora in poi",
                 "de agora em diante", "vanaf nu", "voortaan", "od teraz", "od tej pory",
-                "с этого момента", "отныне", "впредь", "从现在起", "从今以后", "från och med nu")  # fmt: skip
+                "с этого момента", "отныне", "впредь", "从现在起", "从今以后", "från och med nu",
+                # generalization (holdout5 tune half): Ukrainian, Czech, Greek, Hindi, Chinese,
+                # Japanese
+                "відтепер", "od této chvíle", "από τώρα(?: και στο εξής)?", "अब से", "从现在开始",
+                "今後")  # fmt: skip
 # "the user's ..." in other languages (a third-person owner of the data or the account)
 _USER_OF = _alt("del usuario", "do usu[áa]rio", "de l'utilisateur", "des (?:nutzers|benutzers)",
                 "dell'utente", "van de gebruiker", "użytkownika", "пользователя", "ユーザーの",
@@ -262,7 +272,10 @@ _STOP_FOLLOWING_ML = (
 # agent's own (of the system, the developer, the user, the prompt) still are
 _OWNED_BY_OTHER = (
     r"(?!(?: [\w-]+)? (?:(?:du|de la|des|del|de los|de las|van de|van het|van|von der|vom|von|der|di|"
-    r"della|dello|dei|do|da|dos|das|к|от|для|of the|of my|from the|from my|for the|for my|on the|on my) "
+    r"della|dello|dei|do|da|dos|das|к|от|для|of the|of my|from the|from my|for the|for my|on the|on my|"
+    # scanfp2: instructions about a named topic ("die alten Anweisungen zum Thermostat")
+    r"zum|zur|für die|für den|für das|über die|über den|sobre el|sobre la|sur le|sur la|about the|"
+    r"about my|regarding the|по) "
     r"|de l'|d')(?!(?:la |le |el |de |der |die |the |your )?(?:system|syst[eè]m|sistem|entwickler|d[ée]velopp|"
     r"desarroll|svilupp|ontwikkel|operat|admin|usuari|utilisat|nutzer|benutzer|utent|gebruiker|assist|"
     r"agent|model|ia\b|ki\b|ai\b|prompt|above|систем|ассистент|пользовател|разработ)))"
@@ -270,8 +283,75 @@ _OWNED_BY_OTHER = (
 # a send in another language to a person of the writer's own ("envía las fotos a mi hermana en
 # x@y") or to a recipient named before the address ("al commercialista, x@y"), or one the writer
 # makes ("schicke ich"): the user's errand, not an exfiltration
+# the same, right after the noun (noun-first order, "Anweisungen zum ..."; not "Anweisungen sollst
+# du ...", where one word then "du" is German "you", not French "of the")
+_OWNED_BY_OTHER_NEXT = _OWNED_BY_OTHER.replace("(?!(?: [\\w-]+)? (?:", "(?! (?:", 1)
 _NOT_OWN_ML = (
     r"(?!\w* ich\b)(?![^\n]{0,100}?(?:\b(?:a|à|an|al|alla|aan|naar|para|ao|do|à) (?:mi|mis|mon|ma|mes|"
     r"meine[nmr]?|mein|mio|mia|miei|mijn|minha|meu|mojej|mojego)\b|[\w'-]{3,}(?:,| \(|:| <| en| bei| "
     r"chez| presso)\s*[\w.+-]+@))"
 )
+
+# -- whole multilingual patterns, moved from rules.py (its 800-line limit) --------------------
+
+# the pattern of rules.py's agent.must_ml
+_MUST_ML = (
+    r"\b(?:l'assistant|l'ia|der assistent|die ki|el asistente|la ia|l'assistente|o assistente|"
+    r"a ia|de assistent|asystent|ассистент|помощник)\b[^.\n]{0,15}\b(?:doit|devra|muss|soll|"
+    r"debe|deberá|deve|dovrà|moet|musi|должен|обязан)\b"
+    r"|(?:助手|アシスタント|어시스턴트)[^。\n]{0,10}(?:必须|必要があります|해야)"
+)
+
+# the pattern of rules.py's role.from_authority_ml
+_FROM_AUTHORITY_ML = (
+    r"\b(?:message|note|avis|notice) (?:du|de la|de l'|de l’) ?(?:service informatique|équipe (?:de )?"
+    r"sécurité|administrateur|direction informatique)|\bnachricht (?:der|vom|von der) (?:it-abteilung|"
+    r"it|sicherheitsteam|administrator)|\bmensaje del? (?:departamento de (?:ti|it|sistemas|"
+    r"seguridad)|administrador|equipo de seguridad)|\bmessaggio (?:del|dal|dall') ?(?:reparto it|"
+    r"servizio it|team di sicurezza|amministratore)|\bmensagem d[oa] (?:departamento de ti|"
+    r"administrador|equipe de segurança)|\bbericht van (?:de )?(?:it-afdeling|beheerder)"
+)
+
+# the pattern of rules.py's role.system_notice_ml
+_SYSTEM_NOTICE_ML = (
+    r"(?:システム|系统|系統|시스템)(?:通知|通告|公告|알림)|管理者モード|管理员模式|관리자 모드"
+    # scanfp2: a note signed by the system ("Nota del sistema:", "Note du système :")
+    r"|\b(?:nota|note|notiz|notitie|notatka|заметка|примечание) (?:del |du |des |di |do |van het |"
+    r"от )?(?:sistema|système|systems|systeem|systemu|системы)\s*[:：]"
+    r"|\b(?:notification|avis) (?:du )?système\b|\bsystembenachrichtigung\b|\bmodo (?:de )?"
+    r"administrador\b|\badministratormodus\b|\bmode administrateur\b"
+)
+
+# the pattern of rules.py's sleeper.trigger_third_person_ml
+_TRIGGER_THIRD_PERSON_ML = (
+    r"\b(?:chaque fois que l'utilisat|jedes mal,? wenn (?:der|die) (?:nutzer|benutzer)|"
+    r"cada vez que el usuario|sempre que o usu[áa]rio|ogni volta che l'utente|"
+    r"elke keer (?:als|dat) de gebruiker|za każdym razem,? gdy użytkownik|"
+    r"каждый раз,? когда пользовател|kullanıcı her)|每当用户|ユーザーが[^。\n]{0,30}たびに|"
+    r"사용자가[^.\n]{0,30}때마다|كلما[^.\n]{0,30}المستخدم|जब भी उपयोगकर्ता"
+)
+
+# the pattern of rules.py's poison.user_account_ml
+_USER_ACCOUNT_ML = (
+    r"(?:usu[áa]rio|usuario|utilisateur|nutzers?|benutzers?|utente|gebruiker|użytkownik\w*|"
+    r"пользовател\w*|用户|ユーザー|사용자|المستخدم|उपयोगकर्ता|kullanıcı\w*)[^.\n。]{0,40}"
+    r"(?:iban|compte bancaire|bankkonto|konto|cuenta bancaria|conta banc[áa]ria|conto bancario|"
+    r"rekening|счёт|счет|账户|口座|계좌|حساب|खाता|hesab\w*)"
+    r"|(?:iban|compte bancaire|bankkonto|cuenta bancaria|conta banc[áa]ria|conto bancario|"
+    r"rekening|счёт|счет|账户|口座|계좌|حساب|खाता)[^.\n。]{0,30}(?:usu[áa]rio|usuario|utilisateur|"
+    r"nutzers?|benutzers?|utente|gebruiker|użytkownika|пользовател\w*|用户|ユーザー|사용자|"
+    r"المستخدم|उपयोगकर्ता|kullanıcı\w*)"
+)
+
+# the pattern of rules.py's agent.vocative_ml
+_VOCATIVE_ML = (
+    r"\b(?:estimad[oa]|querid[oa]|cher|chère|liebe[r]?|gentile|car[oa]|beste|geachte|drog[ia]|"
+    r"szanown[ya]|уважаемый|дорогой|prezad[oa])\b,? (?:[\w-]+ )?(?:asistente|assistant|"
+    r"assistente|assistent|asystenc?i[ea]|ии-помощник|помощник|ассистент|ki-assistent|"
+    r"ai-assistent|ia|ki|ai|ии|bot)\b"
+)
+
+# scanfp2: not a payee of the writer's own ("my landlord's new IBAN"): a lookbehind per length of
+# the person's word (re needs a fixed width), "my" or "our" before it
+_NOT_OWNED_PAYEE = "".join(f"(?<!\\b{who} [\\w-]{{{n}}}'s )(?<!\\b{who} [\\w-]{{{n}}}’s )"
+                           for who in ("my", "our") for n in range(2, 15))
