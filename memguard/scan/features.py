@@ -154,10 +154,21 @@ def spans(
     Every character is in some window."""
     length = len(c32)
     if length <= WHOLE_UP_TO:
-        return np.zeros(1, dtype=np.intp), np.full(1, length, dtype=np.intp)
+        return _whole(length)
+    return _windows(length, _STOP[c32 if ascii_only else np.minimum(c32, _BMP_LAST)])
+
+
+def _whole(length: int) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    return np.zeros(1, dtype=np.intp), np.full(1, length, dtype=np.intp)
+
+
+def _windows(
+    length: int, stops: npt.NDArray[np.bool_]
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """:func:`spans` of a text longer than :data:`WHOLE_UP_TO` whose stops (one flag per
+    character) are ``stops``."""
     # a sentence ends after a stop (one as the last character ends nothing)
-    stops = _STOP[c32[:-1] if ascii_only else np.minimum(c32[:-1], _BMP_LAST)]
-    cuts = np.flatnonzero(stops)
+    cuts = np.flatnonzero(stops[:-1])
     bounds = np.empty(len(cuts) + 2, dtype=np.intp)
     bounds[0], bounds[-1] = 0, length
     np.add(cuts, 1, out=bounds[1:-1])
@@ -279,49 +290,88 @@ def _word_mask(c32: npt.NDArray[np.uint32], ascii_only: bool) -> npt.NDArray[np.
     return np.where(c32 < 128, ascii_word, other)
 
 
+#: ``bytes.translate`` tables over ASCII: 1 for a word character (:data:`_ASCII_WORD`), 1 for a
+#: stop (:data:`_STOP`); a text that is ASCII gets its masks in one C pass each, no gather
+_WORD_BYTES = bytes(int(b < 128 and bool(_ASCII_WORD[b])) for b in range(256))
+_STOP_BYTES = bytes(int(b < 128 and bool(_STOP[b])) for b in range(256))
+
+
 def features(text: str, bits: int) -> Features:
     """Every occurrence of ``text``'s character and word n-grams: its bucket
     (``0 <= i < 2**bits``) and where it is."""
     if not 8 <= bits <= 30:
         raise ValueError("bits is between 8 and 30")
     norm = normalise(text)
-    c32 = np.frombuffer(norm.encode("utf-32-le", "surrogatepass"), dtype="<u4")
-    length = len(c32)
+    length = len(norm)
     if not length:
         return _EMPTY
+    c: npt.NDArray[np.uint8] | npt.NDArray[np.uint32]
+    raw = b""
+    if norm.isascii():
+        raw = norm.encode("ascii")
+        c = np.frombuffer(raw, dtype=np.uint8)
+        padded = np.frombuffer(b"\0" + raw.translate(_WORD_BYTES) + b"\0", dtype=np.int8)
+    else:
+        c = np.frombuffer(norm.encode("utf-32-le", "surrogatepass"), dtype="<u4")
+        padded = np.zeros(length + 2, dtype=np.int8)
+        padded[1:-1] = _word_mask(c, False)
     p_pow, q_pow = _powers()
     # G[i] = sum_{j<i} c[j] * P**-j, so the hash of c[s:e], sum_j c[j] * P**(e-1-j), is
     # (G[e] - G[s]) * P**(e-1): every n-gram's hash from one cumulative sum (uint64 arrays wrap
     # modulo 2**64 without a warning)
-    g = np.zeros(length + 1, dtype=np.uint64)
-    np.cumsum(c32 * q_pow[:length], dtype=np.uint64, out=g[1:])
-    hashes: list[U64] = []
+    g = np.empty(length + 1, dtype=np.uint64)
+    g[0] = 0
+    np.multiply(c, q_pow[:length], out=g[1:])
+    np.add.accumulate(g[1:], out=g[1:])
+    edges = np.flatnonzero(padded[1:] != padded[:-1])  # a word's start, then its end, ...
+    w_starts, w_ends = edges[0::2], edges[1::2]
+    n_words = len(w_starts)
+    # every hash in one buffer, in the segments' order: character n-grams, words, word pairs
+    sizes = [max(length - n + 1, 0) for n in CHAR_NGRAMS]
+    chars = sum(sizes)
+    n_pairs = max(n_words - 1, 0)
+    if not chars + n_words:
+        return _EMPTY
+    buf = np.empty(chars + n_words + n_pairs, dtype=np.uint64)
     segments: list[tuple[int, int, int]] = []
     at = 0
-
-    def add(h: U64, group: int) -> None:
-        nonlocal at
-        if len(h):
-            hashes.append(h)
-            segments.append((at, at + len(h), group))
-            at += len(h)
-
-    for n in CHAR_NGRAMS:
-        if length >= n:
-            add((g[n:] - g[:-n]) * p_pow[n - 1 : length], 0)
-    chars = at
-    padded = np.zeros(length + 2, dtype=np.int8)
-    padded[1:-1] = _word_mask(c32, norm.isascii())
-    edges = np.flatnonzero(np.diff(padded))  # a word's start, then its end, ...
-    w_starts, w_ends = edges[0::2].astype(np.intp), edges[1::2].astype(np.intp)
-    if len(w_starts):
-        words = ((g[w_ends] - g[w_starts]) * p_pow[w_ends - 1]) ^ _WORD_SALT
-        add(words, 1)
-        add((words[:-1] * _PAIR_SALT) + words[1:], 1)
-    if not hashes:
-        return _EMPTY
+    for n, size in zip(CHAR_NGRAMS, sizes, strict=True):
+        if size:
+            h = buf[at : at + size]
+            np.subtract(g[n:], g[:-n], out=h)
+            np.multiply(h, p_pow[n - 1 : length], out=h)
+            segments.append((at, at + size, 0))
+            at += size
+    if n_words:
+        words = buf[at : at + n_words]
+        np.subtract(g[w_ends], g[w_starts], out=words)
+        words *= p_pow[w_ends - 1]
+        words ^= _WORD_SALT
+        segments.append((at, at + n_words, 1))
+        at += n_words
+        if n_pairs:
+            pairs = buf[at:]
+            np.multiply(words[:-1], _PAIR_SALT, out=pairs)
+            pairs += words[1:]
+            segments.append((at, at + n_pairs, 1))
     # character n-grams in the lower half of the buckets, word n-grams in the upper half
-    buckets = ((np.concatenate(hashes) * _MIX) >> np.uint64(65 - bits)).astype(np.intp)
+    buf *= _MIX
+    buf >>= np.uint64(65 - bits)
+    buckets = buf.view(np.int64).astype(np.intp, copy=False)
     buckets[chars:] += 1 << (bits - 1)
-    win_starts, win_ends = spans(c32, norm.isascii())
-    return Features(buckets, tuple(segments), length, w_starts, w_ends, win_starts, win_ends)
+    if length <= WHOLE_UP_TO:
+        win_starts, win_ends = _whole(length)
+    elif raw:
+        stops = np.frombuffer(raw.translate(_STOP_BYTES), dtype=np.bool_)
+        win_starts, win_ends = _windows(length, stops)
+    else:
+        win_starts, win_ends = _windows(length, _STOP[np.minimum(c, _BMP_LAST)])
+    return Features(
+        buckets,
+        tuple(segments),
+        length,
+        w_starts.astype(np.intp, copy=False),
+        w_ends.astype(np.intp, copy=False),
+        win_starts,
+        win_ends,
+    )
