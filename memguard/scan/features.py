@@ -196,7 +196,7 @@ def _windows(
 
 
 def window_logits(
-    vector: npt.NDArray[np.float32], bias: float, f: Features
+    vector: npt.NDArray[np.float32] | npt.NDArray[np.float64], bias: float, f: Features
 ) -> npt.NDArray[np.float64]:
     """The model's logit for every window of :func:`spans`: the bias plus, per group, the sum of
     the weights of the occurrences inside the window divided by their count to the power
@@ -219,29 +219,42 @@ def window_logits(
         if n_words:
             z += float(sums[-1]) / n_words**SCALE_POWER
         return np.full(1, z)
-    cum = np.zeros(len(f.buckets) + 1)
+    cum = np.empty(len(f.buckets) + 1)
+    cum[0] = 0.0
     np.cumsum(vector[f.buckets], dtype=np.float64, out=cum[1:])
-    total = [np.zeros(len(s)), np.zeros(len(s))]
-    count = [np.zeros(len(s), dtype=np.intp), np.zeros(len(s), dtype=np.intp)]
-    words: tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]] | None = None
-    for lo, hi, group in f.segments:
+    # every segment's first and last occurrence inside each window, as offsets into ``cum``:
+    # ``ends[k] - starts[k]`` occurrences of segment k are inside window i
+    k = len(f.segments)
+    starts = np.empty((k, len(s)), dtype=np.intp)
+    ends = np.empty((k, len(s)), dtype=np.intp)
+    chars = 0
+    words = _NONE, _NONE
+    for row, (lo, hi, group) in enumerate(f.segments):
+        a, b = starts[row], ends[row]
         if group == 0:  # character n-grams: occurrence lo + i starts at i
+            chars = row + 1
             n = f.length - (hi - lo) + 1
-            a = np.minimum(s, hi - lo)
-            b = np.maximum(np.minimum(e - (n - 1), hi - lo), a)
-        elif words is None:  # words
-            a = np.searchsorted(f.word_starts, s, "left")
-            b = np.maximum(np.searchsorted(f.word_ends, e, "right"), a)
-            words = a, b
+            np.minimum(s, hi - lo, out=a)
+            np.minimum(e - (n - 1), hi - lo, out=b)
+        elif row == chars:  # words
+            a[:] = np.searchsorted(f.word_starts, s, "left")
+            b[:] = np.searchsorted(f.word_ends, e, "right")
+            np.maximum(b, a, out=b)
+            words = a.copy(), b.copy()
         else:  # word pairs: pair k joins words k and k + 1
-            a = np.minimum(words[0], hi - lo)
-            b = np.maximum(np.minimum(words[1] - 1, hi - lo), a)
-        total[group] += cum[lo + b] - cum[lo + a]
-        count[group] += b - a
+            np.minimum(words[0], hi - lo, out=a)
+            np.minimum(words[1] - 1, hi - lo, out=b)
+        np.maximum(b, a, out=b)
+        a += lo
+        b += lo
+    sums = cum[ends] - cum[starts]
+    count = ends - starts
+    total = [sums[:chars].sum(axis=0), sums[chars:].sum(axis=0)]
+    counts = [count[:chars].sum(axis=0), count[chars:].sum(axis=0)]
     out: npt.NDArray[np.float64] = (
         bias
-        + total[0] / np.maximum(count[0], 1) ** SCALE_POWER
-        + total[1] / np.maximum(count[1], 1) ** SCALE_POWER
+        + total[0] / np.maximum(counts[0], 1) ** SCALE_POWER
+        + total[1] / np.maximum(counts[1], 1) ** SCALE_POWER
     )
     return out
 
@@ -312,9 +325,9 @@ def features(text: str, bits: int) -> Features:
         c = np.frombuffer(raw, dtype=np.uint8)
         padded = np.frombuffer(b"\0" + raw.translate(_WORD_BYTES) + b"\0", dtype=np.int8)
     else:
-        c = np.frombuffer(norm.encode("utf-32-le", "surrogatepass"), dtype="<u4")
+        c = c32 = np.frombuffer(norm.encode("utf-32-le", "surrogatepass"), dtype="<u4")
         padded = np.zeros(length + 2, dtype=np.int8)
-        padded[1:-1] = _word_mask(c, False)
+        padded[1:-1] = _word_mask(c32, False)
     p_pow, q_pow = _powers()
     # G[i] = sum_{j<i} c[j] * P**-j, so the hash of c[s:e], sum_j c[j] * P**(e-1-j), is
     # (G[e] - G[s]) * P**(e-1): every n-gram's hash from one cumulative sum (uint64 arrays wrap
@@ -365,7 +378,7 @@ def features(text: str, bits: int) -> Features:
         stops = np.frombuffer(raw.translate(_STOP_BYTES), dtype=np.bool_)
         win_starts, win_ends = _windows(length, stops)
     else:
-        win_starts, win_ends = _windows(length, _STOP[np.minimum(c, _BMP_LAST)])
+        win_starts, win_ends = _windows(length, _STOP[np.minimum(c32, _BMP_LAST)])
     return Features(
         buckets,
         tuple(segments),
