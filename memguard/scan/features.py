@@ -32,6 +32,7 @@ from __future__ import annotations
 import functools
 import unicodedata
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -76,6 +77,7 @@ _PAIR_SALT = np.uint64(0x94D049BB133111EB)
 _ASCII_WORD = np.array([chr(i).isalnum() for i in range(128)], dtype=bool)
 
 U64 = npt.NDArray[np.uint64]
+_T = TypeVar("_T", bound=np.generic)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,14 +170,14 @@ def _windows(
     """:func:`spans` of a text longer than :data:`WHOLE_UP_TO` whose stops (one flag per
     character) are ``stops``."""
     # a sentence ends after a stop (one as the last character ends nothing)
-    cuts = np.flatnonzero(stops[:-1])
+    cuts = stops[:-1].nonzero()[0]
     bounds = np.empty(len(cuts) + 2, dtype=np.intp)
     bounds[0], bounds[-1] = 0, length
     np.add(cuts, 1, out=bounds[1:-1])
     if int((bounds[1:] - bounds[:-1]).max()) > WINDOW:
         # cut the long sentences every STRIDE characters: every piece is then at most WINDOW long
         extra = np.arange(STRIDE, length, STRIDE, dtype=np.intp)
-        piece = np.searchsorted(bounds, extra, "right") - 1
+        piece = bounds.searchsorted(extra, "right") - 1
         inside = (bounds[piece + 1] - bounds[piece] > WINDOW) & (bounds[piece] != extra)
         bounds = np.sort(np.concatenate((bounds, extra[inside])))
     first = bounds[:-1]
@@ -188,7 +190,7 @@ def _windows(
         return starts, starts + WINDOW
     # the last bound within WINDOW of each start (past the start's own: no piece is longer);
     # one more where that makes less than half a window
-    j = np.searchsorted(bounds, first + WINDOW, "right") - 1
+    j = bounds.searchsorted(first + WINDOW, "right") - 1
     j += (bounds[j] - first < WINDOW // 2) & (j < len(first))
     ends = bounds[j]
     # a window still shorter than half of one (the text's last sentences) reaches back instead
@@ -228,7 +230,6 @@ def window_logits(
     starts = np.empty((k, len(s)), dtype=np.intp)
     ends = np.empty((k, len(s)), dtype=np.intp)
     chars = 0
-    words = _NONE, _NONE
     for row, (lo, hi, group) in enumerate(f.segments):
         a, b = starts[row], ends[row]
         if group == 0:  # character n-grams: occurrence lo + i starts at i
@@ -237,25 +238,28 @@ def window_logits(
             np.minimum(s, hi - lo, out=a)
             np.minimum(e - (n - 1), hi - lo, out=b)
         elif row == chars:  # words
-            a[:] = np.searchsorted(f.word_starts, s, "left")
-            b[:] = np.searchsorted(f.word_ends, e, "right")
-            np.maximum(b, a, out=b)
-            words = a.copy(), b.copy()
-        else:  # word pairs: pair k joins words k and k + 1
-            np.minimum(words[0], hi - lo, out=a)
-            np.minimum(words[1] - 1, hi - lo, out=b)
+            a[:] = f.word_starts.searchsorted(s, "left")
+            b[:] = f.word_ends.searchsorted(e, "right")
+        else:  # word pairs: pair k joins words k and k + 1 (the words' rows are not offset yet)
+            np.minimum(starts[row - 1], hi - lo, out=a)
+            np.minimum(ends[row - 1] - 1, hi - lo, out=b)
         np.maximum(b, a, out=b)
-        a += lo
-        b += lo
-    sums = cum[ends] - cum[starts]
+    offsets = np.array([lo for lo, _, _ in f.segments], dtype=np.intp)[:, None]
     count = ends - starts
-    total = [sums[:chars].sum(axis=0), sums[chars:].sum(axis=0)]
-    counts = [count[:chars].sum(axis=0), count[chars:].sum(axis=0)]
+    sums = cum[ends + offsets] - cum[starts + offsets]
+    total = (_rows(sums, 0, chars), _rows(sums, chars, k))
+    counts = (_rows(count, 0, chars), _rows(count, chars, k))
     out: npt.NDArray[np.float64] = (
         bias
         + total[0] / np.maximum(counts[0], 1) ** SCALE_POWER
         + total[1] / np.maximum(counts[1], 1) ** SCALE_POWER
     )
+    return out
+
+
+def _rows(m: npt.NDArray[_T], lo: int, hi: int) -> npt.NDArray[_T]:
+    """The sum of rows ``lo`` to ``hi`` of ``m`` (one row is itself: no call)."""
+    out: npt.NDArray[_T] = m[lo] if hi - lo == 1 else m[lo:hi].sum(axis=0)
     return out
 
 
@@ -336,7 +340,7 @@ def features(text: str, bits: int) -> Features:
     g[0] = 0
     np.multiply(c, q_pow[:length], out=g[1:])
     np.add.accumulate(g[1:], out=g[1:])
-    edges = np.flatnonzero(padded[1:] != padded[:-1])  # a word's start, then its end, ...
+    edges = (padded[1:] != padded[:-1]).nonzero()[0]  # a word's start, then its end, ...
     w_starts, w_ends = edges[0::2], edges[1::2]
     n_words = len(w_starts)
     # every hash in one buffer, in the segments' order: character n-grams, words, word pairs
