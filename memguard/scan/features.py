@@ -273,6 +273,9 @@ def _capped(text: str) -> str:
 def normalise(text: str) -> str:
     """The text a model reads: hidden Unicode revealed, NFKC, case-folded, whitespace collapsed
     (at most :data:`MAX_CHARS` characters: a longer text gives its first and last halves)."""
+    raw = _normalise_ascii(text)
+    if raw is not None:
+        return raw.decode("ascii")
     text = _capped(text)
     if not text.isascii():
         shown = reveal(text)
@@ -283,6 +286,29 @@ def normalise(text: str) -> str:
         text = unicodedata.normalize("NFKC", text)
     # revealing, NFKC and case folding can lengthen a text: cap it again
     return _capped(" ".join(text.casefold().split()))
+
+
+#: ASCII case folding (``str.casefold`` of an ASCII letter is ``str.lower``) with every ASCII
+#: character ``str.split`` takes for whitespace (``bytes.split`` does not know \x1c-\x1f) made a
+#: space, as a ``bytes.translate`` table
+_ASCII_FOLD = bytes(
+    ord(" ") if chr(b).isspace() else ord(chr(b).lower()) if b < 128 else b for b in range(256)
+)
+
+
+def _normalise_ascii(text: str) -> bytes | None:
+    """:func:`normalise` of an ASCII text, as bytes, in C byte operations (the text is split into
+    words only where it has whitespace to collapse); ``None`` for any other text."""
+    text = _capped(text)
+    if not text.isascii():
+        return None
+    raw = text.encode("ascii").translate(_ASCII_FOLD)
+    if b"  " in raw or raw[:1] == b" " or raw[-1:] == b" ":
+        raw = b" ".join(raw.split())
+    if len(raw) > MAX_CHARS:  # as _capped
+        half = MAX_CHARS // 2
+        raw = raw[:half] + b"\n" + raw[-half:]
+    return raw
 
 
 @functools.cache
@@ -318,14 +344,17 @@ def features(text: str, bits: int) -> Features:
     (``0 <= i < 2**bits``) and where it is."""
     if not 8 <= bits <= 30:
         raise ValueError("bits is between 8 and 30")
-    norm = normalise(text)
-    length = len(norm)
+    raw = _normalise_ascii(text)
+    if raw is None:
+        norm = normalise(text)
+        raw = norm.encode("ascii") if norm.isascii() else b""
+    else:
+        norm = ""
+    length = len(raw) or len(norm)
     if not length:
         return _EMPTY
     c: npt.NDArray[np.uint8] | npt.NDArray[np.uint32]
-    raw = b""
-    if norm.isascii():
-        raw = norm.encode("ascii")
+    if raw:
         c = np.frombuffer(raw, dtype=np.uint8)
         padded = np.frombuffer(b"\0" + raw.translate(_WORD_BYTES) + b"\0", dtype=np.int8)
     else:
