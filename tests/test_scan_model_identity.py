@@ -57,6 +57,8 @@ def _odd_texts() -> dict[str, str]:
         "240 chars": ("abcdefghij " * 30)[:240],
         "241 chars": ("abcdefghij " * 30)[:241],
         "one long sentence": "word " * 3000,
+        "one long word": "a" * 500,
+        "two long words": "a" * 300 + " " + "b" * 300,
         "more than 512 sentences": "Hi there. " * 4000,
         "64 Ki chars": (para * (65536 // len(para) + 1))[:65536],
         "1 MB": (para * ((1 << 20) // len(para) + 1))[: 1 << 20],
