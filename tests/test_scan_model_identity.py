@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 import memguard.scan.features as feats
@@ -173,6 +174,13 @@ def test_ascii_normalisation_is_the_straightforward_one() -> None:
     ]
     for text in cases:
         assert feats.normalise(text) == _reference_normalise(text), repr(text[:80])
+
+
+def test_the_word_table_is_main_s_rule_over_every_code_point() -> None:
+    c = np.arange(0x110000, dtype=np.uint32)
+    ascii_word = feats._ASCII_WORD[c & np.uint32(127)]
+    other = ~(((c >= 0x2000) & (c < 0x2070)) | ((c >= 0x3000) & (c < 0x3040)))
+    assert (feats._word_mask(c, False) == np.where(c < 128, ascii_word, other)).all()
 
 
 def _write(base: Path) -> None:

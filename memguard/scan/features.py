@@ -371,9 +371,16 @@ def _powers() -> tuple[U64, U64]:
 def _word_mask(c32: npt.NDArray[np.uint32], ascii_only: bool) -> npt.NDArray[np.bool_]:
     if ascii_only:
         return _ASCII_WORD[c32]
-    ascii_word = _ASCII_WORD[c32 & np.uint32(127)]
-    other = ~(((c32 >= 0x2000) & (c32 < 0x2070)) | ((c32 >= 0x3000) & (c32 < 0x3040)))
-    return np.where(c32 < 128, ascii_word, other)
+    return _WORD_TABLE[np.minimum(c32, _WORD_TABLE_LAST)]
+
+
+#: the word characters as a table up to U+3040 (every character from there on is one): ASCII's
+#: by :data:`_ASCII_WORD`, and every other but U+2000-U+206F and U+3000-U+303F
+_WORD_TABLE = np.ones(0x3041, dtype=bool)
+_WORD_TABLE[:128] = _ASCII_WORD
+_WORD_TABLE[0x2000:0x2070] = False
+_WORD_TABLE[0x3000:0x3040] = False
+_WORD_TABLE_LAST = np.uint32(0x3040)
 
 
 #: ``bytes.translate`` tables over ASCII: 1 for a word character (:data:`_ASCII_WORD`), 1 for a
