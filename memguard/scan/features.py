@@ -221,7 +221,7 @@ def window_logits(
         n_chars = sum(hi - lo for lo, hi, group in f.segments if group == 0)
         n_words = len(f.buckets) - n_chars
         cuts = [0, n_chars] if 0 < n_chars < len(f.buckets) else [0]
-        sums = np.add.reduceat(vector[f.buckets], cuts, dtype=np.float64)
+        sums = np.add.reduceat(vector.take(f.buckets), cuts, dtype=np.float64)
         z = bias
         if n_chars:
             z += float(sums[0]) / n_chars**SCALE_POWER
@@ -230,7 +230,7 @@ def window_logits(
         return np.full(1, z)
     cum = np.empty(len(f.buckets) + 1)
     cum[0] = 0.0
-    np.cumsum(vector[f.buckets], dtype=np.float64, out=cum[1:])
+    np.cumsum(vector.take(f.buckets), dtype=np.float64, out=cum[1:])
     if tuple(group for _, _, group in f.segments) == (0, 1, 1):
         return _three_segments(cum, bias, f)
     # every segment's first and last occurrence inside each window, as offsets into ``cum``:
