@@ -185,7 +185,7 @@ def test_the_word_table_is_main_s_rule_over_every_code_point() -> None:
 
 def _write(base: Path) -> None:
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    from bench_scan_model_ab import base_scanner  # type: ignore[import-not-found]
+    from bench_scan_model_ab import base_scanner  # type: ignore[import-not-found,unused-ignore]
 
     scanner = base_scanner(base)
     scores = {key: score(scanner, text) for key, text in texts()}
