@@ -25,6 +25,13 @@ Every n-gram is hashed with a polynomial hash over its code points in 64-bit wra
 computed with numpy over the whole text at once (no Python loop per n-gram: a 1 KB text has about
 1,300 of them), then spread by a multiplicative hash into ``2**bits`` buckets. The hash depends on
 nothing but the code points, so it is the same in every process and on every platform.
+
+Speed (issue 17, modelspeed): an ASCII text (most memories) is normalised as bytes (one
+``bytes.translate`` folds case and whitespace; it is split into words only if it has whitespace to
+collapse) and its word and stop masks are ``bytes.translate`` tables too; every hash is computed in
+one preallocated buffer in place; a windowed text's bounds are one (2, segments, windows) array and
+its sums come from one float64 cumulative sum over weights widened once at load. The scores are
+the reference code's (``tests/test_scan_model_identity.py`` pins them to a golden file).
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ from __future__ import annotations
 import functools
 import unicodedata
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -76,6 +84,7 @@ _PAIR_SALT = np.uint64(0x94D049BB133111EB)
 _ASCII_WORD = np.array([chr(i).isalnum() for i in range(128)], dtype=bool)
 
 U64 = npt.NDArray[np.uint64]
+_T = TypeVar("_T", bound=np.generic)
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,17 +163,28 @@ def spans(
     Every character is in some window."""
     length = len(c32)
     if length <= WHOLE_UP_TO:
-        return np.zeros(1, dtype=np.intp), np.full(1, length, dtype=np.intp)
+        return _whole(length)
+    return _windows(length, _STOP[c32 if ascii_only else np.minimum(c32, _BMP_LAST)])
+
+
+def _whole(length: int) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    return np.zeros(1, dtype=np.intp), np.full(1, length, dtype=np.intp)
+
+
+def _windows(
+    length: int, stops: npt.NDArray[np.bool_]
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """:func:`spans` of a text longer than :data:`WHOLE_UP_TO` whose stops (one flag per
+    character) are ``stops``."""
     # a sentence ends after a stop (one as the last character ends nothing)
-    stops = _STOP[c32[:-1] if ascii_only else np.minimum(c32[:-1], _BMP_LAST)]
-    cuts = np.flatnonzero(stops)
+    cuts = stops[:-1].nonzero()[0]
     bounds = np.empty(len(cuts) + 2, dtype=np.intp)
     bounds[0], bounds[-1] = 0, length
     np.add(cuts, 1, out=bounds[1:-1])
     if int((bounds[1:] - bounds[:-1]).max()) > WINDOW:
         # cut the long sentences every STRIDE characters: every piece is then at most WINDOW long
         extra = np.arange(STRIDE, length, STRIDE, dtype=np.intp)
-        piece = np.searchsorted(bounds, extra, "right") - 1
+        piece = bounds.searchsorted(extra, "right") - 1
         inside = (bounds[piece + 1] - bounds[piece] > WINDOW) & (bounds[piece] != extra)
         bounds = np.sort(np.concatenate((bounds, extra[inside])))
     first = bounds[:-1]
@@ -177,7 +197,7 @@ def spans(
         return starts, starts + WINDOW
     # the last bound within WINDOW of each start (past the start's own: no piece is longer);
     # one more where that makes less than half a window
-    j = np.searchsorted(bounds, first + WINDOW, "right") - 1
+    j = bounds.searchsorted(first + WINDOW, "right") - 1
     j += (bounds[j] - first < WINDOW // 2) & (j < len(first))
     ends = bounds[j]
     # a window still shorter than half of one (the text's last sentences) reaches back instead
@@ -185,7 +205,7 @@ def spans(
 
 
 def window_logits(
-    vector: npt.NDArray[np.float32], bias: float, f: Features
+    vector: npt.NDArray[np.float32] | npt.NDArray[np.float64], bias: float, f: Features
 ) -> npt.NDArray[np.float64]:
     """The model's logit for every window of :func:`spans`: the bias plus, per group, the sum of
     the weights of the occurrences inside the window divided by their count to the power
@@ -201,37 +221,88 @@ def window_logits(
         n_chars = sum(hi - lo for lo, hi, group in f.segments if group == 0)
         n_words = len(f.buckets) - n_chars
         cuts = [0, n_chars] if 0 < n_chars < len(f.buckets) else [0]
-        sums = np.add.reduceat(vector[f.buckets], cuts, dtype=np.float64)
+        sums = np.add.reduceat(vector.take(f.buckets), cuts, dtype=np.float64)
         z = bias
         if n_chars:
             z += float(sums[0]) / n_chars**SCALE_POWER
         if n_words:
             z += float(sums[-1]) / n_words**SCALE_POWER
         return np.full(1, z)
-    cum = np.zeros(len(f.buckets) + 1)
-    np.cumsum(vector[f.buckets], dtype=np.float64, out=cum[1:])
-    total = [np.zeros(len(s)), np.zeros(len(s))]
-    count = [np.zeros(len(s), dtype=np.intp), np.zeros(len(s), dtype=np.intp)]
-    words: tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]] | None = None
-    for lo, hi, group in f.segments:
+    cum = np.empty(len(f.buckets) + 1)
+    cum[0] = 0.0
+    np.cumsum(vector.take(f.buckets), dtype=np.float64, out=cum[1:])
+    if tuple(group for _, _, group in f.segments) == (0, 1, 1):
+        return _three_segments(cum, bias, f)
+    # every segment's first and last occurrence inside each window, as offsets into ``cum``:
+    # ``ends[k] - starts[k]`` occurrences of segment k are inside window i
+    k = len(f.segments)
+    starts = np.empty((k, len(s)), dtype=np.intp)
+    ends = np.empty((k, len(s)), dtype=np.intp)
+    chars = 0
+    for row, (lo, hi, group) in enumerate(f.segments):
+        a, b = starts[row], ends[row]
         if group == 0:  # character n-grams: occurrence lo + i starts at i
+            chars = row + 1
             n = f.length - (hi - lo) + 1
-            a = np.minimum(s, hi - lo)
-            b = np.maximum(np.minimum(e - (n - 1), hi - lo), a)
-        elif words is None:  # words
-            a = np.searchsorted(f.word_starts, s, "left")
-            b = np.maximum(np.searchsorted(f.word_ends, e, "right"), a)
-            words = a, b
-        else:  # word pairs: pair k joins words k and k + 1
-            a = np.minimum(words[0], hi - lo)
-            b = np.maximum(np.minimum(words[1] - 1, hi - lo), a)
-        total[group] += cum[lo + b] - cum[lo + a]
-        count[group] += b - a
+            np.minimum(s, hi - lo, out=a)
+            np.minimum(e - (n - 1), hi - lo, out=b)
+        elif row == chars:  # words
+            a[:] = f.word_starts.searchsorted(s, "left")
+            b[:] = f.word_ends.searchsorted(e, "right")
+        else:  # word pairs: pair k joins words k and k + 1 (the words' rows are not offset yet)
+            np.minimum(starts[row - 1], hi - lo, out=a)
+            np.minimum(ends[row - 1] - 1, hi - lo, out=b)
+        np.maximum(b, a, out=b)
+    offsets = np.array([lo for lo, _, _ in f.segments], dtype=np.intp)[:, None]
+    count = ends - starts
+    sums = cum[ends + offsets] - cum[starts + offsets]
+    total = (_rows(sums, 0, chars), _rows(sums, chars, k))
+    counts = (_rows(count, 0, chars), _rows(count, chars, k))
     out: npt.NDArray[np.float64] = (
         bias
-        + total[0] / np.maximum(count[0], 1) ** SCALE_POWER
-        + total[1] / np.maximum(count[1], 1) ** SCALE_POWER
+        + total[0] / np.maximum(counts[0], 1) ** SCALE_POWER
+        + total[1] / np.maximum(counts[1], 1) ** SCALE_POWER
     )
+    return out
+
+
+def _three_segments(
+    cum: npt.NDArray[np.float64], bias: float, f: Features
+) -> npt.NDArray[np.float64]:
+    """:func:`window_logits` of the common layout (one character n-gram length, words, word
+    pairs) in fewer, wider numpy calls: the same bounds, sums and order of additions."""
+    s, e = f.win_starts, f.win_ends
+    (lo_c, hi_c, _), (lo_w, hi_w, _), (lo_p, hi_p, _) = f.segments
+    n = f.length - (hi_c - lo_c) + 1
+    # bounds[0]: each window's first occurrence per segment, bounds[1]: past its last
+    bounds = np.empty((2, 3, len(s)), dtype=np.intp)
+    bounds[0, 0] = s
+    np.subtract(e, n - 1, out=bounds[1, 0])
+    bounds[0, 1] = f.word_starts.searchsorted(s, "left")
+    bounds[1, 1] = f.word_ends.searchsorted(e, "right")
+    np.maximum(bounds[1, 1], bounds[0, 1], out=bounds[1, 1])
+    bounds[0, 2] = bounds[0, 1]
+    np.subtract(bounds[1, 1], 1, out=bounds[1, 2])
+    np.minimum(bounds, _sizes(hi_c - lo_c, hi_w - lo_w, hi_p - lo_p), out=bounds)
+    np.maximum(bounds[1], bounds[0], out=bounds[1])
+    count = bounds[1] - bounds[0]
+    bounds += _sizes(lo_c, lo_w, lo_p)
+    sums = cum[bounds[1]] - cum[bounds[0]]
+    out: npt.NDArray[np.float64] = (
+        bias
+        + sums[0] / np.maximum(count[0], 1) ** SCALE_POWER
+        + (sums[1] + sums[2]) / np.maximum(count[1] + count[2], 1) ** SCALE_POWER
+    )
+    return out
+
+
+def _sizes(a: int, b: int, c: int) -> npt.NDArray[np.intp]:
+    return np.array([a, b, c], dtype=np.intp)[:, None]
+
+
+def _rows(m: npt.NDArray[_T], lo: int, hi: int) -> npt.NDArray[_T]:
+    """The sum of rows ``lo`` to ``hi`` of ``m`` (one row is itself: no call)."""
+    out: npt.NDArray[_T] = m[lo] if hi - lo == 1 else m[lo:hi].sum(axis=0)
     return out
 
 
@@ -245,6 +316,9 @@ def _capped(text: str) -> str:
 def normalise(text: str) -> str:
     """The text a model reads: hidden Unicode revealed, NFKC, case-folded, whitespace collapsed
     (at most :data:`MAX_CHARS` characters: a longer text gives its first and last halves)."""
+    raw = _normalise_ascii(text)
+    if raw is not None:
+        return raw.decode("ascii")
     text = _capped(text)
     if not text.isascii():
         shown = reveal(text)
@@ -255,6 +329,29 @@ def normalise(text: str) -> str:
         text = unicodedata.normalize("NFKC", text)
     # revealing, NFKC and case folding can lengthen a text: cap it again
     return _capped(" ".join(text.casefold().split()))
+
+
+#: ASCII case folding (``str.casefold`` of an ASCII letter is ``str.lower``) with every ASCII
+#: character ``str.split`` takes for whitespace (``bytes.split`` does not know \x1c-\x1f) made a
+#: space, as a ``bytes.translate`` table
+_ASCII_FOLD = bytes(
+    ord(" ") if chr(b).isspace() else ord(chr(b).lower()) if b < 128 else b for b in range(256)
+)
+
+
+def _normalise_ascii(text: str) -> bytes | None:
+    """:func:`normalise` of an ASCII text, as bytes, in C byte operations (the text is split into
+    words only where it has whitespace to collapse); ``None`` for any other text."""
+    text = _capped(text)
+    if not text.isascii():
+        return None
+    raw = text.encode("ascii").translate(_ASCII_FOLD)
+    if b"  " in raw or raw[:1] == b" " or raw[-1:] == b" ":
+        raw = b" ".join(raw.split())
+    if len(raw) > MAX_CHARS:  # as _capped
+        half = MAX_CHARS // 2
+        raw = raw[:half] + b"\n" + raw[-half:]
+    return raw
 
 
 @functools.cache
@@ -274,9 +371,22 @@ def _powers() -> tuple[U64, U64]:
 def _word_mask(c32: npt.NDArray[np.uint32], ascii_only: bool) -> npt.NDArray[np.bool_]:
     if ascii_only:
         return _ASCII_WORD[c32]
-    ascii_word = _ASCII_WORD[c32 & np.uint32(127)]
-    other = ~(((c32 >= 0x2000) & (c32 < 0x2070)) | ((c32 >= 0x3000) & (c32 < 0x3040)))
-    return np.where(c32 < 128, ascii_word, other)
+    return _WORD_TABLE[np.minimum(c32, _WORD_TABLE_LAST)]
+
+
+#: the word characters as a table up to U+3040 (every character from there on is one): ASCII's
+#: by :data:`_ASCII_WORD`, and every other but U+2000-U+206F and U+3000-U+303F
+_WORD_TABLE = np.ones(0x3041, dtype=bool)
+_WORD_TABLE[:128] = _ASCII_WORD
+_WORD_TABLE[0x2000:0x2070] = False
+_WORD_TABLE[0x3000:0x3040] = False
+_WORD_TABLE_LAST = np.uint32(0x3040)
+
+
+#: ``bytes.translate`` tables over ASCII: 1 for a word character (:data:`_ASCII_WORD`), 1 for a
+#: stop (:data:`_STOP`); a text that is ASCII gets its masks in one C pass each, no gather
+_WORD_BYTES = bytes(int(b < 128 and bool(_ASCII_WORD[b])) for b in range(256))
+_STOP_BYTES = bytes(int(b < 128 and bool(_STOP[b])) for b in range(256))
 
 
 def features(text: str, bits: int) -> Features:
@@ -284,44 +394,80 @@ def features(text: str, bits: int) -> Features:
     (``0 <= i < 2**bits``) and where it is."""
     if not 8 <= bits <= 30:
         raise ValueError("bits is between 8 and 30")
-    norm = normalise(text)
-    c32 = np.frombuffer(norm.encode("utf-32-le", "surrogatepass"), dtype="<u4")
-    length = len(c32)
+    raw = _normalise_ascii(text)
+    if raw is None:
+        norm = normalise(text)
+        raw = norm.encode("ascii") if norm.isascii() else b""
+    else:
+        norm = ""
+    length = len(raw) or len(norm)
     if not length:
         return _EMPTY
+    c: npt.NDArray[np.uint8] | npt.NDArray[np.uint32]
+    if raw:
+        c = np.frombuffer(raw, dtype=np.uint8)
+        padded = np.frombuffer(b"\0" + raw.translate(_WORD_BYTES) + b"\0", dtype=np.int8)
+    else:
+        c = c32 = np.frombuffer(norm.encode("utf-32-le", "surrogatepass"), dtype="<u4")
+        padded = np.zeros(length + 2, dtype=np.int8)
+        padded[1:-1] = _word_mask(c32, False)
     p_pow, q_pow = _powers()
     # G[i] = sum_{j<i} c[j] * P**-j, so the hash of c[s:e], sum_j c[j] * P**(e-1-j), is
     # (G[e] - G[s]) * P**(e-1): every n-gram's hash from one cumulative sum (uint64 arrays wrap
     # modulo 2**64 without a warning)
-    g = np.zeros(length + 1, dtype=np.uint64)
-    np.cumsum(c32 * q_pow[:length], dtype=np.uint64, out=g[1:])
-    hashes: list[U64] = []
+    g = np.empty(length + 1, dtype=np.uint64)
+    g[0] = 0
+    np.multiply(c, q_pow[:length], out=g[1:])
+    np.add.accumulate(g[1:], out=g[1:])
+    edges = (padded[1:] != padded[:-1]).nonzero()[0]  # a word's start, then its end, ...
+    w_starts, w_ends = edges[0::2], edges[1::2]
+    n_words = len(w_starts)
+    # every hash in one buffer, in the segments' order: character n-grams, words, word pairs
+    sizes = [max(length - n + 1, 0) for n in CHAR_NGRAMS]
+    chars = sum(sizes)
+    n_pairs = max(n_words - 1, 0)
+    if not chars + n_words:
+        return _EMPTY
+    buf = np.empty(chars + n_words + n_pairs, dtype=np.uint64)
     segments: list[tuple[int, int, int]] = []
     at = 0
-
-    def add(h: U64, group: int) -> None:
-        nonlocal at
-        if len(h):
-            hashes.append(h)
-            segments.append((at, at + len(h), group))
-            at += len(h)
-
-    for n in CHAR_NGRAMS:
-        if length >= n:
-            add((g[n:] - g[:-n]) * p_pow[n - 1 : length], 0)
-    chars = at
-    padded = np.zeros(length + 2, dtype=np.int8)
-    padded[1:-1] = _word_mask(c32, norm.isascii())
-    edges = np.flatnonzero(np.diff(padded))  # a word's start, then its end, ...
-    w_starts, w_ends = edges[0::2].astype(np.intp), edges[1::2].astype(np.intp)
-    if len(w_starts):
-        words = ((g[w_ends] - g[w_starts]) * p_pow[w_ends - 1]) ^ _WORD_SALT
-        add(words, 1)
-        add((words[:-1] * _PAIR_SALT) + words[1:], 1)
-    if not hashes:
-        return _EMPTY
+    for n, size in zip(CHAR_NGRAMS, sizes, strict=True):
+        if size:
+            h = buf[at : at + size]
+            np.subtract(g[n:], g[:-n], out=h)
+            np.multiply(h, p_pow[n - 1 : length], out=h)
+            segments.append((at, at + size, 0))
+            at += size
+    if n_words:
+        words = buf[at : at + n_words]
+        np.subtract(g[w_ends], g[w_starts], out=words)
+        words *= p_pow[w_ends - 1]
+        words ^= _WORD_SALT
+        segments.append((at, at + n_words, 1))
+        at += n_words
+        if n_pairs:
+            pairs = buf[at:]
+            np.multiply(words[:-1], _PAIR_SALT, out=pairs)
+            pairs += words[1:]
+            segments.append((at, at + n_pairs, 1))
     # character n-grams in the lower half of the buckets, word n-grams in the upper half
-    buckets = ((np.concatenate(hashes) * _MIX) >> np.uint64(65 - bits)).astype(np.intp)
+    buf *= _MIX
+    buf >>= np.uint64(65 - bits)
+    buckets = buf.view(np.int64).astype(np.intp, copy=False)
     buckets[chars:] += 1 << (bits - 1)
-    win_starts, win_ends = spans(c32, norm.isascii())
-    return Features(buckets, tuple(segments), length, w_starts, w_ends, win_starts, win_ends)
+    if length <= WHOLE_UP_TO:
+        win_starts, win_ends = _whole(length)
+    elif raw:
+        stops = np.frombuffer(raw.translate(_STOP_BYTES), dtype=np.bool_)
+        win_starts, win_ends = _windows(length, stops)
+    else:
+        win_starts, win_ends = _windows(length, _STOP[np.minimum(c32, _BMP_LAST)])
+    return Features(
+        buckets,
+        tuple(segments),
+        length,
+        w_starts.astype(np.intp, copy=False),
+        w_ends.astype(np.intp, copy=False),
+        win_starts,
+        win_ends,
+    )

@@ -66,6 +66,12 @@ class Weights:
     window_offset: float
     sha256: str
     header: dict[str, Any] = field(repr=False)
+    #: ``vector`` widened to float64 once (the sums are taken in float64: gathering from this
+    #: spares a conversion per text)
+    wide: npt.NDArray[np.float64] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "wide", self.vector.astype(np.float64))
 
 
 def load_weights(path: Path = WEIGHTS, sha256: str | None = WEIGHTS_SHA256) -> Weights:
@@ -179,7 +185,7 @@ class ModelScanner:
     def _logits(w: Weights, text: str) -> npt.NDArray[np.float64]:
         if not isinstance(text, str):
             raise TypeError("text must be a string")
-        z = window_logits(w.vector, w.bias, features(text, w.bits))
+        z = window_logits(w.wide, w.bias, features(text, w.bits))
         if len(z) > 1:
             z = z - w.window_offset
         if not np.isfinite(z).all():  # pragma: no cover - finite weights give a finite sum
