@@ -154,10 +154,10 @@ def test_the_disguise_helpers_round_trip() -> None:
 # (10/105, 9/109) sit two rows below / above it, so losing three detections or gaining three false
 # positives in a half fails. The rules alone (47.4% / 54.3%) fall below both floors.
 # Rules version 6 with model 2 (scanfp2): tune 124/152 (81.6%) at 4/105, held 100/140 (71.4%) at
-# 7/109. Not raised here: the floors hold the rules and the model together, and the model is being
-# retrained separately; raise them once both have landed.
-FLOORS = {"tune": 0.559, "held": 0.614}
-CEILINGS = {"tune": 0.096, "held": 0.083}
+# 7/109. Rules version 6 with model 3 (both landed, stop 29): tune 129/152 (84.9%) at 2/105, held
+# 104/140 (74.3%) at 8/109; floors (127/152, 102/140) and ceilings (4/105, 10/109) two rows from it.
+FLOORS = {"tune": 0.835, "held": 0.728}
+CEILINGS = {"tune": 0.039, "held": 0.092}
 
 
 @pytest.mark.parametrize("part", ["tune", "held"])

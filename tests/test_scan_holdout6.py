@@ -146,7 +146,10 @@ def test_the_disguise_helpers_round_trip() -> None:
 # (71.7%), 12/140 (8.6%). The floors (99/147, 102/145) and ceilings (13/116, 14/140) sit two rows
 # below / above it, so losing three detections or gaining three false positives in a half fails.
 # The rules alone (41.5% / 42.1%) and the model alone (55.8% / 53.8%) fall below both floors.
-FLOORS = {"tune": 0.673, "held": 0.703}
+# Rules version 6 and model 3 (stop 29; neither read this corpus): tune 104/147 (70.7%) at 11/116,
+# held 107/145 (73.8%) at 12/140; the floors move to two rows below it (102/147, 105/145), the
+# ceilings stay.
+FLOORS = {"tune": 0.693, "held": 0.724}
 CEILINGS = {"tune": 0.113, "held": 0.101}
 
 
