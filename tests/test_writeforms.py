@@ -12,7 +12,7 @@ in one of them):
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -45,29 +45,54 @@ def _records() -> list[Provenance]:
     bob = PrincipalId(issuer="https://issuer.example", subject="bob")
     return [
         base,
-        base.model_copy(update={"fact_id": "018f0000-0000-7000-8000-000000000002",
-                                "lineage_trust": TrustLevel.UNTRUSTED, "derived_from": ("a", "b")}),
-        base.model_copy(update={
-            "fact_id": "018f0000-0000-7000-8000-000000000003", "trust": TrustLevel.USER,
-            "scan": ScanRecord(label="suspicious", score=0.2286, reasons=("r1", "ré2"),
-                               scanner="memguard.rules+memguard.model", version="6+3",
-                               cap=TrustLevel.UNTRUSTED, uncapped=TrustLevel.USER),
-            "trust_reason": "ünïcode \u2028 \"quoted\" \\ tab\t",
-            "source": Source(kind=SourceKind.WEB, name="n", uri=None),
-        }),
-        base.model_copy(update={
-            "fact_id": "018f0000-0000-7000-8000-000000000004",
-            "scan": ScanRecord(label="clean", score=1e-05, scanner="s", version="v"),
-            "expires_at": t0 + timedelta(days=1), "ttl_seconds": 86400,
-            "turn": Turn(session_id="sess", turn_index=0, trace_id="t" * 32, span_id="s" * 16),
-        }),
-        base.model_copy(update={
-            "fact_id": "018f0000-0000-7000-8000-000000000005",
-            "writer": WriterChain(subject=me, actors=(Actor(issuer=bob.issuer, subject=bob.subject, profile=("ai_agent",)),),
-                                  workload_id="wl", client_id="cli", token_jti="j2",
-                                  txn="txn-1", txn_context={"tctx": {"b": 1, "a": [1.5, None]}}),
-            "lineage_trust": TrustLevel.USER,
-        }),
+        base.model_copy(
+            update={
+                "fact_id": "018f0000-0000-7000-8000-000000000002",
+                "lineage_trust": TrustLevel.UNTRUSTED,
+                "derived_from": ("a", "b"),
+            }
+        ),
+        base.model_copy(
+            update={
+                "fact_id": "018f0000-0000-7000-8000-000000000003",
+                "trust": TrustLevel.USER,
+                "scan": ScanRecord(
+                    label="suspicious",
+                    score=0.2286,
+                    reasons=("r1", "ré2"),
+                    scanner="memguard.rules+memguard.model",
+                    version="6+3",
+                    cap=TrustLevel.UNTRUSTED,
+                    uncapped=TrustLevel.USER,
+                ),
+                "trust_reason": 'ünïcode \u2028 "quoted" \\ tab\t',
+                "source": Source(kind=SourceKind.WEB, name="n", uri=None),
+            }
+        ),
+        base.model_copy(
+            update={
+                "fact_id": "018f0000-0000-7000-8000-000000000004",
+                "scan": ScanRecord(label="clean", score=1e-05, scanner="s", version="v"),
+                "expires_at": t0 + timedelta(days=1),
+                "ttl_seconds": 86400,
+                "turn": Turn(session_id="sess", turn_index=0, trace_id="t" * 32, span_id="s" * 16),
+            }
+        ),
+        base.model_copy(
+            update={
+                "fact_id": "018f0000-0000-7000-8000-000000000005",
+                "writer": WriterChain(
+                    subject=me,
+                    actors=(Actor(issuer=bob.issuer, subject=bob.subject, profile=("ai_agent",)),),
+                    workload_id="wl",
+                    client_id="cli",
+                    token_jti="j2",
+                    txn="txn-1",
+                    txn_context={"tctx": {"b": 1, "a": [1.5, None]}},
+                ),
+                "lineage_trust": TrustLevel.USER,
+            }
+        ),
     ]
 
 
@@ -81,7 +106,9 @@ def _forms(tmp_path: Path) -> dict[str, str]:
         out[f"json_dict{i}"] = sha256_digest(canonical_json(p.json_dict()))
         out[f"dump_json{i}"] = sha256_digest(canonical_json(p.model_dump(mode="json")))
         out[f"dump_py{i}"] = sha256_digest(repr(sorted(p.model_dump().items())).encode())
-        out[f"payload{i}"] = sha256_digest(canonical_json(build_payload("t\u00e9xt", {"k": [1, "v"]}, p)))
+        out[f"payload{i}"] = sha256_digest(
+            canonical_json(build_payload("t\u00e9xt", {"k": [1, "v"]}, p))
+        )
         out[f"reserved{i}"] = sha256_digest(canonical_json(reserved_block(p)))
         out[f"row{i}"] = sha256_digest(repr(sorted(_row_values(p).items())).encode())
     ledger = Ledger.sqlite(tmp_path / "ledger.db", witness=None)
@@ -90,7 +117,7 @@ def _forms(tmp_path: Path) -> dict[str, str]:
                         fact_ids=tuple(p.fact_id for p in recs))  # fmt: skip
         ledger.begin(recs)
         ledger.commit(recs, [ev])
-        newer = [recs[0].model_copy(update={"version": 2})]
+        newer = [_records()[0].model_copy(update={"version": 2})]  # a fresh record: see below
         ledger.begin(newer)
         ledger.commit(newer, [ev.model_copy(update={"event_id": "e2"})])
         with ledger.engine.connect() as conn:
@@ -157,9 +184,9 @@ GOLDEN = {
     "payload4": "sha256:aa25a2430f1e779f5fe3052f6755829c22606812e5e3142c6afa8998a779af6d",
     "reserved4": "sha256:ec01ec6797293e7e65b2b0a54edc799d3bcc0936854f392bf2bbf86754a918c7",
     "row4": "sha256:b69382342b5869a1507a6a5e51b46c51f6c571d1358164be6abfc99dee1935b8",
-    "rows": "sha256:96eea64505a2b6f4b46ade8d1e82caee3cb8004dab70c20caa6cd41178485154",
-    "entries": "sha256:f7e08216bbfec0b89cacd7ece164ac4a63a5d9b5716efea88412a0482c203dd8",
-    "n_entries": "5"
+    "rows": "sha256:e3eaa3405c0261888c1e17b794c596443721a1b0c59ffbd93deee4d70e515b6c",
+    "entries": "sha256:47abd47eb0e51ca3dbab8d25f687c13319b7c8acf9696fe162e4417a3eb26154",
+    "n_entries": "5",
 }
 
 
@@ -173,3 +200,41 @@ def test_the_golden_values_catch_a_changed_byte(tmp_path: Path) -> None:
     changed = recs[0].model_copy(update={"trust_reason": "test!"})
     assert sha256_digest(changed.canonical()) != GOLDEN["canonical0"]
     assert sha256_digest(recs[0].canonical()) == GOLDEN["canonical0"]
+
+
+def test_a_copy_of_a_record_is_serialised_afresh() -> None:
+    """The canonical form and digest are cached on the record: a copy with other values (an
+    owner migration's next version, ``model_copy(update=...)``) must not carry them. Fails if a
+    copy serialises as the record it was copied from."""
+    import copy
+
+    first = _records()[0]
+    digest = first.record_digest  # cached now
+    changed = first.model_copy(update={"version": 2, "trust_reason": "moved"})
+    assert changed.record_digest != digest
+    assert json.loads(changed.canonical())["trust_reason"] == "moved"
+    assert changed.record_digest == sha256_digest(canonical_json(changed.model_dump(mode="json")))
+    deep = first.model_copy(update={"trust_reason": "deep"}, deep=True)
+    assert json.loads(deep.canonical())["trust_reason"] == "deep"
+    assert copy.copy(first).record_digest == digest == copy.deepcopy(first).record_digest
+    assert first.record_digest == digest  # the original keeps its own
+
+
+def test_the_begin_entry_rows_are_the_general_encoding() -> None:
+    """``begin`` logs its rows from the values it has (``_row_encoded``: the record's digest,
+    not a second hash of its text); they are what ``encode_row`` gives, value and type, also
+    for a record whose ``created_at`` is not in UTC (a copy skips the validator)."""
+    from memguard.ledger.changelog import ChangeSet, encode_row
+    from memguard.ledger.records import _row_encoded
+
+    east = timezone(timedelta(hours=5))
+    recs = [*_records(), _records()[1].model_copy(update={"created_at": datetime.now(east)})]
+    for p in recs:
+        row = _row_values(p)
+        want, got = encode_row(_PROV, row), _row_encoded(p, row)
+        assert got == want
+        assert [type(got[k]) for k in want] == [type(v) for v in want.values()]
+        general, fast = ChangeSet(), ChangeSet()
+        general.put(_PROV, [row])
+        fast.put_encoded(_PROV, [_row_encoded(p, row)])
+        assert fast.ops == general.ops and fast.fact_ids == general.fact_ids
