@@ -12,7 +12,7 @@ import math
 import os
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from functools import cached_property
 from typing import Annotated, Any, Self, TypeVar
@@ -85,9 +85,24 @@ _CANONICAL = json.JSONEncoder(
 )
 
 
+#: ``_CANONICAL.encode`` builds the C encoder anew on every call (``JSONEncoder.iterencode``);
+#: this is that C encoder with the same options, built once (a record's form ~11 -> ~8.5 us).
+#: No circular-reference bookkeeping: a self-containing value is not JSON and still fails (a
+#: ``RecursionError``, not a ``ValueError``); everything else gives the very same text.
+_c_make = getattr(json.encoder, "c_make_encoder", None)
+_c_string = getattr(json.encoder, "c_encode_basestring", None)
+_C_ENCODE: Callable[[Any, int], tuple[str, ...]] | None = (
+    _c_make(None, _CANONICAL.default, _c_string, None, ":", ",", True, False, False)
+    if _c_make is not None and _c_string is not None
+    else None
+)
+
+
 def canonical_json(value: Any) -> bytes:
     """Serialize JSON-typed ``value`` canonically (sorted keys, compact, UTF-8, no NaN)."""
-    return _CANONICAL.encode(value).encode("utf-8")
+    if _C_ENCODE is None:  # pragma: no cover - CPython has the C encoder
+        return _CANONICAL.encode(value).encode("utf-8")
+    return "".join(_C_ENCODE(value, 0)).encode("utf-8")
 
 
 def sha256_digest(data: bytes) -> str:

@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy import select
 
 from memguard import Ledger, Source, SourceKind, Turn
@@ -238,3 +239,28 @@ def test_the_begin_entry_rows_are_the_general_encoding() -> None:
         general.put(_PROV, [row])
         fast.put_encoded(_PROV, [_row_encoded(p, row)])
         assert fast.ops == general.ops and fast.fact_ids == general.fact_ids
+
+
+def test_canonical_json_is_json_dumps_with_the_canonical_options() -> None:
+    """``canonical_json`` runs the C encoder built once; it gives ``json.dumps``'s bytes with
+    the canonical options, and still refuses what is not JSON (fail closed)."""
+    import math
+
+    values: list[Any] = [
+        None, True, 0, -1, 2**70, 0.1, 1e-05, 1e16, -0.0, 1.5e300, "", "é\u2028\x00\"\\\t", "\U0001f600",
+        [1, [2, {"b": 1, "a": None}]], {"z": {"y": [], "x": {}}, "é": 1, "E": 2, "1": "one"},
+        _records()[4].model_dump(mode="json"),
+    ]  # fmt: skip
+    for value in values:
+        want = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                          allow_nan=False).encode("utf-8")  # fmt: skip
+        assert canonical_json(value) == want
+    for bad in (math.nan, {"a": [math.inf]}, {"a": object()}, b"bytes"):
+        with pytest.raises((ValueError, TypeError)):
+            canonical_json(bad)
+    with pytest.raises(UnicodeEncodeError):
+        canonical_json("\ud800")  # a lone surrogate is not UTF-8
+    circular: list[Any] = []
+    circular.append(circular)
+    with pytest.raises(RecursionError):
+        canonical_json(circular)
