@@ -53,8 +53,14 @@ def batch(b: int) -> list[Provenance]:
     return [
         Provenance.model_validate_json(
             _TEMPLATE
-            % {"c": f"{b:032x}{i:032x}", "t": now, "id": str(uuid.uuid4()), "o": b % 10,
-               "p": "0" * 64, "i": i}  # fmt: skip
+            % {
+                "c": f"{b:032x}{i:032x}",
+                "t": now,
+                "id": str(uuid.uuid4()),
+                "o": b % 10,
+                "p": "0" * 64,
+                "i": i,
+            }
         )
         for i in range(BATCH)
     ]
