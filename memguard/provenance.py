@@ -12,19 +12,17 @@ import math
 import os
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from functools import cached_property
-from typing import Annotated, Any
+from typing import Annotated, Any, Self, TypeVar
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     PlainSerializer,
-    SerializerFunctionWrapHandler,
     field_validator,
-    model_serializer,
     model_validator,
 )
 
@@ -46,6 +44,8 @@ __all__ = [
     "sha256_digest",
     "value_digest",
 ]
+
+ProvenanceT = TypeVar("ProvenanceT", bound="Provenance")
 
 JsonValue = str | int | float | bool | None | list["JsonValue"] | dict[str, "JsonValue"]
 
@@ -85,9 +85,24 @@ _CANONICAL = json.JSONEncoder(
 )
 
 
+#: ``_CANONICAL.encode`` builds the C encoder anew on every call (``JSONEncoder.iterencode``);
+#: this is that C encoder with the same options, built once (a record's form ~11 -> ~8.5 us).
+#: No circular-reference bookkeeping: a self-containing value is not JSON and still fails (a
+#: ``RecursionError``, not a ``ValueError``); everything else gives the very same text.
+_c_make = getattr(json.encoder, "c_make_encoder", None)
+_c_string = getattr(json.encoder, "c_encode_basestring", None)
+_C_ENCODE: Callable[[Any, int], tuple[str, ...]] | None = (
+    _c_make(None, _CANONICAL.default, _c_string, None, ":", ",", True, False, False)
+    if _c_make is not None and _c_string is not None
+    else None
+)
+
+
 def canonical_json(value: Any) -> bytes:
     """Serialize JSON-typed ``value`` canonically (sorted keys, compact, UTF-8, no NaN)."""
-    return _CANONICAL.encode(value).encode("utf-8")
+    if _C_ENCODE is None:  # pragma: no cover - CPython has the C encoder
+        return _CANONICAL.encode(value).encode("utf-8")
+    return "".join(_C_ENCODE(value, 0)).encode("utf-8")
 
 
 def sha256_digest(data: bytes) -> str:
@@ -143,8 +158,17 @@ def check_metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+#: a level's label by its value: ``TrustLevel.label`` goes through the enum's ``name`` property
+#: (two descriptor calls); a record serialises two to four levels on every write
+_LABELS = tuple(level.label for level in sorted(TrustLevel))
+
+
 def _trust_label(level: TrustLevel) -> str:
-    return level.label
+    return _LABELS[level]
+
+
+def _absent(value: object) -> bool:
+    return value is None
 
 
 TrustField = Annotated[TrustLevel, PlainSerializer(_trust_label, return_type=str)]
@@ -255,16 +279,16 @@ class Provenance(BaseModel):
     #: the lowest channel in the fact's lineage (memguard.lineage_trust); ``None`` on records
     #: written before the field existed, and then left out of the canonical form (their digests
     #: stay what they were)
-    lineage_trust: TrustField | None = None
+    lineage_trust: TrustField | None = Field(default=None, exclude_if=_absent)
     #: the write-time content scan (memguard.scan); ``None`` on records written without a scanner
     #: or before the field existed, and then left out of the canonical form (digests unchanged)
-    scan: ScanRecord | None = None
+    scan: ScanRecord | None = Field(default=None, exclude_if=_absent)
     #: when the fact expires (a time-to-live the writer set, enforced by the kernel: an expired
     #: fact is never served) and the time-to-live in seconds a read's refresh extends it by;
     #: both ``None`` on records without one, and then left out of the canonical form (digests
     #: unchanged)
-    expires_at: datetime | None = None
-    ttl_seconds: int | None = Field(default=None, ge=1)
+    expires_at: datetime | None = Field(default=None, exclude_if=_absent)
+    ttl_seconds: int | None = Field(default=None, ge=1, exclude_if=_absent)
 
     @field_validator("trust", "lineage_trust", mode="before")
     @classmethod
@@ -274,18 +298,6 @@ class Provenance(BaseModel):
         if isinstance(value, str | int | TrustLevel):
             return TrustLevel.parse(value)
         raise ValueError("trust must be a level name")
-
-    @model_serializer(mode="wrap")
-    def _without_absent_lineage(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        if data.get("lineage_trust", 0) is None:
-            del data["lineage_trust"]
-        if data.get("scan", 0) is None:
-            del data["scan"]
-        for key in ("expires_at", "ttl_seconds"):
-            if data.get(key, 0) is None:
-                del data[key]
-        return data
 
     @field_validator("created_at", "expires_at")
     @classmethod
@@ -315,6 +327,15 @@ class Provenance(BaseModel):
         return value
 
     # Computed once per (immutable) record: a write needs it for the ledger row and the payload.
+    # They live in the instance ``__dict__``, which pydantic's ``model_copy`` / ``__copy__`` copy
+    # as it is: a copy (``model_copy(update=...)``: an owner migration's next version) drops
+    # them, or it would carry the form and digest of the record it was copied from.
+    def __copy__(self) -> Self:
+        return _uncached(super().__copy__())
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
+        return _uncached(super().__deepcopy__(memo))
+
     @cached_property
     def _canonical(self) -> bytes:
         return canonical_json(self.model_dump(mode="json"))
@@ -323,6 +344,15 @@ class Provenance(BaseModel):
     def record_digest(self) -> str:
         """Digest over the whole record; the store payload must carry the same one."""
         return sha256_digest(self._canonical)
+
+
+_CACHED = ("_canonical", "record_digest")
+
+
+def _uncached(record: ProvenanceT) -> ProvenanceT:
+    for name in _CACHED:
+        record.__dict__.pop(name, None)
+    return record
 
 
 def new_uuid7() -> str:

@@ -44,7 +44,14 @@ from memguard.ledger.lineage import Lineage
 from memguard.ledger.opening import check_migrated, watch_sqlite_state
 from memguard.ledger.readevent import ReadEvents
 from memguard.ledger.readpath import LATEST, MAX_IDS, ReadLookup
-from memguard.ledger.records import FactState, LedgerRecord, TurnRead, _record, _row_values
+from memguard.ledger.records import (
+    FactState,
+    LedgerRecord,
+    TurnRead,
+    _record,
+    _row_encoded,
+    _row_values,
+)
 from memguard.ledger.recovery import OWNER, lease, ops_metadata, orphaned, this_process
 from memguard.ledger.replay import EntryCache, LoggedHead, logged_heads
 from memguard.ledger.tables import (
@@ -256,7 +263,7 @@ class Ledger:
             me, now = this_process().row(), time.time()  # the staging process (recovery.py)
             self._insert_owner.run(conn, [{"fact_id": p.fact_id, "version": p.version,
                                            "staged_at": now, **me} for p in records])  # fmt: skip
-            changes.put(_PROV, rows)
+            changes.put_encoded(_PROV, [_row_encoded(p, r) for p, r in zip(records, rows, strict=True)])
             self._log_changes(conn, changes)
 
     def commit(

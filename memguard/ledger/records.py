@@ -10,6 +10,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
+from memguard.ledger.changelog import encode_value
 from memguard.provenance import Provenance
 
 __all__ = ["FactState", "LedgerRecord", "TurnRead"]
@@ -98,3 +99,12 @@ def _row_values(prov: Provenance) -> dict[str, Any]:
         "content_digest": prov.content_digest,
         "created_at": prov.created_at,
     }
+
+
+def _row_encoded(prov: Provenance, row: dict[str, Any]) -> dict[str, Any]:
+    """``encode_row`` of :func:`_row_values`'s ``row`` for ``prov`` (its change-entry form),
+    from what the record holds: the text is logged by its digest, which is ``record_digest``
+    (the digest of the same bytes, not hashed again); every other value but ``created_at`` is a
+    plain ``str`` / ``int`` / ``bool`` or ``None``, logged as it is."""
+    created = encode_value("mg_provenance", "created_at", row["created_at"])
+    return row | {"record": prov.record_digest, "created_at": created}
