@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from helpers import load_script
 
-from memguard.scan import Label, RuleScanner, ScanContext
+from memguard.scan import Label, ModelScanner, RuleScanner, ScanContext, builtin_scanners
 from memguard.trust import SourceKind
 
 SCANNER = RuleScanner()
@@ -120,6 +122,57 @@ class HeldOutCorpus:
                 acc[1] += t
             print(f"| **attacks detected** | {att[0]} | {att[1]} ({att[0] / att[1]:.1%}) |")
             print(f"| **benign flagged** | {ben[0]} | {ben[1]} ({ben[0] / ben[1]:.1%}) |")
+        if tune_misses:
+            for r in rows:
+                if self.half(r) == "tune" and (r["label"] == "attack") != self.flagged(r):
+                    print(r["id"], r["label"], r["family"], r["technique"], repr(r["text"][:160]))
+
+
+@cache
+def _scanners() -> tuple[Any, ...]:
+    return tuple(builtin_scanners())
+
+
+@cache
+def _verdicts(text: str) -> tuple[bool, ...]:
+    """Flagged (not clean) by each built-in scanner, in ``builtin_scanners()`` order."""
+    return tuple(s.scan(text, CTX).label is not Label.CLEAN for s in _scanners())
+
+
+class BuiltinCorpus(HeldOutCorpus):
+    """``HeldOutCorpus`` judged by the embedded default's stage: flagged when any built-in scanner
+    flags the row (the worse verdict wins)."""
+
+    @staticmethod
+    def flagged(row: dict[str, Any]) -> bool:
+        return any(_verdicts(row["text"]))
+
+    def measure(self, tune_misses: bool = False) -> None:
+        """Detection and false positives for the rules, the model and both, per family and half."""
+        # the columns: RuleScanner's and ModelScanner's own scan() verdicts, and the stage's (either)
+        assert [type(s) for s in _scanners()] == [RuleScanner, ModelScanner]
+        model = _scanners()[1]
+        print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; model {model.version}")
+        rows = self.load()
+        for part in ("tune", "held", "all"):
+            chosen = rows if part == "all" else [r for r in rows if self.half(r) == part]
+            print(f"\n## {part}\n\n| family | rows | rules | model | both |\n|---|---:|---:|---:|---:|")
+            families = sorted({r["family"] for r in chosen if r["label"] == "attack"})
+            techniques = sorted({r["technique"] for r in chosen if r["label"] == "benign"})
+            keys = [*families, *(f"benign:{t}" for t in techniques)]
+            totals: dict[str, list[int]] = {"attack": [0, 0, 0, 0], "benign": [0, 0, 0, 0]}
+            for key in keys:
+                group = [r for r in chosen if key in (r["family"], "benign:" + r["technique"])]
+                flags = [_verdicts(r["text"]) for r in group]
+                counts = [len(group), sum(f[0] for f in flags), sum(f[1] for f in flags),
+                          sum(any(f) for f in flags)]  # fmt: skip
+                print(f"| {key} | {counts[0]} | {counts[1]} | {counts[2]} | {counts[3]} |")
+                acc = totals["benign" if key.startswith("benign:") else "attack"]
+                for i, c in enumerate(counts):
+                    acc[i] += c
+            for kind, (n, r_, m_, b_) in totals.items():
+                what = "attacks detected" if kind == "attack" else "benign flagged"
+                print(f"| **{what}** | {n} | {r_ / n:.1%} | {m_ / n:.1%} | {b_ / n:.1%} |")
         if tune_misses:
             for r in rows:
                 if self.half(r) == "tune" and (r["label"] == "attack") != self.flagged(r):

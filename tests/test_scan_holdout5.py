@@ -20,19 +20,14 @@ from __future__ import annotations
 
 import base64
 import codecs
-import os
 import sys
 import unicodedata
 import urllib.parse
 from collections import Counter
-from functools import cache
 from pathlib import Path
-from typing import Any
 
 import pytest
-from corpus_helpers import CTX, HeldOutCorpus
-
-from memguard.scan import Label, ModelScanner, RuleScanner, builtin_scanners
+from corpus_helpers import BuiltinCorpus
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE / "scan" / "holdout5.jsonl"
@@ -43,26 +38,6 @@ FAMILIES = {
     "obfuscation", "sleeper_trigger",
 }  # fmt: skip
 KEYS = {"id", "label", "family", "technique", "language", "text"}
-
-
-@cache
-def _scanners() -> tuple[Any, ...]:
-    return tuple(builtin_scanners())
-
-
-@cache
-def _verdicts(text: str) -> tuple[bool, ...]:
-    """Flagged (not clean) by each built-in scanner, in ``builtin_scanners()`` order."""
-    return tuple(s.scan(text, CTX).label is not Label.CLEAN for s in _scanners())
-
-
-class BuiltinCorpus(HeldOutCorpus):
-    """``HeldOutCorpus`` judged by the embedded default's stage: flagged when any built-in scanner
-    flags the row (the worse verdict wins)."""
-
-    @staticmethod
-    def flagged(row: dict[str, Any]) -> bool:
-        return any(_verdicts(row["text"]))
 
 
 HELD = BuiltinCorpus(CORPUS, BUILD)
@@ -165,37 +140,5 @@ def test_detection_and_false_positives_of_the_builtin_scanners(part: str) -> Non
     HELD.assert_within(part, FLOORS[part], CEILINGS[part])
 
 
-def measure(tune_misses: bool = False) -> None:
-    """Detection and false positives for the rules, the model and both, per family and half."""
-    # the columns: RuleScanner's and ModelScanner's own scan() verdicts, and the stage's (either)
-    assert [type(s) for s in _scanners()] == [RuleScanner, ModelScanner]
-    model = _scanners()[1]
-    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; model {model.version}")
-    rows = HELD.load()
-    for part in ("tune", "held", "all"):
-        chosen = rows if part == "all" else [r for r in rows if HELD.half(r) == part]
-        print(f"\n## {part}\n\n| family | rows | rules | model | both |\n|---|---:|---:|---:|---:|")
-        families = sorted({r["family"] for r in chosen if r["label"] == "attack"})
-        techniques = sorted({r["technique"] for r in chosen if r["label"] == "benign"})
-        keys = [*families, *(f"benign:{t}" for t in techniques)]
-        totals: dict[str, list[int]] = {"attack": [0, 0, 0, 0], "benign": [0, 0, 0, 0]}
-        for key in keys:
-            group = [r for r in chosen if key in (r["family"], "benign:" + r["technique"])]
-            flags = [_verdicts(r["text"]) for r in group]
-            counts = [len(group), sum(f[0] for f in flags), sum(f[1] for f in flags),
-                      sum(any(f) for f in flags)]  # fmt: skip
-            print(f"| {key} | {counts[0]} | {counts[1]} | {counts[2]} | {counts[3]} |")
-            acc = totals["benign" if key.startswith("benign:") else "attack"]
-            for i, c in enumerate(counts):
-                acc[i] += c
-        for kind, (n, r_, m_, b_) in totals.items():
-            what = "attacks detected" if kind == "attack" else "benign flagged"
-            print(f"| **{what}** | {n} | {r_ / n:.1%} | {m_ / n:.1%} | {b_ / n:.1%} |")
-    if tune_misses:
-        for r in rows:
-            if HELD.half(r) == "tune" and (r["label"] == "attack") != HELD.flagged(r):
-                print(r["id"], r["label"], r["family"], r["technique"], repr(r["text"][:160]))
-
-
 if __name__ == "__main__":
-    measure(tune_misses="--tune-misses" in sys.argv)
+    HELD.measure(tune_misses="--tune-misses" in sys.argv)
