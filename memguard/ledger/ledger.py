@@ -42,7 +42,7 @@ from memguard.ledger.fence import fence_lock, fenced_facts
 from memguard.ledger.inserts import BulkInsert, EventInsert, FactKeys, event_canonical
 from memguard.ledger.lineage import Lineage
 from memguard.ledger.opening import check_migrated, watch_sqlite_state
-from memguard.ledger.readevent import ReadEvents
+from memguard.ledger.readevent import ReadEvents, event_row
 from memguard.ledger.readpath import LATEST, MAX_IDS, ReadLookup
 from memguard.ledger.records import (
     FactState,
@@ -67,7 +67,7 @@ from memguard.ledger.tables import (
 from memguard.ledger.verification import repair_ledger, verify_ledger
 from memguard.ledger.witness import CheckpointWitness, WitnessDir
 from memguard.logging import get_logger
-from memguard.provenance import Provenance, canonical_json, sha256_digest
+from memguard.provenance import Provenance, canonical_json
 from memguard.stores.base import MemoryStore
 
 __all__ = ["FactState", "Ledger", "LedgerRecord", "TurnRead"]
@@ -475,22 +475,9 @@ class Ledger:
     def _insert_events(self, conn: Connection, events: Sequence[AuditEvent]) -> None:
         if not events:
             return
-        rows = []
-        for ev in events:
-            canonical = event_canonical(ev)  # once: the stored text and its digest
-            rows.append(
-                {
-                    "event_id": ev.event_id,
-                    "ts": ev.ts,
-                    "action": ev.action,
-                    "decision": ev.decision.value,
-                    "reason": ev.reason[:128],
-                    "subject": (ev.principal or {}).get("subject"),
-                    "trace_id": ev.trace_id,
-                    "event": canonical.decode("utf-8"),
-                    "event_digest": sha256_digest(canonical),
-                }
-            )
+        # the canonical JSON once per event: the stored text and its digest (the same row the
+        # driver-level read event writes)
+        rows = [event_row(ev, event_canonical(ev)) for ev in events]
         seqs = self._event_insert.events(conn, rows)  # compiled once (readpath.py)
         # same transaction: an event is never committed without its queued leaf hash
         self.log.enqueue(conn, zip(seqs, (str(row["event"]) for row in rows), strict=True))

@@ -42,7 +42,7 @@ _EVENT_FACT = AuditFactRow.__table__  # type: ignore[attr-defined]
 
 def event_row(ev: AuditEvent, canonical: bytes) -> dict[str, Any]:
     """The ``mg_audit_event`` row of ``ev`` whose canonical JSON is ``canonical`` (the columns
-    :meth:`Ledger._insert_events` writes)."""
+    :meth:`Ledger._insert_events` writes too)."""
     return {
         "event_id": ev.event_id,
         "ts": ev.ts,
