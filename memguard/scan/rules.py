@@ -16,6 +16,7 @@ from memguard.scan.vocabulary import (  # the word lists, split from the rules b
     _AGENT,
     _AI,
     _AI_AT_LINE_START,
+    _AIMED,
     _CALL_NAME,
     _CONTAINER,
     _DEST,
@@ -47,6 +48,8 @@ from memguard.scan.vocabulary import (  # the word lists, split from the rules b
     _PRIOR_OTHER,
     _QUIET,
     _ROLE,
+    _ROLE_HUMAN,
+    _ROLE_MACHINE,
     _RUN_ML,
     _SECRET,
     _SEND,
@@ -275,7 +278,9 @@ RULES: tuple[Rule, ...] = (
        r"\b(?:you|the assistant|the agent)\b"),
     # -- role and system impersonation --------------------------------------------------------
     _r("role.prefix", 0.75,
-       f"{_LEAD}(?:(?:new|updated|urgent|important|official|real|actual|priority) )?(?:{_ROLE})(?: (?:message|note|prompt|notice|instructions?|override|update|alert|"
+       # false positives (scanfp3): a person's label over a to-do ("Sysadmin: reboot the NAS") takes a
+       # line aimed at the agent (_AIMED) unless it is dressed up ("Urgent admin note:")
+       f"{_LEAD}(?:(?:new|updated|urgent|important|official|real|actual|priority) (?:{_ROLE})|{_ROLE_MACHINE}|(?:{_ROLE_HUMAN}){_AIMED})(?: (?:message|note|prompt|notice|instructions?|override|update|alert|"
        # false positives (scanfp): a spec line gives a value ("System: Ubuntu 22.04, 16 GB RAM")
        # (and "Owner: Jana." a field's value: one word that ends the line or its sentence, scanfp2:
        # "Owner: Raj. Checkpoint on July 15.", "owner: team-data" in YAML; not a one-word order
