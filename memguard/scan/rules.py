@@ -41,6 +41,7 @@ from memguard.scan.vocabulary import (  # the word lists, split from the rules b
     _NOT_LOGGED,
     _NOT_OWN_ML,
     _NOT_OWNED_PAYEE,
+    _NOUN_HEADER,
     _OWNED_BY_OTHER,
     _OWNED_BY_OTHER_NEXT,
     _PERSIST,
@@ -245,7 +246,9 @@ RULES: tuple[Rule, ...] = (
     _r("agent.send_secret", 0.7,
        # false positives (scanfp): "never share your one-time codes with anyone" is advice
        f"(?<!never )(?<!not )(?<!n't )\\b(?:{_SEND}|reply (?:only )?with|include|give|tell|reveal|disclose|read out|print|dump|"
-       f"publish|paste|attach)\\b"
+       # false positives (scanfp3): a verb as the noun of a header after another word ("Lab report:
+       # the model revealed its system prompt", "Weekly sync:") orders nothing; "Share: ..." does
+       f"publish|paste|attach)\\b(?!(?:{_NOUN_HEADER})[ \\t]*[:：])"
        f"[^.\\n]{{0,60}}\\b(?:the user'?s|the|your|all|my)\\b[^.\\n]{{0,20}}{_SECRET}"),
     _r("agent.send_to_address", 0.55,
        # generalization (holdout3): not to the user's own address ("send my summary to my work

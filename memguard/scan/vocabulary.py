@@ -42,6 +42,9 @@ _SECRET = _alt("passwords?", "pass ?codes?", "api[ _-]?keys?", "secret keys?", "
 # (generalization, holdout3: "email," and "email:" name an address, they do not send)
 _SEND = _alt("send", "forward", "e-?mail(?! address| is\\b| was\\b|[,:])", "mail(?! address| is\\b| was\\b|[,:])", "post", "upload", "transmit", "share",
              "leak", "exfiltrate", "copy", "cc", "bcc", "deliver", "report", "sync", "submit")  # fmt: skip
+# a send verb that is the noun of a header after another word ("Lab report:", "Weekly sync:",
+# "Blog post:", "Memory dump:"; one fixed-width lookbehind per noun)
+_NOUN_HEADER = "|".join(f"(?<=[\\w-] {noun})" for noun in ("report", "post", "sync", "copy", "share", "dump"))
 _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 _URL = r"https?://[^\s)\]>\"']+"
 _ROLE = _alt("system", "developer", "dev", "admin", "administrator", "operator", "root",
