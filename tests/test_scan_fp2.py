@@ -256,7 +256,7 @@ def test_apostrophes_inside_words_do_not_open_a_quote() -> None:
 
 
 def test_the_rules_version_names_the_new_families() -> None:
-    assert SCANNER.version == "6"
+    assert int(SCANNER.version) >= 6  # version 7 (scanfp3) keeps these families
     ids = {rule.id for rule in RULES}
     assert {rule_id for rule_id, _, _ in FAMILY_RULES} <= ids
     assert len(ids) == len(RULES)  # no family id reused

@@ -56,6 +56,14 @@ _CUE = re.compile(r"\b(?:like|such as|e\.g\.,?|i\.e\.,?|phrases?|strings?|payloa
                   r"tactics?|lures?|(?:start|starts|begin|begins|open|opens) with)\b:? ?\(?$", re.IGNORECASE)
 # scanfp2: a quote that continues a list of mentions ('"X", "Y" or "Z"') is one too
 _LIST_GAP = re.compile(r"\s*(?:,|or|and|, or|, and|/)\s*")
+# scanfp3: a quote reported after "says" / "said" / "reads" is a mention when the writer names the
+# thing that says it as hostile ("the phishing mail says '...'", "a fake invoice read: '...'"): the
+# writer reports an attack, not relays one; any other sayer ("the document says", "admin says") is
+# how injections arrive and stays evidence
+_REPORTED = re.compile(r"\b(?:the|a|an|this|that|one|their) (?:[\w-]+ ){0,3}?(?:phishing|scam|fake|"
+                       r"fraudulent|bogus|malicious|suspicious|spoofed|forged|rogue|poisoned|hostile)"
+                       r"(?: [\w-]+){0,4} (?:says|said|reads|read|stated|claims|claimed|contains|contained)"
+                       r"[:,]? ?$", re.IGNORECASE)
 _SPEECH = re.compile(r" (?:[\w-]+ ){0,3}(?:said|says|told|asked|whispered|shouted|replied)\b", re.IGNORECASE)
 QUOTED = "quoted.mention"
 # a text that names the encoding of what it shows (false positives, scanfp), and decoded prose
@@ -84,6 +92,7 @@ def mention_spans(text: str) -> list[tuple[int, int]]:
             continue
         if (
             _CUE.search(text, max(0, m.start() - 24), m.start())
+            or _REPORTED.search(text, max(0, m.start() - 80), m.start())
             or (text[b - 1] == "," and _SPEECH.match(text, m.end()))
             or (last >= 0 and _LIST_GAP.fullmatch(text, last, m.start()) is not None)
         ):
@@ -145,11 +154,12 @@ class RuleScanner:
     """Rule-based prompt-injection scanner for memory writes (see :mod:`memguard.scan.rules`)."""
 
     id = "memguard.rules"
-    version = "6"  # 2: nested decoding (3 layers) and `scan.truncated` over the work caps; 3: family
+    version = "7"  # 2: nested decoding (3 layers) and `scan.truncated` over the work caps; 3: family
     # rules widened for generalization (tests/scan/holdout2.jsonl, docs/scanner.md); 4: rules for the
     # weakest families (sleeper, poisoning, direct, exfiltration; tests/scan/holdout3.jsonl); 5: rules
     # narrowed by structure where they fired on benign memories (code, logs, the user's own errands)
     # 6: families from holdout4/5's tune halves (memguard/scan/family_rules.py) and more narrowings
+    # 7: narrowed on the user's and admins' own notes (scanfp3, tests/test_scan_fp3.py)
 
     def __init__(
         self, *, suspicious_at: float = SUSPICIOUS_AT, malicious_at: float = MALICIOUS_AT

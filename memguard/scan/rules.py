@@ -16,6 +16,7 @@ from memguard.scan.vocabulary import (  # the word lists, split from the rules b
     _AGENT,
     _AI,
     _AI_AT_LINE_START,
+    _AIMED,
     _CALL_NAME,
     _CONTAINER,
     _DEST,
@@ -40,6 +41,7 @@ from memguard.scan.vocabulary import (  # the word lists, split from the rules b
     _NOT_LOGGED,
     _NOT_OWN_ML,
     _NOT_OWNED_PAYEE,
+    _NOUN_HEADER,
     _OWNED_BY_OTHER,
     _OWNED_BY_OTHER_NEXT,
     _PERSIST,
@@ -47,6 +49,8 @@ from memguard.scan.vocabulary import (  # the word lists, split from the rules b
     _PRIOR_OTHER,
     _QUIET,
     _ROLE,
+    _ROLE_HUMAN,
+    _ROLE_MACHINE,
     _RUN_ML,
     _SECRET,
     _SEND,
@@ -242,7 +246,9 @@ RULES: tuple[Rule, ...] = (
     _r("agent.send_secret", 0.7,
        # false positives (scanfp): "never share your one-time codes with anyone" is advice
        f"(?<!never )(?<!not )(?<!n't )\\b(?:{_SEND}|reply (?:only )?with|include|give|tell|reveal|disclose|read out|print|dump|"
-       f"publish|paste|attach)\\b"
+       # false positives (scanfp3): a verb as the noun of a header after another word ("Lab report:
+       # the model revealed its system prompt", "Weekly sync:") orders nothing; "Share: ..." does
+       f"publish|paste|attach)\\b(?!(?:{_NOUN_HEADER})[ \\t]*[:：])"
        f"[^.\\n]{{0,60}}\\b(?:the user'?s|the|your|all|my)\\b[^.\\n]{{0,20}}{_SECRET}"),
     _r("agent.send_to_address", 0.55,
        # generalization (holdout3): not to the user's own address ("send my summary to my work
@@ -275,7 +281,9 @@ RULES: tuple[Rule, ...] = (
        r"\b(?:you|the assistant|the agent)\b"),
     # -- role and system impersonation --------------------------------------------------------
     _r("role.prefix", 0.75,
-       f"{_LEAD}(?:(?:new|updated|urgent|important|official|real|actual|priority) )?(?:{_ROLE})(?: (?:message|note|prompt|notice|instructions?|override|update|alert|"
+       # false positives (scanfp3): a person's label over a to-do ("Sysadmin: reboot the NAS") takes a
+       # line aimed at the agent (_AIMED) unless it is dressed up ("Urgent admin note:")
+       f"{_LEAD}(?:(?:new|updated|urgent|important|official|real|actual|priority) (?:{_ROLE})|{_ROLE_MACHINE}|(?:{_ROLE_HUMAN}){_AIMED})(?: (?:message|note|prompt|notice|instructions?|override|update|alert|"
        # false positives (scanfp): a spec line gives a value ("System: Ubuntu 22.04, 16 GB RAM")
        # (and "Owner: Jana." a field's value: one word that ends the line or its sentence, scanfp2:
        # "Owner: Raj. Checkpoint on July 15.", "owner: team-data" in YAML; not a one-word order

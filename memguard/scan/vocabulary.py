@@ -42,11 +42,26 @@ _SECRET = _alt("passwords?", "pass ?codes?", "api[ _-]?keys?", "secret keys?", "
 # (generalization, holdout3: "email," and "email:" name an address, they do not send)
 _SEND = _alt("send", "forward", "e-?mail(?! address| is\\b| was\\b|[,:])", "mail(?! address| is\\b| was\\b|[,:])", "post", "upload", "transmit", "share",
              "leak", "exfiltrate", "copy", "cc", "bcc", "deliver", "report", "sync", "submit")  # fmt: skip
+# a send verb that is the noun of a header after another word ("Lab report:", "Weekly sync:",
+# "Blog post:", "Memory dump:"; one fixed-width lookbehind per noun)
+_NOUN_HEADER = "|".join(f"(?<=[\\w-] {noun})" for noun in ("report", "post", "sync", "copy", "share", "dump"))
 _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 _URL = r"https?://[^\s)\]>\"']+"
 _ROLE = _alt("system", "developer", "dev", "admin", "administrator", "operator", "root",
              "sysadmin", "supervisor", "moderator", "owner", "maintainer", "security team",
              "it team", "it department", "compliance team", "support team", "orchestrator")  # fmt: skip
+# the roles above split (scanfp3): the machine's own turns, and people who write admin notes
+# ("Sysadmin: rotate the backup tapes" is a person's to-do; it takes a label aimed at the agent)
+_ROLE_MACHINE = _alt("system", "developer", "dev", "operator", "root", "orchestrator")
+_ROLE_HUMAN = _alt("admin", "administrator", "sysadmin", "supervisor", "moderator", "owner",
+                   "maintainer", "security team", "it team", "it department", "compliance team",
+                   "support team")  # fmt: skip
+# what aims the rest of a line at the agent: the agent named or spoken to, its instructions, the
+# user in the third person, obedience asked or authority handed to the text itself
+_AIMED = (f"(?=[^\\n]{{0,160}}\\b(?:you|your|yours|yourself|{_AGENT}|instructions?|prompts?|"
+          f"the user'?s?|guidelines|polic(?:y|ies)|obey(?:ed)?|compl(?:y|ied|iance)|follow (?:its|this|these)|"
+          f"(?:granted|delegated|given) to (?:this|the (?:administrator|admin))|respond to "
+          f"(?:admin|administrator|this|these))\\b)")
 _LEAD = r"(?:^|[\n>:;.!?\]\-*#|]\s*|<!--\s*|\"\s*)"
 _CONTAINER = _alt("tool_output", "tool_result", "tool_response", "tool", "function_results?",
                   "function_output", "context", "untrusted(?:_\\w+)?", "data", "documents?",
