@@ -43,7 +43,6 @@ KEYS = {"id", "label", "family", "technique", "language", "text"}
 HELD = BuiltinCorpus(CORPUS, BUILD)
 
 
-
 def test_the_committed_corpus_is_the_builders_output() -> None:
     HELD.assert_built()
 

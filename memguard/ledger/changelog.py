@@ -151,33 +151,19 @@ class ChangeSet:
         :func:`encode_row` gives (the ledger's ``begin`` builds them from values it has: the
         record's ``record_digest`` is the digest of its text, tests/test_writeforms.py)."""
         pk = _layout(table)[1]
-        name, column = table.name, _FACT_COLUMN.get(table.name)
         for row in rows:
-            key = {n: row[n] for n in pk}
-            self.ops.append({"t": name, "op": "put", "key": key, "row": row})
-            value = row.get(column) if column is not None else None
-            if isinstance(value, str):
-                self.fact_ids[value] = None
+            self.ops.append({"t": table.name, "op": "put", "key": {n: row[n] for n in pk}, "row": row})
+            self._facts(table, row)
 
     def set(
         self, table: Table, keys: Iterable[Mapping[str, Any]], values: Mapping[str, Any]
     ) -> None:
         encoded = {k: encode_value(table.name, k, v) for k, v in values.items()}
-        _, pk, digested = _layout(table)
-        name, column = table.name, _FACT_COLUMN.get(table.name)
         for key in keys:
-            # key_of(table, key), inline (a commit logs a key per fact)
-            got: dict[str, Any] = {}
-            for n in pk:
-                value = key.get(n)
-                if value is None or (type(value) in _PLAIN and n not in digested):
-                    got[n] = value
-                else:
-                    got[n] = encode_value(name, n, value)
-            self.ops.append({"t": name, "op": "set", "key": got, "row": dict(encoded)})
-            value = key.get(column) if column is not None else None
-            if isinstance(value, str):
-                self.fact_ids[value] = None
+            self.ops.append(
+                {"t": table.name, "op": "set", "key": key_of(table, key), "row": dict(encoded)}
+            )
+            self._facts(table, key)
 
     def delete(self, table: Table, keys: Iterable[Mapping[str, Any]]) -> None:
         for key in keys:
