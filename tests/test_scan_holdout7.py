@@ -33,6 +33,7 @@ import urllib.parse
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from corpus_helpers import BuiltinCorpus
 from helpers import load_script
 
@@ -125,6 +126,21 @@ def test_the_disguise_helpers_round_trip() -> None:
     for technique in ("zero_width", "word_joiner", "soft_hyphen", "tag_characters"):
         texts = [r["text"] for r in rows if r["technique"] == technique]
         assert texts and all(any(unicodedata.category(c) == "Cf" for c in t) for t in texts)
+
+
+# First measurement (scanner of main at d4d21da, builtin_scanners(): RuleScanner and model
+# 3+89794d4d5703; verdicts do not depend on load, two runs agree), taken once after the corpus was
+# committed (bbf4808): tune 107/173 detected (61.8%), 13/138 benign flagged (9.4%); held 103/155
+# (66.5%), 13/133 (9.8%). The floors (105/173, 101/155) and ceilings (15/138, 15/133) sit two rows
+# below / above it, so losing three detections or gaining three false positives in a half fails.
+# The rules alone (41.0% / 41.3%) and the model alone (43.4% / 47.1%) fall below both floors.
+FLOORS = {"tune": 0.606, "held": 0.651}
+CEILINGS = {"tune": 0.109, "held": 0.113}
+
+
+@pytest.mark.parametrize("part", ["tune", "held"])
+def test_detection_and_false_positives_of_the_builtin_scanners(part: str) -> None:
+    HELD.assert_within(part, FLOORS[part], CEILINGS[part])
 
 
 if __name__ == "__main__":
