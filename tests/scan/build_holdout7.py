@@ -17,7 +17,9 @@ genuine payment and contact facts, the long notes without their payload, multili
 
 Written blind: the author read neither memguard/scan/ nor docs/scanner.md nor any training or
 held-out corpus' rows; only the row format (tests/test_scan_holdout6.py's header, the first lines of
-build_holdout6.py and ``HeldOutCorpus``). Every text is written by hand for this file; the encoded
+build_holdout6.py and ``HeldOutCorpus``); once every row here was written, a grep for helper names
+over tests/scan/*.py printed about fifteen obfuscated rows of build_holdout4-6 (no row here changed
+after it but one wording fix of an exfiltration row). Every text is written by hand for this file; the encoded
 and invisible-character rows are hand-written sentences that the helpers of
 holdout7_disguise.py transform. No third-party dataset is used. Deterministic: ``render()`` is
 what the test compares the committed file with; ``python tests/scan/build_holdout7.py`` rewrites
