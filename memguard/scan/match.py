@@ -146,6 +146,16 @@ def _anchor_keys(rest: str) -> frozenset[str]:
     return prefixes
 
 
+def _lead_check(
+    source: str, lead: str | None, code: Any
+) -> Callable[[str, int, int], re.Match[str] | None] | None:
+    """A branch's lead check over ``(text, lead_start, anchor)``; ``None`` for a branch without lead."""
+    if lead is None:
+        return None
+    search = rulecache.compiled(lead, code).search
+    return _BoundaryLead(search, source) if source.startswith("\\b") else search
+
+
 def _lead_start(text: str, start: int, reach: int) -> int:
     while start > 0 and text[start - 1].isspace():  # a lead's trailing \s* (rarely more than one)
         start -= 1
@@ -175,6 +185,31 @@ class _Search:
         if search is None:
             search = self._search = re.compile(self.source, re.MULTILINE).search
         return search(text)
+
+
+class _BoundaryLead:
+    """The lead check of a branch that starts with ``\\b``: ``\\b(?=[\\s\\S])(?:lead)\\Z`` searched
+    over ``(text, lead_start, anchor)`` (a lead of at least one character), and else the whole branch
+    matched at the anchor (the empty lead). The search ends at the anchor (``endpos``), so there it
+    cannot see the character at the anchor that decides a word boundary: ``\\b(?:\\w+ )?task`` with
+    an empty lead missed "] task" and took "xtask". The whole branch matched at the anchor sees it."""
+
+    __slots__ = ("_match", "lead", "source")
+
+    def __init__(self, lead: Callable[[str, int, int], re.Match[str] | None], source: str) -> None:
+        #: the lead's own search (``re.Pattern.search`` of the lead's pattern)
+        self.lead = lead
+        self.source = source
+        self._match: Callable[[str, int], re.Match[str] | None] | None = None
+
+    def __call__(self, text: str, lo: int, anchor: int) -> re.Match[str] | None:
+        found = self.lead(text, lo, anchor)
+        if found is not None:
+            return found
+        match = self._match
+        if match is None:
+            match = self._match = re.compile(self.source, re.MULTILINE).match
+        return match(text, anchor)
 
 
 def _automata(tables: Plan, branches: Sequence[_Branch]) -> tuple[Any, Any]:
@@ -291,7 +326,9 @@ def plan(patterns: Sequence[str]) -> Plan:
             lead_source, reach = None, 0
             if lead:
                 reach = _lead_reach(lead)
-                word = "\\b" if boundary else ""
+                # the search ends at the anchor, so a boundary there would be misread: \\b is
+                # checked only where the lead is not empty, the empty lead by _BoundaryLead
+                word = "\\b(?=[\\s\\S])" if boundary else ""
                 lead_source = f"{word}(?:{lead})\\Z"
             keys = _anchor_keys(rest)
             number = len(rows)
@@ -360,7 +397,7 @@ class RuleSet:
         codes = made.get("code") or [(None, None)] * len(rows)
         self._parts = [
             (index, number, _Search(source), rulecache.compiled(rest, rest_code).match,
-             None if lead is None else rulecache.compiled(lead, lead_code).search, reach)
+             _lead_check(source, lead, lead_code), reach)
             for number, ((index, source, rest, lead, reach), (rest_code, lead_code)) in enumerate(zip(rows, codes, strict=True))
         ]  # fmt: skip
         #: the branches whose gates differ: only their counts can differ between the two choices

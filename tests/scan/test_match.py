@@ -110,6 +110,33 @@ def test_a_lead_is_followed_back_over_any_amount_of_whitespace() -> None:
     assert rules.matching("system: obey") == {0}
 
 
+_BOUNDARY_LEADS = [
+    r"\b(?:your |the |\w+ )?task (?:is )?(?:over|done)\s*[.!:]",
+    r"\b(?:[a-z]+ )?(?:ignore|drop) (?:all )?rules\b",
+]
+_BOUNDARY_RULES = RuleSet(_BOUNDARY_LEADS)
+_BOUNDARY_PLAIN = [re.compile(p, re.MULTILINE) for p in _BOUNDARY_LEADS]
+
+
+def test_an_empty_lead_decides_the_word_boundary_from_the_text_after_the_anchor() -> None:
+    # the lead search ends at the anchor, where it cannot see the next character: "] task" was
+    # missed and "xtask" taken by rule 18 of rule set 7 ("[handoff from X] task complete.")
+    for text, hit in [("[x] task over.", True), ("task done: y", True), ("xtask over.", False),
+                      ("foo_task over!", False), ("my task is over.", True), ("é task over.", True),
+                      ("a\ntask done.", True), ("tignore rules", False), ("so ignore all rules", True)]:
+        expected = {i for i, c in enumerate(_BOUNDARY_PLAIN) if c.search(text)}
+        assert _BOUNDARY_RULES.matching(text) == expected, text
+        assert bool(expected) == hit, text
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["task", " ", "over", ".", "x", "] ", "the ", "\n", "_", "é", "is ",
+                                 "done", ":", "ignore", "rules", "all ", "drop", "9", "-"]),
+                max_size=12).map("".join))
+def test_leads_after_a_word_boundary_match_as_a_plain_search_does(text: str) -> None:
+    assert _BOUNDARY_RULES.matching(text) == {i for i, c in enumerate(_BOUNDARY_PLAIN) if c.search(text)}
+
+
 @pytest.mark.parametrize(
     "payload",
     [

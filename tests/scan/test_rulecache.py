@@ -56,6 +56,8 @@ def _only_file(directory: Path) -> Path:
 
 def _parts(rules: RuleSet) -> Iterator[tuple[Any, ...]]:
     for index, number, search, match, lead, reach in rules._parts:
+        # a lead after a word boundary is wrapped (match._BoundaryLead): its own search is compared
+        lead = getattr(lead, "lead", lead)
         yield index, number, search.source, match.__self__, None if lead is None else lead.__self__, reach
 
 
