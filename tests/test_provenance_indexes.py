@@ -184,3 +184,41 @@ def test_a_failed_migration_fails_the_open_and_changes_nothing(
         assert _indexes(url) == NEW and _migrations(ledger) == 1
     finally:
         ledger.close()
+
+
+@pytest.mark.parametrize(
+    "selector",
+    [
+        RevocationSelector.source(PAGE),
+        RevocationSelector.session("s1"),
+        RevocationSelector.jti("jti-1"),
+        RevocationSelector.subject("https://issuer.example", "alice"),
+    ],
+    ids=["source", "session", "jti", "subject"],
+)
+def test_the_revocation_lookups_still_use_an_index(tmp_path: Path, selector: Any) -> None:
+    """SQLite's plan of the statement :meth:`Lineage.match` runs for each selector that the
+    kept indexes serve: a search through an index, not a scan of every fact."""
+    from sqlalchemy import event
+
+    ledger = Ledger.sqlite(tmp_path / "ledger.db", witness=None)
+    seen: list[tuple[str, Any]] = []
+
+    def grab(conn: Any, cursor: Any, statement: str, params: Any, context: Any, many: bool) -> None:
+        if "FROM mg_provenance" in statement:
+            seen.append((statement, params))
+
+    event.listen(ledger.engine, "before_cursor_execute", grab)
+    try:
+        assert ledger.lineage.match(selector) == []
+        ((statement, params),) = seen
+        with ledger.engine.connect() as conn:
+            plan = " ".join(
+                str(row[-1])
+                for row in conn.exec_driver_sql("EXPLAIN QUERY PLAN " + statement, params)
+            )
+        assert "USING INDEX ix_mg_provenance_" in plan, plan
+        assert "SCAN mg_provenance" not in plan, plan
+    finally:
+        event.remove(ledger.engine, "before_cursor_execute", grab)
+        ledger.close()
