@@ -21,17 +21,21 @@ A ledger from before gets the new set at open (:func:`migrate`): the old indexes
 partial one created in one transaction with a logged meta row ``provenance_indexes = 2`` (a
 change entry, so ``memguard ledger verify`` holds it like every projection row); idempotent, and
 safe with several processes opening at once (SQLite ``BEGIN IMMEDIATE``, PostgreSQL a
-transaction-scoped advisory lock), like :func:`memguard.ledger.changelinks.migrate`.
+transaction-scoped advisory lock), like :func:`memguard.ledger.changelinks.migrate`. If the
+marker row is deleted around the log, the open makes the index set whole again but does not put
+the row back (a warning, ``ledger.provenance_indexes_marker_missing``): ``memguard ledger verify``
+names the deleted row.
 """
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, select, text
 
-from memguard.ledger.changelog import ChangeSet
-from memguard.ledger.tables import LedgerMetaRow
+from memguard.ledger.changelog import CHANGE_ACTION, ChangeSet, ops_of
+from memguard.ledger.tables import AuditEventRow, LedgerMetaRow
 from memguard.logging import get_logger
 
 if TYPE_CHECKING:
@@ -40,6 +44,7 @@ if TYPE_CHECKING:
 __all__ = ["DROPPED", "MARKER", "VERSION", "created_rows", "marker_row", "migrate"]
 
 _META = LedgerMetaRow.__table__  # type: ignore[attr-defined]
+_EVENT = AuditEventRow.__table__  # type: ignore[attr-defined]
 
 #: the meta row saying the ledger has this module's index set
 MARKER = "provenance_indexes"
@@ -71,6 +76,27 @@ def _marked(conn: Connection) -> bool:
     return value is not None
 
 
+def _logged_marker(conn: Connection) -> bool:
+    """Whether the log says the marker row exists: the change entries that mention it (a text
+    match narrows, each is then read as JSON), their ops on it in log order."""
+    rows = conn.execute(
+        select(_EVENT.c.event)
+        .where(_EVENT.c.action == CHANGE_ACTION, _EVENT.c.event.like(f'%"{MARKER}"%'))
+        .order_by(_EVENT.c.seq)
+    ).scalars()
+    marked = False
+    for raw in rows:
+        try:
+            ev = json.loads(raw)
+        except ValueError:
+            continue  # the tree pass of `ledger verify` reports an entry that is not JSON
+        for op in ops_of(ev.get("detail") or {}) if isinstance(ev, dict) else []:
+            key = op.get("key") if isinstance(op, dict) else None
+            if op.get("t") == _META.name and isinstance(key, dict) and key.get("key") == MARKER:
+                marked = op.get("op") in ("put", "set") or (op.get("op") != "del" and marked)
+    return marked
+
+
 def migrate(ledger: Ledger) -> bool:
     """Give a ledger from before this module its index set, once; whether it did. One
     transaction under the ledger's write lock: a second process opening at once waits, then finds
@@ -95,6 +121,12 @@ def migrate(ledger: Ledger) -> bool:
         for name in DROPPED:
             conn.exec_driver_sql(f"DROP INDEX IF EXISTS {name}")
         conn.exec_driver_sql(_PARTIAL)
+        if _logged_marker(conn):
+            # the log put the marker and its row is gone: edited around the log. Not put again
+            # silently (`memguard ledger verify` names the row); the index set is made whole.
+            get_logger().warning("ledger.provenance_indexes_marker_missing",
+                                 hint="memguard ledger verify")  # fmt: skip
+            return False
         ledger._insert_ignore(conn, _META, [marker_row()], changes)
         ledger._log_changes(conn, changes)
     get_logger().info("ledger.migrated", migration=MARKER, dropped=list(DROPPED))
