@@ -33,6 +33,7 @@ from sqlmodel import SQLModel
 from memguard.denials import note_deny
 from memguard.errors import ConfigurationError, Fenced, LedgerError
 from memguard.events import AuditEvent, Decision
+from memguard.ledger import provindexes
 from memguard.ledger.auditlog import AuditLog, VerifyReport
 from memguard.ledger.changelinks import CHANGE_FACT, MARKER, entry_links, migrate
 from memguard.ledger.changelog import CHANGE_ACTION, PROJECTIONS, ChangeSet, key_of
@@ -146,12 +147,14 @@ class Ledger:
             changes = ChangeSet("ledger.create")
             with self._tx() as conn:
                 self._insert_ignore(conn, _META, [{"key": "owner_scheme", "value":
-                    str(OWNER_SCHEME)}, {"key": MARKER, "value": "1"}], changes)  # fmt: skip
+                    str(OWNER_SCHEME)}, {"key": MARKER, "value": "1"}, *provindexes.created_rows()],
+                    changes)  # fmt: skip
                 self._log_changes(conn, changes)
             # the new ledger's first leaf, not left queued; signed (and witnessed) at once
             self.log.flush() if checkpoint_signer is not None else self.log.integrate()
         else:
             migrate(self)  # mg_change_fact, backfilled once (memguard/ledger/changelinks.py)
+            provindexes.migrate(self)  # mg_provenance's index set (provindexes.py)
 
     def _create_tables(self) -> bool:
         """Create what is missing; whether the ledger is new. Several processes opening a new

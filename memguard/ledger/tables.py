@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Column, DateTime, Text
+from sqlalchemy import Column, DateTime, Index, Text, text
 from sqlmodel import Field, SQLModel
 
 __all__ = [
@@ -24,21 +24,31 @@ class ProvenanceRow(SQLModel, table=True):
     """One version of one fact. ``state``: pending -> committed -> superseded | deleted; or aborted."""
 
     __tablename__ = "mg_provenance"
+    #: the secondary indexes are those a lookup needs (memguard/ledger/provindexes.py says which
+    #: query uses which; every write inserts into each): ``source_uri`` only where it is set
+    __table_args__ = (
+        Index(
+            "ix_mg_provenance_source_uri_set",
+            "source_uri",
+            sqlite_where=text("source_uri IS NOT NULL"),
+            postgresql_where=text("source_uri IS NOT NULL"),
+        ),
+    )
 
     fact_id: str = Field(primary_key=True, max_length=64)
     version: int = Field(primary_key=True)
     state: str = Field(index=True, max_length=16)
     purged: bool = Field(default=False)
-    namespace: str = Field(index=True)
+    namespace: str
     owner_iss: str
     owner_sub: str = Field(index=True)
     trust: int
-    source_kind: str = Field(index=True, max_length=32)
-    source_uri: str | None = Field(default=None, index=True)
+    source_kind: str = Field(max_length=32)
+    source_uri: str | None = Field(default=None)
     session_id: str = Field(index=True)
     turn_index: int
     writer_sub: str
-    workload_id: str | None = Field(default=None, index=True)
+    workload_id: str | None = Field(default=None)
     token_jti: str = Field(index=True)
     record: str = Field(sa_column=Column(Text, nullable=False))
     record_digest: str = Field(max_length=80)

@@ -1,0 +1,113 @@
+"""The ledger's share of a guarded ``write_many(64)``: ``Ledger.begin`` and ``Ledger.commit`` of
+64 new facts on a SQLite ledger that already holds ``--prefill`` facts (the indexes' cost grows
+with the ledger, so an empty ledger understates it), without the scanner and the store engine.
+
+Per batch of 64, each timed apart: CPU (``time.process_time``), wall (``perf_counter``) and the
+bytes the process wrote (``wchar`` of ``/proc/self/io``: the WAL frames of the transaction, so
+the pages it dirtied). The same records each run (fixed texts, new fact ids), so two checkouts
+compare on the same work; run them alternately (paired A/B), e.g.::
+
+    PYTHONPATH=. python benchmarks/bench_ledgerwrite.py --prefill 10000
+    PYTHONPATH=/work/base python benchmarks/bench_ledgerwrite.py --prefill 10000   # the baseline
+
+It prints the load average before and after, and which ``memguard`` it imported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import bench_writeforms
+from bench_writeforms import batch
+
+import memguard
+from memguard import Ledger
+from memguard.events import AuditEvent, Decision
+from memguard.provenance import Provenance, new_uuid7
+
+
+def _wchar() -> int:
+    try:
+        for line in Path("/proc/self/io").read_text().splitlines():
+            if line.startswith("wchar:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def _write(ledger: Ledger, records: list[Provenance]) -> None:
+    ev = AuditEvent(action="write", decision=Decision.ALLOW, reason="ok",
+                    fact_ids=tuple(p.fact_id for p in records))  # fmt: skip
+    ledger.begin(records)
+    ledger.commit(records, [ev])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--prefill", type=int, default=10000, help="facts written before timing")
+    ap.add_argument("--batches", type=int, default=100)
+    ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument(
+        "--uuid4",
+        action="store_true",
+        help="random fact ids (the guard makes time-ordered ones: UUID version 7)",
+    )
+    args = ap.parse_args()
+    if not args.uuid4:  # the ids the guard gives new facts (memguard/stamp.py)
+        bench_writeforms.uuid = type("U", (), {"uuid4": staticmethod(new_uuid7)})  # type: ignore[assignment]
+    print(f"memguard from {Path(memguard.__file__).parent}")
+    names = ("begin CPU", "begin wall", "begin KiB", "commit CPU", "commit wall", "commit KiB")
+    got: dict[str, list[float]] = {n: [] for n in names}
+    with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as tmp:
+        ledger = Ledger.sqlite(Path(tmp) / "ledger.db", witness=None)
+        try:
+            t0 = time.perf_counter()
+            for b in range(args.prefill // 64):
+                _write(ledger, batch(100000 + b))
+            print(f"prefilled {args.prefill // 64 * 64} facts in {time.perf_counter() - t0:.1f} s")
+            ledger.log.integrate()
+            print(f"load average before: {os.getloadavg()}")
+            for b in range(args.warmup + args.batches):
+                records = batch(b)
+                ev = AuditEvent(action="write", decision=Decision.ALLOW, reason="ok",
+                                fact_ids=tuple(p.fact_id for p in records))  # fmt: skip
+                c0, w0, b0 = time.process_time(), time.perf_counter(), _wchar()
+                ledger.begin(records)
+                c1, w1, b1 = time.process_time(), time.perf_counter(), _wchar()
+                ledger.commit(records, [ev])
+                c2, w2, b2 = time.process_time(), time.perf_counter(), _wchar()
+                if b >= args.warmup:
+                    for name, value in zip(
+                        names,
+                        (
+                            (c1 - c0) * 1e3,
+                            (w1 - w0) * 1e3,
+                            (b1 - b0) / 1024,
+                            (c2 - c1) * 1e3,
+                            (w2 - w1) * 1e3,
+                            (b2 - b1) / 1024,
+                        ),
+                        strict=True,
+                    ):
+                        got[name].append(value)
+        finally:
+            ledger.engine.dispose()
+    print(f"load average after: {os.getloadavg()}")
+    for name, values in got.items():
+        unit = "KiB" if name.endswith("KiB") else "ms"
+        print(f"{name}: mean {statistics.fmean(values):.2f} {unit}, "
+              f"median {statistics.median(values):.2f} {unit} per batch of 64")  # fmt: skip
+    cpu = [a + b for a, b in zip(got["begin CPU"], got["commit CPU"], strict=True)]
+    wall = [a + b for a, b in zip(got["begin wall"], got["commit wall"], strict=True)]
+    print(f"begin+commit: CPU median {statistics.median(cpu):.2f} ms, "
+          f"wall median {statistics.median(wall):.2f} ms")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
