@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from sklearn.linear_model import LogisticRegression
 
 #: bump with any change to what this script does (recorded in the weights file)
-SCRIPT_VERSION = "3"
+SCRIPT_VERSION = "4"
 BITS = 16
 C = 8.0
 FP_BUDGET = 0.015
@@ -64,13 +64,24 @@ SOURCES: dict[str, tuple[str, bool]] = {  # name -> (path, only the tune half)
     "holdout2": ("tests/scan/holdout2.jsonl", True),
     "holdout3": ("tests/scan/holdout3.jsonl", True),
     "holdout4": ("tests/scan/holdout4.jsonl", True),
+    "holdout5": ("tests/scan/holdout5.jsonl", True),
+    "holdout6": ("tests/scan/holdout6.jsonl", True),
     "multilingual": ("tests/scan/train_multilingual.jsonl", False),
     "hard": ("tests/scan/train_hard.jsonl", False),
+    "agent": ("tests/scan/train_agent.jsonl", False),
 }
-#: rows never trained on although their file is a source: h4-b027 (a tune-half benign row of
-#: holdout4) has the same text as a row of the blind holdout5 (tests/test_scan_model.py finds any
-#: such text; this script never opens holdout5)
-EXCLUDED = frozenset({"h4-b027"})
+#: rows never trained on although their file is a source: each has the same text as, or nearly the
+#: same text as (character 5-gram Jaccard >= 0.5: tests/test_scan_model_data.py), a ``held``-half
+#: row of holdout2-6. Most are the long notes of holdout5's and holdout6's tune halves
+#: (``buried_long`` attacks and their ``long_note`` controls), which share their note with a held
+#: row; h4-b027 has the text of a holdout5 row.
+EXCLUDED = frozenset({
+    "h4-b027",
+    "h2-a065", "h2-a076", "h2-a092", "h2-a106", "h3-b001", "h4-a187", "h4-a190", "h4-b030",
+    "h5-a150", "h5-a153", "h5-a159", "h5-a160", "h5-a161", "h5-b200", "h5-b203",
+    "h6-a189", "h6-a190", "h6-a193", "h6-a196", "h6-a201", "h6-a202", "h6-a203", "h6-a205",
+    "h6-a208", "h6-b001", "h6-b004", "h6-b005", "mg-b0006", "mg-b0076", "sh-012", "sh-013",
+})  # fmt: skip
 #: long texts for the thresholds: this many benign rows of one corpus joined, and the same with
 #: one of its attack rows in the middle (a buried payload)
 LONG_ROWS = 6
