@@ -52,7 +52,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--thresholds", default="", help="comma-separated suspicious_at values")
     parser.add_argument("--corpus", action="append", default=[], help="a blind corpus, read whole")
-    parser.add_argument("--tune-too", action="store_true", help="also holdout6's tune half (not pooled)")
+    parser.add_argument(
+        "--tune-too", action="store_true", help="also holdout6's tune half (not pooled)"
+    )
     args = parser.parse_args()
     rules, model = RuleScanner(), ModelScanner()
     at = [float(t) for t in args.thresholds.split(",") if t] or [model.weights.suspicious_at]

@@ -117,7 +117,9 @@ def test_the_near_copy_check_catches_small_edits_of_a_held_row() -> None:
     for k, text in enumerate(held):
         words = text.split(" ")
         # a short word near the middle (a long one, say a URL, is more than a small edit)
-        k_mid = min(range(len(words)), key=lambda i: (not 3 <= len(words[i]) <= 8, abs(i - len(words) // 2)))
+        k_mid = min(
+            range(len(words)), key=lambda i: (not 3 <= len(words[i]) <= 8, abs(i - len(words) // 2))
+        )
         words[k_mid] = "banana"
         edited[f"same-{k}"] = text
         edited[f"word-{k}"] = " ".join(words)

@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001  (multilingual text, one row per line)
 # fmt: off
 """Builds tests/scan/train_agent.jsonl: training rows for model version 4 (issue 17).
 
