@@ -7,12 +7,12 @@
 Needs scikit-learn (a dev-only dependency: the ``dev`` extra); memguard itself reads the weights
 with numpy alone (memguard/scan/model.py).
 
-Training data (docs/scanner.md, "The trained scanner"): every row of tests/corpus/injections.jsonl,
-tests/scan/holdout.jsonl, tests/scan/train_multilingual.jsonl and tests/scan/train_hard.jsonl, and
-the ``tune`` halves of tests/scan/holdout2.jsonl, holdout3.jsonl and holdout4.jsonl
-(``HeldOutCorpus.half``). The ``held`` halves and holdout5 are never used here (a ``held`` row is
-dropped by the hash of its id before anything else of it is looked at; holdout5's file is not
-named).
+Training data (docs/scanner.md, "The trained scanner" and "Version 4"): every row of
+tests/corpus/injections.jsonl, tests/scan/holdout.jsonl, tests/scan/train_multilingual.jsonl,
+tests/scan/train_hard.jsonl and tests/scan/train_agent.jsonl, and the ``tune`` halves of
+tests/scan/holdout2.jsonl to holdout6.jsonl (``HeldOutCorpus.half``), less :data:`EXCLUDED` (rows
+that equal or nearly equal a held row). The ``held`` halves are never used here (a ``held`` row is
+dropped by the hash of its id before anything else of it is looked at); no other corpus is named.
 The model is a logistic regression (liblinear, L2) over
 :func:`memguard.scan.features.features`; each corpus weighs the same in total (the
 template-generated project corpus would otherwise outweigh the hand-written ones) and the two
