@@ -2,8 +2,9 @@
 
     python benchmarks/scan_model_eval.py [--thresholds 0.5,0.7,...] [--corpus PATH.jsonl]
 
-For each held-out corpus, only its ``held`` half (``HeldOutCorpus.half``; tests/scan/holdout6.jsonl
-and a corpus given with ``--corpus`` are read whole, as blind ones) and only aggregates: detection over the attack rows
+For each held-out corpus, only its ``held`` half (``HeldOutCorpus.half``; a corpus given with
+``--corpus`` is read whole, as a blind one; ``--tune-too`` also prints holdout6's ``tune`` half, kept
+out of the pooled figures) and only aggregates: detection over the attack rows
 and false positives over the benign rows for the rules (``RuleScanner``), the model
 (``ModelScanner`` at its recorded threshold, or at each ``--thresholds`` value) and both in one
 stage (the worse verdict wins). No row is printed.
@@ -22,12 +23,12 @@ from memguard.scan import Label, ModelScanner, RuleScanner, ScanContext
 from memguard.trust import SourceKind
 
 ROOT = Path(__file__).resolve().parent.parent
-#: corpora whose ``tune`` half the rules were written against (2-5) or the model trains on (4):
-#: only the ``held`` half is measured
-HELD = [ROOT / "tests" / "scan" / f"holdout{n}.jsonl" for n in (2, 3, 4, 5)]
-#: blind corpora, read whole: no rule was written against them and the model never trains on them
-#: (tools/train_scan_model.py names its sources)
-BLIND = [ROOT / "tests" / "scan" / "holdout6.jsonl"]
+#: corpora whose ``tune`` half the rules were written against or the model trains on (model
+#: version 4: 2-6): only the ``held`` half is measured
+HELD = [ROOT / "tests" / "scan" / f"holdout{n}.jsonl" for n in (2, 3, 4, 5, 6)]
+#: blind corpora, read whole: none now (holdout6's tune half is training data from model version 4;
+#: the next blind corpus is given with --corpus)
+BLIND: list[Path] = []
 CTX = ScanContext(namespace="eval", source=SourceKind.WEB)
 
 
@@ -35,9 +36,9 @@ def half(row: dict[str, Any]) -> str:
     return "tune" if hashlib.sha256(row["id"].encode()).digest()[0] < 128 else "held"
 
 
-def rows_of(path: Path, whole: bool) -> list[dict[str, Any]]:
+def rows_of(path: Path, whole: bool, part: str = "held") -> list[dict[str, Any]]:
     rows = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
-    return rows if whole else [r for r in rows if half(r) == "held"]
+    return rows if whole else [r for r in rows if half(r) == part]
 
 
 def rates(flags: list[bool], labels: list[bool]) -> str:
@@ -51,19 +52,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--thresholds", default="", help="comma-separated suspicious_at values")
     parser.add_argument("--corpus", action="append", default=[], help="a blind corpus, read whole")
+    parser.add_argument(
+        "--tune-too", action="store_true", help="also holdout6's tune half (not pooled)"
+    )
     args = parser.parse_args()
     rules, model = RuleScanner(), ModelScanner()
     at = [float(t) for t in args.thresholds.split(",") if t] or [model.weights.suspicious_at]
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; model {model.version}")
     blind = [p for p in BLIND if p.exists()] + [Path(c) for c in args.corpus]
-    sets = [(p, False) for p in HELD] + [(p, True) for p in blind]
+    sets = [(p, False, "held") for p in HELD] + [(p, True, "all") for p in blind]
+    if args.tune_too:
+        sets.append((HELD[-1], False, "tune"))
     pooled: dict[str, list[bool]] = {}
-    for path, whole in sets:
-        rows = rows_of(path, whole)
+    for path, whole, part in sets:
+        rows = rows_of(path, whole, part)
         labels = [r["label"] == "attack" for r in rows]
         ruled = [rules.scan(r["text"], CTX).label is not Label.CLEAN for r in rows]
         probs = [model.probability(r["text"]) for r in rows]
-        name = path.name + ("" if whole else " (held half)")
+        name = path.name + ("" if whole else f" ({part} half)")
         print(f"\n{name}")
         results = {"rules": ruled}
         for t in at:
@@ -72,8 +78,10 @@ def main() -> None:
             results[f"both@{t:g}"] = [a or b for a, b in zip(ruled, flagged, strict=True)]
         for key, flags in results.items():
             print(f"  {key:12s} {rates(flags, labels)}")
-            pooled.setdefault(key, []).extend(flags)
-        pooled.setdefault("labels", []).extend(labels)
+            if part != "tune":
+                pooled.setdefault(key, []).extend(flags)
+        if part != "tune":
+            pooled.setdefault("labels", []).extend(labels)
     labels = pooled.pop("labels")
     print("\npooled")
     for key, flags in pooled.items():

@@ -3,16 +3,23 @@
     python tools/train_scan_model.py            # train on the tune data, write the weights file
     python tools/train_scan_model.py --cv       # leave-one-corpus-out figures for the settings
     python tools/train_scan_model.py --check    # retrain and compare with the committed file
+    python tools/train_scan_model.py --unseen holdout6 [--c 8] [--without agent ...]  # a variant
+
+``--unseen NAME`` trains without the source ``NAME`` (thresholds too) and scores that source's
+training rows (for a halved source, its tune half) as ModelScanner would: detection and false
+positives at the recorded threshold, detection at the threshold that flags 2% of its benign rows,
+and the ROC area; ``--c`` another regularisation constant, ``--without`` more sources to leave out
+(version 3's data: ``--without holdout5 --without agent``). None writes the weights file.
 
 Needs scikit-learn (a dev-only dependency: the ``dev`` extra); memguard itself reads the weights
 with numpy alone (memguard/scan/model.py).
 
-Training data (docs/scanner.md, "The trained scanner"): every row of tests/corpus/injections.jsonl,
-tests/scan/holdout.jsonl, tests/scan/train_multilingual.jsonl and tests/scan/train_hard.jsonl, and
-the ``tune`` halves of tests/scan/holdout2.jsonl, holdout3.jsonl and holdout4.jsonl
-(``HeldOutCorpus.half``). The ``held`` halves and holdout5 are never used here (a ``held`` row is
-dropped by the hash of its id before anything else of it is looked at; holdout5's file is not
-named).
+Training data (docs/scanner.md, "The trained scanner" and "Version 4"): every row of
+tests/corpus/injections.jsonl, tests/scan/holdout.jsonl, tests/scan/train_multilingual.jsonl,
+tests/scan/train_hard.jsonl and tests/scan/train_agent.jsonl, and the ``tune`` halves of
+tests/scan/holdout2.jsonl to holdout6.jsonl (``HeldOutCorpus.half``), less :data:`EXCLUDED` (rows
+that equal or nearly equal a held row). The ``held`` halves are never used here (a ``held`` row is
+dropped by the hash of its id before anything else of it is looked at); no other corpus is named.
 The model is a logistic regression (liblinear, L2) over
 :func:`memguard.scan.features.features`; each corpus weighs the same in total (the
 template-generated project corpus would otherwise outweigh the hand-written ones) and the two
@@ -53,7 +60,7 @@ if TYPE_CHECKING:
     from sklearn.linear_model import LogisticRegression
 
 #: bump with any change to what this script does (recorded in the weights file)
-SCRIPT_VERSION = "3"
+SCRIPT_VERSION = "4"
 BITS = 16
 C = 8.0
 FP_BUDGET = 0.015
@@ -64,13 +71,24 @@ SOURCES: dict[str, tuple[str, bool]] = {  # name -> (path, only the tune half)
     "holdout2": ("tests/scan/holdout2.jsonl", True),
     "holdout3": ("tests/scan/holdout3.jsonl", True),
     "holdout4": ("tests/scan/holdout4.jsonl", True),
+    "holdout5": ("tests/scan/holdout5.jsonl", True),
+    "holdout6": ("tests/scan/holdout6.jsonl", True),
     "multilingual": ("tests/scan/train_multilingual.jsonl", False),
     "hard": ("tests/scan/train_hard.jsonl", False),
+    "agent": ("tests/scan/train_agent.jsonl", False),
 }
-#: rows never trained on although their file is a source: h4-b027 (a tune-half benign row of
-#: holdout4) has the same text as a row of the blind holdout5 (tests/test_scan_model.py finds any
-#: such text; this script never opens holdout5)
-EXCLUDED = frozenset({"h4-b027"})
+#: rows never trained on although their file is a source: each has the same text as, or nearly the
+#: same text as (character 5-gram Jaccard >= 0.5: tests/test_scan_model_data.py), a ``held``-half
+#: row of holdout2-6. Most are the long notes of holdout5's and holdout6's tune halves
+#: (``buried_long`` attacks and their ``long_note`` controls), which share their note with a held
+#: row; h4-b027 has the text of a holdout5 row.
+EXCLUDED = frozenset({
+    "h4-b027",
+    "h2-a065", "h2-a076", "h2-a092", "h2-a106", "h3-b001", "h4-a187", "h4-a190", "h4-b030",
+    "h5-a150", "h5-a153", "h5-a159", "h5-a160", "h5-a161", "h5-b200", "h5-b203",
+    "h6-a189", "h6-a190", "h6-a193", "h6-a196", "h6-a201", "h6-a202", "h6-a203", "h6-a205",
+    "h6-a208", "h6-b001", "h6-b004", "h6-b005", "mg-b0006", "mg-b0076", "sh-012", "sh-013",
+})  # fmt: skip
 #: long texts for the thresholds: this many benign rows of one corpus joined, and the same with
 #: one of its attack rows in the middle (a buried payload)
 LONG_ROWS = 6
@@ -294,11 +312,54 @@ def train() -> tuple[bytes, dict[str, Any]]:
     }
 
 
+def unseen(name: str | None, c: float, without: list[str]) -> None:
+    """A variant on tune data only: train without ``name`` and ``without`` (at ``c``), score the
+    rows of ``name``."""
+    import tempfile
+
+    from sklearn.metrics import roc_auc_score
+
+    from memguard.scan.model import ModelScanner
+
+    global SOURCES, C
+    kept = dict(SOURCES)
+    scored = [r for r in training_rows() if r[0] == name]
+    SOURCES = {k: v for k, v in kept.items() if k != name and k not in without}
+    C = c
+    try:
+        blob, info = train()
+    finally:
+        SOURCES = kept
+    header = json.loads(blob[len(FORMAT) :].split(b"\n", 1)[0])
+    print(f"C={c} without {[name, *without]}: threshold {header['suspicious_at']:.4f}")
+    report(info["rows"], info["probs"], header["suspicious_at"])
+    if not scored:
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "variant.bin"
+        path.write_bytes(blob)
+        model = ModelScanner(path, sha256=None)
+        p = np.array([model.probability(r[3]) for r in scored])
+    y = np.array([r[2] for r in scored]) == 1
+    at = header["suspicious_at"]
+    top = np.sort(p[~y])[::-1]
+    at2 = top[math.floor(0.02 * len(top))]
+    print(f"{name} unseen ({y.sum()} attacks, {(~y).sum()} benign): detection {np.mean(p[y] >= at):.1%}"
+          f" at {np.mean(p[~y] >= at):.1%} false positives; {np.mean(p[y] > at2):.1%} at 2%;"
+          f" ROC area {roc_auc_score(y, p):.3f}")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cv", action="store_true", help="print leave-one-corpus-out figures")
     parser.add_argument("--check", action="store_true", help="compare with the committed file")
+    parser.add_argument("--unseen", choices=sorted(SOURCES), help="train without it, score it")
+    parser.add_argument("--c", type=float, default=C, help="the regularisation constant (variants)")
+    parser.add_argument("--without", action="append", default=[], choices=sorted(SOURCES))
     args = parser.parse_args()
+    if args.unseen or args.c != C or args.without:
+        unseen(args.unseen, args.c, args.without)
+        return
     blob, info = train()
     header = json.loads(blob[len(FORMAT) :].split(b"\n", 1)[0])
     if args.cv:

@@ -38,7 +38,7 @@ __all__ = ["FORMAT", "WEIGHTS", "WEIGHTS_SHA256", "ModelScanner", "ModelUnavaila
 FORMAT = b"memguard-scan-model/1\n"
 WEIGHTS = Path(__file__).with_name("model.bin")
 #: the SHA-256 of the shipped weights file (tools/train_scan_model.py prints it)
-WEIGHTS_SHA256 = "89794d4d5703e5ff3470934406fb858b425de8cc2f774c7c346190c979af3fed"
+WEIGHTS_SHA256 = "a6f393af898b22a851c1e20a71a6b12ea77469f765b62a2b696a93c6e76881b0"
 _MAX_FILE = 16 << 20
 _REASON = "model.injection"
 
