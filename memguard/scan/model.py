@@ -23,6 +23,7 @@ import hashlib
 import json
 import math
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from memguard.scan.features import FEATURES_VERSION, features, window_logits
+from memguard.scan.features import FEATURES_VERSION
+from memguard.scan.logits import batch_logits
 from memguard.scan.verdict import Label, ScanContext, Verdict
 
 __all__ = ["FORMAT", "WEIGHTS", "WEIGHTS_SHA256", "ModelScanner", "ModelUnavailable", "Weights"]
@@ -185,7 +187,7 @@ class ModelScanner:
     def _logits(w: Weights, text: str) -> npt.NDArray[np.float64]:
         if not isinstance(text, str):
             raise TypeError("text must be a string")
-        z = window_logits(w.wide, w.bias, features(text, w.bits))
+        z, _ = batch_logits(w.wide, w.bias, [text])
         if len(z) > 1:
             z = z - w.window_offset
         if not np.isfinite(z).all():  # pragma: no cover - finite weights give a finite sum
@@ -197,12 +199,38 @@ class ModelScanner:
         # the highest window's: one injected sentence in a long benign text is not averaged away
         z = cls._logits(w, text)
         top = float(z[0]) if len(z) == 1 else float(z.max())
-        return 1.0 / (1.0 + math.exp(-top)) if top > -700 else 0.0
+        return _probability_of(top)
+
+    @staticmethod
+    def _probabilities(w: Weights, texts: Sequence[str]) -> list[float]:
+        """:meth:`_probability` of each text, the texts scored together
+        (:func:`memguard.scan.logits.batch_logits`)."""
+        for text in texts:
+            if not isinstance(text, str):
+                raise TypeError("text must be a string")
+        z, first = batch_logits(w.wide, w.bias, texts)
+        if not np.isfinite(z).all():  # pragma: no cover - finite weights give a finite sum
+            raise ModelUnavailable("the model's score is not finite")
+        if not texts:
+            return []
+        top = np.maximum.reduceat(z, first[:-1])
+        windowed = first[1:] - first[:-1] > 1
+        top[windowed] -= w.window_offset
+        return [_probability_of(t) for t in top.tolist()]
 
     def scan(self, text: str, context: ScanContext | None = None) -> Verdict:
         """Score ``text``; ``context`` is accepted for the protocol (the model ignores the channel)."""
         w = self.weights
-        p = self._probability(w, text)
+        return self._verdict(w, self._probability(w, text))
+
+    def scan_many(self, items: Sequence[tuple[str, ScanContext]]) -> list[Verdict]:
+        """:meth:`scan` of each ``(text, context)``, the texts scored together in one pass (what a
+        :class:`~memguard.scan.stage.ScanStage` calls for a batch); any failure raises, for the
+        whole batch."""
+        w = self.weights
+        return [self._verdict(w, p) for p in self._probabilities(w, [t for t, _ in items])]
+
+    def _verdict(self, w: Weights, p: float) -> Verdict:
         if p >= w.malicious_at:
             label = Label.MALICIOUS
         elif p >= w.suspicious_at:
@@ -211,3 +239,7 @@ class ModelScanner:
             label = Label.CLEAN
         reasons = () if label is Label.CLEAN else (_REASON,)
         return Verdict(label, round(p, 4), reasons, self.id, self.version)
+
+
+def _probability_of(top: float) -> float:
+    return 1.0 / (1.0 + math.exp(-top)) if top > -700 else 0.0

@@ -1,0 +1,297 @@
+"""The trained scanner's window logits for many texts in one pass (issue 17, modelkernel).
+
+:func:`memguard.scan.features.features` and :func:`~memguard.scan.features.window_logits` score
+one text in about sixty small numpy calls, each with a fixed cost that is most of a 1 KB text's.
+:func:`batch_logits` computes the same logits for a batch of texts with the same calls over the
+texts joined end to end, so a batch of 32 pays for them once:
+
+- the normalised texts (:func:`~memguard.scan.features.normalise`; ASCII ones as bytes) are
+  joined with one separator character between them (not a word character, not a stop), so no
+  word spans two texts; each text's occurrences are where its characters are in the join;
+- the polynomial hash of an n-gram does not depend on where it starts (``(G[e] - G[s]) *
+  P**(e-1)`` is ``sum c[j] * P**(e-1-j)``), so one prefix sum over the join hashes every text's
+  n-grams as :func:`~memguard.scan.features.features` does; the n-grams and word pairs that span
+  a separator are hashed but lie inside no window;
+- the sentence bounds of every windowed text come from one stop mask over the join (each text's
+  start and end marked too) and :func:`~memguard.scan.features.spans`' rules are applied to all
+  of them at once, a text's windows never reaching past its own end;
+- every window's sums are differences of one cumulative sum over the join's weights.
+
+Texts are joined in chunks of at most :data:`~memguard.scan.features.MAX_CHARS` characters (the
+hash's power tables' length). The logits are the reference code's up to rounding (the sums are
+differences of a longer cumulative sum): ``tests/test_scan_model_identity.py`` holds them to a
+golden file within 1e-9 and ``tests/test_scan_logits.py`` to the per-text code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import accumulate
+
+import numpy as np
+import numpy.typing as npt
+
+from memguard.scan import features as _features
+from memguard.scan.features import (
+    _BMP_LAST,
+    _MIX,
+    _PAIR_SALT,
+    _STOP,
+    _STOP_BYTES,
+    _WORD_BYTES,
+    _WORD_SALT,
+    _WORD_TABLE,
+    _WORD_TABLE_LAST,
+    CHAR_NGRAMS,
+    MAX_CHARS,
+    MAX_WINDOWS,
+    SCALE_POWER,
+    STRIDE,
+    WINDOW,
+    _normalise_ascii,
+    _powers,
+    normalise,
+)
+from memguard.scan.features import _windows as _windows_of_one
+
+__all__ = ["batch_logits"]
+
+F64 = npt.NDArray[np.float64]
+Ints = npt.NDArray[np.intp]
+
+#: one character n-gram length (3) is what this kernel computes; other lengths need features.py
+(_N,) = CHAR_NGRAMS
+#: the most characters one chunk joins (its texts and the separators between them)
+_CHUNK = MAX_CHARS + 1
+
+
+_POWERS: list[npt.NDArray[np.uint64]] = []
+
+
+def _load_powers() -> list[npt.NDArray[np.uint64]]:
+    """features._powers(), kept here once made (a cached call costs more than a list read)."""
+    if not _POWERS:
+        _POWERS.extend(_powers())
+    return _POWERS
+
+
+def _normalised(text: str) -> bytes | str:
+    """The normalised text: bytes when it is ASCII (most texts), else a string."""
+    if not isinstance(text, str):
+        raise TypeError("text must be a string")
+    raw = _normalise_ascii(text)
+    if raw is not None:
+        return raw
+    norm = normalise(text)
+    return norm.encode("ascii") if norm.isascii() else norm
+
+
+def batch_logits(vector: F64, bias: float, texts: Sequence[str]) -> tuple[F64, Ints]:
+    """Every window logit of every text (:func:`~memguard.scan.features.window_logits` of its
+    :func:`~memguard.scan.features.features`, ``vector`` the weights as float64 with
+    ``2**bits`` entries): all the windows in text order, and where each text's windows begin
+    (``len(texts) + 1`` offsets: text ``i``'s are ``out[first[i]:first[i + 1]]``)."""
+    bits = len(vector).bit_length() - 1
+    if len(vector) != 1 << bits or not 8 <= bits <= 30:
+        raise ValueError("the weight vector has 2**bits entries, bits between 8 and 30")
+    parts = [_normalised(t) for t in texts]
+    outs: list[F64] = []
+    counts: list[Ints] = []
+    lo = 0
+    while lo < len(parts):
+        hi, size = lo + 1, len(parts[lo])
+        while hi < len(parts) and size + 1 + len(parts[hi]) <= _CHUNK:
+            size += 1 + len(parts[hi])
+            hi += 1
+        z, n = _chunk(vector, bias, bits, parts[lo:hi])
+        outs.append(z)
+        counts.append(n)
+        lo = hi
+    first = np.zeros(len(parts) + 1, dtype=np.intp)
+    if not parts:
+        return np.zeros(0), first
+    if len(parts) == 1:
+        first[1] = len(outs[0])
+        return outs[0], first
+    np.cumsum(np.concatenate(counts) if len(counts) > 1 else counts[0], out=first[1:])
+    return (np.concatenate(outs) if len(outs) > 1 else outs[0]), first
+
+
+def _chunk(vector: F64, bias: float, bits: int, parts: Sequence[bytes | str]) -> tuple[F64, Ints]:
+    """:func:`batch_logits` of texts whose join fits the power tables: the logits and the number
+    of windows of each text."""
+    lengths = [len(p) for p in parts]
+    starts_list = [0, *accumulate(n + 1 for n in lengths[:-1])]
+    codes: npt.NDArray[np.uint8] | npt.NDArray[np.uint32]
+    if all(type(p) is bytes for p in parts):
+        joined = b"\0".join(parts)  # type: ignore[arg-type]
+        codes = np.frombuffer(joined, dtype=np.uint8)
+        edge = np.frombuffer(b"\0" + joined.translate(_WORD_BYTES) + b"\0", dtype=np.int8)
+        stops = np.frombuffer(joined.translate(_STOP_BYTES), dtype=np.bool_)
+    else:
+        text = "\0".join(p if isinstance(p, str) else p.decode("ascii") for p in parts)
+        codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
+        edge = np.zeros(len(codes) + 2, dtype=np.int8)
+        edge[1:-1] = _WORD_TABLE[np.minimum(codes, _WORD_TABLE_LAST)]
+        stops = _STOP[np.minimum(codes, _BMP_LAST)]
+    length = len(codes)
+    p_pow, q_pow = _POWERS or _load_powers()
+    # the hashes, as features() computes them, over the join: character n-grams at every
+    # position, then the words, then the word pairs, in one buffer
+    g = np.empty(length + 1, dtype=np.uint64)
+    g[0] = 0
+    np.multiply(codes, q_pow[:length], out=g[1:])
+    np.add.accumulate(g[1:], out=g[1:])
+    edges = (edge[1:] != edge[:-1]).nonzero()[0]
+    w_starts, w_ends = edges[0::2], edges[1::2]
+    n_chars = max(length - _N + 1, 0)
+    n_words = len(w_starts)
+    n_pairs = max(n_words - 1, 0)
+    buf = np.empty(n_chars + n_words + n_pairs, dtype=np.uint64)
+    h = buf[:n_chars]
+    np.subtract(g[_N:], g[:-_N], out=h)
+    np.multiply(h, p_pow[_N - 1 : length], out=h)
+    if n_words:
+        words = buf[n_chars : n_chars + n_words]
+        np.subtract(g.take(w_ends), g.take(w_starts), out=words)
+        words *= p_pow.take(w_ends - 1)
+        words ^= _WORD_SALT
+        if n_pairs:
+            pairs = buf[n_chars + n_words :]
+            np.multiply(words[:-1], _PAIR_SALT, out=pairs)
+            pairs += words[1:]
+    buf *= _MIX
+    buf >>= np.uint64(65 - bits)
+    buckets = buf.view(np.int64)
+    buckets[n_chars:] += 1 << (bits - 1)
+    weights = vector.take(buckets)
+    if len(parts) == 1 and length <= _features.WHOLE_UP_TO:  # one short text: scored whole
+        return _whole(weights, bias, n_chars), _ONE
+    cum = np.empty(len(buf) + 1)
+    cum[0] = 0.0
+    np.cumsum(weights, dtype=np.float64, out=cum[1:])
+    s, e, per_text = _windows(length, stops, starts_list, lengths)
+    # each window's first occurrence and past its last, per segment (as _three_segments)
+    bounds = np.empty((2, 3, len(s)), dtype=np.intp)
+    bounds[0, 0] = s
+    np.subtract(e, _N - 1, out=bounds[1, 0])
+    bounds[0, 1] = w_starts.searchsorted(s, "left")
+    bounds[1, 1] = w_ends.searchsorted(e, "right")
+    np.maximum(bounds[1, 1], bounds[0, 1], out=bounds[1, 1])
+    bounds[0, 2] = bounds[0, 1]
+    np.subtract(bounds[1, 1], 1, out=bounds[1, 2])
+    np.minimum(bounds, _sizes(n_chars, n_words, n_pairs), out=bounds)
+    np.maximum(bounds[1], bounds[0], out=bounds[1])
+    count = bounds[1] - bounds[0]
+    bounds += _sizes(0, n_chars, n_chars + n_words)
+    sums = cum[bounds[1]] - cum[bounds[0]]
+    out: F64 = (
+        bias
+        + sums[0] / np.maximum(count[0], 1) ** SCALE_POWER
+        + (sums[1] + sums[2]) / np.maximum(count[1] + count[2], 1) ** SCALE_POWER
+    )
+    return out, per_text
+
+
+def _whole(weights: F64, bias: float, n_chars: int) -> F64:
+    """The logit of one text scored whole, as :func:`~memguard.scan.features.window_logits`
+    computes it (the same sums in the same order)."""
+    n_words = len(weights) - n_chars
+    z = bias
+    if n_chars + n_words:
+        cuts = [0, n_chars] if 0 < n_chars < len(weights) else [0]
+        sums = np.add.reduceat(weights, cuts, dtype=np.float64)
+        if n_chars:
+            z += float(sums[0]) / n_chars**SCALE_POWER
+        if n_words:
+            z += float(sums[-1]) / n_words**SCALE_POWER
+    return np.full(1, z)
+
+
+_ONE = np.ones(1, dtype=np.intp)
+_ONE.flags.writeable = False
+
+
+def _sizes(a: int, b: int, c: int) -> Ints:
+    return np.array([a, b, c], dtype=np.intp)[:, None]
+
+
+def _windows(
+    length: int, stops: npt.NDArray[np.bool_], starts: list[int], lengths: list[int]
+) -> tuple[Ints, Ints, Ints]:
+    """Every text's windows (:func:`~memguard.scan.features.spans`) in join coordinates, in text
+    order, and how many each text has."""
+    if len(lengths) == 1:  # one text: features.spans' own code
+        if length <= _features.WHOLE_UP_TO:
+            one = np.ones(1, dtype=np.intp)
+            return one - 1, one * length, one
+        s, e = _windows_of_one(length, stops)
+        return s, e, np.full(1, len(s), dtype=np.intp)
+    offs = np.array(starts, dtype=np.intp)
+    size = np.array(lengths, dtype=np.intp)
+    whole = size <= _features.WHOLE_UP_TO  # (read here: a test may change it)
+    if whole.all():
+        return offs, offs + size, np.ones(len(size), dtype=np.intp)
+    ends = offs + size
+    # sentence bounds: after every stop, and each text's start and end (a stop that is a
+    # text's last character marks its end; the separators are no stops)
+    mark = np.zeros(length + 1, dtype=np.bool_)
+    mark[1:] = stops
+    mark[offs] = True
+    mark[ends] = True
+    bounds = mark.nonzero()[0]
+    piece = bounds[1:] - bounds[:-1]
+    long = (piece > WINDOW).nonzero()[0]
+    if len(long):
+        # a sentence longer than WINDOW is cut at its text's every STRIDE-th character
+        lo, hi = bounds[long], bounds[long + 1]
+        base = offs[offs.searchsorted(lo, "right") - 1]
+        k0 = (lo - base) // STRIDE + 1
+        n = np.maximum((hi - 1 - base) // STRIDE - k0 + 1, 0)
+        total = int(n.sum())
+        if total:
+            at = np.arange(total, dtype=np.intp) - np.repeat(np.cumsum(n) - n, n)
+            mark[np.repeat(base + k0 * STRIDE, n) + at * STRIDE] = True
+            bounds = mark.nonzero()[0]
+    first_b = bounds.searchsorted(offs)
+    last_b = bounds.searchsorted(ends)
+    text_of = np.repeat(np.arange(len(offs), dtype=np.intp), last_b - first_b + 1)
+    last = last_b[text_of]
+    # the last bound within WINDOW of each start, not past its text's end; one more where that
+    # makes less than half a window; a window still shorter reaches back (not before its text)
+    j = bounds.searchsorted(bounds + WINDOW, "right") - 1
+    np.minimum(j, last, out=j)
+    j += (bounds[j] - bounds < WINDOW // 2) & (j < last)
+    w_end = bounds[j]
+    w_start = np.where(
+        w_end - bounds < WINDOW // 2, np.maximum(w_end - WINDOW, offs[text_of]), bounds
+    )
+    n_win = last_b - first_b
+    # a whole text's one window sits on its first bound; a text's last bound starts none
+    keep = ~whole[text_of]
+    keep[last_b] = False
+    keep[first_b[whole]] = True
+    w_start[first_b[whole]] = offs[whole]
+    w_end[first_b[whole]] = ends[whole]
+    n_win[whole] = 1
+    fixed = (n_win > MAX_WINDOWS).nonzero()[0]
+    if not len(fixed):
+        return w_start[keep], w_end[keep], n_win
+    # too many sentences: fixed windows (features._windows), spliced in text order
+    s_parts: list[Ints] = []
+    e_parts: list[Ints] = []
+    at = 0
+    for t in fixed.tolist():
+        lo_i, hi_i = int(first_b[t]), int(last_b[t])
+        s_parts += [w_start[at:lo_i][keep[at:lo_i]]]
+        e_parts += [w_end[at:lo_i][keep[at:lo_i]]]
+        room = lengths[t] - WINDOW
+        stride = max(STRIDE, -(-room // (MAX_WINDOWS - 1)))
+        fs = np.append(np.arange(0, room, stride, dtype=np.intp), room) + starts[t]
+        s_parts.append(fs)
+        e_parts.append(fs + WINDOW)
+        n_win[t] = len(fs)
+        at = hi_i + 1
+    s_parts.append(w_start[at:][keep[at:]])
+    e_parts.append(w_end[at:][keep[at:]])
+    return np.concatenate(s_parts), np.concatenate(e_parts), n_win
