@@ -69,9 +69,11 @@ _POWERS: list[npt.NDArray[np.uint64]] = []
 
 
 def _load_powers() -> list[npt.NDArray[np.uint64]]:
-    """features._powers(), kept here once made (a cached call costs more than a list read)."""
+    """features._powers() (``P**i`` and ``P**-i``) and ``P**(i-1)``, kept here once made (a
+    cached call costs more than a list read)."""
     if not _POWERS:
-        _POWERS.extend(_powers())
+        p_pow, q_pow = _powers()
+        _POWERS.extend((p_pow, q_pow, np.concatenate((q_pow[1:2], p_pow[:-1]))))
     return _POWERS
 
 
@@ -121,13 +123,15 @@ def _chunk(vector: F64, bias: float, bits: int, parts: Sequence[bytes | str]) ->
     """:func:`batch_logits` of texts whose join fits the power tables: the logits and the number
     of windows of each text."""
     lengths = [len(p) for p in parts]
-    starts_list = [0, *accumulate(n + 1 for n in lengths[:-1])]
     codes: npt.NDArray[np.uint8] | npt.NDArray[np.uint32]
+    marks: bytes | None = None  # one text's sentence bounds, as bytes (ASCII)
     if all(type(p) is bytes for p in parts):
         joined = b"\0".join(parts)  # type: ignore[arg-type]
         codes = np.frombuffer(joined, dtype=np.uint8)
         edge = np.frombuffer(b"\0" + joined.translate(_WORD_BYTES) + b"\0", dtype=np.int8)
-        stops = np.frombuffer(joined.translate(_STOP_BYTES), dtype=np.bool_)
+        stop_bytes = joined.translate(_STOP_BYTES)
+        stops = np.frombuffer(stop_bytes, dtype=np.bool_)
+        marks = b"\1" + stop_bytes[:-1] + b"\1"
     else:
         text = "\0".join(p if isinstance(p, str) else p.decode("ascii") for p in parts)
         codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
@@ -135,9 +139,10 @@ def _chunk(vector: F64, bias: float, bits: int, parts: Sequence[bytes | str]) ->
         edge[1:-1] = _WORD_TABLE[np.minimum(codes, _WORD_TABLE_LAST)]
         stops = _STOP[np.minimum(codes, _BMP_LAST)]
     length = len(codes)
-    p_pow, q_pow = _POWERS or _load_powers()
-    # the hashes, as features() computes them, over the join: character n-grams at every
-    # position, then the words, then the word pairs, in one buffer
+    p_pow, q_pow, p_prev = _POWERS or _load_powers()
+    # the hashes, as features() computes them, over the join, in one buffer: the character
+    # n-grams at every position, then the words and the word pairs interleaved (word k, pair k,
+    # word k + 1: a window's words and the pairs between them are one run)
     g = np.empty(length + 1, dtype=np.uint64)
     g[0] = 0
     np.multiply(codes, q_pow[:length], out=g[1:])
@@ -146,18 +151,18 @@ def _chunk(vector: F64, bias: float, bits: int, parts: Sequence[bytes | str]) ->
     w_starts, w_ends = edges[0::2], edges[1::2]
     n_chars = max(length - _N + 1, 0)
     n_words = len(w_starts)
-    n_pairs = max(n_words - 1, 0)
-    buf = np.empty(n_chars + n_words + n_pairs, dtype=np.uint64)
+    buf = np.empty(n_chars + max(2 * n_words - 1, 0), dtype=np.uint64)
     h = buf[:n_chars]
     np.subtract(g[_N:], g[:-_N], out=h)
     np.multiply(h, p_pow[_N - 1 : length], out=h)
     if n_words:
-        words = buf[n_chars : n_chars + n_words]
-        np.subtract(g.take(w_ends), g.take(w_starts), out=words)
-        words *= p_pow.take(w_ends - 1)
+        at_edges = g.take(edges)
+        words = buf[n_chars::2]
+        np.subtract(at_edges[1::2], at_edges[0::2], out=words)
+        words *= p_prev.take(w_ends)
         words ^= _WORD_SALT
-        if n_pairs:
-            pairs = buf[n_chars + n_words :]
+        if n_words > 1:
+            pairs = buf[n_chars + 1 :: 2]
             np.multiply(words[:-1], _PAIR_SALT, out=pairs)
             pairs += words[1:]
     buf *= _MIX
@@ -165,32 +170,65 @@ def _chunk(vector: F64, bias: float, bits: int, parts: Sequence[bytes | str]) ->
     buckets = buf.view(np.int64)
     buckets[n_chars:] += 1 << (bits - 1)
     weights = vector.take(buckets)
-    if len(parts) == 1 and length <= _features.WHOLE_UP_TO:  # one short text: scored whole
-        return _whole(weights, bias, n_chars), _ONE
-    cum = np.empty(len(buf) + 1)
+    if len(parts) == 1:
+        if length <= _features.WHOLE_UP_TO:  # one short text: scored whole
+            return _whole(weights, bias, n_chars), _ONE
+        s, e = _one_text(length, stops, marks)
+        per_text = np.full(1, len(s), dtype=np.intp)
+    else:
+        starts = [0, *accumulate(n + 1 for n in lengths[:-1])]
+        s, e, per_text = _windows(length, stops, starts, lengths)
+    # one cumulative sum (three more entries past the end, equal to the last: an empty range
+    # past the words or a text's end reads them)
+    n = len(weights)
+    cum = np.empty(n + 4)
     cum[0] = 0.0
-    np.cumsum(weights, dtype=np.float64, out=cum[1:])
-    s, e, per_text = _windows(length, stops, starts_list, lengths)
-    # each window's first occurrence and past its last, per segment (as _three_segments)
-    bounds = np.empty((2, 3, len(s)), dtype=np.intp)
-    bounds[0, 0] = s
-    np.subtract(e, _N - 1, out=bounds[1, 0])
-    bounds[0, 1] = w_starts.searchsorted(s, "left")
-    bounds[1, 1] = w_ends.searchsorted(e, "right")
-    np.maximum(bounds[1, 1], bounds[0, 1], out=bounds[1, 1])
-    bounds[0, 2] = bounds[0, 1]
-    np.subtract(bounds[1, 1], 1, out=bounds[1, 2])
-    np.minimum(bounds, _sizes(n_chars, n_words, n_pairs), out=bounds)
-    np.maximum(bounds[1], bounds[0], out=bounds[1])
-    count = bounds[1] - bounds[0]
-    bounds += _sizes(0, n_chars, n_chars + n_words)
-    sums = cum[bounds[1]] - cum[bounds[0]]
-    out: F64 = (
-        bias
-        + sums[0] / np.maximum(count[0], 1) ** SCALE_POWER
-        + (sums[1] + sums[2]) / np.maximum(count[1] + count[2], 1) ** SCALE_POWER
-    )
+    np.cumsum(weights, dtype=np.float64, out=cum[1 : n + 1])
+    cum[n + 1 :] = cum[n]
+    # each window's first occurrence and past its last: its character n-grams (the one at i
+    # starts at i) and its run of words and pairs (words a to b - 1: entries 2a to 2b - 1)
+    idx = np.empty((4, len(s)), dtype=np.intp)
+    idx[0] = s
+    np.subtract(e, _N - 1, out=idx[1])
+    idx[2] = w_starts.searchsorted(s, "left")
+    idx[3] = w_ends.searchsorted(e, "right")
+    idx[2:] *= 2
+    idx[3] -= 1
+    np.maximum(idx[1::2], idx[0::2], out=idx[1::2])
+    idx[2:] += n_chars
+    at = cum.take(idx)
+    count = idx[1::2] - idx[0::2]
+    sums = at[1::2] - at[0::2]
+    np.maximum(count, 1, out=count)
+    sums /= count**SCALE_POWER
+    out: F64 = np.add(sums[0], bias)
+    out += sums[1]
     return out, per_text
+
+
+def _one_text(length: int, stops: npt.NDArray[np.bool_], marks: bytes | None) -> tuple[Ints, Ints]:
+    """:func:`~memguard.scan.features.spans` of one text longer than ``WHOLE_UP_TO``, from its
+    sentence bounds (``marks``: a byte per bound candidate, when the text is ASCII)."""
+    if marks is None:
+        flags = np.empty(length + 1, dtype=np.bool_)
+        flags[0] = flags[-1] = True
+        flags[1:-1] = stops[:-1]
+    else:
+        flags = np.frombuffer(marks, dtype=np.bool_)
+    bounds = flags.nonzero()[0]
+    long = ((bounds[1:] - bounds[:-1]) > WINDOW).nonzero()[0]
+    if len(long):  # a sentence longer than WINDOW is cut at every STRIDE-th character
+        return _windows_of_one(length, stops)
+    last = len(bounds) - 1
+    if last > MAX_WINDOWS:
+        return _windows_of_one(length, stops)
+    first = bounds[:-1]
+    j = bounds.searchsorted(first + WINDOW, "right")
+    j -= 1
+    j += (bounds[j] - first < WINDOW // 2) & (j < last)
+    ends = bounds[j]
+    # (a window still shorter than half of one ends the text, past WINDOW characters)
+    return np.where(ends - first < WINDOW // 2, ends - WINDOW, first), ends
 
 
 def _whole(weights: F64, bias: float, n_chars: int) -> F64:
