@@ -194,11 +194,16 @@ class ModelScanner:
             raise ModelUnavailable("the model's score is not finite")
         return z
 
-    @classmethod
-    def _probability(cls, w: Weights, text: str) -> float:
+    @staticmethod
+    def _probability(w: Weights, text: str) -> float:
         # the highest window's: one injected sentence in a long benign text is not averaged away
-        z = cls._logits(w, text)
-        top = float(z[0]) if len(z) == 1 else float(z.max())
+        # (the offset taken from the highest logit, not from each: the same number)
+        if not isinstance(text, str):
+            raise TypeError("text must be a string")
+        z, _ = batch_logits(w.wide, w.bias, [text])
+        top = float(z[0]) if len(z) == 1 else float(z.max()) - w.window_offset
+        if not math.isfinite(top):  # pragma: no cover - finite weights give a finite sum
+            raise ModelUnavailable("the model's score is not finite")
         return _probability_of(top)
 
     @staticmethod
