@@ -206,3 +206,15 @@ def test_a_crash_in_the_model_kernel_fails_closed(
         )
     alarms = [e for e in g.ledger.events(decision="alarm") if e.reason == "scan.failed"]
     assert len({f for e in alarms for f in e.fact_ids}) == 5
+
+
+def test_threads_scoring_batches_at_once_get_one_thread_s_verdicts(model: ModelScanner) -> None:
+    import concurrent.futures
+
+    batches = [
+        [(t, CTX) for t in _odd()[i : i + 3] + ["Alice prefers aisle seats."] * i] for i in range(8)
+    ]
+    alone = [model.scan_many(b) for b in batches]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+        for _ in range(3):
+            assert list(pool.map(model.scan_many, batches)) == alone

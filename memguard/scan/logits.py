@@ -65,15 +65,17 @@ Ints = npt.NDArray[np.intp]
 _CHUNK = MAX_CHARS + 1
 
 
-_POWERS: list[npt.NDArray[np.uint64]] = []
+U64 = npt.NDArray[np.uint64]
+_POWERS: tuple[U64, U64, U64] | None = None
 
 
-def _load_powers() -> list[npt.NDArray[np.uint64]]:
+def _load_powers() -> tuple[U64, U64, U64]:
     """features._powers() (``P**i`` and ``P**-i``) and ``P**(i-1)``, kept here once made (a
-    cached call costs more than a list read)."""
-    if not _POWERS:
+    cached call costs more than a global read; threads that race here make the same tables)."""
+    global _POWERS
+    if _POWERS is None:
         p_pow, q_pow = _powers()
-        _POWERS.extend((p_pow, q_pow, np.concatenate((q_pow[1:2], p_pow[:-1]))))
+        _POWERS = (p_pow, q_pow, np.concatenate((q_pow[1:2], p_pow[:-1])))
     return _POWERS
 
 
