@@ -195,6 +195,7 @@ def test_a_crash_in_the_model_kernel_fails_closed(
     import memguard.scan.model as model_module
 
     monkeypatch.setattr(model_module, "batch_logits", broken)
+    monkeypatch.setattr(model_module, "text_logits", broken)
     g, alice = _guard(make_guard, tokens, ScanStage([RuleScanner(), ModelScanner()]))
     written = g.write_many(alice, _facts(4))
     one = g.write(alice, "Alice prefers window seats.", namespace="n", source=USER,
@@ -206,6 +207,8 @@ def test_a_crash_in_the_model_kernel_fails_closed(
         )
     alarms = [e for e in g.ledger.events(decision="alarm") if e.reason == "scan.failed"]
     assert len({f for e in alarms for f in e.fact_ids}) == 5
+    with pytest.raises(FloatingPointError):  # one text scanned alone fails too (not clean)
+        ModelScanner().scan("Alice prefers window seats.", CTX)
 
 
 def test_threads_scoring_batches_at_once_get_one_thread_s_verdicts(model: ModelScanner) -> None:

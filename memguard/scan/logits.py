@@ -54,7 +54,7 @@ from memguard.scan.features import (
 )
 from memguard.scan.features import _windows as _windows_of_one
 
-__all__ = ["batch_logits"]
+__all__ = ["batch_logits", "text_logits"]
 
 F64 = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.intp]
@@ -95,10 +95,8 @@ def batch_logits(vector: F64, bias: float, texts: Sequence[str]) -> tuple[F64, I
     :func:`~memguard.scan.features.features`, ``vector`` the weights as float64 with
     ``2**bits`` entries): all the windows in text order, and where each text's windows begin
     (``len(texts) + 1`` offsets: text ``i``'s are ``out[first[i]:first[i + 1]]``)."""
-    bits = len(vector).bit_length() - 1
-    if len(vector) != 1 << bits or not 8 <= bits <= 30:
-        raise ValueError("the weight vector has 2**bits entries, bits between 8 and 30")
     parts = [_normalised(t) for t in texts]
+    bits = _bits(vector)
     outs: list[F64] = []
     counts: list[Ints] = []
     lo = 0
@@ -109,7 +107,7 @@ def batch_logits(vector: F64, bias: float, texts: Sequence[str]) -> tuple[F64, I
             hi += 1
         z, n = _chunk(vector, bias, bits, parts[lo:hi])
         outs.append(z)
-        counts.append(n)
+        counts.append(np.full(1, len(z), dtype=np.intp) if n is None else n)
         lo = hi
     first = np.zeros(len(parts) + 1, dtype=np.intp)
     if not parts:
@@ -121,19 +119,32 @@ def batch_logits(vector: F64, bias: float, texts: Sequence[str]) -> tuple[F64, I
     return (np.concatenate(outs) if len(outs) > 1 else outs[0]), first
 
 
-def _chunk(vector: F64, bias: float, bits: int, parts: Sequence[bytes | str]) -> tuple[F64, Ints]:
+def text_logits(vector: F64, bias: float, text: str) -> F64:
+    """:func:`batch_logits` of one text: its window logits."""
+    part = _normalised(text)
+    return _chunk(vector, bias, _bits(vector), (part,))[0]
+
+
+def _bits(vector: F64) -> int:
+    bits = len(vector).bit_length() - 1
+    if len(vector) != 1 << bits or not 8 <= bits <= 30:
+        raise ValueError("the weight vector has 2**bits entries, bits between 8 and 30")
+    return bits
+
+
+def _chunk(
+    vector: F64, bias: float, bits: int, parts: Sequence[bytes | str]
+) -> tuple[F64, Ints | None]:
     """:func:`batch_logits` of texts whose join fits the power tables: the logits and the number
-    of windows of each text."""
+    of windows of each text (``None`` for one text: all of them are its)."""
     lengths = [len(p) for p in parts]
     codes: npt.NDArray[np.uint8] | npt.NDArray[np.uint32]
-    marks: bytes | None = None  # one text's sentence bounds, as bytes (ASCII)
+    stops: bytes | npt.NDArray[np.bool_]  # a flag per character: it ends a sentence
     if all(type(p) is bytes for p in parts):
         joined = b"\0".join(parts)  # type: ignore[arg-type]
         codes = np.frombuffer(joined, dtype=np.uint8)
         edge = np.frombuffer(b"\0" + joined.translate(_WORD_BYTES) + b"\0", dtype=np.int8)
-        stop_bytes = joined.translate(_STOP_BYTES)
-        stops = np.frombuffer(stop_bytes, dtype=np.bool_)
-        marks = b"\1" + stop_bytes[:-1] + b"\1"
+        stops = joined.translate(_STOP_BYTES)
     else:
         text = "\0".join(p if isinstance(p, str) else p.decode("ascii") for p in parts)
         codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
@@ -175,10 +186,12 @@ def _chunk(vector: F64, bias: float, bits: int, parts: Sequence[bytes | str]) ->
     if len(parts) == 1:
         if length <= _features.WHOLE_UP_TO:  # one short text: scored whole
             return _whole(weights, bias, n_chars), _ONE
-        s, e = _one_text(length, stops, marks)
-        per_text = np.full(1, len(s), dtype=np.intp)
+        s, e = _one_text(length, stops)
+        per_text = None
     else:
         starts = [0, *accumulate(n + 1 for n in lengths[:-1])]
+        if isinstance(stops, bytes):
+            stops = np.frombuffer(stops, dtype=np.bool_)
         s, e, per_text = _windows(length, stops, starts, lengths)
     # one cumulative sum (three more entries past the end, equal to the last: an empty range
     # past the words or a text's end reads them)
@@ -208,22 +221,28 @@ def _chunk(vector: F64, bias: float, bits: int, parts: Sequence[bytes | str]) ->
     return out, per_text
 
 
-def _one_text(length: int, stops: npt.NDArray[np.bool_], marks: bytes | None) -> tuple[Ints, Ints]:
-    """:func:`~memguard.scan.features.spans` of one text longer than ``WHOLE_UP_TO``, from its
-    sentence bounds (``marks``: a byte per bound candidate, when the text is ASCII)."""
-    if marks is None:
+def _one_text(length: int, stops: bytes | npt.NDArray[np.bool_]) -> tuple[Ints, Ints]:
+    """:func:`~memguard.scan.features.spans` of one text longer than ``WHOLE_UP_TO`` (``stops``:
+    a flag per character, as bytes when the text is ASCII)."""
+    if isinstance(stops, bytes):
+        # a byte per bound: the start, after each stop, the end; a sentence longer than WINDOW
+        # is a run of WINDOW bytes that are none
+        marks = b"\1" + stops[:-1] + b"\1"
+        if _LONG_RUN in marks:
+            return _windows_of_one(length, np.frombuffer(stops, dtype=np.bool_))
+        bounds = np.frombuffer(marks, dtype=np.bool_).nonzero()[0]
+    else:
         flags = np.empty(length + 1, dtype=np.bool_)
         flags[0] = flags[-1] = True
         flags[1:-1] = stops[:-1]
-    else:
-        flags = np.frombuffer(marks, dtype=np.bool_)
-    bounds = flags.nonzero()[0]
-    long = ((bounds[1:] - bounds[:-1]) > WINDOW).nonzero()[0]
-    if len(long):  # a sentence longer than WINDOW is cut at every STRIDE-th character
-        return _windows_of_one(length, stops)
+        bounds = flags.nonzero()[0]
+        if int((bounds[1:] - bounds[:-1]).max()) > WINDOW:
+            return _windows_of_one(length, stops)
     last = len(bounds) - 1
     if last > MAX_WINDOWS:
-        return _windows_of_one(length, stops)
+        return _windows_of_one(
+            length, np.frombuffer(stops, dtype=np.bool_) if isinstance(stops, bytes) else stops
+        )
     first = bounds[:-1]
     j = bounds.searchsorted(first + WINDOW, "right")
     j -= 1
@@ -248,6 +267,7 @@ def _whole(weights: F64, bias: float, n_chars: int) -> F64:
     return np.full(1, z)
 
 
+_LONG_RUN = b"\0" * WINDOW
 _ONE = np.ones(1, dtype=np.intp)
 _ONE.flags.writeable = False
 

@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memguard.scan.features import FEATURES_VERSION
-from memguard.scan.logits import batch_logits
+from memguard.scan.logits import batch_logits, text_logits
 from memguard.scan.verdict import Label, ScanContext, Verdict
 
 __all__ = ["FORMAT", "WEIGHTS", "WEIGHTS_SHA256", "ModelScanner", "ModelUnavailable", "Weights"]
@@ -187,7 +187,7 @@ class ModelScanner:
     def _logits(w: Weights, text: str) -> npt.NDArray[np.float64]:
         if not isinstance(text, str):
             raise TypeError("text must be a string")
-        z, _ = batch_logits(w.wide, w.bias, [text])
+        z = text_logits(w.wide, w.bias, text)
         if len(z) > 1:
             z = z - w.window_offset
         if not np.isfinite(z).all():  # pragma: no cover - finite weights give a finite sum
@@ -200,7 +200,7 @@ class ModelScanner:
         # (the offset taken from the highest logit, not from each: the same number)
         if not isinstance(text, str):
             raise TypeError("text must be a string")
-        z, _ = batch_logits(w.wide, w.bias, [text])
+        z = text_logits(w.wide, w.bias, text)
         top = float(z[0]) if len(z) == 1 else float(z.max()) - w.window_offset
         if not math.isfinite(top):  # pragma: no cover - finite weights give a finite sum
             raise ModelUnavailable("the model's score is not finite")
