@@ -10,7 +10,8 @@ in one process over the same facts: the rules (this tree's, the same object in b
 model, ``ScanStage([RuleScanner(), ModelScanner()])`` as the embedded default builds it. Facts are
 bench_scanner.py's (~1 KB; "benign" is mostly non-ASCII). Per kind and round, alternating A-B and
 B-A: the model alone, one ``scan`` per fact; the stage over batches of 32 facts; the stage over
-batches of 64 (what one ``write_many`` of 64 facts costs in its scan stage). Printed: medians over
+batches of 64 (what one ``write_many`` of 64 facts costs in its scan stage); "model/32" is the model
+alone over batches of 32 (``scan_many`` where the revision has it, else ``scan`` of each). Printed: medians over
 the rounds of process CPU (the stage's worker thread is in the process), the median of the
 per-round B/A ratios, and the load average when each line was measured.
 """
@@ -24,6 +25,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -45,6 +47,12 @@ def _cpu(fn: Callable[[], object]) -> float:
     start = time.process_time()
     fn()
     return time.process_time() - start
+
+
+def _many(model: Any, items: list[tuple[str, ScanContext]]) -> object:
+    """The model over a batch: ``scan_many`` where the revision has it, else ``scan`` of each."""
+    many = getattr(model, "scan_many", None)
+    return many(items) if many is not None else [model.scan(t, c) for t, c in items]
 
 
 def main() -> None:
@@ -73,7 +81,7 @@ def main() -> None:
             stages[who].scan_batch(by32[0])
         assert stages["A"].scan_batch(by64[0]) == stages["B"].scan_batch(by64[0])
         runs: dict[str, dict[str, list[float]]] = {
-            m: {"A": [], "B": []} for m in ("model", "stage/32", "stage/64")
+            m: {"A": [], "B": []} for m in ("model", "model/32", "stage/32", "stage/64")
         }
 
         for r in range(rounds):
@@ -81,11 +89,18 @@ def main() -> None:
                 model, stage = models[who], stages[who]
                 cpu = _cpu(lambda: [model.scan(t, CTX) for t in texts])  # noqa: B023
                 runs["model"][who].append(cpu / kb * 1e6)
+                cpu = _cpu(lambda: [_many(model, b) for b in by32])  # noqa: B023
+                runs["model/32"][who].append(cpu / kb * 1e6)
                 cpu = _cpu(lambda: [stage.scan_batch(b) for b in by32])  # noqa: B023
                 runs["stage/32"][who].append(cpu / kb * 1e6)
                 cpu = _cpu(lambda: [stage.scan_batch(b) for b in by64])  # noqa: B023
                 runs["stage/64"][who].append(cpu / len(by64) * 1e3)
-        for name, unit in (("model", "us/KB"), ("stage/32", "us/KB"), ("stage/64", "ms/batch")):
+        for name, unit in (
+            ("model", "us/KB"),
+            ("model/32", "us/KB"),
+            ("stage/32", "us/KB"),
+            ("stage/64", "ms/batch"),
+        ):
             a, b = runs[name]["A"], runs[name]["B"]
             ratio = statistics.median(y / x for x, y in zip(a, b, strict=True))
             print(f"{kind:12s} {name:9s} A {statistics.median(a):7.2f}  B {statistics.median(b):7.2f}"
