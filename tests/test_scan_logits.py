@@ -6,6 +6,7 @@ memguard/scan/features.py), and a failure in it fails closed in the scan stage."
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Callable
 from typing import Any
 
@@ -15,12 +16,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from model_reference import window_logits as reference_logits
 
+import memguard.scan.features as feats
 import memguard.scan.logits as kernel
 from memguard import LocalTokenService, MemoryGuard, Source, SourceKind, TrustLevel, Turn
 from memguard.guard import FactInput
 from memguard.scan import Label, ModelScanner, RuleScanner, ScanContext, Verdict
 from memguard.scan.features import MAX_CHARS, features, window_logits
 from memguard.scan.stage import ScanStage
+from memguard.scan.unicode import reveal
 
 TOLERANCE = 1e-9
 CTX = ScanContext(namespace="n", source=SourceKind.WEB)
@@ -221,3 +224,36 @@ def test_threads_scoring_batches_at_once_get_one_thread_s_verdicts(model: ModelS
     with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
         for _ in range(3):
             assert list(pool.map(model.scan_many, batches)) == alone
+
+
+# -- normalisation: whitespace collapsed over UTF-8 bytes ---------------------------------------
+
+
+def _plain_normalise(text: str) -> str:
+    """features.normalise as main had it: reveal, NFKC, case folding, str.split and join."""
+    text = feats._capped(text)
+    if not text.isascii():
+        shown = reveal(text)
+        if shown.texts:
+            text = "\n".join(shown.texts)
+        text = unicodedata.normalize("NFKC", text)
+    return feats._capped(" ".join(text.casefold().split()))
+
+
+_SPACES = st.sampled_from(
+    [" ", "  ", "\t", "\n", "\x1c", "\x1f", "\x85", "\xa0", "\u2028", "\u3000"]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(st.text(max_size=8), _SPACES, st.sampled_from(_PIECES)), max_size=30))
+def test_normalise_is_the_plain_one_on_any_text(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    assert feats.normalise(text) == _plain_normalise(text)
+    assert feats._collapsed(text) == " ".join(text.split())
+
+
+def test_every_wide_whitespace_character_takes_the_str_path() -> None:
+    wide = [chr(c) for c in range(128, 0x110000) if chr(c).isspace()]
+    assert wide and all(feats._WIDE_SPACE.fullmatch(c) for c in wide)
+    assert feats._collapsed("a\u2028b\x85 c\u3000") == "a b c"
