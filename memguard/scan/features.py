@@ -32,6 +32,11 @@ collapse) and its word and stop masks are ``bytes.translate`` tables too; every 
 one preallocated buffer in place; a windowed text's bounds are one (2, segments, windows) array and
 its sums come from one float64 cumulative sum over weights widened once at load. The scores are
 the reference code's (``tests/test_scan_model_identity.py`` pins them to a golden file).
+
+The scanner itself scores with :mod:`memguard.scan.logits` (modelkernel: a batch of texts in one
+pass, the same features and windows); :func:`features` and :func:`window_logits` stay the per-text
+form the training script and the tests use. A non-ASCII text's whitespace is collapsed over its
+UTF-8 bytes when all of it is ASCII (:func:`_collapsed`).
 """
 
 from __future__ import annotations

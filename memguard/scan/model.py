@@ -4,10 +4,12 @@
 ``tools/train_scan_model.py`` (deterministic; the file records the digest of the rows it was trained
 on, the script's version and the thresholds it chose) and scores a text with numpy alone: the sum of
 the weights of the text's character and word n-grams (:mod:`memguard.scan.features`), each group
-divided by the square root of its size, plus a bias, through the logistic function. A long text is
+divided by its size to the power 0.3, plus a bias, through the logistic function. A long text is
 scored in windows of whole sentences; its logit is its highest window's less the file's
 ``window_offset`` (calibrated so that long benign texts are flagged no more often than short
-ones). Nothing is downloaded; nothing but that file is read.
+ones). Nothing is downloaded; nothing but that file is read. The logits are computed by
+:mod:`memguard.scan.logits`: :meth:`ModelScanner.scan_many`, which a scan stage calls with its
+whole batch, scores the texts together in one pass (issue 17, modelkernel).
 
 The file is checked before use: its SHA-256 must be the one pinned here (:data:`WEIGHTS_SHA256`;
 the scanner's version names it), its header the features this code computes, its weights finite.
