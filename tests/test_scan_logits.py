@@ -257,3 +257,10 @@ def test_every_wide_whitespace_character_takes_the_str_path() -> None:
     wide = [chr(c) for c in range(128, 0x110000) if chr(c).isspace()]
     assert wide and all(feats._WIDE_SPACE.fullmatch(c) for c in wide)
     assert feats._collapsed("a\u2028b\x85 c\u3000") == "a b c"
+
+
+def test_the_kind_table_is_the_word_and_stop_tables_over_every_code_point() -> None:
+    c = np.arange(0x110000, dtype=np.uint32)
+    kinds = kernel._KINDS[np.minimum(c, feats._BMP_LAST)]
+    assert ((kinds & 1).astype(bool) == feats._word_mask(c, False)).all()
+    assert ((kinds >> 1).astype(bool) == feats._STOP[np.minimum(c, feats._BMP_LAST)]).all()

@@ -148,9 +148,10 @@ def _chunk(
     else:
         text = "\0".join(p if isinstance(p, str) else p.decode("ascii") for p in parts)
         codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
-        edge = np.zeros(len(codes) + 2, dtype=np.int8)
-        edge[1:-1] = _WORD_TABLE[np.minimum(codes, _WORD_TABLE_LAST)]
-        stops = _STOP[np.minimum(codes, _BMP_LAST)]
+        kinds = _KINDS.take(np.minimum(codes, _BMP_LAST))
+        edge = np.zeros(len(codes) + 2, dtype=np.uint8)
+        np.bitwise_and(kinds, 1, out=edge[1:-1])
+        stops = (kinds >> 1).view(np.bool_)
     length = len(codes)
     p_pow, q_pow, p_prev = _POWERS or _load_powers()
     # the hashes, as features() computes them, over the join, in one buffer: the character
@@ -267,6 +268,12 @@ def _whole(weights: F64, bias: float, n_chars: int) -> F64:
     return np.full(1, z)
 
 
+#: per character of the Basic Multilingual Plane, 1 if it is a word character
+#: (features._WORD_TABLE) plus 2 if it ends a sentence (features._STOP); every character past it
+#: is a word character and no stop, as U+FFFF is
+_KINDS = (
+    _WORD_TABLE[np.minimum(np.arange(0x10000), _WORD_TABLE_LAST)].astype(np.uint8) + 2 * _STOP
+).astype(np.uint8)
 _LONG_RUN = b"\0" * WINDOW
 _ONE = np.ones(1, dtype=np.intp)
 _ONE.flags.writeable = False
