@@ -264,3 +264,14 @@ def test_the_kind_table_is_the_word_and_stop_tables_over_every_code_point() -> N
     kinds = kernel._KINDS[np.minimum(c, feats._BMP_LAST)]
     assert ((kinds & 1).astype(bool) == feats._word_mask(c, False)).all()
     assert ((kinds >> 1).astype(bool) == feats._STOP[np.minimum(c, feats._BMP_LAST)]).all()
+
+
+def test_a_subclass_that_scans_its_own_way_is_not_bypassed_by_scan_many() -> None:
+    class Strict(ModelScanner):
+        def scan(self, text: str, context: ScanContext | None = None) -> Verdict:
+            return Verdict(Label.SUSPICIOUS, 0.5, ("strict",), self.id, self.version)
+
+    stage = ScanStage([Strict()])
+    records = stage.scan_batch([("Alice prefers aisle seats.", CTX)] * 3)
+    stage.close()
+    assert [r.label for r in records] == ["suspicious"] * 3
