@@ -9,18 +9,20 @@ texts joined end to end, so a batch of 32 pays for them once:
   joined with one separator character between them (not a word character, not a stop), so no
   word spans two texts; each text's occurrences are where its characters are in the join;
 - the polynomial hash of an n-gram does not depend on where it starts (``(G[e] - G[s]) *
-  P**(e-1)`` is ``sum c[j] * P**(e-1-j)``), so one prefix sum over the join hashes every text's
-  n-grams as :func:`~memguard.scan.features.features` does; the n-grams and word pairs that span
-  a separator are hashed but lie inside no window;
+  P**(e-1)`` is ``sum c[j] * P**(e-1-j)``), so the terms ``c[j] * P**-j`` over the join hash
+  every text's n-grams as :func:`~memguard.scan.features.features` does (a 3-gram's three terms
+  added, every word's with one ``reduceat``: no sequential prefix sum); the n-grams and word
+  pairs that span a separator are hashed but lie inside no window;
 - the sentence bounds of every windowed text come from one stop mask over the join (each text's
   start and end marked too) and :func:`~memguard.scan.features.spans`' rules are applied to all
   of them at once, a text's windows never reaching past its own end;
-- every window's sums are differences of one cumulative sum over the join's weights.
+- every window's sums come from one ``reduceat`` over the join's weights (its character
+  n-grams, and its words and word pairs, which are interleaved so that they are one range).
 
 Texts are joined in chunks of at most :data:`~memguard.scan.features.MAX_CHARS` characters (the
 hash's power tables' length). The logits are the reference code's up to rounding (the sums are
-differences of a longer cumulative sum): ``tests/test_scan_model_identity.py`` holds them to a
-golden file within 1e-9 and ``tests/test_scan_logits.py`` to the per-text code.
+added in another order): ``tests/test_scan_model_identity.py`` holds them to a golden file within
+1e-9 and ``tests/test_scan_logits.py`` to a plain per-text computation.
 """
 
 from __future__ import annotations
@@ -156,24 +158,26 @@ def _chunk(
     p_pow, q_pow, p_prev = _POWERS or _load_powers()
     # the hashes, as features() computes them, over the join, in one buffer: the character
     # n-grams at every position, then the words and the word pairs interleaved (word k, pair k,
-    # word k + 1: a window's words and the pairs between them are one run)
-    g = np.empty(length + 1, dtype=np.uint64)
-    g[0] = 0
-    np.multiply(codes, q_pow[:length], out=g[1:])
-    np.add.accumulate(g[1:], out=g[1:])
+    # word k + 1: a window's words and the pairs between them are one run). features() takes
+    # differences of the prefix sums of cq[j] = c[j] * P**-j; the same sums of cq are added up
+    # here range by range (a 3-gram's three terms; a word's with one reduceat over all words),
+    # which spares the sequential prefix sum (integers: the same numbers modulo 2**64)
+    cq = np.empty(length + 1, dtype=np.uint64)
+    np.multiply(codes, q_pow[:length], out=cq[:length])
+    cq[length] = 0
     edges = (edge[1:] != edge[:-1]).nonzero()[0]
     w_starts, w_ends = edges[0::2], edges[1::2]
     n_chars = max(length - _N + 1, 0)
     n_words = len(w_starts)
-    buf = np.empty(n_chars + max(2 * n_words - 1, 0), dtype=np.uint64)
+    n = n_chars + max(2 * n_words - 1, 0)
+    buf = np.empty(n, dtype=np.uint64)
     h = buf[:n_chars]
-    np.subtract(g[_N:], g[:-_N], out=h)
+    np.add(cq[:n_chars], cq[1 : n_chars + 1], out=h)
+    h += cq[2 : n_chars + 2]
     np.multiply(h, p_pow[_N - 1 : length], out=h)
     if n_words:
-        at_edges = g.take(edges)
         words = buf[n_chars::2]
-        np.subtract(at_edges[1::2], at_edges[0::2], out=words)
-        words *= p_prev.take(w_ends)
+        np.multiply(np.add.reduceat(cq, edges)[::2], p_prev.take(w_ends), out=words)
         words ^= _WORD_SALT
         if n_words > 1:
             pairs = buf[n_chars + 1 :: 2]
@@ -183,10 +187,13 @@ def _chunk(
     buf >>= np.uint64(65 - bits)
     buckets = buf.view(np.int64)
     buckets[n_chars:] += 1 << (bits - 1)
-    weights = vector.take(buckets)
+    # the weights, and one more entry (0) that a range may end at
+    weights = np.empty(n + 1)
+    vector.take(buckets, out=weights[:n], mode="clip")  # (every bucket is in range)
+    weights[n] = 0.0
     if len(parts) == 1:
         if length <= _features.WHOLE_UP_TO:  # one short text: scored whole
-            return _whole(weights, bias, n_chars), _ONE
+            return _whole(weights[:n], bias, n_chars), _ONE
         s, e = _one_text(length, stops)
         per_text = None
     else:
@@ -194,32 +201,32 @@ def _chunk(
         if isinstance(stops, bytes):
             stops = np.frombuffer(stops, dtype=np.bool_)
         s, e, per_text = _windows(length, stops, starts, lengths)
-    # one cumulative sum (three more entries past the end, equal to the last: an empty range
-    # past the words or a text's end reads them)
-    n = len(weights)
-    cum = np.empty(n + 4)
-    cum[0] = 0.0
-    np.cumsum(weights, dtype=np.float64, out=cum[1 : n + 1])
-    cum[n + 1 :] = cum[n]
     # each window's first occurrence and past its last: its character n-grams (the one at i
-    # starts at i) and its run of words and pairs (words a to b - 1: entries 2a to 2b - 1)
-    idx = np.empty((4, len(s)), dtype=np.intp)
-    idx[0] = s
-    np.subtract(e, _N - 1, out=idx[1])
-    idx[2] = w_starts.searchsorted(s, "left")
-    idx[3] = w_ends.searchsorted(e, "right")
-    idx[2:] *= 2
-    idx[3] -= 1
-    np.maximum(idx[1::2], idx[0::2], out=idx[1::2])
-    idx[2:] += n_chars
-    at = cum.take(idx)
-    count = idx[1::2] - idx[0::2]
-    sums = at[1::2] - at[0::2]
+    # starts at i) and its run of words and pairs (words a to b - 1: entries 2a to 2b - 1); the
+    # character ranges of all windows, then the word ranges, for one reduceat (the entries
+    # between one range and the next are summed too: few, windows overlap)
+    r = np.empty((2, len(s), 2), dtype=np.intp)
+    r[0, :, 0] = s
+    np.subtract(e, _N - 1, out=r[0, :, 1])
+    r[1, :, 0] = w_starts.searchsorted(s, "left")
+    r[1, :, 1] = w_ends.searchsorted(e, "right")
+    r[1] *= 2
+    r[1, :, 1] -= 1
+    np.maximum(r[:, :, 1], r[:, :, 0], out=r[:, :, 1])
+    np.minimum(r, _limits(n_chars, max(2 * n_words - 1, 0)), out=r)
+    r[1] += n_chars
+    count = r[:, :, 1] - r[:, :, 0]
+    sums = np.add.reduceat(weights, r.reshape(-1))[::2].reshape(2, len(s))
+    np.copyto(sums, 0.0, where=count == 0)  # (reduceat gives an empty range its first entry)
     np.maximum(count, 1, out=count)
     sums /= count**SCALE_POWER
     out: F64 = np.add(sums[0], bias)
     out += sums[1]
     return out, per_text
+
+
+def _limits(chars: int, words: int) -> Ints:
+    return np.array([chars, words], dtype=np.intp)[:, None, None]
 
 
 def _one_text(length: int, stops: bytes | npt.NDArray[np.bool_]) -> tuple[Ints, Ints]:
