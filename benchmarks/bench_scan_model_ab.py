@@ -29,10 +29,10 @@ from bench_scanner import facts
 from memguard.scan import ModelScanner
 
 
-def _load(name: str, path: Path, replace: tuple[str, str] | None = None) -> types.ModuleType:
+def _load(name: str, path: Path, *replace: tuple[str, str]) -> types.ModuleType:
     source = path.read_text("utf-8")
-    if replace is not None:
-        source = source.replace(*replace)
+    for old, new in replace:
+        source = source.replace(old, new)
     module = types.ModuleType(name)
     module.__file__ = str(path)
     sys.modules[name] = module
@@ -42,11 +42,20 @@ def _load(name: str, path: Path, replace: tuple[str, str] | None = None) -> type
 
 def base_scanner(root: Path) -> Any:
     scan = root / "memguard" / "scan"
+    features = ("from memguard.scan.features import", "from _base_features import")
     _load("_base_features", scan / "features.py")
+    if (scan / "logits.py").exists():  # the batch kernel (modelkernel) reads the base's features
+        _load(
+            "_base_logits",
+            scan / "logits.py",
+            features,
+            ("from memguard.scan import features as", "import _base_features as"),
+        )
     model = _load(
         "_base_model",
         scan / "model.py",
-        ("from memguard.scan.features import", "from _base_features import"),
+        features,
+        ("from memguard.scan.logits import", "from _base_logits import"),
     )
     return model.ModelScanner(scan / "model.bin", sha256=model.WEIGHTS_SHA256)
 

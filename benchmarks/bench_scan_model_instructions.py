@@ -7,6 +7,8 @@
 For each revision and kind of fact (bench_scanner.py's, 300 of them), a child process scores the
 facts once and then four times; valgrind's instruction count of the two runs differs by three
 passes, so startup and imports drop out (a fixed hash seed: else runs differ by up to 7%). Printed: instructions per fact, A, B and B/A.
+``MEMGUARD_BENCH_BATCH=32``: the facts in batches of 32, ``scan_many`` where the revision has it
+(what a scan stage calls), else ``scan`` of each.
 """
 
 from __future__ import annotations
@@ -31,9 +33,16 @@ def _child(who: str, base: str, kind: str, passes: int) -> None:
 
     scanner = base_scanner(Path(base)) if who == "A" else ModelScanner()
     texts = facts(kind, FACTS, random.Random(7))
+    batch = int(os.environ.get("MEMGUARD_BENCH_BATCH", "0"))
+    many = getattr(scanner, "scan_many", None)
     for _ in range(passes):
-        for text in texts:
-            scanner.probability(text)
+        if batch:  # a stage's batches: scan_many where the revision has it, else scan of each
+            for i in range(0, len(texts), batch):
+                items = [(t, None) for t in texts[i : i + batch]]
+                _ = many(items) if many is not None else [scanner.scan(t) for t, _ in items]
+        else:
+            for text in texts:
+                scanner.probability(text)
 
 
 def _instructions(who: str, base: str, kind: str, passes: int) -> int:

@@ -32,11 +32,17 @@ collapse) and its word and stop masks are ``bytes.translate`` tables too; every 
 one preallocated buffer in place; a windowed text's bounds are one (2, segments, windows) array and
 its sums come from one float64 cumulative sum over weights widened once at load. The scores are
 the reference code's (``tests/test_scan_model_identity.py`` pins them to a golden file).
+
+The scanner itself scores with :mod:`memguard.scan.logits` (modelkernel: a batch of texts in one
+pass, the same features and windows); :func:`features` and :func:`window_logits` stay the per-text
+form the training script and the tests use. A non-ASCII text's whitespace is collapsed over its
+UTF-8 bytes when all of it is ASCII (:func:`_collapsed`).
 """
 
 from __future__ import annotations
 
 import functools
+import re
 import unicodedata
 from dataclasses import dataclass
 from typing import TypeVar
@@ -328,7 +334,25 @@ def normalise(text: str) -> str:
             text = "\n".join(shown.texts)
         text = unicodedata.normalize("NFKC", text)
     # revealing, NFKC and case folding can lengthen a text: cap it again
-    return _capped(" ".join(text.casefold().split()))
+    return _capped(_collapsed(text.casefold()))
+
+
+#: every whitespace character (``str.isspace``) past ASCII
+_WIDE_SPACE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+#: ASCII whitespace (``str.split``'s, \x1c-\x1f too) made a space, every other byte kept
+_SPACE_BYTES = bytes(ord(" ") if b < 128 and chr(b).isspace() else b for b in range(256))
+
+
+def _collapsed(text: str) -> str:
+    """``" ".join(text.split())``; with C byte operations over the UTF-8 when every whitespace
+    character in ``text`` is ASCII (a UTF-8 sequence never holds an ASCII byte), which spares
+    making a string per word."""
+    if _WIDE_SPACE.search(text) is not None:
+        return " ".join(text.split())
+    raw = text.encode("utf-8", "surrogatepass").translate(_SPACE_BYTES)
+    if b"  " in raw or raw[:1] == b" " or raw[-1:] == b" ":
+        raw = b" ".join(raw.split())
+    return raw.decode("utf-8", "surrogatepass")
 
 
 #: ASCII case folding (``str.casefold`` of an ASCII letter is ``str.lower``) with every ASCII

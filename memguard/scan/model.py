@@ -4,10 +4,12 @@
 ``tools/train_scan_model.py`` (deterministic; the file records the digest of the rows it was trained
 on, the script's version and the thresholds it chose) and scores a text with numpy alone: the sum of
 the weights of the text's character and word n-grams (:mod:`memguard.scan.features`), each group
-divided by the square root of its size, plus a bias, through the logistic function. A long text is
+divided by its size to the power 0.3, plus a bias, through the logistic function. A long text is
 scored in windows of whole sentences; its logit is its highest window's less the file's
 ``window_offset`` (calibrated so that long benign texts are flagged no more often than short
-ones). Nothing is downloaded; nothing but that file is read.
+ones). Nothing is downloaded; nothing but that file is read. The logits are computed by
+:mod:`memguard.scan.logits`: :meth:`ModelScanner.scan_many`, which a scan stage calls with its
+whole batch, scores the texts together in one pass (issue 17, modelkernel).
 
 The file is checked before use: its SHA-256 must be the one pinned here (:data:`WEIGHTS_SHA256`;
 the scanner's version names it), its header the features this code computes, its weights finite.
@@ -23,6 +25,7 @@ import hashlib
 import json
 import math
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,7 +33,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from memguard.scan.features import FEATURES_VERSION, features, window_logits
+from memguard.scan.features import FEATURES_VERSION
+from memguard.scan.logits import batch_logits, text_logits
 from memguard.scan.verdict import Label, ScanContext, Verdict
 
 __all__ = ["FORMAT", "WEIGHTS", "WEIGHTS_SHA256", "ModelScanner", "ModelUnavailable", "Weights"]
@@ -185,24 +189,57 @@ class ModelScanner:
     def _logits(w: Weights, text: str) -> npt.NDArray[np.float64]:
         if not isinstance(text, str):
             raise TypeError("text must be a string")
-        z = window_logits(w.wide, w.bias, features(text, w.bits))
+        z = text_logits(w.wide, w.bias, text)
         if len(z) > 1:
             z = z - w.window_offset
         if not np.isfinite(z).all():  # pragma: no cover - finite weights give a finite sum
             raise ModelUnavailable("the model's score is not finite")
         return z
 
-    @classmethod
-    def _probability(cls, w: Weights, text: str) -> float:
+    @staticmethod
+    def _probability(w: Weights, text: str) -> float:
         # the highest window's: one injected sentence in a long benign text is not averaged away
-        z = cls._logits(w, text)
-        top = float(z[0]) if len(z) == 1 else float(z.max())
-        return 1.0 / (1.0 + math.exp(-top)) if top > -700 else 0.0
+        # (the offset taken from the highest logit, not from each: the same number)
+        if not isinstance(text, str):
+            raise TypeError("text must be a string")
+        z = text_logits(w.wide, w.bias, text)
+        top = float(z[0]) if len(z) == 1 else float(z.max()) - w.window_offset
+        if not math.isfinite(top):  # pragma: no cover - finite weights give a finite sum
+            raise ModelUnavailable("the model's score is not finite")
+        return _probability_of(top)
+
+    @staticmethod
+    def _probabilities(w: Weights, texts: Sequence[str]) -> list[float]:
+        """:meth:`_probability` of each text, the texts scored together
+        (:func:`memguard.scan.logits.batch_logits`)."""
+        for text in texts:
+            if not isinstance(text, str):
+                raise TypeError("text must be a string")
+        z, first = batch_logits(w.wide, w.bias, texts)
+        if not np.isfinite(z).all():  # pragma: no cover - finite weights give a finite sum
+            raise ModelUnavailable("the model's score is not finite")
+        if not texts:
+            return []
+        top = np.maximum.reduceat(z, first[:-1])
+        windowed = first[1:] - first[:-1] > 1
+        top[windowed] -= w.window_offset
+        return [_probability_of(t) for t in top.tolist()]
 
     def scan(self, text: str, context: ScanContext | None = None) -> Verdict:
         """Score ``text``; ``context`` is accepted for the protocol (the model ignores the channel)."""
         w = self.weights
-        p = self._probability(w, text)
+        return self._verdict(w, self._probability(w, text))
+
+    def scan_many(self, items: Sequence[tuple[str, ScanContext]]) -> list[Verdict]:
+        """:meth:`scan` of each ``(text, context)``, the texts scored together in one pass (what a
+        :class:`~memguard.scan.stage.ScanStage` calls for a batch); any failure raises, for the
+        whole batch."""
+        if type(self).scan is not ModelScanner.scan:  # a subclass that scans its own way
+            return [self.scan(t, c) for t, c in items]
+        w = self.weights
+        return [self._verdict(w, p) for p in self._probabilities(w, [t for t, _ in items])]
+
+    def _verdict(self, w: Weights, p: float) -> Verdict:
         if p >= w.malicious_at:
             label = Label.MALICIOUS
         elif p >= w.suspicious_at:
@@ -211,3 +248,7 @@ class ModelScanner:
             label = Label.CLEAN
         reasons = () if label is Label.CLEAN else (_REASON,)
         return Verdict(label, round(p, 4), reasons, self.id, self.version)
+
+
+def _probability_of(top: float) -> float:
+    return 1.0 / (1.0 + math.exp(-top)) if top > -700 else 0.0

@@ -7,7 +7,9 @@ something other than a :class:`~memguard.scan.verdict.Verdict` or does not answe
 ``timeout`` seconds gives the ``error`` outcome, which caps to ``untrusted`` (never ``clean``).
 
 A batch is scanned together, in one worker call with one deadline; scanners whose ``scan`` is a
-coroutine function run concurrently on an event loop in that worker.
+coroutine function run concurrently on an event loop in that worker; a scanner with a
+``scan_many(items)`` (the trained model) is given the whole batch in one call, and a failure or a
+wrong answer from it is a failure of the batch.
 """
 
 from __future__ import annotations
@@ -156,6 +158,14 @@ class ScanStage:
         pending: list[tuple[int, Awaitable[Verdict]]] = []
         for scanner in self.scanners:
             is_async = inspect.iscoroutinefunction(scanner.scan)
+            many = getattr(scanner, "scan_many", None)
+            if callable(many) and not is_async:  # scores the batch in one pass (ModelScanner)
+                verdicts = many(items)
+                if not isinstance(verdicts, list) or len(verdicts) != len(items):
+                    raise TypeError("scan_many must return one verdict per item")
+                for i, verdict in enumerate(verdicts):
+                    per_item[i].append(_checked(verdict))
+                continue
             for i, (text, context) in enumerate(items):
                 result = scanner.scan(text, context)
                 if is_async or inspect.isawaitable(result):
