@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Column, DateTime, Index, PrimaryKeyConstraint, Text, text
+from sqlalchemy import Column, DateTime, Index, Text, text
 from sqlmodel import Field, SQLModel
 
 __all__ = [
@@ -90,23 +90,12 @@ class AuditEventRow(SQLModel, table=True):
 
 
 class AuditFactRow(SQLModel, table=True):
-    """Which facts an event touched, so a fact's reads can be listed.
-
-    Keyed ``(fact_id, event_seq)``, and on SQLite ``WITHOUT ROWID``: the key is the table, so a
-    link is one B-tree insert (a fact's events are found by the key's prefix) plus one in the
-    ``event_seq`` index, which only ever appends (issue 16: a rowid table with a primary key
-    ``(event_seq, fact_id)`` and an index on ``fact_id`` was three B-trees per link, one of them
-    inserted into at a random place). Ledgers from before are rebuilt at open
-    (memguard/ledger/auditschema.py)."""
+    """Which facts an event touched, so a fact's reads can be listed."""
 
     __tablename__ = "mg_audit_fact"
-    __table_args__ = (
-        PrimaryKeyConstraint("fact_id", "event_seq"),  # the columns keep their order
-        {"sqlite_with_rowid": False},
-    )
 
-    event_seq: int = Field(primary_key=True, index=True, foreign_key="mg_audit_event.seq")
-    fact_id: str = Field(primary_key=True, max_length=64)
+    event_seq: int = Field(primary_key=True, foreign_key="mg_audit_event.seq")
+    fact_id: str = Field(primary_key=True, index=True, max_length=64)
 
 
 class ChangeFactRow(SQLModel, table=True):
