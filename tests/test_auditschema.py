@@ -7,6 +7,7 @@ audit of its facts and ``ledger verify`` work as before, on SQLite and on Postgr
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -195,3 +196,36 @@ def test_the_rare_event_queries_use_the_partial_indexes(tmp_path: Path) -> None:
         assert "ix_mg_audit_event_changes" in plans[1]
     finally:
         ledger.close()
+
+
+def test_several_openers_of_an_old_ledger_migrate_it_once(
+    ledger_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old = _old_ledger(ledger_url, monkeypatch)
+    old.record([AuditEvent(action="get", decision=Decision.ALLOW, reason="ok", fact_ids=("f",))])
+    old.close()
+    # openers released at once by a barrier: threads, each with its own engine and connections
+    # (the locks taken are the database's, as between processes)
+    start, errors, opened = threading.Barrier(4), list[Exception](), list[Ledger]()
+
+    def open_one() -> None:
+        try:
+            start.wait()
+            opened.append(Ledger.from_url(ledger_url))
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=open_one) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    try:
+        assert errors == [] and len(opened) == 4
+        entries = _sql(ledger_url, "SELECT seq FROM mg_audit_event "
+                                   "WHERE reason = 'ledger.migrate.audit_schema'")  # fmt: skip
+        assert len(entries) == 1 and _shape(ledger_url) == _NEW_INDEXES
+        assert opened[0].verify().ok
+    finally:
+        for ledger in opened:
+            ledger.close()
