@@ -186,7 +186,7 @@ GOLDEN = {
     "reserved4": "sha256:ec01ec6797293e7e65b2b0a54edc799d3bcc0936854f392bf2bbf86754a918c7",
     "row4": "sha256:b69382342b5869a1507a6a5e51b46c51f6c571d1358164be6abfc99dee1935b8",
     "rows": "sha256:e3eaa3405c0261888c1e17b794c596443721a1b0c59ffbd93deee4d70e515b6c",
-    "entries": "sha256:33c456d71e2251d63a84371f2255bad4f47f0a89aa432ea7d5f9d59db8792afb",  # ledger.create: provenance_indexes
+    "entries": "sha256:c24e4fd70ed7dbac002ab7f45036e3e537b5afb254fc01c6b50c5156aeec8fc5",  # ledger.create: provenance_indexes, audit_schema
     "n_entries": "5",
 }
 

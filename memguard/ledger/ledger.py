@@ -25,6 +25,7 @@ from sqlalchemy import (
     func,
     inspect,
     select,
+    text,
 )
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
@@ -33,7 +34,7 @@ from sqlmodel import SQLModel
 from memguard.denials import note_deny
 from memguard.errors import ConfigurationError, Fenced, LedgerError
 from memguard.events import AuditEvent, Decision
-from memguard.ledger import provindexes
+from memguard.ledger import auditschema, provindexes
 from memguard.ledger.auditlog import AuditLog, VerifyReport
 from memguard.ledger.changelinks import CHANGE_FACT, MARKER, entry_links, migrate
 from memguard.ledger.changelog import CHANGE_ACTION, PROJECTIONS, ChangeSet, key_of
@@ -56,6 +57,8 @@ from memguard.ledger.records import (
 from memguard.ledger.recovery import OWNER, lease, ops_metadata, orphaned, this_process
 from memguard.ledger.replay import EntryCache, LoggedHead, logged_heads
 from memguard.ledger.tables import (
+    CHANGES,
+    FLAGGED,
     AuditEventRow,
     AuditFactRow,
     LedgerMetaRow,
@@ -147,7 +150,8 @@ class Ledger:
             changes = ChangeSet("ledger.create")
             with self._tx() as conn:
                 self._insert_ignore(conn, _META, [{"key": "owner_scheme", "value":
-                    str(OWNER_SCHEME)}, {"key": MARKER, "value": "1"}, *provindexes.created_rows()],
+                    str(OWNER_SCHEME)}, {"key": MARKER, "value": "1"}, *provindexes.created_rows(),
+                   *auditschema.FRESH],
                     changes)  # fmt: skip
                 self._log_changes(conn, changes)
             # the new ledger's first leaf, not left queued; signed (and witnessed) at once
@@ -155,6 +159,7 @@ class Ledger:
         else:
             migrate(self)  # mg_change_fact, backfilled once (memguard/ledger/changelinks.py)
             provindexes.migrate(self)  # mg_provenance's index set (provindexes.py)
+            auditschema.migrate(self)  # the audit tables' indexes (memguard/ledger/auditschema.py)
 
     def _create_tables(self) -> bool:
         """Create what is missing; whether the ledger is new. Several processes opening a new
@@ -590,6 +595,8 @@ class Ledger:
         )
         if decision is not None:
             query = query.where(_EVENT.c.decision == decision)
+            if decision != Decision.ALLOW.value:  # the partial index's condition, verbatim
+                query = query.where(text(FLAGGED))
         with self._tx() as conn:
             rows = conn.execute(query).scalars().all()
         return [AuditEvent.model_validate_json(r) for r in reversed(rows)]
@@ -597,14 +604,12 @@ class Ledger:
     def count_events(self) -> int:
         from sqlalchemy import func
 
-        with self._tx() as conn:
-            return int(
-                conn.execute(
-                    select(func.count())
-                    .select_from(_EVENT)
-                    .where(_EVENT.c.action != CHANGE_ACTION)
-                ).scalar_one()
-            )
+        with self._tx() as conn:  # all, less the change entries (their partial index)
+            every = conn.execute(select(func.count()).select_from(_EVENT)).scalar_one()
+            changes = conn.execute(
+                select(func.count()).select_from(_EVENT).where(text(CHANGES))
+            ).scalar_one()
+        return int(every) - int(changes)
 
     # -- owners of exchanged tokens' facts (memguard/owner_migration.py) -------------------------
 

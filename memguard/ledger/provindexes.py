@@ -17,34 +17,21 @@ Dropped: ``namespace`` and ``source_kind`` (no ledger query filters on them but 
 list, which pages in fact-id order and is narrowed by the owner first) and ``workload_id`` (the
 workload selector also matches the record text, so it scans the table either way).
 
-A ledger from before gets the new set at open (:func:`migrate`): the old indexes dropped and the
-partial one created in one transaction with a logged meta row ``provenance_indexes = 2`` (a
-change entry, so ``memguard ledger verify`` holds it like every projection row); idempotent, and
-safe with several processes opening at once (SQLite ``BEGIN IMMEDIATE``, PostgreSQL a
-transaction-scoped advisory lock), like :func:`memguard.ledger.changelinks.migrate`. If the
-marker row is deleted around the log, the open makes the index set whole again but does not put
-the row back (a warning, ``ledger.provenance_indexes_marker_missing``): ``memguard ledger verify``
-names the deleted row.
+A ledger from before gets the new set at open (:func:`migrate`, by
+:func:`memguard.ledger.indexset.migrate`): the old indexes dropped and the partial one created in
+one transaction with a logged meta row ``provenance_indexes = 2``.
 """
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
-from sqlalchemy import Connection, select, text
-
-from memguard.ledger.changelog import CHANGE_ACTION, ChangeSet, ops_of
-from memguard.ledger.tables import AuditEventRow, LedgerMetaRow
-from memguard.logging import get_logger
+from memguard.ledger import indexset
 
 if TYPE_CHECKING:
     from memguard.ledger.ledger import Ledger
 
-__all__ = ["DROPPED", "MARKER", "VERSION", "created_rows", "marker_row", "migrate"]
-
-_META = LedgerMetaRow.__table__  # type: ignore[attr-defined]
-_EVENT = AuditEventRow.__table__  # type: ignore[attr-defined]
+__all__ = ["DROPPED", "MARKER", "VERSION", "created_rows", "migrate"]
 
 #: the meta row saying the ledger has this module's index set
 MARKER = "provenance_indexes"
@@ -62,72 +49,15 @@ _PARTIAL = (
 )
 
 
-def marker_row() -> dict[str, str]:
-    return {"key": MARKER, "value": VERSION}
+def _spec() -> indexset.IndexSet:
+    return indexset.IndexSet(MARKER, VERSION, DROPPED, (_PARTIAL,))
 
 
 def created_rows() -> list[dict[str, str]]:
     """The meta rows a new ledger is created with (its tables have the index set already)."""
-    return [marker_row()]
-
-
-def _marked(conn: Connection) -> bool:
-    value = conn.execute(select(_META.c.value).where(_META.c.key == MARKER)).scalar_one_or_none()
-    return value is not None
-
-
-def _logged_marker(conn: Connection) -> bool:
-    """Whether the log says the marker row exists: the change entries that mention it (a text
-    match narrows, each is then read as JSON), their ops on it in log order."""
-    rows = conn.execute(
-        select(_EVENT.c.event)
-        .where(_EVENT.c.action == CHANGE_ACTION, _EVENT.c.event.like(f'%"{MARKER}"%'))
-        .order_by(_EVENT.c.seq)
-    ).scalars()
-    marked = False
-    for raw in rows:
-        try:
-            ev = json.loads(raw)
-        except ValueError:
-            continue  # the tree pass of `ledger verify` reports an entry that is not JSON
-        for op in ops_of(ev.get("detail") or {}) if isinstance(ev, dict) else []:
-            key = op.get("key") if isinstance(op, dict) else None
-            if op.get("t") == _META.name and isinstance(key, dict) and key.get("key") == MARKER:
-                marked = op.get("op") in ("put", "set") or (op.get("op") != "del" and marked)
-    return marked
+    return _spec().rows()
 
 
 def migrate(ledger: Ledger) -> bool:
-    """Give a ledger from before this module its index set, once; whether it did. One
-    transaction under the ledger's write lock: a second process opening at once waits, then finds
-    the marker and does nothing. A failure raises (:class:`~memguard.errors.LedgerError`) and
-    changes nothing: the open fails rather than run on a half-migrated schema."""
-    with ledger._tx() as conn:
-        if _marked(conn):
-            return False
-    changes = ChangeSet("ledger.migrate.provenance_indexes")
-    with ledger._tx() as conn:
-        if ledger.dialect == "sqlite":
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
-        else:
-            conn.execute(
-                text(
-                    "SELECT pg_advisory_xact_lock(hashtext('memguard.provenance_indexes:' ||"
-                    " current_schema()))"
-                )
-            )
-        if _marked(conn):
-            return False
-        for name in DROPPED:
-            conn.exec_driver_sql(f"DROP INDEX IF EXISTS {name}")
-        conn.exec_driver_sql(_PARTIAL)
-        if _logged_marker(conn):
-            # the log put the marker and its row is gone: edited around the log. Not put again
-            # silently (`memguard ledger verify` names the row); the index set is made whole.
-            get_logger().warning("ledger.provenance_indexes_marker_missing",
-                                 hint="memguard ledger verify")  # fmt: skip
-            return False
-        ledger._insert_ignore(conn, _META, [marker_row()], changes)
-        ledger._log_changes(conn, changes)
-    get_logger().info("ledger.migrated", migration=MARKER, dropped=list(DROPPED))
-    return True
+    """Give a ledger from before this module its index set, once; whether it did."""
+    return indexset.migrate(ledger, _spec())

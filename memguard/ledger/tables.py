@@ -19,6 +19,11 @@ __all__ = [
     "TurnReadRow",
 ]
 
+#: the partial indexes' conditions (SQL text, the same on SQLite and PostgreSQL); a query that is
+#: to use one repeats its condition verbatim (SQLite's planner matches the text, not its meaning)
+FLAGGED = "decision <> 'allow'"
+CHANGES = "action = 'ledger.change'"
+
 
 class ProvenanceRow(SQLModel, table=True):
     """One version of one fact. ``state``: pending -> committed -> superseded | deleted; or aborted."""
@@ -59,19 +64,37 @@ class ProvenanceRow(SQLModel, table=True):
 class AuditEventRow(SQLModel, table=True):
     """One audit event; ``seq`` orders the log. On SQLite ``AUTOINCREMENT``: a deleted last event's
     seq is never handed out again (it would collide with its queued leaf hash, and every later
-    write would fail)."""
+    write would fail).
+
+    Indexes (issue 16: each one is a B-tree every read's event is inserted into): the primary key,
+    the unique ``event_id`` and two partial indexes that hold only the rare rows the queries below
+    look for, so a read's allow event goes into neither. ``events(decision=...)`` of a decision
+    other than ``allow`` uses :data:`FLAGGED`; the change entries (``action = 'ledger.change'``:
+    verify's replay, migrations, ``count_events``) use :data:`CHANGES`. No query filters on
+    ``ts``, ``subject`` or ``trace_id``; ledgers from before had an index on each
+    (memguard/ledger/auditschema.py drops them)."""
 
     __tablename__ = "mg_audit_event"
-    __table_args__ = {"sqlite_autoincrement": True}
+    __table_args__ = (
+        Index(
+            "ix_mg_audit_event_flagged", "decision",
+            sqlite_where=text(FLAGGED), postgresql_where=text(FLAGGED),
+        ),
+        Index(
+            "ix_mg_audit_event_changes", "action",
+            sqlite_where=text(CHANGES), postgresql_where=text(CHANGES),
+        ),
+        {"sqlite_autoincrement": True},
+    )  # fmt: skip
 
     seq: int | None = Field(default=None, primary_key=True)
     event_id: str = Field(unique=True, max_length=64)
-    ts: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False, index=True))
-    action: str = Field(index=True, max_length=32)
-    decision: str = Field(index=True, max_length=16)
+    ts: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    action: str = Field(max_length=32)
+    decision: str = Field(max_length=16)
     reason: str = Field(max_length=128)
-    subject: str | None = Field(default=None, index=True)
-    trace_id: str | None = Field(default=None, index=True)
+    subject: str | None = Field(default=None)
+    trace_id: str | None = Field(default=None)
     event: str = Field(sa_column=Column(Text, nullable=False))
     event_digest: str = Field(max_length=80)
 
