@@ -223,8 +223,11 @@ def mutations(db: sqlite3.Connection) -> list[Mutation]:
         out.append(Mutation(table, "insert", None, {k: copy[k] for k in pk},
                             ((f"INSERT INTO {table} ({names}) VALUES ({marks})",
                               tuple(copy.values())),)))  # fmt: skip
-        other = [r for r in rows if list(r[1:]) != list(first)]
         payload = [c for c in cols if c not in pk]
+        # a row whose payload differs (swapping equal payloads, e.g. two meta markers both "2",
+        # changes nothing and is no tampering)
+        at = [cols.index(c) for c in payload]
+        other = [r for r in rows if [r[1:][i] for i in at] != [first[i] for i in at]]
         if other and payload:
             orow, *ovals = other[0]
             ovalues = dict(zip(cols, ovals, strict=True))
