@@ -1,4 +1,5 @@
-"""Where the kernel reports to telemetry: five calls, each a line in ``memguard/kernel.py``.
+"""Where the kernel reports to telemetry: five calls, each a line in ``memguard/kernel.py``,
+``memguard/operation.py`` or ``memguard/stamp.py``.
 
 * :func:`observe` when an operation starts, and :meth:`Watch.close` when it ends (its span, its
   duration, its decision counted once);
