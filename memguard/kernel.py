@@ -116,8 +116,9 @@ class Kernel:
 
     # -- identity ---------------------------------------------------------------------------------
 
-    def authenticate(self, token: str, *, workload_credential: str | None = None,
-                     transaction_token: bool = False) -> Identity:
+    def authenticate(
+        self, token: str, *, workload_credential: str | None = None, transaction_token: bool = False
+    ) -> Identity:
         """Verify a presented token with this kernel's verifier; failures are audited.
 
         With ``workload_credential`` the caller is a workload: the token must name it as its
@@ -133,8 +134,10 @@ class Kernel:
                 op.detail["credential"] = "txn_token"
                 take = getattr(self.verifier, "verify_transaction", None)
                 if take is None or workload_credential is None:
-                    raise IdentityError("a transaction token needs its workload's credential",
-                                        code="identity.unbound")
+                    raise IdentityError(
+                        "a transaction token needs its workload's credential",
+                        code="identity.unbound",
+                    )
                 identity = take(token, workload_credential)
                 if not isinstance(identity, Identity):
                     raise IdentityError("verifier returned no identity", code="identity.missing")
@@ -164,7 +167,9 @@ class Kernel:
             if not lookalikes:
                 return
             event = AuditEvent(
-                action="authenticate", decision=Decision.ALARM, reason="identity.confusable",
+                action="authenticate",
+                decision=Decision.ALARM,
+                reason="identity.confusable",
                 principal=principal.summary(),
                 detail={"looks_like": [{"issuer": i, "subject": s} for i, s in lookalikes[:16]]},
             )
@@ -228,7 +233,6 @@ class Kernel:
         """Reconcile ``pending`` rows with the backend after a crash: commit what ``probe`` shows
         the backend holds exactly, abort the rest (:func:`memguard.recovery.recover_pending`)."""
         return recovery.recover_pending(self, probe, older_than=older_than)
-
 
     # -- the audited operation --------------------------------------------------------------------
 

@@ -214,7 +214,9 @@ class Operation:
         fails), ``purge()``, then mark purged (recovery redoes an unfinished purge)."""
         return (yield from protocol.delete_flow(self, fact_ids, purge, **detail))
 
-    def refresh_flow(self, facts: Sequence[VerifiedFact], port: WritePort[T]) -> Flow[list[Provenance]]:
+    def refresh_flow(
+        self, facts: Sequence[VerifiedFact], port: WritePort[T]
+    ) -> Flow[list[Provenance]]:
         """Renew the expiry of facts a read just verified (a ``refresh`` operation): a new
         version of each through the write protocol; see :mod:`memguard.expiry`."""
         return (yield from expiry.refresh_flow(self, facts, port))
@@ -223,7 +225,6 @@ class Operation:
         """Of ``fact_ids``, those a sweep (an ``expire`` operation) deletes; see
         :mod:`memguard.expiry`."""
         return expiry.due(self, fact_ids)
-
 
     # -- verify -----------------------------------------------------------------------------------
 
@@ -256,7 +257,9 @@ class Operation:
         *,
         allow_deleted: bool = False,
     ) -> None:
-        ok_states = (FactState.COMMITTED, FactState.DELETED) if allow_deleted else (FactState.COMMITTED,)
+        ok_states = (
+            (FactState.COMMITTED, FactState.DELETED) if allow_deleted else (FactState.COMMITTED,)
+        )
         if record.state not in ok_states:
             self.detail["why"] = f"state {record.state.value}"
             raise FactNotFound("fact not found")
@@ -326,7 +329,9 @@ class Operation:
             self.detail["why"] = problem
             return None
         if record.quarantined:
-            self.detail.setdefault("withheld", []).append({"fact_id": fact_id, "state": "quarantined"})
+            self.detail.setdefault("withheld", []).append(
+                {"fact_id": fact_id, "state": "quarantined"}
+            )
             self.detail["why"] = "quarantined"
             return None
         if prov.expired(self.kernel.clock()):  # memguard.expiry: an expired fact is never served
@@ -347,7 +352,9 @@ class Operation:
 
     # -- record -----------------------------------------------------------------------------------
 
-    def finish(self, reason: str = "ok", *, returned: Sequence[str] | None = None, **detail: Any) -> None:
+    def finish(
+        self, reason: str = "ok", *, returned: Sequence[str] | None = None, **detail: Any
+    ) -> None:
         """Record the allow event; ``returned`` ids are what the caller got (the turn's taint)."""
         if returned is not None:
             self.fact_ids = list(returned)
