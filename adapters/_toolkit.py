@@ -248,7 +248,9 @@ def _sql_unavailable(exc: BaseException) -> bool | None:
     missing table or a bad statement (also an ``OperationalError``) is not. ``None``: not SQL."""
     root = type(exc).__module__.split(".")[0]
     if root == "sqlalchemy":
-        if type(exc).__name__ == "DisconnectionError" or getattr(exc, "connection_invalidated", False):
+        if type(exc).__name__ == "DisconnectionError" or getattr(
+            exc, "connection_invalidated", False
+        ):
             return True
         orig = getattr(exc, "orig", None)
         return is_unavailable(orig) if isinstance(orig, BaseException) else False

@@ -134,12 +134,23 @@ def pushed(stack: EmbeddedStack, me: Any, rng: np.random.Generator) -> tuple[Any
     return flt, (qe.SearchParams(hnsw_ef=HNSW_EF) if tenant else qe.SearchParams(exact=True))
 
 
+def _checks_module() -> Any:
+    """The module whose globals the per-hit checks call (``ledger_problem``, ``plan_admits``, ...):
+    ``memguard.operation``, or ``memguard.kernel`` on a checkout from before the split."""
+    try:
+        from memguard import operation
+    except ImportError:
+        from memguard import kernel as operation
+    return operation
+
+
 #: the stages of one guarded search, in order: (label, object, attribute) of the function timed
 def _stage_targets(store: Any) -> list[tuple[str, Any, str]]:
     from memguard import guard as guard_mod
     from memguard import kernel
     from memguard.ledger import ledger as ledger_mod
 
+    operation = _checks_module()
     return [
         ("open operation + identity check", kernel.Kernel, "_principal"),
         ("scope plan (read_plan)", kernel.Operation, "read_plan"),
@@ -147,10 +158,10 @@ def _stage_targets(store: Any) -> list[tuple[str, Any, str]]:
         ("candidates (payload digests)", guard_mod, "payload_candidate"),
         ("ledger rows + logged heads (one snapshot)", ledger_mod.Ledger, "latest_checked"),
         ("per-hit checks (integrity, plan, point)", kernel.Operation, "_check"),
-        ("row vs log compare (ledger_problem)", kernel, "ledger_problem"),
+        ("row vs log compare (ledger_problem)", operation, "ledger_problem"),
         ("allow event + fact links + commit (finish)", kernel.Operation, "finish"),
         ("  of which: ledger.record", ledger_mod.Ledger, "record"),
-        ("  of which: payload vs row (candidate_problem)", kernel, "candidate_problem"),
+        ("  of which: payload vs row (candidate_problem)", operation, "candidate_problem"),
         *_detail_targets(),
     ]
 
@@ -159,15 +170,16 @@ def _detail_targets() -> list[tuple[str, Any, str]]:
     """Parts of the stages above (each also counted in its stage): the lookup statement, the
     logged heads, the provenance parse, the plan verdict, the allow event's inserts (on a
     checkout without ``memguard/ledger/readevent.py``: ``Ledger._insert_events``)."""
-    from memguard import kernel
     from memguard.ledger import ledger as ledger_mod
     from memguard.ledger import readpath, records
+
+    operation = _checks_module()
 
     out: list[tuple[str, Any, str]] = [
         ("  lookup: rows + links statement (ReadLookup.run)", readpath.ReadLookup, "run"),
         ("  lookup: logged heads", ledger_mod, "logged_heads"),
         ("  checks: provenance parse (records._parse)", records, "_parse"),
-        ("  checks: plan verdict (plan_admits)", kernel, "plan_admits"),
+        ("  checks: plan verdict (plan_admits)", operation, "plan_admits"),
     ]
     try:
         from memguard.ledger.readevent import ReadEvents

@@ -61,15 +61,28 @@ OFF = types.SimpleNamespace(
 )
 
 
+#: the modules whose ``telemetry`` global the hooks are called through (``memguard.operation`` holds
+#: the read path's since the kernel split; a checkout from before it has only the kernel)
+_HOOKED: list[Any] = [kernel_module]
+try:
+    from memguard import operation as operation_module
+except ImportError:
+    pass
+else:
+    _HOOKED.append(operation_module)
+
+
 @contextmanager
 def telemetry_off() -> Iterator[None]:
     """The kernel without its five telemetry calls."""
-    saved = kernel_module.telemetry
-    kernel_module.telemetry = OFF  # type: ignore[assignment]
+    saved = [module.telemetry for module in _HOOKED]
+    for module in _HOOKED:
+        module.telemetry = OFF
     try:
         yield
     finally:
-        kernel_module.telemetry = saved
+        for module, hooks_module in zip(_HOOKED, saved, strict=True):
+            module.telemetry = hooks_module
 
 
 _PROVIDERS: list[Any] = []

@@ -47,7 +47,11 @@ def agent_auth_record(event: AuditEvent) -> dict[str, Any]:
             "type": "memory",
             "fact_ids": list(event.fact_ids[:_MAX_FACTS]),
             "fact_count": len(event.fact_ids),
-            **({"namespace": detail["namespace"]} if isinstance(detail.get("namespace"), str) else {}),
+            **(
+                {"namespace": detail["namespace"]}
+                if isinstance(detail.get("namespace"), str)
+                else {}
+            ),
         },
         "action": event.action,
         "purpose": event.purpose,

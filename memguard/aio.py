@@ -24,12 +24,16 @@ class AsyncMemoryGuard:
         self.guard = guard
 
     async def authenticate(
-        self, token: str, *, workload_credential: str | None = None,
+        self,
+        token: str,
+        *,
+        workload_credential: str | None = None,
         transaction_token: bool = False,
     ) -> Identity:
         return await asyncio.to_thread(
-            lambda: self.guard.authenticate(token, workload_credential=workload_credential,
-                                            transaction_token=transaction_token)
+            lambda: self.guard.authenticate(
+                token, workload_credential=workload_credential, transaction_token=transaction_token
+            )
         )
 
     async def write(

@@ -72,7 +72,11 @@ def _node(fact_id: str, records: dict[str, LedgerRecord]) -> dict[str, Any]:
         "state": rec.state.value,
         "quarantined": rec.quarantined,
         "trust": prov.trust.label,
-        "source": {"kind": prov.source.kind.value, "uri": prov.source.uri, "name": prov.source.name},
+        "source": {
+            "kind": prov.source.kind.value,
+            "uri": prov.source.uri,
+            "name": prov.source.name,
+        },
         "turn": {"session_id": prov.turn.session_id, "turn_index": prov.turn.turn_index},
         "writer": [prov.writer.subject.subject, *(a.subject for a in prov.writer.actors)],
     }
@@ -103,13 +107,13 @@ def _shown(
     """The ids a reader may see (read sets are not facts: shown) and how many are hidden."""
     if visible is None:
         return list(ids), 0
-    shown = [
-        i for i in ids if is_read_set(i) or (i in records and visible(records[i]))
-    ]
+    shown = [i for i in ids if is_read_set(i) or (i in records and visible(records[i]))]
     return shown, len(ids) - len(shown)
 
 
-def lineage_report(ledger: Ledger, fact_id: str, *, visible: Visible | None = None) -> dict[str, Any]:
+def lineage_report(
+    ledger: Ledger, fact_id: str, *, visible: Visible | None = None
+) -> dict[str, Any]:
     """The fact's lineage: the tree up to its roots, and every descendant (capped, with a count).
 
     With ``visible``, facts the reader may not see are left out and counted (``hidden_*``)."""
@@ -167,7 +171,9 @@ def lineage_report(ledger: Ledger, fact_id: str, *, visible: Visible | None = No
     return report
 
 
-def _inclusion(ledger: Ledger, events: Sequence[tuple[int, Any, str]]) -> tuple[list[dict[str, Any]], str]:
+def _inclusion(
+    ledger: Ledger, events: Sequence[tuple[int, Any, str]]
+) -> tuple[list[dict[str, Any]], str]:
     """Each event's place in the Merkle tree and whether its inclusion proof verifies."""
     log = ledger.log
     checkpoint = log.latest_checkpoint()
@@ -179,7 +185,10 @@ def _inclusion(ledger: Ledger, events: Sequence[tuple[int, Any, str]]) -> tuple[
         if verifier is not None:
             try:
                 opened = verifier.verify_checkpoint(checkpoint.note)
-                if opened.tree_size == checkpoint.tree_size and opened.root_hash == checkpoint.root_hash:
+                if (
+                    opened.tree_size == checkpoint.tree_size
+                    and opened.root_hash == checkpoint.root_hash
+                ):
                     signed_root = opened.root_hash
                     checkpoint_state = "ok"
                 else:
@@ -498,4 +507,3 @@ def render_selector_text(report: dict[str, Any]) -> str:
                 + flag
             )
     return "\n".join(lines)
-

@@ -204,7 +204,9 @@ def _selector(
 
 
 Src = Annotated[str | None, typer.Option("--source", help="An exact source URI.")]
-SrcPattern = Annotated[str | None, typer.Option("--source-pattern", help="A glob over source URIs.")]
+SrcPattern = Annotated[
+    str | None, typer.Option("--source-pattern", help="A glob over source URIs.")
+]
 Domain = Annotated[str | None, typer.Option("--domain", help="A host and its subdomains.")]
 Session = Annotated[str | None, typer.Option("--session", help="Every turn of a session.")]
 TurnOpt = Annotated[str | None, typer.Option("--turn", help="One turn: SESSION#INDEX.")]
@@ -331,8 +333,10 @@ def audit(
             graph = lineage_graph(ledger, fact_id)
             typer.echo(to_dot(graph) if fmt is AuditFormat.dot else to_mermaid(graph), nl=False)
             return
-        if not no_store and ledger_url is None and any(
-            (state_dir / d).exists() for d in ("edge", "qdrant")
+        if (
+            not no_store
+            and ledger_url is None
+            and any((state_dir / d).exists() for d in ("edge", "qdrant"))
         ):
             from memguard.embedded import open_store
 

@@ -130,15 +130,23 @@ def run_demo(state_dir: Path) -> int:
             source=Source(kind=SourceKind.USER_MESSAGE, name="chat"),
             turn=Turn(session_id=f"{session}-bob", turn_index=1),
         )
-        for label, prov in (("user message", pref), ("planner inference", plan), ("web page", web),
-                            ("injected page", injected)):
+        for label, prov in (
+            ("user message", pref),
+            ("planner inference", plan),
+            ("web page", web),
+            ("injected page", injected),
+        ):
             typer.echo(f"  {label:18} -> trust {prov.trust.label:9} fact {prov.fact_id}")
         verdict = injected.scan
         if verdict is None or injected.trust != TrustLevel.QUARANTINED:
-            typer.secho("  UNEXPECTED: the injected page was not quarantined by the scanner", fg="red")
+            typer.secho(
+                "  UNEXPECTED: the injected page was not quarantined by the scanner", fg="red"
+            )
             return 1
-        typer.echo(f"  the scanner read the injected page: {verdict.label} "
-                   f"({', '.join(verdict.reasons[:2])}); it is never served")
+        typer.echo(
+            f"  the scanner read the injected page: {verdict.label} "
+            f"({', '.join(verdict.reasons[:2])}); it is never served"
+        )
         typer.echo("  bob's fact        -> stored under bob's ownership")
 
         _step("the sub-agent cannot launder the web page into a trusted fact")

@@ -31,7 +31,14 @@ from memguard.stores.base import MemoryStore
 from memguard.tokens.cache import CachingVerifier
 from memguard.tokens.local import LocalTokenService
 
-__all__ = ["DEFAULT_STATE_DIR", "EmbeddedStack", "Engine", "open_embedded", "open_store", "store_engine"]
+__all__ = [
+    "DEFAULT_STATE_DIR",
+    "EmbeddedStack",
+    "Engine",
+    "open_embedded",
+    "open_store",
+    "store_engine",
+]
 
 #: ``edge``: qdrant-edge (the default); ``local``: qdrant-client local mode (slow at scale).
 Engine = Literal["edge", "local"]

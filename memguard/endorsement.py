@@ -21,7 +21,11 @@ def endorsement_report(
         if fact_id not in after:
             continue
         old, new = before[fact_id], after[fact_id]
-        entry: dict[str, Any] = {"fact_id": fact_id, "lifted": [], "trust": new.provenance.trust.label}
+        entry: dict[str, Any] = {
+            "fact_id": fact_id,
+            "lifted": [],
+            "trust": new.provenance.trust.label,
+        }
         what: list[str] = []
         if old.quarantined and not new.quarantined:
             entry["lifted"].append("quarantine")

@@ -176,7 +176,9 @@ def load_corpus(path: Path) -> list[dict[str, Any]]:
         if label not in ("attack", "benign"):
             raise CorpusError(f"line {number}: `label` must be `attack` or `benign`")
         if not isinstance(text, str) or not text or len(text) > 1 << 20:
-            raise CorpusError(f"line {number}: `text` must be a string of 1 to 1,048,576 characters")
+            raise CorpusError(
+                f"line {number}: `text` must be a string of 1 to 1,048,576 characters"
+            )
         family = row.get("family", "benign" if label == "benign" else "unknown")
         if not isinstance(family, str):
             raise CorpusError(f"line {number}: `family` must be a string")
@@ -383,7 +385,9 @@ def measure(
                             family[row["family"]]["detected"] += 1
     own: set[str] = set()
     for n, chunk in enumerate(_chunks(benign, _BATCH)):
-        for w, _ in _write(dep, "user", chunk, CHANNELS["user_message"], f"eval-benign-{n}", report):
+        for w, _ in _write(
+            dep, "user", chunk, CHANNELS["user_message"], f"eval-benign-{n}", report
+        ):
             own.add(w.fact_id)
             trust["user_message (benign)"][w.trust] += 1
             if w.scan is not None and w.scan != "clean":
@@ -468,7 +472,9 @@ def render_table(report: EvalReport) -> str:
         shown = "  ".join(f"{lvl} {counts[lvl]}" for lvl in levels if counts.get(lvl))
         lines.append(f"  {channel:24} {shown}")
     lines += ["", "scanner (attack rows pasted as user messages; benign rows as the user's own)"]
-    lines.append(f"  detection        {report.detection:7.1%}  ({report.detected}/{report.attacks})")
+    lines.append(
+        f"  detection        {report.detection:7.1%}  ({report.detected}/{report.attacks})"
+    )
     lines.append(
         f"  false positives  {report.false_positive_rate:7.1%}  ({report.false_positives}/{report.benign})"
     )

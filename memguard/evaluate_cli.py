@@ -20,8 +20,11 @@ def eval_command(
     ],
     policies: Annotated[
         Path,
-        typer.Option("--policies", help="The policy folder or file to deploy (the reference "
-                     "policies are the repository's policies/ folder)."),
+        typer.Option(
+            "--policies",
+            help="The policy folder or file to deploy (the reference "
+            "policies are the repository's policies/ folder).",
+        ),
     ] = Path("policies"),
     scan: Annotated[
         bool, typer.Option("--scan/--no-scan", help="Deploy the built-in content scanner.")
@@ -34,19 +37,28 @@ def eval_command(
         typer.Option("--max-false-positives", min=0.0, max=1.0, help="Allowed false positives."),
     ] = 0.02,
     searches: Annotated[
-        int, typer.Option("--searches", min=0, max=10_000, help="Attack-shaped searches per purpose.")
+        int,
+        typer.Option("--searches", min=0, max=10_000, help="Attack-shaped searches per purpose."),
     ] = 20,
-    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Machine-readable JSON on stdout.")
+    ] = False,
     gateway: Annotated[
         str | None,
-        typer.Option("--gateway", help="Measure a running gateway at this URL instead of an "
-                     "embedded deployment (its own policies and scanner count; needs --token-file)."),
+        typer.Option(
+            "--gateway",
+            help="Measure a running gateway at this URL instead of an "
+            "embedded deployment (its own policies and scanner count; needs --token-file).",
+        ),
     ] = None,
     token_file: Annotated[
         Path | None,
-        typer.Option("--token-file", help="With --gateway: JSON tokens per writer chain "
-                     '({"user": ..., "agent": {"token": ..., "workload": ...}, "sub-agent": ..., '
-                     '"revoker": ...}).'),
+        typer.Option(
+            "--token-file",
+            help="With --gateway: JSON tokens per writer chain "
+            '({"user": ..., "agent": {"token": ..., "workload": ...}, "sub-agent": ..., '
+            '"revoker": ...}).',
+        ),
     ] = None,
 ) -> None:
     """Write a corpus of memory attacks through every untrusted channel and writer chain of a
@@ -101,8 +113,14 @@ def _gateway_report(
     except TokenFileError as exc:
         raise CliError(ExitCode.INVALID, "invalid_input", str(exc)) from None
     try:
-        return run_gateway_eval(rows, gateway, tokens, min_detection=min_detection,
-                                max_false_positives=max_false_positives, searches=searches)
+        return run_gateway_eval(
+            rows,
+            gateway,
+            tokens,
+            min_detection=min_detection,
+            max_false_positives=max_false_positives,
+            searches=searches,
+        )
     except GatewayUnavailable as exc:
         raise CliError(ExitCode.FAILURE, "backend.unavailable", str(exc)) from None
 
@@ -115,14 +133,21 @@ def rescan_command(
         str | None,
         typer.Option("--ledger-url", help="A PostgreSQL ledger instead of STATE_DIR/ledger.db."),
     ] = None,
-    batch: Annotated[int, typer.Option("--batch", min=1, max=10_000, help="Facts per batch.")] = 200,
+    batch: Annotated[
+        int, typer.Option("--batch", min=1, max=10_000, help="Facts per batch.")
+    ] = 200,
     config: Annotated[
         Path | None,
-        typer.Option("--config", help="A gateway configuration whose `scan` section (its policy: "
-                     "what each verdict does to trust) to re-scan under; default: the built-in "
-                     "defaults."),
+        typer.Option(
+            "--config",
+            help="A gateway configuration whose `scan` section (its policy: "
+            "what each verdict does to trust) to re-scan under; default: the built-in "
+            "defaults.",
+        ),
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Machine-readable JSON on stdout.")
+    ] = False,
 ) -> None:
     """Re-scan the facts the built-in scanner has not scanned under this version and this scan
     policy, as the local operator: each gets a new version with the new verdict, and a lower trust

@@ -81,7 +81,7 @@ def load_tokens(path: Path) -> dict[str, ChainToken]:
         ):
             out[name] = ChainToken(value["token"], value.get("workload") or None)
         else:
-            raise TokenFileError(f"`{name}`: a token string or {{\"token\": ..., \"workload\": ...}}")
+            raise TokenFileError(f'`{name}`: a token string or {{"token": ..., "workload": ...}}')
     return out
 
 
@@ -113,7 +113,12 @@ class GatewayDeployment:
     """A :class:`~memguard.evaluate.Deployment` behind a gateway URL."""
 
     def __init__(
-        self, base_url: str, tokens: dict[str, ChainToken], *, timeout: float = 30.0, verify: Any = True
+        self,
+        base_url: str,
+        tokens: dict[str, ChainToken],
+        *,
+        timeout: float = 30.0,
+        verify: Any = True,
     ) -> None:
         self.clients = {
             name: MemguardClient(base_url, t.token, workload_credential=t.workload,

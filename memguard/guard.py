@@ -181,8 +181,9 @@ class MemoryGuard:
 
     # -- identity -------------------------------------------------------------------------------
 
-    def authenticate(self, token: str, *, workload_credential: str | None = None,
-                     transaction_token: bool = False) -> Identity:
+    def authenticate(
+        self, token: str, *, workload_credential: str | None = None, transaction_token: bool = False
+    ) -> Identity:
         """Verify a presented token with this guard's verifier; failures are audited.
 
         With ``workload_credential`` the caller is a workload: the token must name it as its
@@ -190,8 +191,9 @@ class MemoryGuard:
         ``transaction_token=True``, ``token`` is a Txn-Token that workload passes on inside its
         trust domain (only when the verifier is configured for it).
         """
-        return self.kernel.authenticate(token, workload_credential=workload_credential,
-                                        transaction_token=transaction_token)
+        return self.kernel.authenticate(
+            token, workload_credential=workload_credential, transaction_token=transaction_token
+        )
 
     # -- writes -----------------------------------------------------------------------------------
 
@@ -670,7 +672,9 @@ class MemoryGuard:
             trust, base = prov.trust, prov.trust
             if prov.scan is not None and prov.scan.uncapped is not None:
                 base = max(base, prov.scan.uncapped)  # what the channel gave, before any cap
-            reason = f"{prov.trust_reason}; rescanned by {stage.name} v{stage.version}: {verdict.label}"
+            reason = (
+                f"{prov.trust_reason}; rescanned by {stage.name} v{stage.version}: {verdict.label}"
+            )
             # a label the policy refuses cannot un-write the fact: the lowest level holds it
             cap = TrustLevel.QUARANTINED if verdict.refused else verdict.cap
             if cap is not None and cap < trust:
@@ -783,4 +787,3 @@ class MemoryGuard:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-

@@ -60,7 +60,9 @@ class Candidate:
     payload: Mapping[str, Any] | None = None
 
 
-def payload_candidate(fact_id: str, payload: Mapping[str, Any], score: float | None = None) -> Candidate:
+def payload_candidate(
+    fact_id: str, payload: Mapping[str, Any], score: float | None = None
+) -> Candidate:
     """A :class:`Candidate` from a guard-layout payload (``text``, ``metadata``, ``memguard``)."""
     text, metadata = payload.get("text"), payload.get("metadata")
     digest: str | None = None

@@ -47,10 +47,16 @@ class MemguardLogger:
             return
         if not self._stdlib.isEnabledFor(level):
             return
-        text = " ".join(f"{k}={json.dumps(v, default=str, ensure_ascii=False)}"
-                        for k, v in fields.items())
-        self._stdlib.log(level, "%s %s" if text else "%s%s", event, text,
-                         extra={"memguard": {"event": event, **fields}})
+        text = " ".join(
+            f"{k}={json.dumps(v, default=str, ensure_ascii=False)}" for k, v in fields.items()
+        )
+        self._stdlib.log(
+            level,
+            "%s %s" if text else "%s%s",
+            event,
+            text,
+            extra={"memguard": {"event": event, **fields}},
+        )
 
     def debug(self, event: str, **fields: Any) -> None:
         self._log(logging.DEBUG, "debug", event, fields)

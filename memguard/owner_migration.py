@@ -61,10 +61,7 @@ class MigrationReport:
 
 def legacy_candidates(guard: MemoryGuard, token_service: str) -> list[LedgerRecord]:
     """The committed facts owned by ``(token_service, *)`` that an exchanged token wrote."""
-    return [
-        r for r in guard.ledger.committed_owned_by(token_service)
-        if r.provenance.writer.actors
-    ]
+    return [r for r in guard.ledger.committed_owned_by(token_service) if r.provenance.writer.actors]
 
 
 def migrate_exchanged_owners(
@@ -106,8 +103,13 @@ def migrate_exchanged_owners(
         reowned.extend(_reown(guard, todo[start : start + BATCH], str(target), token_service))
     with guard.kernel.operation("owner_migration", None, require_identity=False) as op:
         event = guard.kernel._allow_event(
-            op, "migrated", token_service=token_service, subject_issuer=target,
-            candidates=len(candidates), reowned=len(reowned), owner_scheme=OWNER_SCHEME,
+            op,
+            "migrated",
+            token_service=token_service,
+            subject_issuer=target,
+            candidates=len(candidates),
+            reowned=len(reowned),
+            owner_scheme=OWNER_SCHEME,
         )
         ledger.reown([], [event])
         op.finished = True
@@ -132,12 +134,14 @@ def _reown(
         if point is None:
             continue  # the store lost it: left for `memguard store rebuild` / an operator
         old = rec.provenance
-        prov = old.model_copy(update={
-            "version": next_versions[rec.fact_id],
-            "owner": PrincipalId(issuer=issuer, subject=old.owner.subject),
-            "trust_reason": f"{old.trust_reason}; owner re-keyed from {token_service} to {issuer} "
-                            "(RFC 9493 sub_id migration)",
-        })
+        prov = old.model_copy(
+            update={
+                "version": next_versions[rec.fact_id],
+                "owner": PrincipalId(issuer=issuer, subject=old.owner.subject),
+                "trust_reason": f"{old.trust_reason}; owner re-keyed from {token_service} to {issuer} "
+                "(RFC 9493 sub_id migration)",
+            }
+        )
         reserved = store_reserved_block(prov)
         old_reserved = point.payload.get(RESERVED_PAYLOAD_KEY)
         if latest[rec.fact_id].quarantined and isinstance(old_reserved, dict):
@@ -147,12 +151,21 @@ def _reown(
             text = point.payload.get("text")
             vector = guard.embedder.embed([text if isinstance(text, str) else ""])[0]
         records.append(prov)
-        moved.append(StoredPoint(rec.fact_id, {**point.payload, RESERVED_PAYLOAD_KEY: reserved},
-                                 list(vector)))
+        moved.append(
+            StoredPoint(
+                rec.fact_id, {**point.payload, RESERVED_PAYLOAD_KEY: reserved}, list(vector)
+            )
+        )
     if not records:
         return []
-    with guard.kernel.operation("owner_migration", None, require_identity=False,
-                                fact_ids=[p.fact_id for p in records]) as op:
-        op.persist(records, StorePort(guard.store, lambda _: moved), token_service=token_service,
-                   subject_issuer=issuer, count=len(records))
+    with guard.kernel.operation(
+        "owner_migration", None, require_identity=False, fact_ids=[p.fact_id for p in records]
+    ) as op:
+        op.persist(
+            records,
+            StorePort(guard.store, lambda _: moved),
+            token_service=token_service,
+            subject_issuer=issuer,
+            count=len(records),
+        )
     return [p.fact_id for p in records]

@@ -147,9 +147,7 @@ class MemoryPort:
         if self.fail_probe:
             self.fail_probe = False
             raise ConnectionError("backend down")
-        return done(
-            [payload_candidate(f, self.points[f]) for f in fact_ids if f in self.points]
-        )
+        return done([payload_candidate(f, self.points[f]) for f in fact_ids if f in self.points])
 
     def purge(self, fact_ids: Sequence[str]) -> Flow[None]:
         self.calls.append("purge")

@@ -131,8 +131,11 @@ def parse_blocks(rendered: str) -> list[PromptBlock]:
             j += 1
         out.append(
             PromptBlock(
-                m.group("fact"), m.group("trust"), m.group("source"),
-                "\n".join(lines[i + 1 : j]), m.group("scan"),
+                m.group("fact"),
+                m.group("trust"),
+                m.group("source"),
+                "\n".join(lines[i + 1 : j]),
+                m.group("scan"),
             )
         )
         i = j + 1

@@ -95,7 +95,9 @@ def _fact(doc: _Doc, rec: LedgerRecord) -> None:
     if turn.trace_id:
         turn_attrs["mg:traceId"] = turn.trace_id
     doc.add("activity", tid, turn_attrs)
-    doc.relate("wasGeneratedBy", {"prov:entity": fid, "prov:activity": tid, "prov:time": _time(prov)})
+    doc.relate(
+        "wasGeneratedBy", {"prov:entity": fid, "prov:activity": tid, "prov:time": _time(prov)}
+    )
     if prov.source.uri or prov.source.name:
         where = prov.source.uri or prov.source.name or ""
         sid = "src:" + _h(prov.source.kind.value, where)

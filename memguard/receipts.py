@@ -88,9 +88,11 @@ class ReceiptKey:
         if not p.exists():
             new = cls.generate()
             p.parent.mkdir(parents=True, exist_ok=True)
-            pem = new._key.private_bytes(serialization.Encoding.PEM,
-                                         serialization.PrivateFormat.PKCS8,
-                                         serialization.NoEncryption())
+            pem = new._key.private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.PKCS8,
+                serialization.NoEncryption(),
+            )
             tmp = p.with_name(f".{p.name}.{secrets.token_hex(8)}")
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "wb") as f:
@@ -113,8 +115,12 @@ class ReceiptKey:
         return {"keys": [self.jwk]}
 
     def sign(self, claims: Mapping[str, Any]) -> str:
-        return jwt.encode(dict(claims), self._key, algorithm="EdDSA",
-                          headers={"typ": RECEIPT_TYP, "kid": self.kid})
+        return jwt.encode(
+            dict(claims),
+            self._key,
+            algorithm="EdDSA",
+            headers={"typ": RECEIPT_TYP, "kid": self.kid},
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,8 +131,12 @@ class ReceiptFact:
     content_digest: str
 
     def as_json(self) -> dict[str, object]:
-        return {"id": self.fact_id, "version": self.version, "record_digest": self.record_digest,
-                "content_digest": self.content_digest}
+        return {
+            "id": self.fact_id,
+            "version": self.version,
+            "record_digest": self.record_digest,
+            "content_digest": self.content_digest,
+        }
 
 
 def receipt_claims(
@@ -142,26 +152,44 @@ def receipt_claims(
 ) -> dict[str, Any]:
     """The claims of one receipt (see the module docstring)."""
     return {
-        "iss": issuer, "iat": int(time.time() if now is None else now),
+        "iss": issuer,
+        "iat": int(time.time() if now is None else now),
         "jti": secrets.token_urlsafe(16),
-        "principal": {k: principal.get(k) for k in ("issuer", "subject", "actors", "client_id",
-                                                    "jti")},
-        "action": action, "purpose": purpose, "policy_digest": policy_digest,
+        "principal": {
+            k: principal.get(k) for k in ("issuer", "subject", "actors", "client_id", "jti")
+        },
+        "action": action,
+        "purpose": purpose,
+        "policy_digest": policy_digest,
         "facts": [f.as_json() for f in facts],
         "log": dict(log) if log is not None else None,
     }
 
 
 def log_claims(
-    *, seq: int, event_text: str, leaf_index: int | None, tree_size: int | None = None,
-    root_hash: bytes | None = None, path: Sequence[bytes] = (), checkpoint: str | None = None,
+    *,
+    seq: int,
+    event_text: str,
+    leaf_index: int | None,
+    tree_size: int | None = None,
+    root_hash: bytes | None = None,
+    path: Sequence[bytes] = (),
+    checkpoint: str | None = None,
 ) -> dict[str, Any]:
     """The ``log`` member: the read event, and its inclusion proof when there is one."""
-    out: dict[str, Any] = {"seq": seq, "event": event_text, "leaf_index": leaf_index,
-                           "inclusion": None, "checkpoint": checkpoint}
+    out: dict[str, Any] = {
+        "seq": seq,
+        "event": event_text,
+        "leaf_index": leaf_index,
+        "inclusion": None,
+        "checkpoint": checkpoint,
+    }
     if leaf_index is not None and tree_size is not None and root_hash is not None:
-        out["inclusion"] = {"tree_size": tree_size, "root_hash": _b64(root_hash),
-                            "path": [_b64(p) for p in path]}
+        out["inclusion"] = {
+            "tree_size": tree_size,
+            "root_hash": _b64(root_hash),
+            "path": [_b64(p) for p in path],
+        }
     return out
 
 
@@ -182,10 +210,16 @@ class VerifiedReceipt:
         return [str(f["id"]) for f in self.claims["facts"]]
 
     def summary(self) -> dict[str, object]:
-        return {"issuer": self.claims["iss"], "principal": self.claims["principal"],
-                "action": self.claims["action"], "purpose": self.claims["purpose"],
-                "policy_digest": self.claims["policy_digest"], "facts": self.claims["facts"],
-                "inclusion": self.inclusion, "checkpoint_size": self.checkpoint_size}
+        return {
+            "issuer": self.claims["iss"],
+            "principal": self.claims["principal"],
+            "action": self.claims["action"],
+            "purpose": self.claims["purpose"],
+            "policy_digest": self.claims["policy_digest"],
+            "facts": self.claims["facts"],
+            "inclusion": self.inclusion,
+            "checkpoint_size": self.checkpoint_size,
+        }
 
 
 def verify_receipt(
@@ -205,11 +239,13 @@ def verify_receipt(
         if header.get("typ") != RECEIPT_TYP:
             raise IdentityError("not a read receipt", code="identity.bad_type")
         alg = check_alg(header, _ALGS)
-        claims = verify_jws(token, StaticKeySource(jwks, _ALGS).get(check_kid(header), alg), alg,
-                            unverified)
+        claims = verify_jws(
+            token, StaticKeySource(jwks, _ALGS).get(check_kid(header), alg), alg, unverified
+        )
     except (IdentityError, ConfigurationError) as exc:
-        raise IntegrityError(f"receipt signature does not verify ({exc.code})",
-                             code="receipt.bad_signature") from None
+        raise IntegrityError(
+            f"receipt signature does not verify ({exc.code})", code="receipt.bad_signature"
+        ) from None
     if issuer is not None and claims.get("iss") != issuer:
         raise IntegrityError("receipt from another issuer", code="receipt.bad_issuer")
     facts = claims.get("facts")
@@ -230,12 +266,15 @@ def verify_receipt(
         raise IntegrityError("receipt event is not JSON", code="receipt.malformed") from None
     ids = sorted(str(f.get("id")) for f in facts if isinstance(f, dict))
     ev_principal = event.get("principal") or {}
-    if (sorted(event.get("fact_ids") or []) != ids or event.get("action") != claims.get("action")
-            or event.get("decision") != "allow"
-            or ev_principal.get("jti") != principal.get("jti")
-            or ev_principal.get("subject") != principal.get("subject")
-            or ev_principal.get("issuer") != principal.get("issuer")
-            or event.get("policy_digest") != claims.get("policy_digest")):
+    if (
+        sorted(event.get("fact_ids") or []) != ids
+        or event.get("action") != claims.get("action")
+        or event.get("decision") != "allow"
+        or ev_principal.get("jti") != principal.get("jti")
+        or ev_principal.get("subject") != principal.get("subject")
+        or ev_principal.get("issuer") != principal.get("issuer")
+        or event.get("policy_digest") != claims.get("policy_digest")
+    ):
         raise IntegrityError("the read event does not match the receipt", code="receipt.mismatch")
     inclusion = log.get("inclusion")
     if inclusion is None:
@@ -249,12 +288,15 @@ def verify_receipt(
     verify_inclusion(index, size, leaf, path, root)  # IntegrityError if it does not lead there
     note = log.get("checkpoint")
     if not checkpoint_keys:
-        raise IntegrityError("a checkpoint verifier key is needed to prove inclusion",
-                             code="receipt.no_checkpoint_key")
+        raise IntegrityError(
+            "a checkpoint verifier key is needed to prove inclusion",
+            code="receipt.no_checkpoint_key",
+        )
     if not isinstance(note, str):
         raise IntegrityError("receipt carries no checkpoint", code="receipt.malformed")
     checkpoint = CheckpointVerifier.from_verifier_keys(checkpoint_keys).verify_checkpoint(note)
     if checkpoint.tree_size != size or checkpoint.root_hash != root:
-        raise IntegrityError("the proof is not against the signed checkpoint",
-                             code="receipt.mismatch")
+        raise IntegrityError(
+            "the proof is not against the signed checkpoint", code="receipt.mismatch"
+        )
     return VerifiedReceipt(claims, "proven", size)

@@ -34,19 +34,32 @@ def _read(path: Path, what: str) -> str:
     try:
         return path.read_text("utf-8").strip()
     except OSError as exc:
-        raise CliError(ExitCode.FAILURE, "io", f"cannot read {what} `{path}`: {exc.strerror}") from None
+        raise CliError(
+            ExitCode.FAILURE, "io", f"cannot read {what} `{path}`: {exc.strerror}"
+        ) from None
 
 
 @receipt_app.command("verify")
 def verify(
     receipt: Annotated[Path, typer.Argument(help="A file holding the receipt (the compact JWS).")],
-    jwks: Annotated[Path, typer.Option(
-        "--jwks", help="The gateway's receipt key set (GET /.well-known/receipt-jwks.json).")],
-    checkpoint_key: Annotated[list[str] | None, typer.Option(
-        "--checkpoint-key", help="The ledger's checkpoint verifier key (signed-note form); "
-        "needed to prove the read event's inclusion. Repeatable.")] = None,
-    issuer: Annotated[str | None, typer.Option(
-        "--issuer", help="The gateway the receipt must come from (its resource URL).")] = None,
+    jwks: Annotated[
+        Path,
+        typer.Option(
+            "--jwks", help="The gateway's receipt key set (GET /.well-known/receipt-jwks.json)."
+        ),
+    ],
+    checkpoint_key: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--checkpoint-key",
+            help="The ledger's checkpoint verifier key (signed-note form); "
+            "needed to prove the read event's inclusion. Repeatable.",
+        ),
+    ] = None,
+    issuer: Annotated[
+        str | None,
+        typer.Option("--issuer", help="The gateway the receipt must come from (its resource URL)."),
+    ] = None,
     as_json: AsJson = False,
 ) -> None:
     """Verify a read receipt: signature, the read event it carries, and (with a checkpoint key)
@@ -60,8 +73,12 @@ def verify(
     if not isinstance(keys, dict):
         raise InvalidRequest(f"`{jwks}` is not a JWK Set")
     try:
-        result = verify_receipt(_read(receipt, "receipt"), keys, issuer=issuer,
-                                checkpoint_keys=tuple(checkpoint_key or ()))
+        result = verify_receipt(
+            _read(receipt, "receipt"),
+            keys,
+            issuer=issuer,
+            checkpoint_keys=tuple(checkpoint_key or ()),
+        )
     except ConfigurationError as exc:
         raise InvalidRequest(str(exc)) from None
     summary = result.summary()
@@ -72,8 +89,10 @@ def verify(
         + (f" via {' -> '.join(p['actors'])}" if p.get("actors") else ""),
         f"  {result.claims['action']} for {result.claims['purpose']}, "
         f"policy {result.claims['policy_digest']}",
-        *(f"  fact {f['id']} v{f['version']} record {f['record_digest']}"
-          for f in result.claims["facts"]),
+        *(
+            f"  fact {f['id']} v{f['version']} record {f['record_digest']}"
+            for f in result.claims["facts"]
+        ),
         f"  read event in the audit log: {result.inclusion}"
         + (f" (checkpoint of {result.checkpoint_size} entries)" if result.checkpoint_size else ""),
     ]

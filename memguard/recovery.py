@@ -24,7 +24,15 @@ from memguard.provenance import Provenance
 if TYPE_CHECKING:
     from memguard.kernel import Kernel, Operation
 
-__all__ = ["claim", "is_committed", "is_pending", "recover_pending", "redo_purges", "release", "resolve_stuck"]
+__all__ = [
+    "claim",
+    "is_committed",
+    "is_pending",
+    "recover_pending",
+    "redo_purges",
+    "release",
+    "resolve_stuck",
+]
 
 
 def claim(kernel: Kernel, op: Operation, fact_ids: Sequence[str]) -> None:

@@ -168,8 +168,7 @@ class RevocationSelector(BaseModel):
             return principal.token_jti == self.value
         if self.kind == "subject":
             return (
-                principal.subject.issuer == self.issuer
-                and principal.subject.subject == self.value
+                principal.subject.issuer == self.issuer and principal.subject.subject == self.value
             )
         return False
 

@@ -334,9 +334,7 @@ def stamp_adopted(
             reason += f"; stated by the operator: {level.label}"
         if scan is not None:
             if scan.refused:
-                op.detail.setdefault("scan", []).append(
-                    {"fact_id": req.fact_id, **scan.summary()}
-                )
+                op.detail.setdefault("scan", []).append({"fact_id": req.fact_id, **scan.summary()})
                 out.append(None)
                 continue
             cap = scan.cap
@@ -355,7 +353,9 @@ def stamp_adopted(
         if scan is not None and scan.label != "clean":
             op.detail.setdefault("scan", []).append({"fact_id": req.fact_id, **scan.summary()})
         for revocation in bars:
-            if revocation.reaches(owner.issuer, owner.subject) and revocation.selector.matches(prov):
+            if revocation.reaches(owner.issuer, owner.subject) and revocation.selector.matches(
+                prov
+            ):
                 op.detail["revocation_id"] = revocation.revocation_id
                 raise AccessDenied("the source is revoked", code="access_denied.revoked")
         op._edges[req.fact_id] = []

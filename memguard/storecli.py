@@ -114,8 +114,10 @@ def check(state_dir: StateDir = DEFAULT_STATE, as_json: AsJson = False) -> None:
     if not report.ok:
         lines.append("`memguard store rebuild` recreates the store from the ledger")
     if stale:
-        lines.append("the store's HNSW index was built with older settings (search may be "
-                     "approximate): run `memguard store optimize` once")
+        lines.append(
+            "the store's HNSW index was built with older settings (search may be "
+            "approximate): run `memguard store optimize` once"
+        )
     emit({**report.as_json(), "stale_index": stale}, as_json, "\n".join(lines))
     if not report.ok:
         raise typer.Exit(ExitCode.VERIFY_FAILED)
@@ -184,16 +186,23 @@ def rebuild(state_dir: StateDir = DEFAULT_STATE, as_json: AsJson = False) -> Non
                     decision=Decision.ALLOW,
                     reason="ok",
                     fact_ids=tuple(sorted(report.lost)),
-                    detail={"restored": report.restored, "lost": len(report.lost), "from": engine,
-                            "resumed_after": None if resume is None else resume.after},
+                    detail={
+                        "restored": report.restored,
+                        "lost": len(report.lost),
+                        "from": engine,
+                        "resumed_after": None if resume is None else resume.after,
+                    },
                 )
             ]
         )
     finally:
         ledger.close()
     _log.info("store.rebuild", restored=report.restored, lost=len(report.lost), kept=str(old))
-    data = {**report.as_json(), "kept": None if old is None else str(old),
-            "resumed_after": None if resume is None else resume.after}
+    data = {
+        **report.as_json(),
+        "kept": None if old is None else str(old),
+        "resumed_after": None if resume is None else resume.after,
+    }
     lines = [f"restored {report.restored} of {report.committed} committed facts into `edge/`"]
     if resume is not None:
         lines.append(f"(resumed an interrupted rebuild after `{resume.after}`)")

@@ -93,7 +93,9 @@ def sweep_expired(
         absent = [f for f in expired if f not in held]
         if absent:  # still committed: another backend's (not one a concurrent sweep just purged)
             again = kernel.ledger.latest(absent)
-            elsewhere += [f for f in absent if (h := again.get(f)) and h.state is FactState.COMMITTED]
+            elsewhere += [
+                f for f in absent if (h := again.get(f)) and h.state is FactState.COMMITTED
+            ]
         mine = [f for f in expired if f in held]
         due += mine
         if mine and not dry_run:

@@ -35,7 +35,9 @@ def sweep_command(
     batch: Annotated[
         int, typer.Option("--batch", min=1, max=10_000, help="Facts per expire operation.")
     ] = 256,
-    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Machine-readable JSON on stdout.")
+    ] = False,
 ) -> None:
     """Delete the facts whose latest ledger version has expired (a time-to-live set at write
     time): each batch is one audited `expire` operation (a tombstone, then the purge from the
@@ -65,5 +67,7 @@ def sweep_command(
         text = f"deleted {len(report.deleted)} expired facts"
     lines = [text, *(f"  {f}" for f in (report.due if dry_run else report.deleted))]
     if report.elsewhere:
-        lines.append(f"{len(report.elsewhere)} expired facts are kept by another backend (not touched)")
+        lines.append(
+            f"{len(report.elsewhere)} expired facts are kept by another backend (not touched)"
+        )
     emit(data, as_json, "\n".join(lines))

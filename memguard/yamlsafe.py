@@ -491,7 +491,9 @@ def read_bytes(path: str | os.PathLike[str], max_bytes: int | None = None) -> by
         with p.open("rb") as fh:
             raw = fh.read(cap + 1)
     except OSError as exc:
-        raise ConfigurationError(f"`{p}` cannot be read: {exc.strerror or type(exc).__name__}") from None
+        raise ConfigurationError(
+            f"`{p}` cannot be read: {exc.strerror or type(exc).__name__}"
+        ) from None
     if len(raw) > cap:
         raise YamlError(str(p), 0, 0, f"larger than {cap} bytes")
     return raw

@@ -125,7 +125,9 @@ class _Writes(_CallBase):
         new version of each through the write protocol, logged; :mod:`memguard.expiry`). The
         inner copy is re-put with the new reserved block and ``index=False`` (vectors kept)."""
         now = self.kernel.clock()
-        renewable = {f.fact_id: (f, item) for f, item in hits if expiry_renewable(f.provenance, now)}
+        renewable = {
+            f.fact_id: (f, item) for f, item in hits if expiry_renewable(f.provenance, now)
+        }
         if not renewable:  # nothing the kernel would renew: no `refresh` operation, no event
             return None
         with self.kernel.operation("refresh", self.identity, trace_id=self.ctx.turn.trace_id) as op:

@@ -49,12 +49,30 @@ _SCOPE_KEYS: Final = ("user_id", "agent_id", "run_id")
 
 
 #: payload keys mem0 keeps next to the text and returns at the top level of a result
-_PROMOTED: Final = ("user_id", "agent_id", "run_id", "actor_id", "role", "attributed_to", "expiration_date")
+_PROMOTED: Final = (
+    "user_id",
+    "agent_id",
+    "run_id",
+    "actor_id",
+    "role",
+    "attributed_to",
+    "expiration_date",
+)
 
 
 #: caller metadata may not set what mem0 itself writes into the payload
 _MEM0_KEYS: Final = frozenset(
-    {*_PROMOTED, "data", "hash", "created_at", "updated_at", "text_lemmatized", "id", "memory", "score"}
+    {
+        *_PROMOTED,
+        "data",
+        "hash",
+        "created_at",
+        "updated_at",
+        "text_lemmatized",
+        "id",
+        "memory",
+        "score",
+    }
 )
 
 

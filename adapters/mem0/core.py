@@ -9,7 +9,6 @@ import os
 os.environ.setdefault("MEM0_TELEMETRY", "False")
 
 
-
 from .reads import _Reads
 from .writes import _Writes
 

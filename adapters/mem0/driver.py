@@ -89,7 +89,9 @@ async def _adrive(memory: Any, flow: _Flow[T]) -> T:
 
 
 def _check_backend(memory: Any, allow_telemetry: bool) -> None:
-    provider = getattr(getattr(getattr(memory, "config", None), "vector_store", None), "provider", None)
+    provider = getattr(
+        getattr(getattr(memory, "config", None), "vector_store", None), "provider", None
+    )
     if provider != "qdrant":
         raise ConfigurationError(
             f"the mem0 adapter supports the `qdrant` vector store, not `{provider}`"

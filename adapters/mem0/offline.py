@@ -69,9 +69,7 @@ def _one_memory_per_user_line(prompt: str) -> dict[str, Any]:
     return {"memory": [{"id": str(i), "text": t} for i, t in enumerate(facts) if t]}
 
 
-def _offline_config(
-    path: str | None, dimension: int, collection: str, history_db_path: str
-) -> Any:
+def _offline_config(path: str | None, dimension: int, collection: str, history_db_path: str) -> Any:
     # The openai entries only satisfy mem0's config validation; both objects are replaced before
     # any call, and the base URL is a closed local port should anything reach them anyway.
     nowhere = {"api_key": "offline", "openai_base_url": "http://127.0.0.1:9/offline"}

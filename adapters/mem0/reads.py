@@ -53,7 +53,10 @@ class _Reads(_CoreBase):
                 request,
                 k,
                 lambda limit: _Call(
-                    "memory", "search", (query,), {"top_k": limit, "filters": mem0_filters, **options}
+                    "memory",
+                    "search",
+                    (query,),
+                    {"top_k": limit, "filters": mem0_filters, **options},
                 ),
             )
             op.finish(returned=[f.fact_id for f in facts], top_k=k, returned_count=len(facts))
@@ -138,9 +141,18 @@ class _Reads(_CoreBase):
             by_fact = {f"{_RESERVED}.fact_id": {"eq": fact_id}}
             filters = self.filters(plan, extra=by_fact)
             items = _results(
-                (yield _Call("memory", "get_all", (), {"filters": filters, "top_k": 2, "show_expired": True}))
+                (
+                    yield _Call(
+                        "memory",
+                        "get_all",
+                        (),
+                        {"filters": filters, "top_k": 2, "show_expired": True},
+                    )
+                )
             )
-            cands = [c for c in map(self.candidate, items) if c is not None and c.fact_id == fact_id]
+            cands = [
+                c for c in map(self.candidate, items) if c is not None and c.fact_id == fact_id
+            ]
             verified = op.verify(plan, request, cands, pushed_down=True)
             if len(verified) != 1:
                 raise FactNotFound("fact not found")

@@ -110,9 +110,7 @@ class _CoreBase:
         users = {self.user_id}
         if aliases.subject_is_user_id and _clean(subject.subject):
             users.add(subject.subject)
-        users.update(
-            k for k, v in aliases.users.items() if v == (subject.issuer, subject.subject)
-        )
+        users.update(k for k, v in aliases.users.items() if v == (subject.issuer, subject.subject))
         agents: set[str] = set()
         if workload and self.agent_id is not None:
             agents = {self.agent_id, workload}

@@ -130,7 +130,10 @@ class _Writes(_CoreBase):
             for e in entries
         ]
         # decide (policy, trust, revocations, scan) before mem0 sees anything; these ids are dropped
-        self.stamp(op, [self._write_request(d, None, e.text) for d, e in zip(digests, entries, strict=True)])
+        self.stamp(
+            op,
+            [self._write_request(d, None, e.text) for d, e in zip(digests, entries, strict=True)],
+        )
         items: list[dict[str, Any]] = []
         created: list[str] = []
         try:
@@ -169,7 +172,10 @@ class _Writes(_CoreBase):
                 for prov in records:
                     payload = {_RESERVED: reserved_block(prov)}
                     yield _Call(
-                        "store", "update", (), {"vector_id": by_fact[prov.fact_id], "payload": payload}
+                        "store",
+                        "update",
+                        (),
+                        {"vector_id": by_fact[prov.fact_id], "payload": payload},
                     )
 
             yield from op.persist_flow(
@@ -180,7 +186,9 @@ class _Writes(_CoreBase):
             raise
         return items, records
 
-    def _probe(self, memories: Mapping[str, str]) -> Callable[[Sequence[str]], _Flow[Sequence[Candidate]]]:
+    def _probe(
+        self, memories: Mapping[str, str]
+    ) -> Callable[[Sequence[str]], _Flow[Sequence[Candidate]]]:
         """The kernel's probe: the memories of these fact ids as mem0 now holds them."""
 
         def probe(fact_ids: Sequence[str]) -> _Flow[Sequence[Candidate]]:
@@ -222,7 +230,9 @@ class _Writes(_CoreBase):
             narrow = self.check_scope_args(shown, **scope)
             narrow.pop("user_id", None)
             if memory_type is not None:
-                raise InvalidRequest("procedural memories (`memory_type`) are not supported by the guard")
+                raise InvalidRequest(
+                    "procedural memories (`memory_type`) are not supported by the guard"
+                )
             if llm is not None:
                 raise InvalidRequest("`llm` is not supported by the guard: configure mem0's LLM")
             if timestamp is not None:
@@ -245,7 +255,10 @@ class _Writes(_CoreBase):
                 request,
                 _INFER_CONTEXT,
                 lambda limit: _Call(
-                    "memory", "search", (parsed,), {"top_k": limit, "filters": filters, "threshold": 0.0}
+                    "memory",
+                    "search",
+                    (parsed,),
+                    {"top_k": limit, "filters": filters, "threshold": 0.0},
                 ),
             )
             op.finish(returned=[f.fact_id for f in seen], returned_count=len(seen), inference=True)
@@ -399,7 +412,9 @@ class _Writes(_CoreBase):
                 },
             )
             result = yield from op.persist_flow(
-                records, FlowPort(lambda _: _one(call), self._probe({fact_id: mid})), memory_ids=[mid]
+                records,
+                FlowPort(lambda _: _one(call), self._probe({fact_id: mid})),
+                memory_ids=[mid],
             )
             out = dict(result) if isinstance(result, Mapping) else {}
             return summarized(out, records[0])
@@ -426,7 +441,9 @@ class _Writes(_CoreBase):
 
         return (yield from op.delete_flow(fact_ids, purge, memory_ids=list(memory_ids)))
 
-    def delete_all(self, *, user_id: object, agent_id: object, run_id: object) -> _Flow[dict[str, Any]]:
+    def delete_all(
+        self, *, user_id: object, agent_id: object, run_id: object
+    ) -> _Flow[dict[str, Any]]:
         with self.kernel.operation("delete", self.identity) as op:
             narrow = self.check_scope_args(user_id=user_id, agent_id=agent_id, run_id=run_id)
             narrow.pop("user_id", None)
@@ -448,7 +465,9 @@ class _Writes(_CoreBase):
                     )
                 )
                 cands = [
-                    c for c in map(self.candidate, items) if c is not None and c.fact_id not in skipped
+                    c
+                    for c in map(self.candidate, items)
+                    if c is not None and c.fact_id not in skipped
                 ]
                 verified = op.verify(plan, request, cands, pushed_down=True)
                 ok = {v.fact_id for v in verified}

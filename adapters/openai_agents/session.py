@@ -64,7 +64,9 @@ _MODEL = frozenset(
     }
 )
 #: what a tool returned (the tool channel); hosted tools whose item holds their results
-_TOOL = frozenset({"file_search_call", "code_interpreter_call", "image_generation_call", "mcp_call"})
+_TOOL = frozenset(
+    {"file_search_call", "code_interpreter_call", "image_generation_call", "mcp_call"}
+)
 #: results from the open web
 _WEB = frozenset({"web_search_call"})
 _PAGE = 1000
@@ -231,7 +233,9 @@ class GuardedSession:
 
     async def get_facts(self, limit: int | None = None) -> list[RecalledFact]:
         """The history as memguard facts, each with its full provenance (trust, source, writer)."""
-        return await asyncio.to_thread(self._read, limit if limit is not None and limit > 0 else None)
+        return await asyncio.to_thread(
+            self._read, limit if limit is not None and limit > 0 else None
+        )
 
     # -- sync parts (worker thread) ---------------------------------------------------------------
 
@@ -253,7 +257,9 @@ class GuardedSession:
     def _mine(self, fact: RecalledFact) -> bool:
         seq = _seq_of(fact.fact_id)
         meta = fact.metadata
-        return seq is not None and meta.get("session_id") == self.session_id and meta.get("seq") == seq
+        return (
+            seq is not None and meta.get("session_id") == self.session_id and meta.get("seq") == seq
+        )
 
     def _range(self, start: int, stop: int | None) -> list[RecalledFact]:
         """This session's visible items at positions ``start <= seq < stop`` (``None``: to the

@@ -393,7 +393,6 @@ class AsyncGuardedQdrantClient(_Shell):
             )
         )
 
-
     # -- composite calls: as on GuardedQdrantClient ------------------------------------------------
 
     async def upload_points(
@@ -443,7 +442,9 @@ class AsyncGuardedQdrantClient(_Shell):
     ) -> None:
         planner = _STATE[self].planner
         points = _checked(
-            planner, "write", lambda: _no_extra(kwargs, lambda: _collection_points(vectors, payload, ids))
+            planner,
+            "write",
+            lambda: _no_extra(kwargs, lambda: _collection_points(vectors, payload, ids)),
         )
         await self.upload_points(
             collection_name,
@@ -483,7 +484,9 @@ class AsyncGuardedQdrantClient(_Shell):
     ) -> list[types.QueryResponse]:
         planner = _STATE[self].planner
         queries = _checked(
-            planner, "search", lambda: _no_extra(kwargs, lambda: [_query_kwargs(r) for r in requests])
+            planner,
+            "search",
+            lambda: _no_extra(kwargs, lambda: [_query_kwargs(r) for r in requests]),
         )
         return [
             await self.query_points(collection_name, **q, consistency=consistency, timeout=timeout)

@@ -407,7 +407,6 @@ class GuardedQdrantClient(_Shell):
             )
         )
 
-
     # -- composite calls (LlamaIndex, LangChain): each part is one guarded call --------------------
 
     def upload_points(
@@ -461,7 +460,9 @@ class GuardedQdrantClient(_Shell):
         """``upload_collection`` as :meth:`upload_points` (missing ids: fresh UUIDs)."""
         planner = _STATE[self].planner
         points = _checked(
-            planner, "write", lambda: _no_extra(kwargs, lambda: _collection_points(vectors, payload, ids))
+            planner,
+            "write",
+            lambda: _no_extra(kwargs, lambda: _collection_points(vectors, payload, ids)),
         )
         self.upload_points(
             collection_name,
@@ -504,7 +505,9 @@ class GuardedQdrantClient(_Shell):
         """Each request as a guarded :meth:`query_points` (its own scope, verification and event)."""
         planner = _STATE[self].planner
         queries = _checked(
-            planner, "search", lambda: _no_extra(kwargs, lambda: [_query_kwargs(r) for r in requests])
+            planner,
+            "search",
+            lambda: _no_extra(kwargs, lambda: [_query_kwargs(r) for r in requests]),
         )
         return [
             self.query_points(collection_name, **q, consistency=consistency, timeout=timeout)

@@ -97,7 +97,9 @@ def _collection_points(vectors: object, payload: object, ids: object) -> list[mo
         columns = [list(vectors[n]) for n in names]
         if len({len(c) for c in columns}) > 1:
             raise InvalidRequest("named vector columns differ in length")
-        rows: list[Any] = [dict(zip(names, vals, strict=True)) for vals in zip(*columns, strict=True)]
+        rows: list[Any] = [
+            dict(zip(names, vals, strict=True)) for vals in zip(*columns, strict=True)
+        ]
     elif isinstance(vectors, str | bytes) or not isinstance(vectors, Iterable):
         raise InvalidRequest("`vectors` must be an iterable of vectors or a dict of columns")
     else:
@@ -148,7 +150,11 @@ def _batch_steps(update_operations: object) -> list[_Step]:
         elif isinstance(item, models.DeleteOperation):
             steps.append(("delete", {"points_selector": item.delete}))
         elif isinstance(item, models.SetPayloadOperation | models.OverwritePayloadOperation):
-            sp = item.set_payload if isinstance(item, models.SetPayloadOperation) else item.overwrite_payload
+            sp = (
+                item.set_payload
+                if isinstance(item, models.SetPayloadOperation)
+                else item.overwrite_payload
+            )
             kwargs: dict[str, Any] = {
                 "payload": sp.payload,
                 "points": _payload_selector(sp.points, sp.filter),
@@ -175,9 +181,7 @@ def _batch_steps(update_operations: object) -> list[_Step]:
         elif isinstance(item, models.ClearPayloadOperation):
             steps.append(("clear_payload", {"points_selector": item.clear_payload}))
         else:
-            raise InvalidRequest(
-                f"`{type(item).__name__}` is not supported by the guarded client"
-            )
+            raise InvalidRequest(f"`{type(item).__name__}` is not supported by the guarded client")
     return steps
 
 

@@ -48,7 +48,8 @@ LedgerUrl = Annotated[
     typer.Option("--ledger-url", help="A PostgreSQL ledger instead of STATE_DIR/ledger.db."),
 ]
 Issuer = Annotated[
-    str, typer.Option("--issuer", help="The issuer of the owners' tokens (owner = issuer + subject).")
+    str,
+    typer.Option("--issuer", help="The issuer of the owners' tokens (owner = issuer + subject)."),
 ]
 OwnerMap = Annotated[
     Path | None,
@@ -62,9 +63,7 @@ TextField = Annotated[
 Namespace = Annotated[
     str | None, typer.Option("--namespace", help="The namespace of the adopted facts.")
 ]
-Trust = Annotated[
-    str, typer.Option("--trust", help="The trust of adopted facts (at most `user`).")
-]
+Trust = Annotated[str, typer.Option("--trust", help="The trust of adopted facts (at most `user`).")]
 Batch = Annotated[int, typer.Option("--batch", min=1, max=10_000, help="Rows per audited batch.")]
 DryRun = Annotated[
     bool, typer.Option("--dry-run", help="Count owners and skipped rows; write nothing.")
@@ -185,19 +184,25 @@ def adopt_qdrant(
     ] = None,
     owner_field: Annotated[
         list[str] | None,
-        typer.Option("--owner-field", help="A payload field naming the owner (repeatable: the "
-                     "fields present must agree)."),
+        typer.Option(
+            "--owner-field",
+            help="A payload field naming the owner (repeatable: the fields present must agree).",
+        ),
     ] = None,
     owner_map: OwnerMap = None,
     text_field: TextField = "text",
     namespace: Namespace = None,
     trust: Trust = "untrusted",
     in_place: Annotated[
-        bool, typer.Option("--in-place", help="Stamp the points where they are, for "
-                           "GuardedQdrantClient (not with --edge).")
+        bool,
+        typer.Option(
+            "--in-place",
+            help="Stamp the points where they are, for GuardedQdrantClient (not with --edge).",
+        ),
     ] = False,
     keep_vectors: Annotated[
-        bool, typer.Option("--keep-vectors", help="Reuse the stored vectors (same embedding model).")
+        bool,
+        typer.Option("--keep-vectors", help="Reuse the stored vectors (same embedding model)."),
     ] = False,
     batch: Batch = 256,
     dry_run: DryRun = False,
@@ -225,8 +230,11 @@ def adopt_mem0(
     namespace: Namespace = None,
     trust: Trust = "untrusted",
     in_place: Annotated[
-        bool, typer.Option("--in-place", help="Stamp the memories where they are, for "
-                           "GuardedMemory over the same mem0 store.")
+        bool,
+        typer.Option(
+            "--in-place",
+            help="Stamp the memories where they are, for GuardedMemory over the same mem0 store.",
+        ),
     ] = False,
     batch: Batch = 256,
     dry_run: DryRun = False,
@@ -255,7 +263,9 @@ def _qdrant(
     mapping = _mapping(issuer, owner_field, None, owner_map)
     if edge is not None:
         if in_place:
-            raise CliError(ExitCode.USAGE, "usage", "--in-place works on a qdrant-client collection")
+            raise CliError(
+                ExitCode.USAGE, "usage", "--in-place works on a qdrant-client collection"
+            )
         uri = f"qdrant-edge:{edge.resolve()}"
         _into_guard(lambda: qdrant_edge_rows(edge, with_vectors=keep_vectors), uri=uri,
                     name=collection, mapping=mapping, namespace=namespace or collection,
@@ -335,8 +345,11 @@ def adopt_langgraph(
     table: Annotated[str, typer.Option("--table", help="The store's table.")] = "store",
     owner_namespace_index: Annotated[
         int | None,
-        typer.Option("--owner-namespace-index", min=0,
-                     help="The namespace element naming the owner (users/ALICE/...: 1)."),
+        typer.Option(
+            "--owner-namespace-index",
+            min=0,
+            help="The namespace element naming the owner (users/ALICE/...: 1).",
+        ),
     ] = None,
     owner_field: Annotated[
         list[str] | None, typer.Option("--owner-field", help="A value field naming the owner.")
@@ -380,7 +393,10 @@ def adopt_langgraph(
 
 @adopt_app.command("sql")
 def adopt_sql(
-    url: Annotated[str, typer.Option("--url", help="A SQLAlchemy URL (sqlite:///..., postgresql+psycopg://...).")],
+    url: Annotated[
+        str,
+        typer.Option("--url", help="A SQLAlchemy URL (sqlite:///..., postgresql+psycopg://...)."),
+    ],
     table: Annotated[str, typer.Option("--table", help="The table to adopt.")],
     issuer: Issuer,
     owner_column: Annotated[

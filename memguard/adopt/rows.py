@@ -22,6 +22,7 @@ __all__ = ["AdoptReport", "LegacyRow", "OwnerMapping", "Skip", "lookup"]
 #: skip reasons (stable codes; the report counts rows by them)
 Skip = str
 
+
 @dataclass(frozen=True, slots=True)
 class LegacyRow:
     """One record of a legacy store: ``key`` is the source's own id (stable across runs),

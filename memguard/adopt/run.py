@@ -355,7 +355,9 @@ def stamp_points_in_place(
 class _WritePort:
     """The kernel's port for one adoption batch: ``write(items, records)`` stores it."""
 
-    def __init__(self, write: Callable[[list[Any], list[Provenance]], object], items: list[Any]) -> None:
+    def __init__(
+        self, write: Callable[[list[Any], list[Provenance]], object], items: list[Any]
+    ) -> None:
         self._write, self._items = write, items
 
     def put(self, records: Sequence[Provenance]) -> Flow[None]:

@@ -151,7 +151,9 @@ def langgraph_sql_rows(url: str, *, table: str = "store") -> Iterator[LegacyRow]
         tbl = Table(table, meta, autoload_with=engine)
         for name in ("prefix", "key", "value"):
             if name not in tbl.c:
-                raise InvalidRequest(f"table `{table}` has no `{name}` column (not a LangGraph store)")
+                raise InvalidRequest(
+                    f"table `{table}` has no `{name}` column (not a LangGraph store)"
+                )
         query = select(tbl).order_by(tbl.c.prefix, tbl.c.key)
         now = datetime.now(UTC)
         with engine.connect() as conn:

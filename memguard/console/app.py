@@ -242,7 +242,6 @@ def create_console_app(
     def to_signin(request: Request) -> Response:
         return RedirectResponse(f"{base(request)}/signin", status_code=303)
 
-
     def local_session(request: Request) -> Session | None:
         assert isinstance(signin, LocalSignIn)
         return signin.session(request.cookies.get(signin.cookie_name))
@@ -466,8 +465,10 @@ def create_console_app(
                 need_scope(identity, need.read)
                 text = await run_in_threadpool(console.content, identity, fact_id)
             except (FactNotFound, AccessDenied, _Refusal):
-                text_refused = "your read scope does not return this fact's text (quarantined "\
+                text_refused = (
+                    "your read scope does not return this fact's text (quarantined "
                     "facts are never returned)"
+                )
         svg = render_svg(view.graph, lambda fid: f"{base(request)}/facts/{fid}")
         return render(request, "fact.html", title=f"Fact {fact_id[:8]}", nav="facts",
                       who=who(identity), csrf=csrf, report=view.report, graph=view.graph,

@@ -77,7 +77,9 @@ def _json(doc: dict[str, Any], model: type[Any], description: str) -> dict[str, 
 
 def add_token_service_paths(doc: dict[str, Any]) -> None:
     """Describe ``POST /token`` (RFC 8693), the JWKS documents and RFC 8414 metadata."""
-    error = _json(doc, OAuthErrorOut, "the request was refused (RFC 6749 5.2 error codes, RFC 8693 2.2.2)")
+    error = _json(
+        doc, OAuthErrorOut, "the request was refused (RFC 6749 5.2 error codes, RFC 8693 2.2.2)"
+    )
     form_example = _example(TokenExchangeForm)
     paths = doc.setdefault("paths", {})
     paths[TOKEN_PATH] = {"post": {

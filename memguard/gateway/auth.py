@@ -109,8 +109,11 @@ def presented_credentials(headers: Headers) -> Presented:
         raise _refuse("malformed transaction token", code="bearer.invalid_token", status=401)
     creds = headers.getlist(WORKLOAD_HEADER.lower())
     if len(creds) != 1:
-        raise _refuse("a transaction token needs the calling workload's credential",
-                      code="bearer.missing", status=401)
+        raise _refuse(
+            "a transaction token needs the calling workload's credential",
+            code="bearer.missing",
+            status=401,
+        )
     credential = creds[0].strip(" \t")
     if not credential or len(credential) > MAX_CREDENTIAL or not _B64TOKEN.fullmatch(credential):
         raise _refuse("malformed workload credential", code="bearer.invalid_token", status=401)
@@ -138,7 +141,9 @@ class BearerOnlyMiddleware:
         query = scope.get("query_string", b"").decode("latin-1")
         names = {name.lower() for name, _ in parse_qsl(query, keep_blank_values=True)}
         if names & _TOKEN_PARAMS:
-            await self._send(scope, send, "access tokens are accepted in the authorization header only")
+            await self._send(
+                scope, send, "access tokens are accepted in the authorization header only"
+            )
             return
         if scope["path"] not in self.form_paths:
             headers = Headers(scope=scope)
@@ -146,17 +151,35 @@ class BearerOnlyMiddleware:
             if ctype in ("application/x-www-form-urlencoded", "multipart/form-data"):
                 await self._send(scope, send, "form bodies are not accepted; send json")
                 return
-            has_body = ctype or headers.get("content-length", "0") != "0" or (
-                "transfer-encoding" in headers)
-            if (scope["path"].startswith("/v1/") and scope["method"] in ("POST", "PUT", "PATCH")
-                    and has_body and ctype != "application/json" and not ctype.endswith("+json")):
-                await self._send(scope, send, "the body must be json", code="invalid_request.media_type",
-                                 status=415)
+            has_body = (
+                ctype
+                or headers.get("content-length", "0") != "0"
+                or ("transfer-encoding" in headers)
+            )
+            if (
+                scope["path"].startswith("/v1/")
+                and scope["method"] in ("POST", "PUT", "PATCH")
+                and has_body
+                and ctype != "application/json"
+                and not ctype.endswith("+json")
+            ):
+                await self._send(
+                    scope,
+                    send,
+                    "the body must be json",
+                    code="invalid_request.media_type",
+                    status=415,
+                )
                 return
         await self.app(scope, receive, send)
 
     async def _send(
-        self, scope: Scope, send: Send, message: str, *, code: str = "bearer.invalid_request",
+        self,
+        scope: Scope,
+        send: Send,
+        message: str,
+        *,
+        code: str = "bearer.invalid_request",
         status: int = 400,
     ) -> None:
         response = error_response(_refuse(message, code=code, status=status), self.resource)

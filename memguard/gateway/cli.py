@@ -19,7 +19,8 @@ __all__ = ["serve"]
 
 def serve(
     config: Annotated[
-        Path | None, typer.Option("--config", help="Gateway YAML (docs/gateway.md); none: embedded.")
+        Path | None,
+        typer.Option("--config", help="Gateway YAML (docs/gateway.md); none: embedded."),
     ] = None,
     host: Annotated[str | None, typer.Option("--host", help="Listen address.")] = None,
     port: Annotated[int | None, typer.Option("--port", help="Listen port.")] = None,
@@ -27,26 +28,43 @@ def serve(
         int | None, typer.Option("--workers", min=1, max=64, help="Worker processes.")
     ] = None,
     stdio: Annotated[
-        bool, typer.Option("--stdio", help="Serve the MCP tools on stdin/stdout instead "
-                           "(credentials from MEMGUARD_TOKEN, MEMGUARD_WORKLOAD_CREDENTIAL).")
+        bool,
+        typer.Option(
+            "--stdio",
+            help="Serve the MCP tools on stdin/stdout instead "
+            "(credentials from MEMGUARD_TOKEN, MEMGUARD_WORKLOAD_CREDENTIAL).",
+        ),
     ] = False,
-    log_level: Annotated[str, typer.Option("--log-level", help="uvicorn's own log level.")] = "warning",
+    log_level: Annotated[
+        str, typer.Option("--log-level", help="uvicorn's own log level.")
+    ] = "warning",
     tls_cert: Annotated[
-        Path | None, typer.Option("--tls-cert", help="Serve HTTPS with this PEM certificate "
-                                  "(chain); needs --tls-key.")
+        Path | None,
+        typer.Option(
+            "--tls-cert", help="Serve HTTPS with this PEM certificate (chain); needs --tls-key."
+        ),
     ] = None,
     tls_key: Annotated[Path | None, typer.Option("--tls-key", help="Its PEM private key.")] = None,
     tls_client_ca: Annotated[
-        Path | None, typer.Option("--tls-client-ca", help="Require client certificates signed "
-                                  "by these PEM CAs (mutual TLS).")
+        Path | None,
+        typer.Option(
+            "--tls-client-ca",
+            help="Require client certificates signed by these PEM CAs (mutual TLS).",
+        ),
     ] = None,
     tls_client_cert: Annotated[
-        str | None, typer.Option("--tls-client-cert", help="With --tls-client-ca: `required` "
-                                 "(default) or `optional`.")
+        str | None,
+        typer.Option(
+            "--tls-client-cert", help="With --tls-client-ca: `required` (default) or `optional`."
+        ),
     ] = None,
     metrics_listen: Annotated[
-        str | None, typer.Option("--metrics-listen", help="Serve Prometheus /metrics on this "
-                                 "host:port (its own listener, never the API port).")
+        str | None,
+        typer.Option(
+            "--metrics-listen",
+            help="Serve Prometheus /metrics on this "
+            "host:port (its own listener, never the API port).",
+        ),
     ] = None,
 ) -> None:
     """Run memguard as a service: memory API, RFC 8693 token endpoint, JWKS, MCP."""
@@ -56,7 +74,8 @@ def serve(
     try:
         cfg = load_gateway_config(config)
         updates: dict[str, object] = {
-            k: v for k, v in {"host": host, "port": port, "workers": workers}.items()
+            k: v
+            for k, v in {"host": host, "port": port, "workers": workers}.items()
             if v is not None
         }
         tls = _tls(cfg.server.tls, tls_cert, tls_key, tls_client_ca, tls_client_cert)
@@ -68,7 +87,8 @@ def serve(
         sections: dict[str, object] = {"server": type(cfg.server).model_validate(server)}
         if metrics_listen is not None:
             sections["metrics"] = type(cfg.metrics).model_validate(
-                {**cfg.metrics.model_dump(), "listen": metrics_listen})
+                {**cfg.metrics.model_dump(), "listen": metrics_listen}
+            )
         cfg = cfg.model_copy(update=sections)
         cfg._base_dir = base
         if stdio:
@@ -89,7 +109,10 @@ def serve(
 
 
 def _tls(
-    current: BaseModel | None, cert: Path | None, key: Path | None, client_ca: Path | None,
+    current: BaseModel | None,
+    cert: Path | None,
+    key: Path | None,
+    client_ca: Path | None,
     client_cert: str | None,
 ) -> dict[str, object] | None:
     """``server.tls`` with the command line's TLS options over the file's (``None``: unchanged)."""

@@ -349,8 +349,9 @@ class LimitsSection(_Section):
 
 
 #: Route names for ``limits.route_rates`` (the actions of the memory routes).
-ROUTE_ACTIONS = frozenset({"write", "search", "get", "list", "update", "delete", "audit",
-                           "revoke", "endorse"})
+ROUTE_ACTIONS = frozenset(
+    {"write", "search", "get", "list", "update", "delete", "audit", "revoke", "endorse"}
+)
 
 
 class ScopesSection(_Section):
@@ -377,7 +378,9 @@ class MetricsSection(_Section):
     their own, never on the API port: ``listen`` (``host:port``; ``null``: not served)."""
 
     enabled: bool = True
-    listen: str | None = Field(default=None, pattern=r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):[0-9]{1,5}$")
+    listen: str | None = Field(
+        default=None, pattern=r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):[0-9]{1,5}$"
+    )
     #: An environment variable holding a bearer token the scraper must send (``Authorization:
     #: Bearer ...``); without it the listener's bind address is the only control.
     token_env: str | None = Field(default=None, pattern=r"^[A-Z_][A-Z0-9_]*$")
@@ -549,7 +552,9 @@ class GatewayConfig(_Section):
     @model_validator(mode="after")
     def _coherent(self) -> GatewayConfig:
         if not self.sts.enabled and self.identity.config is None:
-            raise ValueError("with `sts.enabled: false`, `identity.config` must name trusted issuers")
+            raise ValueError(
+                "with `sts.enabled: false`, `identity.config` must name trusted issuers"
+            )
         return self
 
     @property
@@ -603,8 +608,11 @@ class GatewayConfig(_Section):
 def _tupled(value: Any, key: str = "") -> Any:
     # YAML gives lists; the strict delegation-grant model wants tuples. JWKS documents stay as is.
     if isinstance(value, dict):
-        return value if key in ("jwks", "bundle") else {
-        k: _tupled(v, str(k)) for k, v in value.items()}
+        return (
+            value
+            if key in ("jwks", "bundle")
+            else {k: _tupled(v, str(k)) for k, v in value.items()}
+        )
     if isinstance(value, list):
         return tuple(_tupled(v) for v in value)
     return value

@@ -71,8 +71,14 @@ def http_error(exc: BaseException) -> HttpError:
     """The one mapping from an exception to its HTTP form. Order matters: subclasses first."""
     if isinstance(exc, GatewayError):
         bearer = exc.code.removeprefix("bearer.") if exc.code.startswith("bearer.") else None
-        return HttpError(exc.status, exc.code, str(exc), bearer, exc.status in (400, 401, 403)
-                         and bearer is not None, exc.headers)
+        return HttpError(
+            exc.status,
+            exc.code,
+            str(exc),
+            bearer,
+            exc.status in (400, 401, 403) and bearer is not None,
+            exc.headers,
+        )
     if isinstance(exc, IdentityError):
         return HttpError(401, exc.code, "invalid or expired credentials", "invalid_token", True)
     if isinstance(exc, FactNotFound):
@@ -82,6 +88,10 @@ def http_error(exc: BaseException) -> HttpError:
     if isinstance(exc, InvalidRequest):
         return HttpError(400, exc.code, str(exc) or "invalid request")
     if isinstance(exc, BackendError):
-        return HttpError(503, exc.code, "backend unavailable; retry later",
-                         headers={"Retry-After": str(RETRY_AFTER_BACKEND)})
+        return HttpError(
+            503,
+            exc.code,
+            "backend unavailable; retry later",
+            headers={"Retry-After": str(RETRY_AFTER_BACKEND)},
+        )
     return HttpError(500, "internal", "internal error")

@@ -79,7 +79,8 @@ _WRITE_ROUTES: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 _METADATA = MetaData()
 TABLE = Table(
-    "mg_idempotency", _METADATA,
+    "mg_idempotency",
+    _METADATA,
     Column("principal", String(64), primary_key=True),
     Column("idem_key", String(255), primary_key=True),
     Column("request_digest", String(80), nullable=False),
@@ -143,15 +144,20 @@ class KeyedWrite:
 
 
 def _in_progress() -> GatewayError:
-    return GatewayError("a request with this idempotency key is in progress; retry later",
-                        code="idempotency.in_progress", status=409, headers={"Retry-After": "1"})
+    return GatewayError(
+        "a request with this idempotency key is in progress; retry later",
+        code="idempotency.in_progress",
+        status=409,
+        headers={"Retry-After": "1"},
+    )
 
 
 class Idempotency:
     """The gateway's idempotency records (one table in the ledger database)."""
 
-    def __init__(self, stack: GatewayStack, *, lease: float, retention: float,
-                 clock: Any = time.time) -> None:
+    def __init__(
+        self, stack: GatewayStack, *, lease: float, retention: float, clock: Any = time.time
+    ) -> None:
         self.stack = stack
         self.lease = lease
         self.retention = retention
@@ -187,8 +193,9 @@ class Idempotency:
         key = request.headers.get(HEADER)
         if key is None or not self.applies(request.method, request.url.path):
             return
-        write = await self.admit(request.method, request.url.path, key, await request.body(),
-                                 identity)
+        write = await self.admit(
+            request.method, request.url.path, key, await request.body(), identity
+        )
         record = hooks.current_observer()
         if write is not None and isinstance(record, RequestRecord):
             record.write = write
@@ -196,15 +203,19 @@ class Idempotency:
 
     # -- the request side ---------------------------------------------------------------------
 
-    async def admit(self, method: str, path: str, key: str | None, body: bytes,
-                    identity: Identity) -> KeyedWrite | None:
+    async def admit(
+        self, method: str, path: str, key: str | None, body: bytes, identity: Identity
+    ) -> KeyedWrite | None:
         """Before a write runs: ``None`` (no key), a :class:`KeyedWrite` to run it with, or an
         exception: :class:`IdempotentReplay` (answer again) or a 409 / 400 refusal."""
         if key is None or not self.applies(method, path):
             return None
         if not _KEY.match(key):
-            raise GatewayError("`Idempotency-Key` must be 1 to 255 visible ASCII characters",
-                               code="idempotency.invalid_key", status=400)
+            raise GatewayError(
+                "`Idempotency-Key` must be 1 to 255 visible ASCII characters",
+                code="idempotency.invalid_key",
+                status=400,
+            )
         try:
             normal = canonical_json(json.loads(body)) if body else b""
         except (ValueError, TypeError):
@@ -224,8 +235,11 @@ class Idempotency:
                 break
             if row.request_digest != write.digest:
                 metrics.record("memguard.idempotency", 1.0, "conflict")
-                raise GatewayError("this idempotency key was used for another request",
-                                   code="idempotency.key_reused", status=409)
+                raise GatewayError(
+                    "this idempotency key was used for another request",
+                    code="idempotency.key_reused",
+                    status=409,
+                )
             refs: list[list[Any]] = json.loads(row.refs)
             outcome = self._outcome(write.method, refs)
             if outcome == "done":
@@ -288,24 +302,32 @@ class Idempotency:
         if path.endswith("/batch"):
             body = BatchWriteOut(facts=[WriteOut.of(p) for p in provs]).model_dump(mode="json")
             return IdempotentReplay(201, body)
-        return IdempotentReplay(201 if method == "POST" else 200,
-                                WriteOut.of(provs[0]).model_dump(mode="json"))
+        return IdempotentReplay(
+            201 if method == "POST" else 200, WriteOut.of(provs[0]).model_dump(mode="json")
+        )
 
     # -- the table ---------------------------------------------------------------------------
 
     def _row(self, principal: str, key: str) -> Any:
         with self.ledger.engine.connect() as conn:
-            return conn.execute(select(TABLE).where(and_(
-                TABLE.c.principal == principal, TABLE.c.idem_key == key))).first()
+            return conn.execute(
+                select(TABLE).where(and_(TABLE.c.principal == principal, TABLE.c.idem_key == key))
+            ).first()
 
     def reserve(self, write: KeyedWrite, refs: list[list[Any]]) -> bool:
         """Insert the reservation; ``False`` if another request holds the key."""
         try:
             with self.ledger.engine.begin() as conn:
-                conn.execute(insert(TABLE).values(
-                    principal=write.principal, idem_key=write.key,
-                    request_digest=write.digest, method=write.method,
-                    refs=json.dumps(refs), created_at=self.clock()))
+                conn.execute(
+                    insert(TABLE).values(
+                        principal=write.principal,
+                        idem_key=write.key,
+                        request_digest=write.digest,
+                        method=write.method,
+                        refs=json.dumps(refs),
+                        created_at=self.clock(),
+                    )
+                )
         except IntegrityError:
             return False
         except SQLAlchemyError as exc:
@@ -314,9 +336,15 @@ class Idempotency:
 
     def _forget(self, principal: str, key: str, created_at: float) -> None:
         with self.ledger.engine.begin() as conn:
-            conn.execute(delete(TABLE).where(and_(
-                TABLE.c.principal == principal, TABLE.c.idem_key == key,
-                TABLE.c.created_at == created_at)))
+            conn.execute(
+                delete(TABLE).where(
+                    and_(
+                        TABLE.c.principal == principal,
+                        TABLE.c.idem_key == key,
+                        TABLE.c.created_at == created_at,
+                    )
+                )
+            )
 
     def _purge(self) -> None:
         """Now and then, drop keys older than the retention."""
@@ -324,7 +352,8 @@ class Idempotency:
             return
         try:
             with self.ledger.engine.begin() as conn:
-                conn.execute(delete(TABLE).where(
-                    TABLE.c.created_at < self.clock() - self.retention))
+                conn.execute(
+                    delete(TABLE).where(TABLE.c.created_at < self.clock() - self.retention)
+                )
         except SQLAlchemyError:
             pass

@@ -143,8 +143,12 @@ class ConcurrencyLimitMiddleware:
         try:
             await asyncio.wait_for(self._slots.acquire(), timeout=self.queue_timeout or 0.001)
         except TimeoutError:
-            exc = GatewayError("too many requests in progress; retry later",
-                               code="limits.overloaded", status=503, headers={"Retry-After": "1"})
+            exc = GatewayError(
+                "too many requests in progress; retry later",
+                code="limits.overloaded",
+                status=503,
+                headers={"Retry-After": "1"},
+            )
             await error_response(exc, self.resource)(scope, _disconnect, send)
             return
         started = False
@@ -159,8 +163,9 @@ class ConcurrencyLimitMiddleware:
             await asyncio.wait_for(self.app(scope, receive, tracking_send), self.request_timeout)
         except TimeoutError:
             if not started:
-                exc = GatewayError("request timed out; the outcome is unknown",
-                                   code="limits.timeout", status=504)
+                exc = GatewayError(
+                    "request timed out; the outcome is unknown", code="limits.timeout", status=504
+                )
                 await error_response(exc, self.resource)(scope, _disconnect, send)
         finally:
             self._slots.release()
@@ -169,8 +174,10 @@ class ConcurrencyLimitMiddleware:
 def principal_key(identity: Identity) -> str:
     """The rate-limit key of a verified caller: (issuer, subject, current actor, OAuth client)."""
     p = identity.principal
-    return (f"{p.subject.issuer}\x00{p.subject.subject}\x00{p.current_actor.subject}"
-            f"\x00{p.client_id or ''}")
+    return (
+        f"{p.subject.issuer}\x00{p.subject.subject}\x00{p.current_actor.subject}"
+        f"\x00{p.client_id or ''}"
+    )
 
 
 def rate_item(rate: RateLimit, namespace: str) -> Any:
@@ -185,8 +192,9 @@ def rate_item(rate: RateLimit, namespace: str) -> Any:
     window = 60.0 * rate.burst / rate.per_minute
     if window >= 1.0:
         return RateLimitItemPerSecond(rate.burst, math.ceil(window - 1e-9), namespace=namespace)
-    return RateLimitItemPerSecond(max(rate.burst, math.ceil(rate.per_minute / 60.0)), 1,
-                                  namespace=namespace)
+    return RateLimitItemPerSecond(
+        max(rate.burst, math.ceil(rate.per_minute / 60.0)), 1, namespace=namespace
+    )
 
 
 class RateLimiter:
@@ -202,8 +210,12 @@ class RateLimiter:
         (or the storage's failure: see :meth:`RateLimits.storage_failed`)."""
         retry = self.take(key)
         if retry is not None:
-            raise GatewayError("rate limit exceeded", code="limits.rate_limited", status=429,
-                               headers={"Retry-After": str(retry)})
+            raise GatewayError(
+                "rate limit exceeded",
+                code="limits.rate_limited",
+                status=429,
+                headers={"Retry-After": str(retry)},
+            )
 
     async def acheck(self, key: str) -> None:
         """:meth:`check` without blocking the event loop on a network storage."""
@@ -247,12 +259,15 @@ class RateLimits:
             storage: Any = MemoryStorage()
         else:
             storage = RedisStorage(
-                section.storage, key_prefix=section.key_prefix, wrap_exceptions=True,
+                section.storage,
+                key_prefix=section.key_prefix,
+                wrap_exceptions=True,
                 socket_timeout=section.storage_timeout,
                 socket_connect_timeout=section.storage_timeout,
             )
-        out = cls(MovingWindowRateLimiter(storage), section.storage == "memory",
-                  section.on_storage_error)
+        out = cls(
+            MovingWindowRateLimiter(storage), section.storage == "memory", section.on_storage_error
+        )
         if section.memory_rate is not None:
             out.memory = RateLimiter(out, rate_item(section.memory_rate, "memory"), "memory")
         for route, rate in section.route_rates.items():
@@ -260,19 +275,28 @@ class RateLimits:
         if section.token_rate is not None:
             out.token = RateLimiter(out, rate_item(section.token_rate, "token"), "token")
         if section.token_peer_rate is not None:
-            out.token_peer = RateLimiter(out, rate_item(section.token_peer_rate, "token-peer"),
-                                         "token_peer")
+            out.token_peer = RateLimiter(
+                out, rate_item(section.token_peer_rate, "token-peer"), "token_peer"
+            )
         return out
 
     def storage_failed(self, exc: BaseException, limit: str) -> None:
         """The shared counters cannot be read: refuse (``deny``, 503) or let the request through
         (``allow``); either way the operational log and a metric say so."""
         metrics.record("memguard.rate_limit.storage_errors", 1.0, self.on_storage_error)
-        get_logger().error("limits.storage_unavailable", limit=limit, error=type(exc).__name__,
-                           failure_mode=self.on_storage_error)
+        get_logger().error(
+            "limits.storage_unavailable",
+            limit=limit,
+            error=type(exc).__name__,
+            failure_mode=self.on_storage_error,
+        )
         if self.on_storage_error == "deny":
-            raise GatewayError("rate limits unavailable; retry later", code="limits.unavailable",
-                               status=503, headers={"Retry-After": "1"}) from exc
+            raise GatewayError(
+                "rate limits unavailable; retry later",
+                code="limits.unavailable",
+                status=503,
+                headers={"Retry-After": "1"},
+            ) from exc
 
     async def admit(self, identity: Identity, action: str | None) -> None:
         """A memory request of ``identity``: the shared memory rate, then ``action``'s own."""
@@ -313,9 +337,7 @@ class PeerRateMiddleware:
     """429 when one peer address sends the token endpoint more than its rate, before the client
     is authenticated (only meaningful where peers are the real clients)."""
 
-    def __init__(
-        self, app: ASGIApp, *, limiter: RateLimiter, path: str, resource: str
-    ) -> None:
+    def __init__(self, app: ASGIApp, *, limiter: RateLimiter, path: str, resource: str) -> None:
         self.app = app
         self.limiter = limiter
         self.path = path

@@ -67,8 +67,13 @@ from memguard.provenance import Source, Turn
 from memguard.telemetry import tracing
 from memguard.trust import SourceKind, TrustLevel
 
-__all__ = ["GuardTokenVerifier", "PresentedCredential", "build_mcp_server", "meta_trace",
-           "trace_scope"]
+__all__ = [
+    "GuardTokenVerifier",
+    "PresentedCredential",
+    "build_mcp_server",
+    "meta_trace",
+    "trace_scope",
+]
 
 _presented: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "memguard_workload_credential", default=None
@@ -104,8 +109,13 @@ class PresentedCredential:
             except GatewayError as exc:
                 await error_response(exc, self.resource or "")(scope, receive, send)
                 return
-            scope = {**scope, "headers": [*scope["headers"], (
-                b"authorization", f"Bearer {given.token}".encode("latin-1"))]}
+            scope = {
+                **scope,
+                "headers": [
+                    *scope["headers"],
+                    (b"authorization", f"Bearer {given.token}".encode("latin-1")),
+                ],
+            }
             mode = True
         token = _presented.set(value.strip() if value else None)
         txn = _transaction.set(mode)
@@ -126,14 +136,19 @@ class GuardTokenVerifier:
 
     async def verify_token(self, token: str) -> AccessToken | None:
         try:
-            identity = await self.guard.authenticate(token, workload_credential=_presented.get(),
-                                                     transaction_token=_transaction.get())
+            identity = await self.guard.authenticate(
+                token, workload_credential=_presented.get(), transaction_token=_transaction.get()
+            )
         except MemguardError:
             return None
         p = identity.principal
         return AccessToken(
-            token=token, client_id=p.client_id or p.subject.subject, scopes=sorted(p.scopes),
-            expires_at=identity.expires_at, resource=self.resource, subject=p.subject.subject,
+            token=token,
+            client_id=p.client_id or p.subject.subject,
+            scopes=sorted(p.scopes),
+            expires_at=identity.expires_at,
+            resource=self.resource,
+            subject=p.subject.subject,
             claims={"iss": p.subject.issuer},
         )
 
@@ -197,8 +212,11 @@ def http_identity(guard: AsyncMemoryGuard) -> IdentityFn:
         txn = raw.get(TXN_TOKEN_HEADER)
         if txn is not None:  # PresentedCredential let it in: a Txn-Token and its workload, only
             credential = raw.get(WORKLOAD_HEADER)
-            return await guard.authenticate(txn.strip(), workload_credential=(
-                credential.strip() if credential else None), transaction_token=True)
+            return await guard.authenticate(
+                txn.strip(),
+                workload_credential=(credential.strip() if credential else None),
+                transaction_token=True,
+            )
         try:
             token, credential = bearer_token(raw)
         except GatewayError as exc:
@@ -237,14 +255,19 @@ def build_mcp_server(
             validate_token_resource=True,
         )
         server: MCPServer[Any] = MCPServer(
-            name="memguard", instructions="Governed agent memory with provenance.",
-            token_verifier=GuardTokenVerifier(aguard, stack.resource), auth=auth,
+            name="memguard",
+            instructions="Governed agent memory with provenance.",
+            token_verifier=GuardTokenVerifier(aguard, stack.resource),
+            auth=auth,
             log_level="WARNING",
         )
         who = http_identity(aguard)
     else:
-        server = MCPServer(name="memguard", instructions="Governed agent memory with provenance.",
-                           log_level="WARNING")
+        server = MCPServer(
+            name="memguard",
+            instructions="Governed agent memory with provenance.",
+            log_level="WARNING",
+        )
         who = env_identity(aguard)
 
     async def caller(ctx: Context[Any, Any], needed: str | None) -> Identity:
@@ -265,9 +288,11 @@ def build_mcp_server(
                 raise ToolError(f"limits.rate_limited: retry after {retry} s")
         return identity
 
-    @server.tool(description="Store a fact in governed memory; returns its provenance. Trust is "
-                 "assigned by memguard from the source kind and the caller's chain. With "
-                 "`ttl_seconds`, the fact expires (is no longer returned) after that many seconds.")
+    @server.tool(
+        description="Store a fact in governed memory; returns its provenance. Trust is "
+        "assigned by memguard from the source kind and the caller's chain. With "
+        "`ttl_seconds`, the fact expires (is no longer returned) after that many seconds."
+    )
     async def remember(
         text: str,
         namespace: str,
@@ -283,7 +308,9 @@ def build_mcp_server(
         try:
             with trace_scope(ctx):  # the turn gets the decision span's trace and span id
                 prov = await aguard.write(
-                    identity, text, namespace=namespace,
+                    identity,
+                    text,
+                    namespace=namespace,
                     source=Source(kind=SourceKind(source_kind), uri=source_uri),
                     turn=Turn(session_id=session_id, turn_index=turn_index),
                     trust=TrustLevel.parse(trust) if trust is not None else None,
@@ -295,9 +322,11 @@ def build_mcp_server(
             raise ToolError("invalid_request: invalid source kind or trust level") from None
         return WriteOut.of(prov).model_dump(mode="json")
 
-    @server.tool(description="Recall the facts most similar to `query` that the caller may read, "
-                 "each with its provenance (trust, source, writer chain). With `session_id` and "
-                 "`turn_index`, what it returns taints the facts remembered later in that turn.")
+    @server.tool(
+        description="Recall the facts most similar to `query` that the caller may read, "
+        "each with its provenance (trust, source, writer chain). With `session_id` and "
+        "`turn_index`, what it returns taints the facts remembered later in that turn."
+    )
     async def recall(
         query: str,
         ctx: Context[Any, Any],
@@ -312,12 +341,23 @@ def build_mcp_server(
             raise ToolError("invalid_request: give both `session_id` and `turn_index`, or neither")
         try:
             with trace_scope(ctx) as (trace_id, _):
-                turn = (Turn(session_id=session_id, turn_index=turn_index, trace_id=trace_id)
-                        if session_id is not None and turn_index is not None else None)
+                turn = (
+                    Turn(session_id=session_id, turn_index=turn_index, trace_id=trace_id)
+                    if session_id is not None and turn_index is not None
+                    else None
+                )
                 level = TrustLevel.parse(min_trust) if min_trust is not None else None
-                hits = await asyncio.to_thread(lambda: stack.guard.search(
-                    identity, query, k=k, namespaces=namespaces, min_trust=level, turn=turn,
-                    trace_id=trace_id))
+                hits = await asyncio.to_thread(
+                    lambda: stack.guard.search(
+                        identity,
+                        query,
+                        k=k,
+                        namespaces=namespaces,
+                        min_trust=level,
+                        turn=turn,
+                        trace_id=trace_id,
+                    )
+                )
         except MemguardError as exc:
             raise _tool_error(exc) from None
         except ValueError:
@@ -334,8 +374,10 @@ def build_mcp_server(
             raise _tool_error(exc) from None
         return {"deleted": fact_id}
 
-    @server.tool(description="Where a fact came from, who wrote it for whom, who read it, and "
-                 "whether it verifies (memguard.audit/v1), if the caller may audit it.")
+    @server.tool(
+        description="Where a fact came from, who wrote it for whom, who read it, and "
+        "whether it verifies (memguard.audit/v1), if the caller may audit it."
+    )
     async def audit(fact_id: str, ctx: Context[Any, Any]) -> dict[str, Any]:
         identity = await caller(ctx, scopes.audit)
         try:

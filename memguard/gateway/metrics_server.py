@@ -28,8 +28,14 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 from memguard.errors import ConfigurationError
 from memguard.telemetry.metrics import LedgerGauges
 
-__all__ = ["LedgerCollector", "MetricsServer", "prepare_multiprocess", "process_registry",
-           "scrape_registry", "serve_metrics"]
+__all__ = [
+    "LedgerCollector",
+    "MetricsServer",
+    "prepare_multiprocess",
+    "process_registry",
+    "scrape_registry",
+    "serve_metrics",
+]
 
 _ENV = "PROMETHEUS_MULTIPROC_DIR"
 _registry: Any = None
@@ -137,8 +143,10 @@ def _wsgi(registry: Any, token: str | None) -> Callable[..., Iterable[bytes]]:
         if token is not None:
             given = str(environ.get("HTTP_AUTHORIZATION", ""))
             if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
-                start_response("401 Unauthorized", [("Content-Type", "text/plain"),
-                                                    ("WWW-Authenticate", "Bearer")])
+                start_response(
+                    "401 Unauthorized",
+                    [("Content-Type", "text/plain"), ("WWW-Authenticate", "Bearer")],
+                )
                 return [b"unauthorized\n"]
         return metrics(environ, start_response)  # type: ignore[no-any-return]
 
@@ -184,10 +192,17 @@ def serve_metrics(
     host = host.strip("[]")
     server_class = _Server6 if ":" in host else _Server
     try:
-        server = make_server(host, int(port_text), _wsgi(scrape_registry(gauges), token),
-                             server_class=server_class, handler_class=_Quiet)
+        server = make_server(
+            host,
+            int(port_text),
+            _wsgi(scrape_registry(gauges), token),
+            server_class=server_class,
+            handler_class=_Quiet,
+        )
     except OSError as exc:
-        raise ConfigurationError(f"`metrics.listen`: cannot bind `{listen}`: {exc.strerror}") from None
+        raise ConfigurationError(
+            f"`metrics.listen`: cannot bind `{listen}`: {exc.strerror}"
+        ) from None
     thread = threading.Thread(target=server.serve_forever, name="memguard-metrics", daemon=True)
     thread.start()
     if gauges is not None:

@@ -48,12 +48,22 @@ if TYPE_CHECKING:
     from memguard.provenance import Provenance
     from memguard.telemetry.hooks import RequestObserver
 
-__all__ = ["ObservabilityMiddleware", "RequestRecord", "configure_logging", "fold_decisions",
-           "install", "native_telemetry_off", "principal_digest", "route_action"]
+__all__ = [
+    "ObservabilityMiddleware",
+    "RequestRecord",
+    "configure_logging",
+    "fold_decisions",
+    "install",
+    "native_telemetry_off",
+    "principal_digest",
+    "route_action",
+]
 
 REQUEST_ID_HEADER = "x-request-id"
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 _MAX_BODY = 64 * 1024
+
+
 def principal_digest(principal: dict[str, Any] | None) -> str | None:
     """A stable pseudonym of a principal for logs: SHA-256 of its issuer, subject and actors."""
     if not principal:
@@ -96,8 +106,11 @@ class RequestRecord:
 def fold_decisions(_logger: Any, _method: str, event: MutableMapping[str, Any]) -> Any:
     """A structlog processor: inside a gateway request, the kernel's allow/deny decision line is
     dropped, because the request's access line carries it (alarms stay lines of their own)."""
-    if (event.get("event") == "memguard.decision" and event.get("decision") in ("allow", "deny")
-            and isinstance(hooks.current_observer(), RequestRecord)):
+    if (
+        event.get("event") == "memguard.decision"
+        and event.get("decision") in ("allow", "deny")
+        and isinstance(hooks.current_observer(), RequestRecord)
+    ):
         raise structlog.DropEvent
     return event
 
@@ -133,8 +146,9 @@ def native_telemetry_off() -> dict[str, Any]:
 
     if "telemetry" not in inspect.signature(FastAPI.__init__).parameters:
         return {}
-    return {"telemetry": {"tracing": False, "metrics": False, "logs": False,
-                          "operation_spans": False}}
+    return {
+        "telemetry": {"tracing": False, "metrics": False, "logs": False, "operation_spans": False}
+    }
 
 
 class ObservabilityMiddleware:
@@ -184,15 +198,26 @@ class ObservabilityMiddleware:
                 body.extend(message.get("body", b""))
             await send(message)
 
-        carrier = {k: v for k, v in ((n, headers.get(n)) for n in ("traceparent", "tracestate"))
-                   if v is not None}
+        carrier = {
+            k: v
+            for k, v in ((n, headers.get(n)) for n in ("traceparent", "tracestate"))
+            if v is not None
+        }
         route = "unmatched"
         trace_id: str | None = None
         try:
-            with tracing.use_context(tracing.extract(carrier)), tracing.server_span(
-                f"{method} /", {sc.HTTP_REQUEST_METHOD: method, sc.URL_PATH: path,
-                                sc.MG_REQUEST_ID: request_id},
-            ) as span, hooks.observing(record):
+            with (
+                tracing.use_context(tracing.extract(carrier)),
+                tracing.server_span(
+                    f"{method} /",
+                    {
+                        sc.HTTP_REQUEST_METHOD: method,
+                        sc.URL_PATH: path,
+                        sc.MG_REQUEST_ID: request_id,
+                    },
+                ) as span,
+                hooks.observing(record),
+            ):
                 ids = tracing.current_ids()
                 trace_id = ids[0] if ids else None
                 try:
@@ -208,14 +233,36 @@ class ObservabilityMiddleware:
                             span.set_status(tracing.error_status(str(status)))
         finally:
             try:
-                self._finish(scope, record, request_id, method, path, route, status, bytes(body),
-                             mcp, time.perf_counter() - started, trace_id)
+                self._finish(
+                    scope,
+                    record,
+                    request_id,
+                    method,
+                    path,
+                    route,
+                    status,
+                    bytes(body),
+                    mcp,
+                    time.perf_counter() - started,
+                    trace_id,
+                )
             except Exception:  # the access line never turns an answer into an error
                 pass
 
-    def _finish(self, scope: Scope, record: RequestRecord, request_id: str, method: str,
-                path: str, route: str, status: int, body: bytes, mcp: bool, seconds: float,
-                trace_id: str | None) -> None:
+    def _finish(
+        self,
+        scope: Scope,
+        record: RequestRecord,
+        request_id: str,
+        method: str,
+        path: str,
+        route: str,
+        status: int,
+        body: bytes,
+        mcp: bool,
+        seconds: float,
+        trace_id: str | None,
+    ) -> None:
         action = route_action(method, path, self.mcp_path)
         decision, reason = record.decision, record.reason
         if decision is None or (decision == "allow" and status >= 400):
@@ -236,10 +283,16 @@ class ObservabilityMiddleware:
             return
         audit = request_audit(scope)
         fields: dict[str, Any] = {
-            "request_id": request_id, "method": method, "route": route, "status": status,
-            "action": action, "decision": decision or "none", "reason": reason,
+            "request_id": request_id,
+            "method": method,
+            "route": route,
+            "status": status,
+            "action": action,
+            "decision": decision or "none",
+            "reason": reason,
             "principal": principal_digest(audit.principal if audit is not None else None),
-            "latency_ms": round(seconds * 1000.0, 3), "trace_id": trace_id,
+            "latency_ms": round(seconds * 1000.0, 3),
+            "trace_id": trace_id,
             "worker": os.getpid(),
         }
         if record.alarms:
@@ -263,9 +316,12 @@ def install(app: Starlette, config: GatewayConfig) -> None:
         from memguard.gateway.metrics_server import process_registry
 
         metrics.enable_prometheus(process_registry())
-    app.add_middleware(ObservabilityMiddleware, mcp_path=config.mcp.path,
-                       access_log=config.logging.access,
-                       sample_allows=config.logging.sample_allows)
+    app.add_middleware(
+        ObservabilityMiddleware,
+        mcp_path=config.mcp.path,
+        access_log=config.logging.access,
+        sample_allows=config.logging.sample_allows,
+    )
 
 
 def configure_logging(config: GatewayConfig) -> None:

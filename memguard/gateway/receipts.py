@@ -31,8 +31,9 @@ class ReceiptIssuer:
     def __init__(self, guard: MemoryGuard, key: ReceiptKey, *, issuer: str) -> None:
         self.guard, self.key, self.issuer = guard, key, issuer
 
-    def issue(self, identity: Identity, action: str, purpose: str,
-              facts: Sequence[RecalledFact]) -> str:
+    def issue(
+        self, identity: Identity, action: str, purpose: str, facts: Sequence[RecalledFact]
+    ) -> str:
         ledger = self.guard.ledger
         principal = identity.principal.summary()
         ids = [f.fact_id for f in facts]
@@ -49,9 +50,13 @@ class ReceiptIssuer:
             found = None
             for seq, event, _digest in reversed(ledger.events_for(ids[0])):
                 p = event.principal or {}
-                if (event.action == action and event.decision.value == "allow"
-                        and p.get("jti") == principal["jti"] and event.purpose == purpose
-                        and sorted(event.fact_ids) == sorted(ids)):
+                if (
+                    event.action == action
+                    and event.decision.value == "allow"
+                    and p.get("jti") == principal["jti"]
+                    and event.purpose == purpose
+                    and sorted(event.fact_ids) == sorted(ids)
+                ):
                     found = (seq, event)
                     break
             if found is None:
@@ -66,10 +71,23 @@ class ReceiptIssuer:
             checkpoint = ledger.log.latest_checkpoint()
             if leaf is not None and checkpoint is not None and checkpoint.tree_size > leaf:
                 proof = ledger.log.inclusion_proof(leaf, checkpoint.tree_size)
-                log = log_claims(seq=seq, event_text=text, leaf_index=leaf,
-                                 tree_size=proof.tree_size, root_hash=proof.root_hash,
-                                 path=proof.path, checkpoint=checkpoint.note)
-        return self.key.sign(receipt_claims(
-            issuer=self.issuer, principal=principal, action=action, purpose=purpose,
-            policy_digest=policy_digest, facts=out, log=log,
-        ))
+                log = log_claims(
+                    seq=seq,
+                    event_text=text,
+                    leaf_index=leaf,
+                    tree_size=proof.tree_size,
+                    root_hash=proof.root_hash,
+                    path=proof.path,
+                    checkpoint=checkpoint.note,
+                )
+        return self.key.sign(
+            receipt_claims(
+                issuer=self.issuer,
+                principal=principal,
+                action=action,
+                purpose=purpose,
+                policy_digest=policy_digest,
+                facts=out,
+                log=log,
+            )
+        )

@@ -33,7 +33,9 @@ __all__ = ["SCOPE_KEY", "RefusalAuditMiddleware", "refusal_reason", "request_aud
 
 SCOPE_KEY = "memguard.request_audit"
 _MAX_BODY = 256 * 1024
-_PROBES = frozenset({"/healthz", "/readyz"})  # what is read back of a response to find its reason; bodies pass unchanged
+_PROBES = frozenset(
+    {"/healthz", "/readyz"}
+)  # what is read back of a response to find its reason; bodies pass unchanged
 _CODE = re.compile(r"^(?:Error executing tool [^:\s]+: )?([a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*): ")
 _ACTIONS: tuple[tuple[str, re.Pattern[str], str], ...] = (
     ("POST", re.compile(r"^/v1/facts/batch$"), "write"),
@@ -84,8 +86,11 @@ def _mcp_reason(data: Any) -> str | None:
         result = message.get("result")
         if isinstance(result, dict) and result.get("isError") is True:
             content = result.get("content")
-            text = content[0].get("text") if isinstance(content, list) and content and isinstance(
-                content[0], dict) else None
+            text = (
+                content[0].get("text")
+                if isinstance(content, list) and content and isinstance(content[0], dict)
+                else None
+            )
             if not isinstance(text, str):
                 return "mcp.tool_error"
             match = _CODE.match(text)
@@ -101,7 +106,9 @@ def refusal_reason(status: int, body: bytes, *, mcp: bool) -> str | None:
     A path that names no route (the router's plain 404/405) is not a refusal on a route.
     """
     data = _json(body) if body else None
-    if status in (404, 405) and data == {"detail": "Not Found" if status == 404 else "Method Not Allowed"}:
+    if status in (404, 405) and data == {
+        "detail": "Not Found" if status == 404 else "Method Not Allowed"
+    }:
         return None
     if status >= 400:
         if isinstance(data, dict):
@@ -160,7 +167,10 @@ class RefusalAuditMiddleware:
             return
         audit = RequestAudit(credentials=_credentials(scope))
         scope[SCOPE_KEY] = audit
-        mcp = route_action(scope.get("method", ""), str(scope.get("path", "")), self.mcp_path) == "mcp"
+        mcp = (
+            route_action(scope.get("method", ""), str(scope.get("path", "")), self.mcp_path)
+            == "mcp"
+        )
         status = 500
         held: list[Message] = []  # a refusal (or an MCP answer) is sent after its event is recorded
         body = bytearray()
@@ -202,13 +212,27 @@ class RefusalAuditMiddleware:
 
     async def _record(self, scope: Scope, audit: RequestAudit, status: int, reason: str) -> None:
         method, path = str(scope.get("method", "")), str(scope.get("path", ""))
-        detail: dict[str, Any] = {"status": status, "method": method,
-                                  "path_digest": _digest(path), "edge": True, **audit.credentials}
-        event = AuditEvent(action=route_action(method, path, self.mcp_path), decision=Decision.DENY,
-                           reason=reason, principal=audit.principal, detail=detail)
+        detail: dict[str, Any] = {
+            "status": status,
+            "method": method,
+            "path_digest": _digest(path),
+            "edge": True,
+            **audit.credentials,
+        }
+        event = AuditEvent(
+            action=route_action(method, path, self.mcp_path),
+            decision=Decision.DENY,
+            reason=reason,
+            principal=audit.principal,
+            detail=detail,
+        )
         audit.denied.append(event.event_id)
         try:
             await asyncio.to_thread(self.record, [event])
         except Exception as exc:  # the refusal stands; the operational log keeps it
-            self._log.error("audit_event_lost", event_id=event.event_id, op=event.action,
-                            error=type(exc).__name__)
+            self._log.error(
+                "audit_event_lost",
+                event_id=event.event_id,
+                op=event.action,
+                error=type(exc).__name__,
+            )

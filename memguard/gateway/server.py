@@ -33,8 +33,7 @@ from memguard.gateway.config import GatewayConfig
 from memguard.gateway.stack import GatewayStack, open_ledger, open_stack
 from memguard.logging import get_logger
 
-__all__ = ["app_from_environment", "free_port", "prepare", "run", "serve_in_thread",
-           "tls_options"]
+__all__ = ["app_from_environment", "free_port", "prepare", "run", "serve_in_thread", "tls_options"]
 
 _ENV_CONFIG = "MEMGUARD_GATEWAY_CONFIG_JSON"
 _ENV_BASE = "MEMGUARD_GATEWAY_BASE_DIR"
@@ -57,8 +56,12 @@ def prepare(config: GatewayConfig) -> None:
             create_table(stack.guard.ledger.engine)
         if config.recover_on_start and not config.store.per_worker_local:
             report = stack.guard.recover(older_than=config.recover_older_than)
-            get_logger().info("gateway.recovered", committed=len(report.committed),
-                              aborted=len(report.aborted), purged=len(report.purged))
+            get_logger().info(
+                "gateway.recovered",
+                committed=len(report.committed),
+                aborted=len(report.aborted),
+                purged=len(report.purged),
+            )
     finally:
         stack.close()
 
@@ -74,19 +77,25 @@ def tls_options(config: GatewayConfig) -> dict[str, Any]:
         if path is not None and not path.is_file():
             raise ConfigurationError(f"`server.tls.{name}`: `{path}` is not a readable file")
     password = os.environ.get(tls.key_password_env) if tls.key_password_env else None
-    options: dict[str, Any] = {"ssl_certfile": str(cert), "ssl_keyfile": str(key),
-                               "ssl_keyfile_password": password}
+    options: dict[str, Any] = {
+        "ssl_certfile": str(cert),
+        "ssl_keyfile": str(key),
+        "ssl_keyfile_password": password,
+    }
     if ca is not None:
         options["ssl_ca_certs"] = str(ca)
-        options["ssl_cert_reqs"] = (ssl.CERT_REQUIRED if tls.client_cert == "required"
-                                    else ssl.CERT_OPTIONAL)
+        options["ssl_cert_reqs"] = (
+            ssl.CERT_REQUIRED if tls.client_cert == "required" else ssl.CERT_OPTIONAL
+        )
     try:  # a bad certificate, key or password fails here, before any worker starts
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         context.load_cert_chain(str(cert), str(key), password)
         if ca is not None:
             context.load_verify_locations(str(ca))
     except (ssl.SSLError, OSError) as exc:
-        raise ConfigurationError(f"`server.tls`: cannot load the certificate or key: {exc}") from None
+        raise ConfigurationError(
+            f"`server.tls`: cannot load the certificate or key: {exc}"
+        ) from None
     return options
 
 
@@ -137,10 +146,16 @@ def run(config: GatewayConfig, *, workers: int | None = None, log_level: str = "
             "workers: one process holds its folder; set `store.url` "
             "(or `store.per_worker_local: true` for development)"
         )
-    if n > 1 and config.limits.storage == "memory" and (
-            config.limits.memory_rate or config.limits.token_rate or config.limits.route_rates):
-        get_logger().warning("gateway.rate_limits_per_process", workers=n,
-                             note="set `limits.storage: redis://...` to share them")
+    if (
+        n > 1
+        and config.limits.storage == "memory"
+        and (config.limits.memory_rate or config.limits.token_rate or config.limits.route_rates)
+    ):
+        get_logger().warning(
+            "gateway.rate_limits_per_process",
+            workers=n,
+            note="set `limits.storage: redis://...` to share them",
+        )
     if n > 1 and (config.ledger.url is None or config.ledger.url.startswith("sqlite")):
         get_logger().warning("gateway.sqlite_multiprocess", note="one host only")
     configure_logging(config)
@@ -153,8 +168,15 @@ def run(config: GatewayConfig, *, workers: int | None = None, log_level: str = "
         stack = open_stack(config)
         metrics = _metrics(config, n, stack.guard.ledger)
         try:
-            uvicorn.run(create_app(stack), host=host, port=port, log_level=log_level,
-                        access_log=False, lifespan="on", **tls)
+            uvicorn.run(
+                create_app(stack),
+                host=host,
+                port=port,
+                log_level=log_level,
+                access_log=False,
+                lifespan="on",
+                **tls,
+            )
         finally:
             if metrics is not None:
                 metrics.close()
@@ -165,9 +187,17 @@ def run(config: GatewayConfig, *, workers: int | None = None, log_level: str = "
     os.environ[_ENV_CONFIG] = json.dumps(config.model_dump(mode="json"))
     os.environ[_ENV_BASE] = str(config.path("."))
     try:
-        uvicorn.run("memguard.gateway.server:app_from_environment", factory=True, host=host,
-                    port=port, workers=n, log_level=log_level, access_log=False, lifespan="on",
-                    **tls)
+        uvicorn.run(
+            "memguard.gateway.server:app_from_environment",
+            factory=True,
+            host=host,
+            port=port,
+            workers=n,
+            log_level=log_level,
+            access_log=False,
+            lifespan="on",
+            **tls,
+        )
     finally:
         if metrics is not None:
             metrics.close()
@@ -186,9 +216,17 @@ def serve_in_thread(stack: GatewayStack, *, mcp: bool | None = None) -> Iterator
     if not ipaddress.ip_address(host).is_loopback:
         raise ConfigurationError("serve_in_thread binds loopback addresses only")
     tls = tls_options(stack.config)
-    server = uvicorn.Server(uvicorn.Config(create_app(stack, mcp=mcp), host=host, port=port,
-                                           log_level="warning", access_log=False, lifespan="on",
-                                           **tls))
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_app(stack, mcp=mcp),
+            host=host,
+            port=port,
+            log_level="warning",
+            access_log=False,
+            lifespan="on",
+            **tls,
+        )
+    )
     thread = threading.Thread(target=server.run, name="memguard-gateway", daemon=True)
     thread.start()
     deadline = time.monotonic() + 15

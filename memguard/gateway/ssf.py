@@ -119,8 +119,14 @@ class SsfReceiver:
         self.revoke_session_writes = revoke_session_writes
         self._log = get_logger()
 
-    def receive(self, token: str, *, issuer: str | None = None, jti: str | None = None,
-                delivery: str = "push") -> SsfResult:
+    def receive(
+        self,
+        token: str,
+        *,
+        issuer: str | None = None,
+        jti: str | None = None,
+        delivery: str = "push",
+    ) -> SsfResult:
         """Verify and apply one SET. ``issuer`` / ``jti``: what the delivery says the SET is (RFC
         8936 poll: the polled transmitter, the key of ``sets``); a SET that is not is refused
         before any effect."""
@@ -128,18 +134,24 @@ class SsfReceiver:
         try:
             verified = self.verifier.verify(token, claim=False)
             if issuer is not None and verified.issuer != issuer:
-                raise IdentityError("the SET is not the polled transmitter's",
-                                    code="identity.bad_issuer")
+                raise IdentityError(
+                    "the SET is not the polled transmitter's", code="identity.bad_issuer"
+                )
             if jti is not None and verified.jti != jti:
-                raise IdentityError("the SET's `jti` is not its key in `sets`",
-                                    code="identity.bad_claims")
+                raise IdentityError(
+                    "the SET's `jti` is not its key in `sets`", code="identity.bad_claims"
+                )
             found = signals(verified, retention=self.retention)
         except Exception as exc:
             code = exc.code if isinstance(exc, MemguardError) else "identity.internal"
             self.deny(code, {"set_digest": digest, "delivery": delivery})
             raise SsfRefused(code) from None
-        where = {"transmitter": verified.issuer, "set_jti": verified.jti, "set_digest": digest,
-                 "delivery": delivery}
+        where = {
+            "transmitter": verified.issuer,
+            "set_jti": verified.jti,
+            "set_digest": digest,
+            "delivery": delivery,
+        }
         notes: list[dict[str, Any]] = [{} for _ in found]
         try:
             for signal in found:
@@ -163,13 +175,20 @@ class SsfReceiver:
         events = [
             AuditEvent(
                 action="ssf.receive",
-                decision=Decision.ALARM if s.outcome == "unsupported" or (
-                    s.uri == SSF_STREAM_UPDATED and s.detail.get("status") != "enabled")
+                decision=Decision.ALARM
+                if s.outcome == "unsupported"
+                or (s.uri == SSF_STREAM_UPDATED and s.detail.get("status") != "enabled")
                 else Decision.ALLOW,
                 reason=f"ssf.{s.name}" if s.outcome != "unsupported" else "ssf.unsupported",
-                detail={**where, "event_type": s.uri, "event_timestamp": s.event_timestamp,
-                        "outcome": s.outcome, "effect": [e.summary() for e in s.entries],
-                        **({"event": dict(s.detail)} if s.detail else {}), **note},
+                detail={
+                    **where,
+                    "event_type": s.uri,
+                    "event_timestamp": s.event_timestamp,
+                    "outcome": s.outcome,
+                    "effect": [e.summary() for e in s.entries],
+                    **({"event": dict(s.detail)} if s.detail else {}),
+                    **note,
+                },
             )
             for s, note in zip(found, notes, strict=True)
         ]
@@ -179,7 +198,8 @@ class SsfReceiver:
             for s in found:
                 for sid, owner_iss, owner_sub in s.sessions:
                     result.revoked_sessions[sid] = self._revoke_session(
-                        sid, (owner_iss, owner_sub), where)
+                        sid, (owner_iss, owner_sub), where
+                    )
         self._log.info("ssf.received", events=[s.name for s in found], **where)
         return result
 
@@ -189,12 +209,16 @@ class SsfReceiver:
         stream_id = s.detail.get("stream_id")
         if s.uri == SSF_VERIFICATION:
             digest = s.detail.get("state_digest")
-            matched = self.streams is not None and isinstance(digest, str) and (
-                self.streams.verification_arrived(transmitter, stream_id, digest, now))
+            matched = (
+                self.streams is not None
+                and isinstance(digest, str)
+                and (self.streams.verification_arrived(transmitter, stream_id, digest, now))
+            )
             return {"verification": "matched" if matched else "unsolicited"}
         if s.uri == SSF_STREAM_UPDATED:
             known = self.streams is not None and self.streams.set_status(
-                transmitter, stream_id, str(s.detail["status"]), s.detail.get("reason"), now)
+                transmitter, stream_id, str(s.detail["status"]), s.detail.get("reason"), now
+            )
             return {"stream_known": known}
         return {}
 
@@ -204,12 +228,16 @@ class SsfReceiver:
         try:
             ledger = self.guard.ledger
             records = ledger.latest(ledger.lineage.match(RevocationSelector.session(sid)))
-            mine = sorted(fid for fid, rec in records.items()
-                          if (rec.provenance.owner.issuer, rec.provenance.owner.subject) == owner)
+            mine = sorted(
+                fid
+                for fid, rec in records.items()
+                if (rec.provenance.owner.issuer, rec.provenance.owner.subject) == owner
+            )
             quarantined = 0
             for fid in mine:
                 report = self.guard.revoke(
-                    None, RevocationSelector.fact(fid),
+                    None,
+                    RevocationSelector.fact(fid),
                     reason=f"CAEP session-revoked from {where['transmitter']} ({where['set_jti']})",
                     operator=f"ssf:{where['transmitter']}",
                 )
@@ -217,16 +245,28 @@ class SsfReceiver:
             return quarantined
         except Exception as exc:
             code = exc.code if isinstance(exc, MemguardError) else "internal"
-            self.guard.ledger.record([AuditEvent(
-                action="ssf.receive", decision=Decision.ALARM, reason="ssf.revoke_writes_failed",
-                detail={**where, "session": sid, "error": code})])
+            self.guard.ledger.record(
+                [
+                    AuditEvent(
+                        action="ssf.receive",
+                        decision=Decision.ALARM,
+                        reason="ssf.revoke_writes_failed",
+                        detail={**where, "session": sid, "error": code},
+                    )
+                ]
+            )
             return -1
 
     def deny(self, reason: str, detail: dict[str, Any]) -> None:
         """One deny event for a refused delivery."""
         try:
-            self.guard.ledger.record([AuditEvent(action="ssf.receive", decision=Decision.DENY,
-                                                 reason=reason, detail=detail)])
+            self.guard.ledger.record(
+                [
+                    AuditEvent(
+                        action="ssf.receive", decision=Decision.DENY, reason=reason, detail=detail
+                    )
+                ]
+            )
         except Exception as exc:
             self._log.error("audit_event_lost", op="ssf.receive", error=type(exc).__name__)
 
@@ -242,7 +282,8 @@ def config_key_source(t: Any, config: GatewayConfig, clock: Callable[[], float])
             jwks = json.loads(config.path(t.jwks_file).read_text("utf-8"))
         except (OSError, ValueError) as exc:
             raise ConfigurationError(
-                f"`{getattr(t, 'issuer', None) or t.trust_domain}`: cannot read jwks_file: {exc}") from None
+                f"`{getattr(t, 'issuer', None) or t.trust_domain}`: cannot read jwks_file: {exc}"
+            ) from None
     return StaticKeySource(jwks, algorithms)
 
 
@@ -258,14 +299,28 @@ def build_receiver(
     ssf = config.ssf
     if not ssf.transmitters:
         raise ConfigurationError("ssf: `transmitters` must name at least one transmitter")
-    transmitters = {t.issuer: Transmitter(t.issuer, frozenset(t.algorithms),
-                                          config_key_source(t, config, clock))
-                    for t in ssf.transmitters}
-    verifier = SetVerifier(transmitters, audiences=frozenset({ssf_audience(config)}),
-                           replay=replay, max_age=ssf.max_age, clock=clock)
+    transmitters = {
+        t.issuer: Transmitter(
+            t.issuer, frozenset(t.algorithms), config_key_source(t, config, clock)
+        )
+        for t in ssf.transmitters
+    }
+    verifier = SetVerifier(
+        transmitters,
+        audiences=frozenset({ssf_audience(config)}),
+        replay=replay,
+        max_age=ssf.max_age,
+        clock=clock,
+    )
     streams = StreamStates(denylist.engine) if denylist.engine is not None else None
-    return SsfReceiver(verifier, denylist, guard, retention=ssf.retention,
-                       revoke_session_writes=ssf.revoke_session_writes, streams=streams)
+    return SsfReceiver(
+        verifier,
+        denylist,
+        guard,
+        retention=ssf.retention,
+        revoke_session_writes=ssf.revoke_session_writes,
+        streams=streams,
+    )
 
 
 def ssf_audience(config: GatewayConfig) -> str:
@@ -273,17 +328,24 @@ def ssf_audience(config: GatewayConfig) -> str:
 
 
 def _refusal(exc: SsfRefused) -> JSONResponse:
-    text = {"invalid_request": "the security event token is not acceptable",
-            "invalid_key": "the key named by the token is unknown or unusable",
-            "invalid_issuer": "the issuer is not a configured transmitter",
-            "invalid_audience": "the audience is not this receiver",
-            "authentication_failed": "the signature does not verify"}.get(exc.err, exc.err)
+    text = {
+        "invalid_request": "the security event token is not acceptable",
+        "invalid_key": "the key named by the token is unknown or unusable",
+        "invalid_issuer": "the issuer is not a configured transmitter",
+        "invalid_audience": "the audience is not this receiver",
+        "authentication_failed": "the signature does not verify",
+    }.get(exc.err, exc.err)
     if exc.status != 400:
-        return JSONResponse({"err": "temporarily_unavailable", "description": exc.code},
-                            status_code=exc.status, headers={"Retry-After": "1",
-                                                             "Cache-Control": "no-store"})
-    return JSONResponse({"err": exc.err, "description": f"{text} ({exc.code})"},
-                        status_code=400, headers={"Cache-Control": "no-store"})
+        return JSONResponse(
+            {"err": "temporarily_unavailable", "description": exc.code},
+            status_code=exc.status,
+            headers={"Retry-After": "1", "Cache-Control": "no-store"},
+        )
+    return JSONResponse(
+        {"err": exc.err, "description": f"{text} ({exc.code})"},
+        status_code=400,
+        headers={"Cache-Control": "no-store"},
+    )
 
 
 def ssf_route(receiver: SsfReceiver, path: str) -> Route:

@@ -47,15 +47,29 @@ __all__ = ["ssf_app"]
 #: the CAEP events memguard acts on (memguard.tokens.caep)
 DEFAULT_EVENTS = [SESSION_REVOKED, CREDENTIAL_CHANGE, TOKEN_CLAIMS_CHANGE, ASSURANCE_LEVEL_CHANGE]
 
-ssf_app = typer.Typer(cls=ConventionGroup, add_completion=False, no_args_is_help=True,
-                      rich_markup_mode="markdown", help="Shared Signals (SSF 1.0) receiver tools.")
-stream_app = typer.Typer(cls=ConventionGroup, add_completion=False, no_args_is_help=True,
-                         rich_markup_mode="markdown", help=__doc__)
+ssf_app = typer.Typer(
+    cls=ConventionGroup,
+    add_completion=False,
+    no_args_is_help=True,
+    rich_markup_mode="markdown",
+    help="Shared Signals (SSF 1.0) receiver tools.",
+)
+stream_app = typer.Typer(
+    cls=ConventionGroup,
+    add_completion=False,
+    no_args_is_help=True,
+    rich_markup_mode="markdown",
+    help=__doc__,
+)
 ssf_app.add_typer(stream_app, name="stream")
 
 Config = Annotated[Path, typer.Option("--config", help="The gateway YAML (docs/gateway.md).")]
-Issuer = Annotated[str | None, typer.Option(
-    "--transmitter", help="The transmitter's issuer (default: the only one configured).")]
+Issuer = Annotated[
+    str | None,
+    typer.Option(
+        "--transmitter", help="The transmitter's issuer (default: the only one configured)."
+    ),
+]
 AsJson = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")]
 
 
@@ -73,8 +87,11 @@ class _Ctx:
     def stream_id(self) -> str:
         record = self.states.get(self.issuer)
         if record is None:
-            raise CliError(ExitCode.NOT_FOUND, "ssf.stream_unknown",
-                           f"no stream recorded for `{self.issuer}`; create or adopt one")
+            raise CliError(
+                ExitCode.NOT_FOUND,
+                "ssf.stream_unknown",
+                f"no stream recorded for `{self.issuer}`; create or adopt one",
+            )
         return record.stream_id
 
 
@@ -106,8 +123,9 @@ def _open(config_path: Path, issuer: str | None) -> Iterator[_Ctx]:
     url = config.ledger.url or f"sqlite:///{(config.state_path / 'ledger.db').resolve()}"
     config.state_path.mkdir(parents=True, exist_ok=True)
     states = StreamStates.from_url(url)
-    client = TransmitterClient(t.issuer, token=_token(t, config),
-                               configuration_url=t.configuration_url)
+    client = TransmitterClient(
+        t.issuer, token=_token(t, config), configuration_url=t.configuration_url
+    )
     try:
         yield _Ctx(config, t, client, states)
     finally:
@@ -125,21 +143,29 @@ def _record(ctx: _Ctx, stream: dict[str, Any]) -> dict[str, Any]:
     """Keep the stream; refuse one whose ``aud`` is not the gateway's SSF audience."""
     delivery = stream["delivery"]
     aud = stream.get("aud")
-    ctx.states.save(ctx.issuer, stream["stream_id"], delivery_method=str(delivery.get("method")),
-                    endpoint_url=delivery.get("endpoint_url"),
-                    audience=aud if isinstance(aud, str) else json.dumps(aud))
+    ctx.states.save(
+        ctx.issuer,
+        stream["stream_id"],
+        delivery_method=str(delivery.get("method")),
+        endpoint_url=delivery.get("endpoint_url"),
+        audience=aud if isinstance(aud, str) else json.dumps(aud),
+    )
     want = _audience(ctx.config)
     if aud is not None and aud != want and not (isinstance(aud, list) and want in aud):
-        raise IntegrityError(f"the stream's audience is `{aud}`, the gateway accepts `{want}` "
-                             "(set `ssf.audience`)", code="ssf.stream_audience")
+        raise IntegrityError(
+            f"the stream's audience is `{aud}`, the gateway accepts `{want}` (set `ssf.audience`)",
+            code="ssf.stream_audience",
+        )
     return stream
 
 
 def _text(stream: dict[str, Any]) -> str:
     d = stream.get("delivery", {})
-    return (f"stream {stream.get('stream_id')}: {d.get('method')} {d.get('endpoint_url') or ''}"
-            f"\n  aud {stream.get('aud')}\n  events delivered "
-            f"{', '.join(e.rsplit('/', 1)[-1] for e in stream.get('events_delivered') or [])}")
+    return (
+        f"stream {stream.get('stream_id')}: {d.get('method')} {d.get('endpoint_url') or ''}"
+        f"\n  aud {stream.get('aud')}\n  events delivered "
+        f"{', '.join(e.rsplit('/', 1)[-1] for e in stream.get('events_delivered') or [])}"
+    )
 
 
 @stream_app.command("discover")
@@ -154,14 +180,23 @@ def discover(config: Config, transmitter: Issuer = None, as_json: AsJson = False
 def create(
     config: Config,
     transmitter: Issuer = None,
-    delivery: Annotated[str, typer.Option("--delivery", help="`push` (to the gateway's "
-                                          "ssf.path) or `poll`.")] = "push",
-    endpoint_url: Annotated[str | None, typer.Option(
-        "--endpoint-url", help="Push: where the transmitter delivers (default "
-        "{resource}{ssf.path}).")] = None,
-    event: Annotated[list[str] | None, typer.Option(
-        "--event", help="An event type to request (repeatable; default the CAEP events "
-        "memguard acts on).")] = None,
+    delivery: Annotated[
+        str, typer.Option("--delivery", help="`push` (to the gateway's ssf.path) or `poll`.")
+    ] = "push",
+    endpoint_url: Annotated[
+        str | None,
+        typer.Option(
+            "--endpoint-url",
+            help="Push: where the transmitter delivers (default {resource}{ssf.path}).",
+        ),
+    ] = None,
+    event: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--event",
+            help="An event type to request (repeatable; default the CAEP events memguard acts on).",
+        ),
+    ] = None,
     description: Annotated[str | None, typer.Option("--description")] = None,
     as_json: AsJson = False,
 ) -> None:
@@ -175,19 +210,36 @@ def create(
         spec: dict[str, Any] = {"method": method}
         if method == PUSH:
             spec["endpoint_url"] = endpoint_url or (
-                f"{ctx.config.resource.rstrip('/')}{ctx.config.ssf.path}")
-        stream = _record(ctx, ctx.client.create_stream(
-            spec, events_requested=event or DEFAULT_EVENTS, description=description))
-        emit(stream, as_json, _text(stream) + (
-            f"\n  poll_url for ssf.transmitters: {stream['delivery'].get('endpoint_url')}"
-            if method == POLL else ""))
+                f"{ctx.config.resource.rstrip('/')}{ctx.config.ssf.path}"
+            )
+        stream = _record(
+            ctx,
+            ctx.client.create_stream(
+                spec, events_requested=event or DEFAULT_EVENTS, description=description
+            ),
+        )
+        emit(
+            stream,
+            as_json,
+            _text(stream)
+            + (
+                f"\n  poll_url for ssf.transmitters: {stream['delivery'].get('endpoint_url')}"
+                if method == POLL
+                else ""
+            ),
+        )
 
 
 @stream_app.command("get")
-def get(config: Config, transmitter: Issuer = None,
-        stream_id: Annotated[str | None, typer.Option(
-            "--stream-id", help="Adopt this stream (default: the one recorded).")] = None,
-        as_json: AsJson = False) -> None:
+def get(
+    config: Config,
+    transmitter: Issuer = None,
+    stream_id: Annotated[
+        str | None,
+        typer.Option("--stream-id", help="Adopt this stream (default: the one recorded)."),
+    ] = None,
+    as_json: AsJson = False,
+) -> None:
     """Read the stream's configuration (SSF 1.0 8.1.1.2) and record it."""
     with _open(config, transmitter) as ctx:
         stream = _record(ctx, ctx.client.get_stream(stream_id or ctx.stream_id()))
@@ -198,10 +250,13 @@ def get(config: Config, transmitter: Issuer = None,
 def update(
     config: Config,
     transmitter: Issuer = None,
-    event: Annotated[list[str] | None, typer.Option("--event", help="Event types requested "
-                                                    "(repeatable; replaces the list).")] = None,
-    endpoint_url: Annotated[str | None, typer.Option("--endpoint-url",
-                                                     help="A new push endpoint.")] = None,
+    event: Annotated[
+        list[str] | None,
+        typer.Option("--event", help="Event types requested (repeatable; replaces the list)."),
+    ] = None,
+    endpoint_url: Annotated[
+        str | None, typer.Option("--endpoint-url", help="A new push endpoint.")
+    ] = None,
     description: Annotated[str | None, typer.Option("--description")] = None,
     as_json: AsJson = False,
 ) -> None:
@@ -238,11 +293,14 @@ def status(config: Config, transmitter: Issuer = None, as_json: AsJson = False) 
         remote = ctx.client.get_status(sid)
         record = ctx.states.get(ctx.issuer)
         local = record.summary() if record is not None else {}
-        emit({"transmitter": remote, "recorded": local}, as_json,
-             f"stream {sid}: {remote.get('status')} at the transmitter"
-             + (f" ({remote['reason']})" if remote.get("reason") else "")
-             + f"; last stream event: {local.get('status') or 'none'}"
-             + f"; verified at: {local.get('verified_at') or 'never'}")
+        emit(
+            {"transmitter": remote, "recorded": local},
+            as_json,
+            f"stream {sid}: {remote.get('status')} at the transmitter"
+            + (f" ({remote['reason']})" if remote.get("reason") else "")
+            + f"; last stream event: {local.get('status') or 'none'}"
+            + f"; verified at: {local.get('verified_at') or 'never'}",
+        )
 
 
 @stream_app.command("set-status")
@@ -267,9 +325,12 @@ def _subject(raw: str) -> dict[str, Any]:
     except ValueError:
         value = None
     if not isinstance(value, dict) or not isinstance(value.get("format"), str):
-        raise CliError(ExitCode.INVALID, "invalid_input",
-                       "--subject is a JSON subject identifier (RFC 9493), e.g. "
-                       '\'{"format": "iss_sub", "iss": "...", "sub": "..."}\'')
+        raise CliError(
+            ExitCode.INVALID,
+            "invalid_input",
+            "--subject is a JSON subject identifier (RFC 9493), e.g. "
+            '\'{"format": "iss_sub", "iss": "...", "sub": "..."}\'',
+        )
     return value
 
 
@@ -277,8 +338,9 @@ SubjectOpt = Annotated[str, typer.Option("--subject", help="A JSON subject ident
 
 
 @stream_app.command("add-subject")
-def add_subject(config: Config, subject: SubjectOpt, transmitter: Issuer = None,
-                as_json: AsJson = False) -> None:
+def add_subject(
+    config: Config, subject: SubjectOpt, transmitter: Issuer = None, as_json: AsJson = False
+) -> None:
     """Add a subject to the stream (SSF 1.0 8.1.3.2)."""
     with _open(config, transmitter) as ctx:
         ctx.client.add_subject(ctx.stream_id(), _subject(subject))
@@ -286,8 +348,9 @@ def add_subject(config: Config, subject: SubjectOpt, transmitter: Issuer = None,
 
 
 @stream_app.command("remove-subject")
-def remove_subject(config: Config, subject: SubjectOpt, transmitter: Issuer = None,
-                   as_json: AsJson = False) -> None:
+def remove_subject(
+    config: Config, subject: SubjectOpt, transmitter: Issuer = None, as_json: AsJson = False
+) -> None:
     """Remove a subject from the stream (SSF 1.0 8.1.3.3)."""
     with _open(config, transmitter) as ctx:
         ctx.client.remove_subject(ctx.stream_id(), _subject(subject))
@@ -298,24 +361,30 @@ def remove_subject(config: Config, subject: SubjectOpt, transmitter: Issuer = No
 def verify(
     config: Config,
     transmitter: Issuer = None,
-    timeout: Annotated[float, typer.Option("--timeout", min=0.1, max=600,
-                                           help="Seconds to wait for the event.")] = 30.0,
+    timeout: Annotated[
+        float, typer.Option("--timeout", min=0.1, max=600, help="Seconds to wait for the event.")
+    ] = 30.0,
     as_json: AsJson = False,
 ) -> None:
     """Request a verification event (SSF 1.0 8.1.4.2) and wait until the gateway received it."""
     with _open(config, transmitter) as ctx:
         sid = ctx.stream_id()
         state = secrets.token_urlsafe(24)
-        ctx.states.expect_verification(ctx.issuer, sid, sha256_digest(state.encode()),
-                                       int(time.time()))
+        ctx.states.expect_verification(
+            ctx.issuer, sid, sha256_digest(state.encode()), int(time.time())
+        )
         started = time.monotonic()
         ctx.client.request_verification(sid, state)
         while ctx.states.pending_verification(ctx.issuer, sid):
             if time.monotonic() - started > timeout:
-                raise IntegrityError(f"no verification event from `{ctx.issuer}` within "
-                                     f"{timeout:g} s", code="ssf.verification_timeout")
+                raise IntegrityError(
+                    f"no verification event from `{ctx.issuer}` within {timeout:g} s",
+                    code="ssf.verification_timeout",
+                )
             time.sleep(0.1)
         took = time.monotonic() - started
-        emit({"stream_id": sid, "verified": True, "seconds": round(took, 3)}, as_json,
-             f"stream {sid} verified: the gateway received the event in {took:.2f} s")
-
+        emit(
+            {"stream_id": sid, "verified": True, "seconds": round(took, 3)},
+            as_json,
+            f"stream {sid} verified: the gateway received the event in {took:.2f} s",
+        )

@@ -66,8 +66,15 @@ class PollLease(Protocol):
 class SqlLease:
     """A lease row with an expiry (SQLite; works on PostgreSQL too)."""
 
-    def __init__(self, engine: Engine, name: str, *, ttl: float = 5.0, holder: str | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        name: str,
+        *,
+        ttl: float = 5.0,
+        holder: str | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.engine, self.name, self.ttl, self._clock = engine, name, ttl, clock
         self.holder = holder or process_holder()
         self._dialect: Any = postgresql if engine.dialect.name == "postgresql" else sqlite
@@ -86,11 +93,13 @@ class SqlLease:
                 self._created = True
             now = self._clock()
             stmt = self._dialect.insert(LEASES).values(
-                name=self.name, holder=self.holder, expires_at=now + self.ttl)
+                name=self.name, holder=self.holder, expires_at=now + self.ttl
+            )
             stmt = stmt.on_conflict_do_update(
                 index_elements=["name"],
                 set_={"holder": stmt.excluded.holder, "expires_at": stmt.excluded.expires_at},
-                where=(LEASES.c.holder == self.holder) | (LEASES.c.expires_at < now))
+                where=(LEASES.c.holder == self.holder) | (LEASES.c.expires_at < now),
+            )
             with self.engine.begin() as conn:
                 held = int(conn.execute(stmt).rowcount) == 1
             self.failing = False
@@ -104,11 +113,13 @@ class SqlLease:
         self._renewed_at = float("-inf")
         try:
             with self.engine.begin() as conn:
-                conn.execute(LEASES.delete().where(
-                    (LEASES.c.name == self.name) & (LEASES.c.holder == self.holder)))
+                conn.execute(
+                    LEASES.delete().where(
+                        (LEASES.c.name == self.name) & (LEASES.c.holder == self.holder)
+                    )
+                )
         except Exception as exc:  # it expires on its own
-            self._log.warning("ssf.lease_release_failed", lease=self.name,
-                              error=type(exc).__name__)
+            self._log.warning("ssf.lease_release_failed", lease=self.name, error=type(exc).__name__)
 
 
 class PgAdvisoryLease:
@@ -137,14 +148,17 @@ class PgAdvisoryLease:
                         raise RuntimeError("no driver connection")
                     conn.autocommit = True
                     # who holds it, for operators (pg_stat_activity) and tests
-                    conn.execute("SELECT set_config('application_name', %s, false)",
-                                 (f"memguard-ssf-poll {self.holder}"[:63],))
+                    conn.execute(
+                        "SELECT set_config('application_name', %s, false)",
+                        (f"memguard-ssf-poll {self.holder}"[:63],),
+                    )
                     self._conn, self._held = conn, False
                 if self._held:
                     self._conn.execute("SELECT 1")  # still connected, so still held
                 else:
-                    row = self._conn.execute(f"SELECT pg_try_advisory_lock({self._key_sql()})",
-                                             (self.name,)).fetchone()
+                    row = self._conn.execute(
+                        f"SELECT pg_try_advisory_lock({self._key_sql()})", (self.name,)
+                    ).fetchone()
                     self._held = bool(row and row[0])
                 self.failing = False
                 return self._held
@@ -178,5 +192,7 @@ def lease_for(engine: Engine, issuer: str, *, ttl: float) -> PollLease:
 def holders(engine: Engine) -> dict[str, str]:
     """The SQLite lease rows (name -> holder), for tools and tests."""
     with engine.connect() as conn:
-        return {r.name: r.holder for r in conn.execute(text(
-            "SELECT name, holder FROM memguard_ssf_poll_lease"))}
+        return {
+            r.name: r.holder
+            for r in conn.execute(text("SELECT name, holder FROM memguard_ssf_poll_lease"))
+        }

@@ -89,8 +89,9 @@ class SsfPoller:
         self._lease_failing = False
         self.max_events, self.interval, self.timeout = max_events, interval, timeout
         self._token = token
-        self._client = client or httpx.Client(timeout=timeout, follow_redirects=False,
-                                              trust_env=False)
+        self._client = client or httpx.Client(
+            timeout=timeout, follow_redirects=False, trust_env=False
+        )
         self._own_client = client is None
         self._acks: list[str] = []
         self._errs: dict[str, dict[str, str]] = {}
@@ -130,8 +131,9 @@ class SsfPoller:
         if token:
             headers["Authorization"] = f"Bearer {token}"
         limit = self.max_events * (MAX_SET_BYTES + 256) + 4096
-        with self._client.stream("POST", self.url, content=json.dumps(body).encode(),
-                                 headers=headers) as resp:
+        with self._client.stream(
+            "POST", self.url, content=json.dumps(body).encode(), headers=headers
+        ) as resp:
             if resp.status_code != 200:
                 raise _PollError(f"http.{resp.status_code}")
             raw = b""
@@ -145,8 +147,12 @@ class SsfPoller:
             raise _PollError("ssf.poll_malformed") from None
         sets = data.get("sets") if isinstance(data, dict) else None
         more = data.get("moreAvailable", False) if isinstance(data, dict) else None
-        if not isinstance(sets, dict) or not isinstance(more, bool) or len(sets) > self.max_events \
-                or not all(isinstance(k, str) and isinstance(v, str) for k, v in sets.items()):
+        if (
+            not isinstance(sets, dict)
+            or not isinstance(more, bool)
+            or len(sets) > self.max_events
+            or not all(isinstance(k, str) and isinstance(v, str) for k, v in sets.items())
+        ):
             raise _PollError("ssf.poll_malformed")
         return sets, more
 
@@ -164,8 +170,7 @@ class SsfPoller:
                 outcome.deferred.append(jti)
             return
         except Exception as exc:  # the receiver raises only SsfRefused; fail closed regardless
-            self._log.error("ssf.poll_internal", transmitter=self.issuer,
-                            error=type(exc).__name__)
+            self._log.error("ssf.poll_internal", transmitter=self.issuer, error=type(exc).__name__)
             outcome.deferred.append(jti)
             return
         self._acks.append(jti)
@@ -181,9 +186,16 @@ class SsfPoller:
 
     def _alarm(self, reason: str, code: str) -> None:
         try:
-            self.receiver.guard.ledger.record([AuditEvent(
-                action="ssf.poll", decision=Decision.ALARM, reason=reason,
-                detail={"transmitter": self.issuer, "error": code})])
+            self.receiver.guard.ledger.record(
+                [
+                    AuditEvent(
+                        action="ssf.poll",
+                        decision=Decision.ALARM,
+                        reason=reason,
+                        detail={"transmitter": self.issuer, "error": code},
+                    )
+                ]
+            )
         except Exception as err:
             self._log.error("audit_event_lost", op="ssf.poll", error=type(err).__name__)
 
@@ -205,8 +217,9 @@ class SsfPoller:
             return True
         held = self.lease.acquire()
         if held != self.holding:
-            self._log.info("ssf.poll_lease", transmitter=self.issuer, held=held,
-                           holder=self.lease.holder)
+            self._log.info(
+                "ssf.poll_lease", transmitter=self.issuer, held=held, holder=self.lease.holder
+            )
         if not held:
             self._acks, self._errs = [], {}
         if self.lease.failing and not self._lease_failing:  # the first of a run: an alarm
@@ -217,8 +230,9 @@ class SsfPoller:
 
     def start(self) -> None:
         self._stop.clear()
-        self._thread = threading.Thread(target=self.run, name=f"memguard-ssf-poll {self.issuer}",
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self.run, name=f"memguard-ssf-poll {self.issuer}", daemon=True
+        )
         self._thread.start()
 
     def stop(self) -> None:
@@ -255,9 +269,18 @@ def _token_source(t: Any, config: GatewayConfig) -> Callable[[], str | None]:
 def build_pollers(config: GatewayConfig, receiver: SsfReceiver) -> list[SsfPoller]:
     """A poller for every configured transmitter with a ``poll_url`` (not started)."""
     engine = receiver.denylist.engine
-    return [SsfPoller(receiver, issuer=t.issuer, url=t.poll_url,
-                      token=_token_source(t, config), max_events=t.poll_max_events,
-                      interval=t.poll_interval,
-                      lease=lease_for(engine, t.issuer, ttl=config.ssf.poll_lease_ttl)
-                      if engine is not None else None)
-            for t in config.ssf.transmitters if t.poll_url is not None]
+    return [
+        SsfPoller(
+            receiver,
+            issuer=t.issuer,
+            url=t.poll_url,
+            token=_token_source(t, config),
+            max_events=t.poll_max_events,
+            interval=t.poll_interval,
+            lease=lease_for(engine, t.issuer, ttl=config.ssf.poll_lease_ttl)
+            if engine is not None
+            else None,
+        )
+        for t in config.ssf.transmitters
+        if t.poll_url is not None
+    ]

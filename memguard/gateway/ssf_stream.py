@@ -104,8 +104,9 @@ class TransmitterClient:
         self.issuer = issuer
         self.configuration_url = configuration_url or well_known_url(issuer)
         self._token = token
-        self._client = client or httpx.Client(timeout=timeout, follow_redirects=False,
-                                              trust_env=False)
+        self._client = client or httpx.Client(
+            timeout=timeout, follow_redirects=False, trust_env=False
+        )
         self._own_client = client is None
         self._metadata: TransmitterMetadata | None = None
 
@@ -120,65 +121,104 @@ class TransmitterClient:
         if self._metadata is not None:
             return self._metadata
         if not _safe_url(self.configuration_url):
-            raise TransmitterError("the configuration URL must be https (or loopback http)",
-                                   code="ssf.transmitter.insecure_url")
+            raise TransmitterError(
+                "the configuration URL must be https (or loopback http)",
+                code="ssf.transmitter.insecure_url",
+            )
         data = self._call("GET", self.configuration_url, auth=False)
         try:
             meta = TransmitterMetadata.model_validate(data)
         except ValidationError:
-            raise TransmitterError("the transmitter's configuration metadata is malformed",
-                                   code="ssf.transmitter.bad_metadata") from None
+            raise TransmitterError(
+                "the transmitter's configuration metadata is malformed",
+                code="ssf.transmitter.bad_metadata",
+            ) from None
         if meta.issuer != self.issuer:  # 7.2: MUST NOT be used
-            raise IntegrityError(f"the metadata names issuer `{meta.issuer}`, not "
-                                 f"`{self.issuer}`", code="ssf.metadata_issuer")
-        for name in ("configuration_endpoint", "status_endpoint", "add_subject_endpoint",
-                     "remove_subject_endpoint", "verification_endpoint", "jwks_uri"):
+            raise IntegrityError(
+                f"the metadata names issuer `{meta.issuer}`, not `{self.issuer}`",
+                code="ssf.metadata_issuer",
+            )
+        for name in (
+            "configuration_endpoint",
+            "status_endpoint",
+            "add_subject_endpoint",
+            "remove_subject_endpoint",
+            "verification_endpoint",
+            "jwks_uri",
+        ):
             value = getattr(meta, name)
             if value is not None and not _safe_url(value):
-                raise TransmitterError(f"`{name}` must be https (or loopback http)",
-                                       code="ssf.transmitter.insecure_url")
+                raise TransmitterError(
+                    f"`{name}` must be https (or loopback http)",
+                    code="ssf.transmitter.insecure_url",
+                )
         self._metadata = meta
         return meta
 
     def _endpoint(self, name: str) -> str:
         url: str | None = getattr(self.discover(), name)
         if url is None:
-            raise TransmitterError(f"the transmitter has no `{name}`",
-                                   code="ssf.transmitter.unsupported")
+            raise TransmitterError(
+                f"the transmitter has no `{name}`", code="ssf.transmitter.unsupported"
+            )
         return url
 
     # -- 8.1.1 stream configuration -------------------------------------------------------------
 
-    def create_stream(self, delivery: dict[str, Any], *, events_requested: list[str],
-                      description: str | None = None) -> dict[str, Any]:
+    def create_stream(
+        self,
+        delivery: dict[str, Any],
+        *,
+        events_requested: list[str],
+        description: str | None = None,
+    ) -> dict[str, Any]:
         body: dict[str, Any] = {"delivery": delivery, "events_requested": events_requested}
         if description:
             body["description"] = description
-        return self._stream(self._call("POST", self._endpoint("configuration_endpoint"),
-                                       body=body, expect=(201, 200)))
+        return self._stream(
+            self._call(
+                "POST", self._endpoint("configuration_endpoint"), body=body, expect=(201, 200)
+            )
+        )
 
     def get_stream(self, stream_id: str) -> dict[str, Any]:
-        data = self._call("GET", self._endpoint("configuration_endpoint"),
-                          params={"stream_id": stream_id})
+        data = self._call(
+            "GET", self._endpoint("configuration_endpoint"), params={"stream_id": stream_id}
+        )
         if isinstance(data, list):  # some transmitters answer a list even for one id
-            data = next((s for s in data if isinstance(s, dict)
-                         and s.get("stream_id") == stream_id), None)
+            data = next(
+                (s for s in data if isinstance(s, dict) and s.get("stream_id") == stream_id), None
+            )
         return self._stream(data)
 
     def update_stream(self, stream_id: str, changes: dict[str, Any]) -> dict[str, Any]:
-        return self._stream(self._call("PATCH", self._endpoint("configuration_endpoint"),
-                                       body={"stream_id": stream_id, **changes}))
+        return self._stream(
+            self._call(
+                "PATCH",
+                self._endpoint("configuration_endpoint"),
+                body={"stream_id": stream_id, **changes},
+            )
+        )
 
     def delete_stream(self, stream_id: str) -> None:
-        self._call("DELETE", self._endpoint("configuration_endpoint"),
-                   params={"stream_id": stream_id}, expect=(204, 200))
+        self._call(
+            "DELETE",
+            self._endpoint("configuration_endpoint"),
+            params={"stream_id": stream_id},
+            expect=(204, 200),
+        )
 
     @staticmethod
     def _stream(data: Any) -> dict[str, Any]:
-        if not isinstance(data, dict) or not isinstance(data.get("stream_id"), str) \
-                or not isinstance(data.get("delivery"), dict):
-            raise TransmitterError("the transmitter answered no stream configuration",
-                                   code="ssf.transmitter.bad_stream")
+        if (
+            not isinstance(data, dict)
+            or not isinstance(data.get("stream_id"), str)
+            or not isinstance(data.get("delivery"), dict)
+        ):
+            raise TransmitterError(
+                "the transmitter answered no stream configuration",
+                code="ssf.transmitter.bad_stream",
+            )
         return data
 
     # -- 8.1.2 status, 8.1.3 subjects, 8.1.4 verification ---------------------------------------
@@ -186,8 +226,9 @@ class TransmitterClient:
     def get_status(self, stream_id: str) -> dict[str, Any]:
         data = self._call("GET", self._endpoint("status_endpoint"), params={"stream_id": stream_id})
         if not isinstance(data, dict) or data.get("status") not in STATUSES:
-            raise TransmitterError("the transmitter answered no stream status",
-                                   code="ssf.transmitter.bad_status")
+            raise TransmitterError(
+                "the transmitter answered no stream status", code="ssf.transmitter.bad_status"
+            )
         return data
 
     def set_status(self, stream_id: str, status: str, reason: str | None = None) -> dict[str, Any]:
@@ -197,24 +238,44 @@ class TransmitterClient:
         data = self._call("POST", self._endpoint("status_endpoint"), body=body)
         return data if isinstance(data, dict) else body
 
-    def add_subject(self, stream_id: str, subject: dict[str, Any], *, verified: bool = True) -> None:
-        self._call("POST", self._endpoint("add_subject_endpoint"),
-                   body={"stream_id": stream_id, "subject": subject, "verified": verified},
-                   expect=(200, 204))
+    def add_subject(
+        self, stream_id: str, subject: dict[str, Any], *, verified: bool = True
+    ) -> None:
+        self._call(
+            "POST",
+            self._endpoint("add_subject_endpoint"),
+            body={"stream_id": stream_id, "subject": subject, "verified": verified},
+            expect=(200, 204),
+        )
 
     def remove_subject(self, stream_id: str, subject: dict[str, Any]) -> None:
-        self._call("POST", self._endpoint("remove_subject_endpoint"),
-                   body={"stream_id": stream_id, "subject": subject}, expect=(204, 200))
+        self._call(
+            "POST",
+            self._endpoint("remove_subject_endpoint"),
+            body={"stream_id": stream_id, "subject": subject},
+            expect=(204, 200),
+        )
 
     def request_verification(self, stream_id: str, state: str) -> None:
-        self._call("POST", self._endpoint("verification_endpoint"),
-                   body={"stream_id": stream_id, "state": state}, expect=(204, 200))
+        self._call(
+            "POST",
+            self._endpoint("verification_endpoint"),
+            body={"stream_id": stream_id, "state": state},
+            expect=(204, 200),
+        )
 
     # -- transport ------------------------------------------------------------------------------
 
-    def _call(self, method: str, url: str, *, body: dict[str, Any] | None = None,
-              params: dict[str, str] | None = None, expect: tuple[int, ...] = (200,),
-              auth: bool = True) -> Any:
+    def _call(
+        self,
+        method: str,
+        url: str,
+        *,
+        body: dict[str, Any] | None = None,
+        params: dict[str, str] | None = None,
+        expect: tuple[int, ...] = (200,),
+        auth: bool = True,
+    ) -> Any:
         headers = {"Accept": _JSON}
         if body is not None:
             headers["Content-Type"] = _JSON
@@ -222,26 +283,37 @@ class TransmitterClient:
         if token:
             headers["Authorization"] = f"Bearer {token}"
         try:
-            with self._client.stream(method, url, params=params, headers=headers,
-                                     content=json.dumps(body).encode() if body is not None
-                                     else None) as resp:
+            with self._client.stream(
+                method,
+                url,
+                params=params,
+                headers=headers,
+                content=json.dumps(body).encode() if body is not None else None,
+            ) as resp:
                 raw = b""
                 for chunk in resp.iter_bytes():
                     raw += chunk
                     if len(raw) > _MAX_BODY:
-                        raise TransmitterError("the transmitter's answer is too large",
-                                               code="ssf.transmitter.too_large")
+                        raise TransmitterError(
+                            "the transmitter's answer is too large",
+                            code="ssf.transmitter.too_large",
+                        )
                 status = resp.status_code
         except httpx.HTTPError as exc:
-            raise TransmitterError(f"cannot reach the transmitter: {type(exc).__name__}",
-                                   code="ssf.transmitter.unreachable") from None
+            raise TransmitterError(
+                f"cannot reach the transmitter: {type(exc).__name__}",
+                code="ssf.transmitter.unreachable",
+            ) from None
         if status not in expect:
-            raise TransmitterError(f"the transmitter answered {status} to {method}",
-                                   code=f"ssf.transmitter.http_{status}")
+            raise TransmitterError(
+                f"the transmitter answered {status} to {method}",
+                code=f"ssf.transmitter.http_{status}",
+            )
         if status == 204 or not raw:
             return None
         try:
             return json.loads(raw)
         except ValueError:
-            raise TransmitterError("the transmitter's answer is not JSON",
-                                   code="ssf.transmitter.malformed") from None
+            raise TransmitterError(
+                "the transmitter's answer is not JSON", code="ssf.transmitter.malformed"
+            ) from None

@@ -99,66 +99,106 @@ class StreamStates:
     def get(self, transmitter: str) -> StreamRecord | None:
         try:
             with self.engine.connect() as conn:
-                row = conn.execute(select(STREAMS).where(
-                    STREAMS.c.transmitter == transmitter)).first()
+                row = conn.execute(
+                    select(STREAMS).where(STREAMS.c.transmitter == transmitter)
+                ).first()
         except SQLAlchemyError as exc:
             raise LedgerError(f"stream table unavailable: {type(exc).__name__}") from exc
         if row is None:
             return None
-        return StreamRecord(row.transmitter, row.stream_id, row.delivery_method, row.endpoint_url,
-                            row.audience, row.status, row.reason, row.status_at,
-                            row.verify_requested_at, row.verified_at)
+        return StreamRecord(
+            row.transmitter,
+            row.stream_id,
+            row.delivery_method,
+            row.endpoint_url,
+            row.audience,
+            row.status,
+            row.reason,
+            row.status_at,
+            row.verify_requested_at,
+            row.verified_at,
+        )
 
-    def save(self, transmitter: str, stream_id: str, *, delivery_method: str,
-             endpoint_url: str | None, audience: str | None) -> None:
+    def save(
+        self,
+        transmitter: str,
+        stream_id: str,
+        *,
+        delivery_method: str,
+        endpoint_url: str | None,
+        audience: str | None,
+    ) -> None:
         """The stream memguard created or read (a new stream id resets status and verification)."""
-        values = {"stream_id": stream_id, "delivery_method": delivery_method,
-                  "endpoint_url": endpoint_url, "audience": audience}
+        values = {
+            "stream_id": stream_id,
+            "delivery_method": delivery_method,
+            "endpoint_url": endpoint_url,
+            "audience": audience,
+        }
         stmt = self._dialect.insert(STREAMS).values(transmitter=transmitter, **values)
         old = self.get(transmitter)
         if old is not None and old.stream_id != stream_id:
-            values.update(status=None, reason=None, status_at=None, verify_digest=None,
-                          verify_requested_at=None, verified_at=None)
+            values.update(
+                status=None,
+                reason=None,
+                status_at=None,
+                verify_digest=None,
+                verify_requested_at=None,
+                verified_at=None,
+            )
         self._run(stmt.on_conflict_do_update(index_elements=["transmitter"], set_=values))
 
     def forget(self, transmitter: str) -> None:
         self._run(delete(STREAMS).where(STREAMS.c.transmitter == transmitter))
 
-    def set_status(self, transmitter: str, stream_id: str | None, status: str,
-                   reason: str | None, at: int) -> bool:
+    def set_status(
+        self, transmitter: str, stream_id: str | None, status: str, reason: str | None, at: int
+    ) -> bool:
         """The status the transmitter reported; False if it names a stream that is not ours."""
         where = STREAMS.c.transmitter == transmitter
         if stream_id is not None:
             where = where & (STREAMS.c.stream_id == stream_id)
-        return self._run(update(STREAMS).where(where).values(
-            status=status, reason=reason, status_at=at)) == 1
+        return (
+            self._run(
+                update(STREAMS).where(where).values(status=status, reason=reason, status_at=at)
+            )
+            == 1
+        )
 
-    def expect_verification(self, transmitter: str, stream_id: str, state_digest: str,
-                            at: int) -> None:
-        n = self._run(update(STREAMS).where(
-            (STREAMS.c.transmitter == transmitter) & (STREAMS.c.stream_id == stream_id)).values(
-            verify_digest=state_digest, verify_requested_at=at))
+    def expect_verification(
+        self, transmitter: str, stream_id: str, state_digest: str, at: int
+    ) -> None:
+        n = self._run(
+            update(STREAMS)
+            .where((STREAMS.c.transmitter == transmitter) & (STREAMS.c.stream_id == stream_id))
+            .values(verify_digest=state_digest, verify_requested_at=at)
+        )
         if n != 1:
-            raise LedgerError("no such stream recorded; create or read it first",
-                              code="ssf.stream_unknown")
+            raise LedgerError(
+                "no such stream recorded; create or read it first", code="ssf.stream_unknown"
+            )
 
-    def verification_arrived(self, transmitter: str, stream_id: str | None, state_digest: str,
-                             at: int) -> bool:
+    def verification_arrived(
+        self, transmitter: str, stream_id: str | None, state_digest: str, at: int
+    ) -> bool:
         """Did memguard ask for this one? Matched at most once (compare-and-set)."""
         where = (STREAMS.c.transmitter == transmitter) & (STREAMS.c.verify_digest == state_digest)
         if stream_id is not None:
             where = where & (STREAMS.c.stream_id == stream_id)
-        return self._run(update(STREAMS).where(where).values(
-            verify_digest=None, verified_at=at)) == 1
+        return (
+            self._run(update(STREAMS).where(where).values(verify_digest=None, verified_at=at)) == 1
+        )
 
     def pending_verification(self, transmitter: str, stream_id: str) -> bool:
         """Is a requested verification still unmatched (its digest is cleared only by the
         matching event)?"""
         try:
             with self.engine.connect() as conn:
-                pending = conn.execute(select(STREAMS.c.verify_digest).where(
-                    (STREAMS.c.transmitter == transmitter)
-                    & (STREAMS.c.stream_id == stream_id))).scalar()
+                pending = conn.execute(
+                    select(STREAMS.c.verify_digest).where(
+                        (STREAMS.c.transmitter == transmitter) & (STREAMS.c.stream_id == stream_id)
+                    )
+                ).scalar()
         except SQLAlchemyError as exc:
             raise LedgerError(f"stream table unavailable: {type(exc).__name__}") from exc
         return pending is not None

@@ -227,11 +227,17 @@ class GatewayStack:
                 kid = ring.active_kid
                 if not (ring.dir / f"{kid}.pem").is_file() or not ring.jwks()["keys"]:
                     raise ConfigurationError("signing key unavailable")
-        for source in (*self.identity.access_tokens.issuers,
-                       *(self.identity.workload_credentials.trust_domains
-                         if self.identity.workload_credentials else ())):
-            if source.jwks_url is not None and not self._jwks_ok(source.jwks_url,
-                                                                 frozenset(source.algorithms)):
+        for source in (
+            *self.identity.access_tokens.issuers,
+            *(
+                self.identity.workload_credentials.trust_domains
+                if self.identity.workload_credentials
+                else ()
+            ),
+        ):
+            if source.jwks_url is not None and not self._jwks_ok(
+                source.jwks_url, frozenset(source.algorithms)
+            ):
                 raise ConfigurationError("issuer key set unavailable")
 
     def _jwks_ok(self, url: str, algorithms: frozenset[str]) -> bool:
@@ -242,8 +248,9 @@ class GatewayStack:
         if cached is not None and now - cached[0] < 10.0:
             return cached[1]
         try:
-            resp = httpx.get(url, timeout=self.identity.jwks.timeout, follow_redirects=False,
-                             trust_env=False)
+            resp = httpx.get(
+                url, timeout=self.identity.jwks.timeout, follow_redirects=False, trust_env=False
+            )
             ok = resp.status_code == 200 and bool(parse_jwks(resp.json(), algorithms))
         except Exception:
             ok = False
@@ -263,8 +270,11 @@ class GatewayStack:
             self.replay.close()
         if self.denylist is not None:
             self.denylist.close()
-        if self.ssf is not None and isinstance(self.ssf.verifier.replay, SqlReplayCache) and (
-                self.ssf.verifier.replay is not self.replay):
+        if (
+            self.ssf is not None
+            and isinstance(self.ssf.verifier.replay, SqlReplayCache)
+            and (self.ssf.verifier.replay is not self.replay)
+        ):
             self.ssf.verifier.replay.close()
 
 
@@ -276,16 +286,25 @@ def _store_factory(config: GatewayConfig) -> Callable[[], MemoryStore]:
             api_key = os.environ.get(sc.api_key_env) if sc.api_key_env else None
             if sc.api_key_env and not api_key:
                 raise ConfigurationError(f"`{sc.api_key_env}` is not set")
-            return QdrantStore(url=sc.url, api_key=api_key, collection=sc.collection,
-                               dimension=sc.dimension, timeout=sc.timeout)
+            return QdrantStore(
+                url=sc.url,
+                api_key=api_key,
+                collection=sc.collection,
+                dimension=sc.dimension,
+                timeout=sc.timeout,
+            )
         engine, base = embedded_location(config)
         if sc.per_worker_local:
             base = base / f"worker-{os.getpid()}"
         base.mkdir(parents=True, exist_ok=True)
         if engine == "edge":
             return QdrantEdgeStore(base, dimension=sc.dimension)
-        return QdrantStore(path=str(base), collection=sc.collection, dimension=sc.dimension,
-                           partition_by_owner=True)
+        return QdrantStore(
+            path=str(base),
+            collection=sc.collection,
+            dimension=sc.dimension,
+            partition_by_owner=True,
+        )
 
     return open_store
 
@@ -340,8 +359,10 @@ def _identity_config(
         data: dict[str, Any] = base.model_dump(mode="json", exclude_none=True)
     else:
         data = {"version": 1, "access_tokens": {"audience": resource, "issuers": []}}
-    uses: dict[str, list[str]] = {"access tokens": [resource],
-                                  "presenter credentials": [config.presenter_audience]}
+    uses: dict[str, list[str]] = {
+        "access tokens": [resource],
+        "presenter credentials": [config.presenter_audience],
+    }
     if sts is not None:
         uses["the token endpoint"] = sorted(sts.token_audiences)
         issuers = data["access_tokens"]["issuers"]
@@ -351,12 +372,18 @@ def _identity_config(
             issuers.append(own)
         # the token service names the subjects of the issuers it exchanges for (RFC 9493 sub_id)
         own["attests"] = sorted({*own.get("attests", ()), *sts.attests})
-        wc = data.setdefault("workload_credentials",
-                             {"audience": config.presenter_audience, "trust_domains": []})
+        wc = data.setdefault(
+            "workload_credentials", {"audience": config.presenter_audience, "trust_domains": []}
+        )
         if not any(d["trust_domain"] == sts.trust_domain for d in wc["trust_domains"]):
-            wc["trust_domains"].append({"trust_domain": sts.trust_domain,
-                                        "algorithms": [config.sts.alg],
-                                        "jwks": sts.workload_jwks(), "issuer": sts.issuer})
+            wc["trust_domains"].append(
+                {
+                    "trust_domain": sts.trust_domain,
+                    "algorithms": [config.sts.alg],
+                    "jwks": sts.workload_jwks(),
+                    "issuer": sts.issuer,
+                }
+            )
     if config.ssf.enabled:
         from memguard.gateway.ssf import ssf_audience
 
@@ -367,9 +394,10 @@ def _identity_config(
         uses["identity assertion grants"] = [sts.issuer]
     check_distinct(uses)
     known = {(g["actor"], g["on_behalf_of"]) for g in data.get("delegation", [])}
-    data["delegation"] = [*data.get("delegation", []),
-                          *(g.model_dump(mode="json") for g in grants
-                            if (g.actor, g.on_behalf_of) not in known)]
+    data["delegation"] = [
+        *data.get("delegation", []),
+        *(g.model_dump(mode="json") for g in grants if (g.actor, g.on_behalf_of) not in known),
+    ]
     return IdentityConfig.from_mapping(data, where="gateway identity")
 
 
@@ -444,21 +472,37 @@ def gateway_identity(
         if base is not None:
             grants = (*base.delegation, *grants)
             external = {
-                i.issuer: TrustedIssuer(i.issuer, frozenset(i.algorithms),
-                                        i.key_source(base.jwks, clock), frozenset(i.attests))
+                i.issuer: TrustedIssuer(
+                    i.issuer,
+                    frozenset(i.algorithms),
+                    i.key_source(base.jwks, clock),
+                    frozenset(i.attests),
+                )
                 for i in base.access_tokens.issuers
             }
-        key_dir = config.path(config.sts.key_dir) if config.sts.key_dir else config.state_path / "sts"
+        key_dir = (
+            config.path(config.sts.key_dir) if config.sts.key_dir else config.state_path / "sts"
+        )
         sts_issuer = config.sts.issuer or config.resource
         sts = SecurityTokenService(
-            key_dir, issuer=sts_issuer, audiences=(config.resource,),
-            trust_domain=config.sts.trust_domain, clients=_clients(config), delegation=grants,
-            alg=config.sts.alg, max_ttl=config.sts.max_ttl, replay=replay, sink=sink,
+            key_dir,
+            issuer=sts_issuer,
+            audiences=(config.resource,),
+            trust_domain=config.sts.trust_domain,
+            clients=_clients(config),
+            delegation=grants,
+            alg=config.sts.alg,
+            max_ttl=config.sts.max_ttl,
+            replay=replay,
+            sink=sink,
             extra_issuers={k: v for k, v in external.items() if k != sts_issuer},
-            token_endpoint=config.token_endpoint, presenter_audience=config.presenter_audience,
+            token_endpoint=config.token_endpoint,
+            presenter_audience=config.presenter_audience,
             txn_tokens=_txn_token_services(config, clock),
-            actor_profiles=config.sts.actor_profiles, id_jag=_id_jag_issuers(config, clock),
-            id_jag_ttl=config.sts.id_jag.access_ttl, clock=clock,
+            actor_profiles=config.sts.actor_profiles,
+            id_jag=_id_jag_issuers(config, clock),
+            id_jag_ttl=config.sts.id_jag.access_ttl,
+            clock=clock,
         )
         if config.sts.spiffe_trust_domains:
             sts.spiffe_clients = _spiffe_clients(config, sts, clock)
@@ -470,23 +514,32 @@ def _txn_token_services(config: GatewayConfig, clock: Callable[[], float]) -> li
     from memguard.gateway.ssf import config_key_source
     from memguard.tokens.txn_token import TxnTokenService
 
-    return [TxnTokenService(t.trust_domain, frozenset(t.algorithms),
-                            config_key_source(t, config, clock), t.issuer)
-            for t in config.sts.transaction_tokens]
+    return [
+        TxnTokenService(
+            t.trust_domain, frozenset(t.algorithms), config_key_source(t, config, clock), t.issuer
+        )
+        for t in config.sts.transaction_tokens
+    ]
 
 
-def _resource_txn_tokens(config: GatewayConfig,
-                         clock: Callable[[], float]) -> ResourceTxnTokens | None:
+def _resource_txn_tokens(
+    config: GatewayConfig, clock: Callable[[], float]
+) -> ResourceTxnTokens | None:
     """Txn-Tokens taken directly at the resource (``at_resource``), from their ``callers``."""
     from memguard.tokens.txn_token import ResourceTxnTokens, TxnTokenVerifier
 
     entries = [t for t in config.sts.transaction_tokens if t.at_resource]
     if not entries:
         return None
-    services = {s.trust_domain: s for s in _txn_token_services(config, clock)
-                if s.trust_domain in {t.trust_domain for t in entries}}
-    return ResourceTxnTokens(TxnTokenVerifier(services, clock=clock),
-                             {t.trust_domain: frozenset(t.callers) for t in entries})
+    services = {
+        s.trust_domain: s
+        for s in _txn_token_services(config, clock)
+        if s.trust_domain in {t.trust_domain for t in entries}
+    }
+    return ResourceTxnTokens(
+        TxnTokenVerifier(services, clock=clock),
+        {t.trust_domain: frozenset(t.callers) for t in entries},
+    )
 
 
 def _id_jag_issuers(config: GatewayConfig, clock: Callable[[], float]) -> list[IdJagIssuer]:
@@ -494,10 +547,17 @@ def _id_jag_issuers(config: GatewayConfig, clock: Callable[[], float]) -> list[I
     from memguard.gateway.ssf import config_key_source
     from memguard.tokens.id_jag import IdJagIssuer
 
-    return [IdJagIssuer(i.issuer, frozenset(i.algorithms), config_key_source(i, config, clock),
-                        tenant=i.tenant, clients=frozenset(i.clients),
-                        scopes=frozenset(i.scopes) if i.scopes is not None else None)
-            for i in config.sts.id_jag.issuers]
+    return [
+        IdJagIssuer(
+            i.issuer,
+            frozenset(i.algorithms),
+            config_key_source(i, config, clock),
+            tenant=i.tenant,
+            clients=frozenset(i.clients),
+            scopes=frozenset(i.scopes) if i.scopes is not None else None,
+        )
+        for i in config.sts.id_jag.issuers
+    ]
 
 
 def _spiffe_clients(
@@ -511,22 +571,40 @@ def _spiffe_clients(
         if d.trust_domain == sts.trust_domain:
             raise ConfigurationError(
                 f"sts.spiffe_trust_domains: `{d.trust_domain}` is the token service's own trust "
-                "domain (its workloads authenticate with its own keys)")
+                "domain (its workloads authenticate with its own keys)"
+            )
         bundle = d.bundle
         if d.bundle_file is not None:
             try:
                 bundle = json.loads(config.path(d.bundle_file).read_text("utf-8"))
             except (OSError, ValueError) as exc:
                 raise ConfigurationError(
-                    f"trust domain `{d.trust_domain}`: cannot read bundle_file: {exc}") from None
+                    f"trust domain `{d.trust_domain}`: cannot read bundle_file: {exc}"
+                ) from None
         algorithms = frozenset(d.algorithms)
-        domains.append(SpiffeTrustDomain(
-            d.trust_domain, algorithms,
-            bundle_source(bundle=bundle, bundle_endpoint=d.bundle_endpoint,
-                          algorithms=algorithms, clock=clock),
-            issuer=d.issuer, require_jti=d.require_jti, clients=frozenset(d.clients)))
-    return SpiffeClientVerifier(domains, audiences=sts.token_audiences, replay=sts.clients.replay,
-                                max_ttl=sts.workload_ttl, leeway=sts.leeway, clock=clock)
+        domains.append(
+            SpiffeTrustDomain(
+                d.trust_domain,
+                algorithms,
+                bundle_source(
+                    bundle=bundle,
+                    bundle_endpoint=d.bundle_endpoint,
+                    algorithms=algorithms,
+                    clock=clock,
+                ),
+                issuer=d.issuer,
+                require_jti=d.require_jti,
+                clients=frozenset(d.clients),
+            )
+        )
+    return SpiffeClientVerifier(
+        domains,
+        audiences=sts.token_audiences,
+        replay=sts.clients.replay,
+        max_ttl=sts.workload_ttl,
+        leeway=sts.leeway,
+        clock=clock,
+    )
 
 
 def _open(
@@ -538,8 +616,11 @@ def _open(
 ) -> GatewayStack:
     replay: ReplayCache | None = None
     if config.sts.enabled:
-        replay = (SqlReplayCache.from_url(ledger_url) if config.sts.replay == "sql"
-                  else MemoryReplayCache())
+        replay = (
+            SqlReplayCache.from_url(ledger_url)
+            if config.sts.replay == "sql"
+            else MemoryReplayCache()
+        )
 
     def sink(event: AuditEvent) -> None:
         ledger.record([event])  # a deny event is noted for the request's edge (denials.py)
@@ -549,35 +630,63 @@ def _open(
     verifier.transactions = _resource_txn_tokens(config, clock)
     policy: PolicyResolver | None = None
     if scope is None and config.policy.path is not None:
-        policy = PolicyResolver.from_path(config.path(config.policy.path), clock=clock,
-                                          reload_interval=config.policy.reload_interval)
+        policy = PolicyResolver.from_path(
+            config.path(config.policy.path),
+            clock=clock,
+            reload_interval=config.policy.reload_interval,
+        )
         scope = policy
     store = LazyStore(_store_factory(config), config.store.dimension)
     scan_stage = ScanStage(builtin_scanners(), config.scan.policy) if config.scan.enabled else None
-    guard = MemoryGuard(store=store, ledger=ledger, verifier=verifier, scope=scope, clock=clock,
-                        recover_on_start=False, scan_stage=scan_stage)
+    guard = MemoryGuard(
+        store=store,
+        ledger=ledger,
+        verifier=verifier,
+        scope=scope,
+        clock=clock,
+        recover_on_start=False,
+        scan_stage=scan_stage,
+    )
     if config.identity.flag_confusables:
         guard.kernel.confusables = ConfusableWatch(ledger.owners())
     if sts is not None:
         report = migrate_exchanged_owners(
-            guard, token_service=sts.issuer, subject_issuers=sorted(sts.attests),
+            guard,
+            token_service=sts.issuer,
+            subject_issuers=sorted(sts.attests),
             legacy_subject_issuer=config.sts.legacy_subject_issuer,
         )
         if report.ran:
-            get_logger().warning("gateway.owner_migration", token_service=report.token_service,
-                                 subject_issuer=report.subject_issuer, reowned=len(report.reowned))
-    stack = GatewayStack(config=config, guard=guard, store=store, verifier=verifier,
-                         identity=identity, sts=sts, policy=policy, replay=replay)
+            get_logger().warning(
+                "gateway.owner_migration",
+                token_service=report.token_service,
+                subject_issuer=report.subject_issuer,
+                reowned=len(report.reowned),
+            )
+    stack = GatewayStack(
+        config=config,
+        guard=guard,
+        store=store,
+        verifier=verifier,
+        identity=identity,
+        sts=sts,
+        policy=policy,
+        replay=replay,
+    )
     if config.ssf.enabled:
         _open_ssf(stack, ledger_url, clock)
     if config.receipts.enabled:
         from memguard.gateway.receipts import ReceiptIssuer
         from memguard.receipts import ReceiptKey
 
-        key_path = (config.path(config.receipts.key) if config.receipts.key
-                    else config.state_path / "receipt-key.pem")
-        stack.receipts = ReceiptIssuer(guard, ReceiptKey.load_or_create(key_path),
-                                       issuer=config.resource)
+        key_path = (
+            config.path(config.receipts.key)
+            if config.receipts.key
+            else config.state_path / "receipt-key.pem"
+        )
+        stack.receipts = ReceiptIssuer(
+            guard, ReceiptKey.load_or_create(key_path), issuer=config.resource
+        )
     return stack
 
 
@@ -587,8 +696,11 @@ def _open_ssf(stack: GatewayStack, ledger_url: str, clock: Callable[[], float]) 
 
     config = stack.config
     stack.denylist = DenyList.from_url(ledger_url, refresh=config.ssf.refresh, clock=clock)
-    replay = stack.replay if isinstance(stack.replay, SqlReplayCache) else (
-        SqlReplayCache.from_url(ledger_url))
+    replay = (
+        stack.replay
+        if isinstance(stack.replay, SqlReplayCache)
+        else (SqlReplayCache.from_url(ledger_url))
+    )
     stack.ssf = build_receiver(config, stack.guard, stack.denylist, replay, clock=clock)
     stack.verifier.denylist = stack.denylist
     if stack.sts is not None:

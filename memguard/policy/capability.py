@@ -60,7 +60,9 @@ _NOW: Final = 1_800_000_000
 _OTHER: Final = "\x00other"
 _LIST_SIZES: Final = (0, 1, 2, 3)
 #: every principal has an issuer and a subject
-_ALWAYS_SET: Final = frozenset({"principal.issuer", "principal.subject", "principal.actor", "principal.depth"})
+_ALWAYS_SET: Final = frozenset(
+    {"principal.issuer", "principal.subject", "principal.actor", "principal.depth"}
+)
 _OWNER_MIRROR: Final = {"fact.owner_iss": "principal.issuer", "fact.owner_sub": "principal.subject"}
 
 
@@ -179,7 +181,9 @@ def _candidates(rules: Sequence[Rule]) -> dict[str, list[tuple[Scalar, ...]]]:
             if len(plain) > 1:
                 options.append(tuple(plain))
             if attr in refs:
-                options += [tuple(f"\x00ref:{attr}#{i}" for i in range(n)) for n in _LIST_SIZES if n]
+                options += [
+                    tuple(f"\x00ref:{attr}#{i}" for i in range(n)) for n in _LIST_SIZES if n
+                ]
         else:
             if attr in refs or any(isinstance(v, str) and v.startswith("\x00ref:") for v in found):
                 options.append((f"\x00ref:{attr}",))
@@ -219,14 +223,18 @@ def _describe(env: PrincipalEnv) -> str:
         shown = [("<any>" if isinstance(v, str) and v.startswith("\x00") else v) for v in values]
         if attr in ("principal.issuer", "principal.subject") and shown == ["<any>"]:
             continue
-        parts.append(f"{attr}={shown[0] if len(shown) == 1 else shown}" if shown else f"{attr} unset")
+        parts.append(
+            f"{attr}={shown[0] if len(shown) == 1 else shown}" if shown else f"{attr} unset"
+        )
     return ", ".join(parts) or "any principal"
 
 
 # -- the check --------------------------------------------------------------------------------------
 
 
-def _residuals(policy: PolicySet, action: str) -> dict[tuple[NormalForm, tuple[Scalar, Scalar]], tuple[tuple[str, ...], str]]:
+def _residuals(
+    policy: PolicySet, action: str
+) -> dict[tuple[NormalForm, tuple[Scalar, Scalar]], tuple[tuple[str, ...], str]]:
     """Each distinct (residual, owner) the action's plans take, with rule ids and an example."""
     engine = Engine(policy)
     rules = [r for r in policy.rules if action in r.actions]
@@ -244,7 +252,9 @@ def _residuals(policy: PolicySet, action: str) -> dict[tuple[NormalForm, tuple[S
 
 def report(policy: PolicySet, backends: Iterable[str] = BACKENDS) -> dict[str, list[Unsupported]]:
     """What each backend cannot push down of ``policy``'s read scopes (``[]``: everything)."""
-    cache: dict[str, dict[tuple[NormalForm, tuple[Scalar, Scalar]], tuple[tuple[str, ...], str]]] = {}
+    cache: dict[
+        str, dict[tuple[NormalForm, tuple[Scalar, Scalar]], tuple[tuple[str, ...], str]]
+    ] = {}
     out: dict[str, list[Unsupported]] = {}
     for backend in backends:
         translate = _translator(backend)

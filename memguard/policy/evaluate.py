@@ -315,7 +315,9 @@ class Engine:
         rule_id = self.rules[pos].id
         bad = mistyped(self._fields[pos], fact)
         if bad:
-            return f"rule `{rule_id}`: {what} reads `{bad[0]}`, which holds a value of the wrong type"
+            return (
+                f"rule `{rule_id}`: {what} reads `{bad[0]}`, which holds a value of the wrong type"
+            )
         return f"rule `{rule_id}`: {what} depends on a missing attribute"
 
     def candidates(self, action: str, penv: PrincipalEnv) -> list[Rule]:

@@ -66,7 +66,9 @@ class _Bad(Exception):
         self.rule_id: str | None = None
 
 
-def compose_yaml(text: str | bytes, file: str = "<string>", max_bytes: int | None = None) -> Node | None:
+def compose_yaml(
+    text: str | bytes, file: str = "<string>", max_bytes: int | None = None
+) -> Node | None:
     """Parse bounded, safe YAML into nodes (see :mod:`memguard.yamlsafe`)."""
     return yamlsafe.compose(text, file, max_bytes=max_bytes)
 

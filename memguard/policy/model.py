@@ -111,15 +111,27 @@ ATTRIBUTES: Mapping[str, AttrSpec] = {
         _spec("principal.scopes", AttrType.STR, "token scopes", is_list=True),
         # entity profiles (``sub_profile``, memguard.tokens.entity_profiles): per hop, as the
         # token's issuer asserted them; a hop without one has none (``user`` = a human)
-        _spec("principal.subject_profile", AttrType.STR, "the subject's entity profile",
-              is_list=True),
-        _spec("principal.actor_profile", AttrType.STR,
-              "the current actor's entity profile (the subject's when there is no actor)",
-              is_list=True),
-        _spec("principal.delegator_profile", AttrType.STR,
-              "the entity profile of who delegated to the current actor", is_list=True),
-        _spec("principal.actor_profiles", AttrType.STR, "the entity profiles of every actor",
-              is_list=True),
+        _spec(
+            "principal.subject_profile", AttrType.STR, "the subject's entity profile", is_list=True
+        ),
+        _spec(
+            "principal.actor_profile",
+            AttrType.STR,
+            "the current actor's entity profile (the subject's when there is no actor)",
+            is_list=True,
+        ),
+        _spec(
+            "principal.delegator_profile",
+            AttrType.STR,
+            "the entity profile of who delegated to the current actor",
+            is_list=True,
+        ),
+        _spec(
+            "principal.actor_profiles",
+            AttrType.STR,
+            "the entity profiles of every actor",
+            is_list=True,
+        ),
         _spec("context.purpose", AttrType.STR, "what the read is for: answer, tool_argument, ..."),
         _spec("fact.id", AttrType.STR, "fact id", fld="fact_id"),
         _spec("fact.namespace", AttrType.STR, "namespace", fld="namespace"),
@@ -268,7 +280,11 @@ class Problem:
 
     def __str__(self) -> str:
         rule = f" rule `{self.rule_id}`:" if self.rule_id else ""
-        where = f"{self.file}:{self.line}:{self.column}:" if self.column else f"{self.file}:{self.line}:"
+        where = (
+            f"{self.file}:{self.line}:{self.column}:"
+            if self.column
+            else f"{self.file}:{self.line}:"
+        )
         return _one_line(f"{where}{rule} {self.message}")
 
     def as_json(self) -> dict[str, object]:

@@ -278,7 +278,10 @@ class PolicyResolver:
             cond = conj(narrow)
             if cond is False:
                 return ScopePlan(
-                    PlanKind.DENY, digest, rule_ids=plan.rule_ids, reason="the request admits nothing"
+                    PlanKind.DENY,
+                    digest,
+                    rule_ids=plan.rule_ids,
+                    reason="the request admits nothing",
                 )
             if cond is True:
                 return plan

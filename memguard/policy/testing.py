@@ -295,7 +295,9 @@ def run_test_file(path: Path) -> TestFileReport:
         doc = yamlsafe.read(path)
         root = doc.root
         data = _keys(
-            doc.data, {"apiVersion", "kind", "description", "policies", "now", "tests"}, "a test file"
+            doc.data,
+            {"apiVersion", "kind", "description", "policies", "now", "tests"},
+            "a test file",
         )
         if data.get("apiVersion") != "memguard/v1" or data.get("kind") != "PolicyTests":
             raise CaseError("a test file needs `apiVersion: memguard/v1` and `kind: PolicyTests`")

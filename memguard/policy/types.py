@@ -60,13 +60,17 @@ def literal_problem(attr: str, value: object) -> str | None:
         return None if type(value) is str else f"`{attr}` takes a string, not {_what(value)}"
     if spec.type is AttrType.SOURCE_KIND:
         if type(value) is not str or value not in _KINDS:
-            return f"unknown source kind `{value}`" if type(value) is str else (
-                f"`{attr}` takes a source kind, not {_what(value)}"
+            return (
+                f"unknown source kind `{value}`"
+                if type(value) is str
+                else (f"`{attr}` takes a source kind, not {_what(value)}")
             )
         return None
     if type(value) is not int:
         return f"`{attr}` takes an integer, not {_what(value)}"
-    if spec.type is AttrType.TRUST and not int(TrustLevel.QUARANTINED) <= value <= int(TrustLevel.SYSTEM):
+    if spec.type is AttrType.TRUST and not int(TrustLevel.QUARANTINED) <= value <= int(
+        TrustLevel.SYSTEM
+    ):
         return f"`{attr}` takes a trust level (0..6), not {value}"
     if not INT64_MIN <= value <= INT64_MAX:
         return f"`{attr}` takes an int64"

@@ -57,7 +57,9 @@ NormalForm = Condition | bool
 Literal = Eq | In | Gte | Exists | Not
 
 
-def _flat(items: Iterable[NormalForm], kind: type[And] | type[Or], unit: bool) -> list[Condition] | bool:
+def _flat(
+    items: Iterable[NormalForm], kind: type[And] | type[Or], unit: bool
+) -> list[Condition] | bool:
     """The parts of an ``And`` (``unit`` ``True``) or ``Or`` (``unit`` ``False``) of normal forms,
     flattened and without duplicates; the absorbing constant if one occurs, ``unit`` if empty."""
     out: dict[Condition, None] = {}
@@ -201,7 +203,9 @@ def _positive(cond: Condition) -> NormalForm:
         case And(items):
             if not items:
                 raise UntranslatableCondition("empty `and`")
-            return conj([_positive(i) for i in items])  # all of it: a malformed part anywhere is refused
+            return conj(
+                [_positive(i) for i in items]
+            )  # all of it: a malformed part anywhere is refused
         case Or(items):
             if not items:
                 raise UntranslatableCondition("empty `or`")
@@ -338,4 +342,6 @@ def _dnf(cond: NormalForm, limit: int) -> list[list[Literal]]:
             return acc
         case Eq() | In() | Gte() | Exists() | Not():
             return [[cond]]
-    raise UntranslatableCondition(f"unsupported condition `{type(cond).__name__}`")  # pragma: no cover
+    raise UntranslatableCondition(
+        f"unsupported condition `{type(cond).__name__}`"
+    )  # pragma: no cover

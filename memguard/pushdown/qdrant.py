@@ -26,6 +26,7 @@ __all__ = ["NOTHING", "PREFIX", "field_key", "to_qdrant_filter"]
 #: A filter no point matches (an empty ``has_id``).
 NOTHING = models.Filter(must=[models.HasIdCondition(has_id=[])])
 
+
 def _exists(name: str) -> models.Filter:
     return models.Filter(
         must_not=[models.IsEmptyCondition(is_empty=models.PayloadField(key=field_key(name)))]

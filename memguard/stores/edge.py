@@ -56,7 +56,14 @@ from memguard.pushdown.qfilter import field_key
 from memguard.scope import FIELDS, And, Condition, Eq
 from memguard.stores.base import RESERVED_PAYLOAD_KEY, Hit, StoredPoint
 
-__all__ = ["DEFAULT_LAYOUT", "Placement", "QdrantEdgeStore", "StorageLayout", "StoreDamaged", "StoreLocked"]
+__all__ = [
+    "DEFAULT_LAYOUT",
+    "Placement",
+    "QdrantEdgeStore",
+    "StorageLayout",
+    "StoreDamaged",
+    "StoreLocked",
+]
 
 SUPPORTED = (">=", "0.9.0", "<", "0.10")
 SHARD = "shard"
@@ -222,7 +229,9 @@ class QdrantEdgeStore:
         vectors = config.get("vectors", {})
         sizes = {v.get("size") for v in vectors.values()} if isinstance(vectors, dict) else set()
         if sizes and sizes != {self.dimension}:
-            raise StoreError(f"the store at `{self.path}` has dimension {sizes}, not {self.dimension}")
+            raise StoreError(
+                f"the store at `{self.path}` has dimension {sizes}, not {self.dimension}"
+            )
 
     def _ensure_indexes(self, shard: qe.EdgeShard) -> None:
         memory = _memory(self.layout.payload_indexes)
@@ -414,7 +423,9 @@ class QdrantEdgeStore:
         while True:
             with self._errors() as shard:
                 records, cursor = shard.scroll(
-                    qe.ScrollRequest(offset=cursor, limit=batch, with_payload=False, with_vector=False)
+                    qe.ScrollRequest(
+                        offset=cursor, limit=batch, with_payload=False, with_vector=False
+                    )
                 )
             yield from (str(r.id) for r in records)
             if cursor is None:
@@ -453,7 +464,8 @@ class QdrantEdgeStore:
                     return True
                 options = index.get("options")
                 if index.get("type") == "hnsw" and (
-                    not isinstance(options, dict) or any(options.get(k) != v for k, v in want.items())
+                    not isinstance(options, dict)
+                    or any(options.get(k) != v for k, v in want.items())
                 ):
                     return True
         return False

@@ -90,10 +90,11 @@ class QdrantStore:
                 self._client = QdrantClient(location=location or ":memory:")
             self._local = type(getattr(self._client, "_client", None)).__name__ == "QdrantLocal"
             if partition_by_owner and not self._local:
-                raise StoreError("owner partitions are for local mode; a server uses one collection")
+                raise StoreError(
+                    "owner partitions are for local mode; a server uses one collection"
+                )
             has_partitions = self._local and any(
-                d.name.startswith(self._prefix)
-                for d in self._client.get_collections().collections
+                d.name.startswith(self._prefix) for d in self._client.get_collections().collections
             )
             if partition_by_owner is False and has_partitions:
                 self._client.close()
@@ -262,8 +263,9 @@ class QdrantStore:
         out: dict[str, list[float]] = {}
         with self._errors():
             for collection, ids in groups.items():
-                for r in self._client.retrieve(collection, ids=ids, with_payload=False,
-                                               with_vectors=True):
+                for r in self._client.retrieve(
+                    collection, ids=ids, with_payload=False, with_vectors=True
+                ):
                     if isinstance(r.vector, list):
                         out[str(r.id)] = [float(x) for x in r.vector]  # type: ignore[arg-type]
         return out
@@ -300,9 +302,7 @@ class QdrantStore:
             if len(routes) == 1:
                 return self._query(routes[0][0], vector, routes[0][1], limit, offset)
             # merge: the top offset+limit of each collection holds the global top offset+limit
-            hits = [
-                h for c, f in routes for h in self._query(c, vector, f, offset + limit, 0)
-            ]
+            hits = [h for c, f in routes for h in self._query(c, vector, f, offset + limit, 0)]
             hits.sort(key=lambda h: -h.score)
             return hits[offset : offset + limit]
 

@@ -72,7 +72,9 @@ class StoreCheckReport:
             "matching": self.matching,
             "problems": dict(sorted(self.problems.items())),
             "unknown_points": self.unknown_points,
-            "hint": None if self.ok else "`memguard store rebuild` recreates the store from the ledger",
+            "hint": None
+            if self.ok
+            else "`memguard store rebuild` recreates the store from the ledger",
         }
 
 
@@ -168,7 +170,9 @@ def _problem(record: LedgerRecord | None, point: StoredPoint | None) -> str | No
         return "integrity.ledger_changed"  # committed a moment ago, changed since
     if point is None:
         return "integrity.missing_point"
-    return candidate_problem(payload_candidate(point.fact_id, point.payload), record, record.provenance)
+    return candidate_problem(
+        payload_candidate(point.fact_id, point.payload), record, record.provenance
+    )
 
 
 def rebuild_store(

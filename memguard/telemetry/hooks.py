@@ -1,4 +1,5 @@
-"""Where the kernel reports to telemetry: five calls, each a line in ``memguard/kernel.py``.
+"""Where the kernel reports to telemetry: five calls, each a line in ``memguard/kernel.py``,
+``memguard/operation.py`` or ``memguard/stamp.py``.
 
 * :func:`observe` when an operation starts, and :meth:`Watch.close` when it ends (its span, its
   duration, its decision counted once);
@@ -33,8 +34,17 @@ if TYPE_CHECKING:
     from memguard.kernel import Operation, VerifiedFact
     from memguard.provenance import Provenance, Turn
 
-__all__ = ["RequestObserver", "Watch", "current_observer", "decided", "observe", "observing", "returned", "stamp_turn",
-           "stamped"]
+__all__ = [
+    "RequestObserver",
+    "Watch",
+    "current_observer",
+    "decided",
+    "observe",
+    "observing",
+    "returned",
+    "stamp_turn",
+    "stamped",
+]
 
 
 class RequestObserver(Protocol):
@@ -68,8 +78,19 @@ def observing(observer: RequestObserver) -> Iterator[RequestObserver]:
 class Watch:
     """One operation as telemetry sees it."""
 
-    __slots__ = ("_span", "_started", "_token", "_watch_token", "action", "allowed", "decision",
-                 "policy_digest", "read", "reason", "records")
+    __slots__ = (
+        "_span",
+        "_started",
+        "_token",
+        "_watch_token",
+        "action",
+        "allowed",
+        "decision",
+        "policy_digest",
+        "read",
+        "reason",
+        "records",
+    )
 
     def __init__(self, op: Operation) -> None:
         self.action = op.action
@@ -102,7 +123,8 @@ class Watch:
             if len(op.fact_ids) == 1:
                 attrs[sc.GEN_AI_MEMORY_RECORD_ID] = op.fact_ids[0]
             self._span = tracing.tracer().start_span(
-                sc.span_name(op.action), kind=SpanKind.INTERNAL, attributes=attrs)
+                sc.span_name(op.action), kind=SpanKind.INTERNAL, attributes=attrs
+            )
             self._token = otel_context.attach(trace.set_span_in_context(self._span))
         self._watch_token = _watch.set(self)
 
@@ -113,8 +135,10 @@ class Watch:
         if decision == "alarm":
             metrics.record("memguard.decisions", 1.0, event.action, decision, event.reason)
             if self._span is not None:
-                self._span.add_event(sc.MG_ALARM, {sc.MG_REASON: event.reason,
-                                                   sc.MG_FACT_ID: list(event.fact_ids)[:16]})
+                self._span.add_event(
+                    sc.MG_ALARM,
+                    {sc.MG_REASON: event.reason, sc.MG_FACT_ID: list(event.fact_ids)[:16]},
+                )
             return
         self.decision, self.reason = decision, event.reason
         self.allowed = event if decision == "allow" else None
@@ -149,8 +173,9 @@ class Watch:
         span.set_attribute(sc.MG_TRUST, min(f.provenance.trust for f in returned).label)
         for fact in returned[: tracing.MAX_LINKS]:
             turn = fact.provenance.turn
-            link = tracing.fact_link(fact.fact_id, turn.trace_id, turn.span_id,
-                                     fact.provenance.trust.label)
+            link = tracing.fact_link(
+                fact.fact_id, turn.trace_id, turn.span_id, fact.provenance.trust.label
+            )
             if link is not None:
                 span.add_link(link.context, link.attributes)
         if tracing.settings().capture_content:
@@ -184,8 +209,12 @@ class Watch:
 
     def _count(self) -> None:
         decision = self.decision or "allow"  # an operation that ends quietly (authenticate)
-        metrics.record("memguard.operation.duration", time.perf_counter() - self._started,
-                       self.action, decision)
+        metrics.record(
+            "memguard.operation.duration",
+            time.perf_counter() - self._started,
+            self.action,
+            decision,
+        )
         if self.decision is None:
             return
         metrics.record("memguard.decisions", 1.0, self.action, self.decision, self.reason)

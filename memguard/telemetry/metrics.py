@@ -61,45 +61,108 @@ class Spec:
     buckets: tuple[float, ...] = _LATENCY
 
 
-SPECS: dict[str, Spec] = {s.otel: s for s in (
-    Spec("memguard.decisions", "memguard_decisions", "counter",
-         "Security decisions (allow, deny, alarm) by action and reason code.",
-         ("action", "decision", "reason")),
-    Spec("memguard.denies", "memguard_denies", "counter",
-         "Refusals by action and reason code (also counted in memguard.decisions).",
-         ("action", "reason")),
-    Spec("memguard.operation.duration", "memguard_operation_duration_seconds", "histogram",
-         "Duration of a memory operation, from identity check to recorded decision.",
-         ("action", "decision"), unit="s"),
-    Spec("memguard.writes", "memguard_writes", "counter",
-         "Facts written, by channel (source kind) and the trust memguard assigned: the trust mix "
-         "of new memory.", ("source_kind", "trust")),
-    Spec("memguard.quarantined", "memguard_quarantined_facts", "counter",
-         "Facts put in quarantine by revocations (their rate is the quarantine rate).", ()),
-    Spec("memguard.quarantine.lifted", "memguard_quarantine_lifted", "counter",
-         "Facts whose quarantine an endorsement lifted.", ()),
-    Spec("memguard.revocations", "memguard_revocations", "counter",
-         "Revocations made.", ()),
-    Spec("memguard.scanner.verdicts", "memguard_scanner_verdicts", "counter",
-         "Content-scanner verdicts on new writes, by scanner and verdict.", ("scanner", "verdict")),
-    Spec("memguard.http.requests", "memguard_http_requests", "counter",
-         "Gateway requests by route, method and status.", ("route", "method", "status")),
-    Spec("http.server.request.duration", "memguard_http_request_duration_seconds", "histogram",
-         "Gateway request duration by route and method.", ("route", "method"), unit="s"),
-    Spec("memguard.idempotency", "memguard_idempotency", "counter",
-         "Writes with an Idempotency-Key, by outcome (first, replayed, conflict, in_progress).",
-         ("outcome",)),
-    Spec("memguard.rate_limit.storage_errors", "memguard_rate_limit_storage_errors", "counter",
-         "Rate-limit checks whose shared storage (Redis) failed.", ("failure_mode",)),
-)}
+SPECS: dict[str, Spec] = {
+    s.otel: s
+    for s in (
+        Spec(
+            "memguard.decisions",
+            "memguard_decisions",
+            "counter",
+            "Security decisions (allow, deny, alarm) by action and reason code.",
+            ("action", "decision", "reason"),
+        ),
+        Spec(
+            "memguard.denies",
+            "memguard_denies",
+            "counter",
+            "Refusals by action and reason code (also counted in memguard.decisions).",
+            ("action", "reason"),
+        ),
+        Spec(
+            "memguard.operation.duration",
+            "memguard_operation_duration_seconds",
+            "histogram",
+            "Duration of a memory operation, from identity check to recorded decision.",
+            ("action", "decision"),
+            unit="s",
+        ),
+        Spec(
+            "memguard.writes",
+            "memguard_writes",
+            "counter",
+            "Facts written, by channel (source kind) and the trust memguard assigned: the trust mix "
+            "of new memory.",
+            ("source_kind", "trust"),
+        ),
+        Spec(
+            "memguard.quarantined",
+            "memguard_quarantined_facts",
+            "counter",
+            "Facts put in quarantine by revocations (their rate is the quarantine rate).",
+            (),
+        ),
+        Spec(
+            "memguard.quarantine.lifted",
+            "memguard_quarantine_lifted",
+            "counter",
+            "Facts whose quarantine an endorsement lifted.",
+            (),
+        ),
+        Spec("memguard.revocations", "memguard_revocations", "counter", "Revocations made.", ()),
+        Spec(
+            "memguard.scanner.verdicts",
+            "memguard_scanner_verdicts",
+            "counter",
+            "Content-scanner verdicts on new writes, by scanner and verdict.",
+            ("scanner", "verdict"),
+        ),
+        Spec(
+            "memguard.http.requests",
+            "memguard_http_requests",
+            "counter",
+            "Gateway requests by route, method and status.",
+            ("route", "method", "status"),
+        ),
+        Spec(
+            "http.server.request.duration",
+            "memguard_http_request_duration_seconds",
+            "histogram",
+            "Gateway request duration by route and method.",
+            ("route", "method"),
+            unit="s",
+        ),
+        Spec(
+            "memguard.idempotency",
+            "memguard_idempotency",
+            "counter",
+            "Writes with an Idempotency-Key, by outcome (first, replayed, conflict, in_progress).",
+            ("outcome",),
+        ),
+        Spec(
+            "memguard.rate_limit.storage_errors",
+            "memguard_rate_limit_storage_errors",
+            "counter",
+            "Rate-limit checks whose shared storage (Redis) failed.",
+            ("failure_mode",),
+        ),
+    )
+}
 
 #: OpenTelemetry attribute names of the labels (the conventions' names where there is one)
-_OTEL_LABEL = {"route": "http.route", "method": "http.request.method",
-               "status": "http.response.status_code", "action": "memguard.action",
-               "decision": "memguard.decision", "reason": "memguard.reason",
-               "source_kind": "memguard.source_kind", "trust": "memguard.trust",
-               "scanner": "memguard.scanner", "verdict": "memguard.verdict",
-               "outcome": "memguard.outcome", "failure_mode": "memguard.failure_mode"}
+_OTEL_LABEL = {
+    "route": "http.route",
+    "method": "http.request.method",
+    "status": "http.response.status_code",
+    "action": "memguard.action",
+    "decision": "memguard.decision",
+    "reason": "memguard.reason",
+    "source_kind": "memguard.source_kind",
+    "trust": "memguard.trust",
+    "scanner": "memguard.scanner",
+    "verdict": "memguard.verdict",
+    "outcome": "memguard.outcome",
+    "failure_mode": "memguard.failure_mode",
+}
 _LABEL_VALUE = re.compile(r"[^A-Za-z0-9_.:/{}\- ]")
 
 
@@ -115,17 +178,22 @@ class _Otel:
     def __init__(self) -> None:
         from memguard import __version__
 
-        meter = otel_metrics.get_meter("memguard", __version__,
-                                       meter_provider=tracing.settings().meter_provider)
+        meter = otel_metrics.get_meter(
+            "memguard", __version__, meter_provider=tracing.settings().meter_provider
+        )
         self.instruments: dict[str, Any] = {}
         for spec in SPECS.values():
             if spec.kind == "counter":
                 self.instruments[spec.otel] = meter.create_counter(
-                    spec.otel, unit=spec.unit, description=spec.description)
+                    spec.otel, unit=spec.unit, description=spec.description
+                )
             else:
                 self.instruments[spec.otel] = meter.create_histogram(
-                    spec.otel, unit=spec.unit, description=spec.description,
-                    explicit_bucket_boundaries_advisory=list(spec.buckets))
+                    spec.otel,
+                    unit=spec.unit,
+                    description=spec.description,
+                    explicit_bucket_boundaries_advisory=list(spec.buckets),
+                )
 
     def record(self, spec: Spec, value: float, labels: Sequence[str]) -> None:
         attrs = {_OTEL_LABEL[k]: v for k, v in zip(spec.labels, labels, strict=True)}
@@ -148,15 +216,23 @@ class _Prometheus:
         for spec in SPECS.values():
             if spec.kind == "counter":
                 self.instruments[spec.otel] = Counter(
-                    spec.prom, spec.description, spec.labels, registry=registry)
+                    spec.prom, spec.description, spec.labels, registry=registry
+                )
             else:
                 self.instruments[spec.otel] = Histogram(
-                    spec.prom, spec.description, spec.labels, registry=registry,
-                    buckets=spec.buckets)
+                    spec.prom,
+                    spec.description,
+                    spec.labels,
+                    registry=registry,
+                    buckets=spec.buckets,
+                )
 
     def record(self, spec: Spec, value: float, labels: Sequence[str]) -> None:
-        child = self.instruments[spec.otel].labels(*labels) if spec.labels else (
-            self.instruments[spec.otel])
+        child = (
+            self.instruments[spec.otel].labels(*labels)
+            if spec.labels
+            else (self.instruments[spec.otel])
+        )
         if spec.kind == "counter":
             child.inc(value)
         else:
@@ -324,14 +400,23 @@ class LedgerGauges:
         latest = read(self.ledger.log.latest_checkpoint)
         return LedgerSnapshot(
             queue_depth=read(self.ledger.log.pending_count),
-            checkpoint_age=(max(0.0, self.clock() - latest.created_at)
-                            if latest is not None else None),
-            quarantined=read(lambda: count(
-                select(func.count(func.distinct(quarantine.c.fact_id))).where(
-                    quarantine.c.lifted.is_(False)))),
-            revocations_active=read(lambda: count(
-                select(func.count()).select_from(revocation).where(
-                    revocation.c.active.is_(True)))),
+            checkpoint_age=(
+                max(0.0, self.clock() - latest.created_at) if latest is not None else None
+            ),
+            quarantined=read(
+                lambda: count(
+                    select(func.count(func.distinct(quarantine.c.fact_id))).where(
+                        quarantine.c.lifted.is_(False)
+                    )
+                )
+            ),
+            revocations_active=read(
+                lambda: count(
+                    select(func.count())
+                    .select_from(revocation)
+                    .where(revocation.c.active.is_(True))
+                )
+            ),
             verify_ok=self._verify_ok,
             verify_at=self._verify_at,
             verify_seconds=self._verify_seconds,
@@ -340,23 +425,42 @@ class LedgerGauges:
     def samples(self) -> Iterable[tuple[str, str, float]]:
         """(Prometheus name, help, value) of each gauge that has a value now."""
         s = self.snapshot()
-        values = (s.queue_depth, s.checkpoint_age, s.quarantined, s.revocations_active,
-                  s.verify_ok, s.verify_at, s.verify_seconds)
-        return [(n, h, float(v)) for (n, h), v in zip(GAUGES, values, strict=True)
-                if v is not None]
+        values = (
+            s.queue_depth,
+            s.checkpoint_age,
+            s.quarantined,
+            s.revocations_active,
+            s.verify_ok,
+            s.verify_at,
+            s.verify_seconds,
+        )
+        return [(n, h, float(v)) for (n, h), v in zip(GAUGES, values, strict=True) if v is not None]
 
 
 #: The ledger-wide gauges (Prometheus name, help), in :class:`LedgerSnapshot` order.
 GAUGES: tuple[tuple[str, str], ...] = (
-    ("memguard_ledger_queue_depth",
-     "Audit events appended but not yet integrated into the Merkle log."),
-    ("memguard_checkpoint_age_seconds", "Seconds since the latest signed checkpoint of the audit log."),
-    ("memguard_quarantined_facts_current", "Facts in quarantine now (an active revocation holds them)."),
+    (
+        "memguard_ledger_queue_depth",
+        "Audit events appended but not yet integrated into the Merkle log.",
+    ),
+    (
+        "memguard_checkpoint_age_seconds",
+        "Seconds since the latest signed checkpoint of the audit log.",
+    ),
+    (
+        "memguard_quarantined_facts_current",
+        "Facts in quarantine now (an active revocation holds them).",
+    ),
     ("memguard_revocations_active", "Active revocations."),
     ("memguard_ledger_verify_ok", "1 if the last full audit-log verification passed, else 0."),
-    ("memguard_ledger_verify_timestamp_seconds",
-     "When the last full audit-log verification finished (Unix time)."),
-    ("memguard_ledger_verify_duration_seconds", "How long the last full audit-log verification took."),
+    (
+        "memguard_ledger_verify_timestamp_seconds",
+        "When the last full audit-log verification finished (Unix time).",
+    ),
+    (
+        "memguard_ledger_verify_duration_seconds",
+        "How long the last full audit-log verification took.",
+    ),
 )
 
 
@@ -366,8 +470,9 @@ def observe_ledger(gauges: LedgerGauges) -> None:
 
     from memguard import __version__
 
-    meter = otel_metrics.get_meter("memguard", __version__,
-                                   meter_provider=tracing.settings().meter_provider)
+    meter = otel_metrics.get_meter(
+        "memguard", __version__, meter_provider=tracing.settings().meter_provider
+    )
 
     def callback(name: str) -> Callable[[CallbackOptions], Iterable[Observation]]:
         def observe(options: CallbackOptions) -> Iterable[Observation]:

@@ -98,8 +98,7 @@ def configure(
     _settings = TelemetrySettings(
         capture_content=previous.capture_content if capture_content is KEEP else capture_content,
         store_id=previous.store_id if store_id is KEEP else store_id,
-        tracer_provider=(previous.tracer_provider if tracer_provider is KEEP
-                         else tracer_provider),
+        tracer_provider=(previous.tracer_provider if tracer_provider is KEEP else tracer_provider),
         meter_provider=previous.meter_provider if meter_provider is KEEP else meter_provider,
     )
     return previous
@@ -107,8 +106,12 @@ def configure(
 
 def restore(previous: TelemetrySettings) -> None:
     """Put back settings :func:`configure` returned."""
-    configure(capture_content=previous.capture_content, store_id=previous.store_id,
-              tracer_provider=previous.tracer_provider, meter_provider=previous.meter_provider)
+    configure(
+        capture_content=previous.capture_content,
+        store_id=previous.store_id,
+        tracer_provider=previous.tracer_provider,
+        meter_provider=previous.meter_provider,
+    )
 
 
 def settings() -> TelemetrySettings:
@@ -212,9 +215,7 @@ def use_context(ctx: otel_context.Context) -> Iterator[None]:
 
 
 @contextmanager
-def client_span(
-    action: str, attributes: Mapping[str, Any] | None = None
-) -> Iterator[Span | None]:
+def client_span(action: str, attributes: Mapping[str, Any] | None = None) -> Iterator[Span | None]:
     """A ``CLIENT`` span for a call to the gateway (``None`` when tracing is not configured).
 
     The caller injects the current context into its request inside the block, so the gateway's
@@ -232,8 +233,11 @@ def client_span(
         attrs[sc.GEN_AI_MEMORY_STORE_ID] = _settings.store_id
     attrs.update(attributes or {})
     with tracer().start_as_current_span(
-        sc.span_name(action), kind=SpanKind.CLIENT, attributes=attrs,
-        record_exception=False, set_status_on_exception=False,
+        sc.span_name(action),
+        kind=SpanKind.CLIENT,
+        attributes=attrs,
+        record_exception=False,
+        set_status_on_exception=False,
     ) as span:
         try:
             yield span
@@ -257,8 +261,11 @@ def server_span(name: str, attributes: Mapping[str, Any]) -> Iterator[Span | Non
         yield None
         return
     with tracer().start_as_current_span(
-        name, kind=SpanKind.SERVER, attributes=dict(attributes),
-        record_exception=False, set_status_on_exception=False,
+        name,
+        kind=SpanKind.SERVER,
+        attributes=dict(attributes),
+        record_exception=False,
+        set_status_on_exception=False,
     ) as span:
         yield span
 
@@ -271,9 +278,13 @@ def store_span(operation: str, store_id: str) -> Iterator[None]:
         yield
         return
     attrs = {sc.GEN_AI_OPERATION_NAME: operation, sc.GEN_AI_MEMORY_STORE_ID: store_id}
-    with tracer().start_as_current_span(operation, kind=SpanKind.CLIENT, attributes=attrs,
-                                        record_exception=False,
-                                        set_status_on_exception=False) as span:
+    with tracer().start_as_current_span(
+        operation,
+        kind=SpanKind.CLIENT,
+        attributes=attrs,
+        record_exception=False,
+        set_status_on_exception=False,
+    ) as span:
         try:
             yield
         except Exception as exc:

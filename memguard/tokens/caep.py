@@ -49,8 +49,9 @@ SESSION_REVOKED = CAEP + "session-revoked"
 CREDENTIAL_CHANGE = CAEP + "credential-change"
 TOKEN_CLAIMS_CHANGE = CAEP + "token-claims-change"
 ASSURANCE_LEVEL_CHANGE = CAEP + "assurance-level-change"
-_ACTED_ON = frozenset({SESSION_REVOKED, CREDENTIAL_CHANGE, TOKEN_CLAIMS_CHANGE,
-                       ASSURANCE_LEVEL_CHANGE})
+_ACTED_ON = frozenset(
+    {SESSION_REVOKED, CREDENTIAL_CHANGE, TOKEN_CLAIMS_CHANGE, ASSURANCE_LEVEL_CHANGE}
+)
 
 Outcome = Literal["deny", "none", "unsupported"]
 
@@ -70,8 +71,11 @@ class Signal:
 
     @property
     def name(self) -> str:
-        return self.uri.rsplit("/", 1)[-1] if self.uri.startswith(CAEP) or (
-            self.uri in (SSF_VERIFICATION, SSF_STREAM_UPDATED)) else "unknown"
+        return (
+            self.uri.rsplit("/", 1)[-1]
+            if self.uri.startswith(CAEP) or (self.uri in (SSF_VERIFICATION, SSF_STREAM_UPDATED))
+            else "unknown"
+        )
 
 
 def signals(token: SecurityEventToken, *, retention: int) -> list[Signal]:
@@ -80,14 +84,26 @@ def signals(token: SecurityEventToken, *, retention: int) -> list[Signal]:
     for uri, body in token.events.items():
         ts = body.get("event_timestamp", token.issued_at)
         if type(ts) is not int or ts > token.issued_at + 60:
-            raise IdentityError("`event_timestamp` must be an integer, not after the SET",
-                                code="identity.bad_claims")
-        reasons = {k: body[k] for k in ("initiating_entity", "reason_admin", "reason_user",
-                                        "change_type", "credential_type", "change_direction")
-                   if k in body}
+            raise IdentityError(
+                "`event_timestamp` must be an integer, not after the SET",
+                code="identity.bad_claims",
+            )
+        reasons = {
+            k: body[k]
+            for k in (
+                "initiating_entity",
+                "reason_admin",
+                "reason_user",
+                "change_type",
+                "credential_type",
+                "change_direction",
+            )
+            if k in body
+        }
         if uri in (SSF_VERIFICATION, SSF_STREAM_UPDATED):
-            out.append(Signal(uri, ts, "none", detail={**reasons,
-                                                       **_stream_detail(token, uri, body)}))
+            out.append(
+                Signal(uri, ts, "none", detail={**reasons, **_stream_detail(token, uri, body)})
+            )
             continue
         if uri not in _ACTED_ON:
             outcome: Outcome = "unsupported"
@@ -100,13 +116,13 @@ def signals(token: SecurityEventToken, *, retention: int) -> list[Signal]:
         raw, sessions = _entries(subject, token.issuer, uri, ts)
         cause = f"{uri.rsplit('/', 1)[-1]} {token.issuer} {token.jti}"
         entries = tuple(DenyEntry(k, i, v, na, ts + retention, cause) for k, i, v, na in raw)
-        out.append(Signal(uri, ts, "deny" if entries else "unsupported", entries, sessions,
-                          reasons))
+        out.append(
+            Signal(uri, ts, "deny" if entries else "unsupported", entries, sessions, reasons)
+        )
     return out
 
 
-def _stream_detail(token: SecurityEventToken, uri: str,
-                   body: Mapping[str, Any]) -> dict[str, Any]:
+def _stream_detail(token: SecurityEventToken, uri: str, body: Mapping[str, Any]) -> dict[str, Any]:
     """What an SSF stream event says: the stream (its ``opaque`` subject), and its ``state``
     (verification; as a digest) or its new ``status`` and ``reason`` (stream-updated)."""
     out: dict[str, Any] = {}
@@ -122,8 +138,9 @@ def _stream_detail(token: SecurityEventToken, uri: str,
         return out
     status = body.get("status")
     if status not in _STREAM_STATUSES:
-        raise IdentityError("`status` must be enabled, paused or disabled",
-                            code="identity.bad_claims")
+        raise IdentityError(
+            "`status` must be enabled, paused or disabled", code="identity.bad_claims"
+        )
     out["status"] = status
     reason = body.get("reason")
     if isinstance(reason, str):
@@ -134,8 +151,10 @@ def _stream_detail(token: SecurityEventToken, uri: str,
 def _subject(token: SecurityEventToken, body: Mapping[str, Any]) -> Mapping[str, Any]:
     inner = body.get("subject")
     if (inner is None) == (token.sub_id is None):
-        raise IdentityError("the event needs exactly one subject (`sub_id` or `subject`)",
-                            code="identity.bad_claims")
+        raise IdentityError(
+            "the event needs exactly one subject (`sub_id` or `subject`)",
+            code="identity.bad_claims",
+        )
     subject = inner if inner is not None else token.sub_id
     if not isinstance(subject, dict):
         raise IdentityError("a subject must be an object", code="identity.bad_claims")
@@ -145,8 +164,9 @@ def _subject(token: SecurityEventToken, body: Mapping[str, Any]) -> Mapping[str,
 _Raw = tuple[DenyKind, str, str, int | None]
 
 
-def _entries(subject: Mapping[str, Any], transmitter: str, uri: str,
-             ts: int) -> tuple[list[_Raw], tuple[tuple[str, str, str], ...]]:
+def _entries(
+    subject: Mapping[str, Any], transmitter: str, uri: str, ts: int
+) -> tuple[list[_Raw], tuple[tuple[str, str, str], ...]]:
     fmt = subject.get("format")
     before: int | None = ts  # only tokens issued up to the event
     if fmt == "iss_sub":

@@ -34,12 +34,20 @@ if TYPE_CHECKING:
 
 token_app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 
-GatewayConfigOpt = Annotated[Path | None, typer.Option(
-    "--gateway-config", help="Gateway YAML: use that gateway's token service and verifier.")]
-StateDir = Annotated[Path | None, typer.Option(
-    "--state-dir", help="A standalone local token service with keys in DIR/sts.")]
-Issuer = Annotated[str | None, typer.Option(
-    "--issuer", help="Issuer of the standalone token service (with --state-dir).")]
+GatewayConfigOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--gateway-config", help="Gateway YAML: use that gateway's token service and verifier."
+    ),
+]
+StateDir = Annotated[
+    Path | None,
+    typer.Option("--state-dir", help="A standalone local token service with keys in DIR/sts."),
+]
+Issuer = Annotated[
+    str | None,
+    typer.Option("--issuer", help="Issuer of the standalone token service (with --state-dir)."),
+]
 AsJson = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")]
 STANDALONE_ISSUER = "https://sts.memguard.local"
 
@@ -66,16 +74,31 @@ def _target(gateway_config: Path | None, state_dir: Path | None, issuer: str | N
         raise ConfigurationError("give `--gateway-config` or `--state-dir`/`--issuer`, not both")
     from memguard.tokens.sts import SecurityTokenService
 
-    sts = SecurityTokenService((state_dir or Path(".memguard/standalone")) / "sts",
-                               issuer=issuer or STANDALONE_ISSUER)
-    identity = IdentityConfig.from_mapping({
-        "version": 1,
-        "access_tokens": {"audience": min(sts.audiences), "issuers": [
-            {"issuer": sts.issuer, "algorithms": [sts.access_keys.alg], "jwks": sts.jwks()}]},
-        "workload_credentials": {"audience": sts.presenter_audience, "trust_domains": [
-            {"trust_domain": sts.trust_domain, "algorithms": [sts.workload_keys.alg],
-             "jwks": sts.workload_jwks()}]},
-    }, where="standalone token service")
+    sts = SecurityTokenService(
+        (state_dir or Path(".memguard/standalone")) / "sts", issuer=issuer or STANDALONE_ISSUER
+    )
+    identity = IdentityConfig.from_mapping(
+        {
+            "version": 1,
+            "access_tokens": {
+                "audience": min(sts.audiences),
+                "issuers": [
+                    {"issuer": sts.issuer, "algorithms": [sts.access_keys.alg], "jwks": sts.jwks()}
+                ],
+            },
+            "workload_credentials": {
+                "audience": sts.presenter_audience,
+                "trust_domains": [
+                    {
+                        "trust_domain": sts.trust_domain,
+                        "algorithms": [sts.workload_keys.alg],
+                        "jwks": sts.workload_jwks(),
+                    }
+                ],
+            },
+        },
+        where="standalone token service",
+    )
     return _Target(sts, identity)
 
 
@@ -101,8 +124,9 @@ def _read(value: str) -> str:
 def mint_user(
     subject: Annotated[str, typer.Argument(help="The user's `sub`.")],
     scope: Annotated[list[str] | None, typer.Option("--scope", help="Repeat for several.")] = None,
-    audience: Annotated[str | None, typer.Option(
-        "--audience", help="Default: the gateway's resource.")] = None,
+    audience: Annotated[
+        str | None, typer.Option("--audience", help="Default: the gateway's resource.")
+    ] = None,
     ttl: Annotated[int, typer.Option("--ttl", help="Seconds.")] = 900,
     gateway_config: GatewayConfigOpt = None,
     state_dir: StateDir = None,
@@ -116,9 +140,14 @@ def mint_user(
 @token_app.command("mint-workload")
 def mint_workload(
     spiffe_id: Annotated[str, typer.Argument(help="spiffe://trust-domain/path")],
-    use: Annotated[str, typer.Option(
-        "--use", help="presenter (Workload-Identity-Token at the gateway), actor (an RFC 8693 "
-        "actor_token) or client (jwt-spiffe client authentication at /token).")] = "presenter",
+    use: Annotated[
+        str,
+        typer.Option(
+            "--use",
+            help="presenter (Workload-Identity-Token at the gateway), actor (an RFC 8693 "
+            "actor_token) or client (jwt-spiffe client authentication at /token).",
+        ),
+    ] = "presenter",
     ttl: Annotated[int, typer.Option("--ttl")] = 300,
     gateway_config: GatewayConfigOpt = None,
     state_dir: StateDir = None,
@@ -157,13 +186,18 @@ def keygen(
 
     if alg not in ("ES256", "EdDSA"):
         raise CliError(ExitCode.USAGE, "usage", "--alg is ES256 or EdDSA")
-    key = ec.generate_private_key(ec.SECP256R1()) if alg == "ES256" else Ed25519PrivateKey.generate()
-    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                            serialization.NoEncryption())
+    key = (
+        ec.generate_private_key(ec.SECP256R1()) if alg == "ES256" else Ed25519PrivateKey.generate()
+    )
+    pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
-        raise CliError(ExitCode.FAILURE, "file_exists", f"`{path}` exists; a key is never overwritten") from None
+        raise CliError(
+            ExitCode.FAILURE, "file_exists", f"`{path}` exists; a key is never overwritten"
+        ) from None
     with os.fdopen(fd, "wb") as fh:
         fh.write(pem)
     typer.echo(json.dumps({"keys": [public_jwk(key)]}, indent=2))
@@ -189,13 +223,21 @@ def exchange(
     subject_token: Annotated[str, typer.Argument(help="Token, @file or - (stdin).")],
     token_endpoint: Annotated[str, typer.Option("--token-endpoint")],
     client_id: Annotated[str, typer.Option("--client-id")],
-    client_key: Annotated[Path, typer.Option("--client-key", help="PEM private key (ES256/EdDSA).")],
+    client_key: Annotated[
+        Path, typer.Option("--client-key", help="PEM private key (ES256/EdDSA).")
+    ],
     audience: Annotated[str, typer.Option("--audience")],
     scope: Annotated[str, typer.Option("--scope", help="Space-separated scopes.")],
     actor_token: Annotated[str | None, typer.Option("--actor-token")] = None,
-    alg: Annotated[str | None, typer.Option("--alg", help="Default: the key's (ES256 or EdDSA).")] = None,
-    kid: Annotated[str | None, typer.Option(
-        "--kid", help="Default: the key's RFC 7638 thumbprint (what `keygen` printed).")] = None,
+    alg: Annotated[
+        str | None, typer.Option("--alg", help="Default: the key's (ES256 or EdDSA).")
+    ] = None,
+    kid: Annotated[
+        str | None,
+        typer.Option(
+            "--kid", help="Default: the key's RFC 7638 thumbprint (what `keygen` printed)."
+        ),
+    ] = None,
 ) -> None:
     """RFC 8693 exchange at a token endpoint (authlib client, private_key_jwt)."""
     from memguard.tokens.client import TokenExchangeClient
@@ -206,20 +248,29 @@ def exchange(
         jwk = _key_id(pem)
     except ValueError as exc:
         raise CliError(ExitCode.INVALID, "invalid_key", f"`{client_key}`: {exc}") from None
-    client = TokenExchangeClient(token_endpoint, client_id, pem, alg=alg or jwk["alg"],
-                                 kid=kid or jwk["kid"])
+    client = TokenExchangeClient(
+        token_endpoint, client_id, pem, alg=alg or jwk["alg"], kid=kid or jwk["kid"]
+    )
     try:
-        out = client.exchange(_read(subject_token), audience=audience, scope=scope,
-                              actor_token=_read(actor_token) if actor_token else None)
+        out = client.exchange(
+            _read(subject_token),
+            audience=audience,
+            scope=scope,
+            actor_token=_read(actor_token) if actor_token else None,
+        )
     except TokenExchangeError as exc:
-        raise CliError(ExitCode.DENIED, f"token_exchange.{exc.error}", f"refused: {exc.error} ({exc})") from None
+        raise CliError(
+            ExitCode.DENIED, f"token_exchange.{exc.error}", f"refused: {exc.error} ({exc})"
+        ) from None
     finally:
         client.close()
     typer.echo(out.access_token)
 
 
 @token_app.command("decode")
-def decode(token: Annotated[str, typer.Argument(help="Token, @file or -.")], as_json: AsJson = False) -> None:
+def decode(
+    token: Annotated[str, typer.Argument(help="Token, @file or -.")], as_json: AsJson = False
+) -> None:
     """Show header and claims WITHOUT verifying anything (after the strict JWS pre-parse)."""
     from memguard.errors import IdentityError
     from memguard.tokens.rfc7515 import parse_compact
@@ -229,15 +280,21 @@ def decode(token: Annotated[str, typer.Argument(help="Token, @file or -.")], as_
     except IdentityError as exc:
         raise CliError(ExitCode.INVALID, exc.code, str(exc)) from None  # nothing to decode
     data = {"verified": False, "header": header, "claims": claims}
-    text = "UNVERIFIED\nheader: " + json.dumps(header, indent=2) + "\nclaims: " + json.dumps(claims, indent=2)
+    text = (
+        "UNVERIFIED\nheader: "
+        + json.dumps(header, indent=2)
+        + "\nclaims: "
+        + json.dumps(claims, indent=2)
+    )
     typer.echo(json.dumps(data, indent=2, sort_keys=True) if as_json else text)
 
 
 @token_app.command("verify")
 def verify(
     token: Annotated[str, typer.Argument(help="Token, @file or -.")],
-    config: Annotated[Path | None, typer.Option(
-        "--config", help="Identity YAML (memguard.tokens.config).")] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="Identity YAML (memguard.tokens.config).")
+    ] = None,
     workload_credential: Annotated[str | None, typer.Option("--workload-credential")] = None,
     gateway_config: GatewayConfigOpt = None,
     state_dir: StateDir = None,
@@ -265,7 +322,14 @@ def verify(
         typer.echo(json.dumps(data, sort_keys=True) if as_json else f"refused: {exc.code} ({exc})")
         raise typer.Exit(ExitCode.DENIED) from None  # the verdict is the output
     p = identity.principal
-    data = {"valid": True, "expires_at": identity.expires_at, "scopes": sorted(p.scopes), **p.summary()}
-    chain = " -> ".join([f"{p.subject.subject} @ {p.subject.issuer}", *(a.subject for a in p.actors)])
+    data = {
+        "valid": True,
+        "expires_at": identity.expires_at,
+        "scopes": sorted(p.scopes),
+        **p.summary(),
+    }
+    chain = " -> ".join(
+        [f"{p.subject.subject} @ {p.subject.issuer}", *(a.subject for a in p.actors)]
+    )
     text = f"valid: {chain}\nscopes: {' '.join(sorted(p.scopes)) or '-'}\njti: {p.token_jti}"
     typer.echo(json.dumps(data, sort_keys=True) if as_json else text)

@@ -42,8 +42,13 @@ from memguard.tokens.rfc8693 import (
     TokenExchangeError,
 )
 
-__all__ = ["ClientCredentials", "ExchangedToken", "IssuerCredentials", "TokenExchangeClient",
-           "metadata_url"]
+__all__ = [
+    "ClientCredentials",
+    "ExchangedToken",
+    "IssuerCredentials",
+    "TokenExchangeClient",
+    "metadata_url",
+]
 
 ASSERTION_LIFETIME = 60
 MAX_METADATA = 64 * 1024
@@ -76,8 +81,9 @@ class IssuerCredentials:
 def metadata_url(issuer: str) -> str:
     """RFC 8414 3.1: the well-known suffix goes between the host and the issuer's path."""
     parts = urlsplit(issuer)
-    if parts.scheme != "https" and not (parts.scheme == "http" and parts.hostname in (
-            "127.0.0.1", "::1", "localhost")):
+    if parts.scheme != "https" and not (
+        parts.scheme == "http" and parts.hostname in ("127.0.0.1", "::1", "localhost")
+    ):
         raise ConfigurationError(f"the issuer `{issuer}` must be https (or loopback http)")
     if parts.query or parts.fragment:
         raise ConfigurationError(f"the issuer `{issuer}` has a query or fragment (RFC 8414 2)")
@@ -161,8 +167,15 @@ class TokenExchangeClient:
             metadata_url(endpoint)  # the same https-or-loopback rule for the endpoint
         except ConfigurationError:
             raise TokenExchangeError("invalid_issuer", "token endpoint scheme") from None
-        return cls(endpoint, creds.client_id, creds.private_key_pem, alg=creds.alg,
-                   kid=creds.kid, timeout=timeout, issuer=issuer)
+        return cls(
+            endpoint,
+            creds.client_id,
+            creds.private_key_pem,
+            alg=creds.alg,
+            kid=creds.kid,
+            timeout=timeout,
+            issuer=issuer,
+        )
 
     def _check_issuer(self, access_token: str) -> None:
         """A JWT access token must come from the issuer this client meant (mix-up defence)."""
@@ -196,7 +209,9 @@ class TokenExchangeClient:
         try:
             token = self._client.fetch_token(self.token_endpoint, grant_type=GRANT_TYPE, **params)
         except OAuthError as exc:
-            raise TokenExchangeError(str(exc.error or "invalid_request"), "remote refusal") from None
+            raise TokenExchangeError(
+                str(exc.error or "invalid_request"), "remote refusal"
+            ) from None
         except Exception as exc:
             raise TokenExchangeError("server_error", type(exc).__name__) from None
         self._check_issuer(str(token["access_token"]))

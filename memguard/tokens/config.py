@@ -112,7 +112,9 @@ class _KeyedSource(_Model):
             try:
                 data = json.loads(Path(self.jwks_file).read_text("utf-8"))
             except (OSError, ValueError) as exc:
-                raise ConfigurationError(f"cannot read jwks_file `{self.jwks_file}`: {exc}") from None
+                raise ConfigurationError(
+                    f"cannot read jwks_file `{self.jwks_file}`: {exc}"
+                ) from None
             return StaticKeySource(data, algs)
         return StaticKeySource(self.jwks, algs)
 
@@ -159,8 +161,10 @@ class WorkloadCredentials(_Model):
     @classmethod
     def _own_typ(cls, value: str) -> str:
         if not value or value.lower() in RESERVED_TYPES:
-            raise ValueError("the presenter credential `typ` must differ from access tokens', "
-                             "actor tokens' and client assertions'")
+            raise ValueError(
+                "the presenter credential `typ` must differ from access tokens', "
+                "actor tokens' and client assertions'"
+            )
         return value
 
 
@@ -221,8 +225,12 @@ class IdentityConfig(_Model):
         wc = self.workload_credentials
         try:
             if wc is not None:
-                check_distinct({"access tokens": [self.access_tokens.audience],
-                                "presenter credentials": [wc.audience]})
+                check_distinct(
+                    {
+                        "access tokens": [self.access_tokens.audience],
+                        "presenter credentials": [wc.audience],
+                    }
+                )
             self.tenancy_map()  # refuses ambiguous or unknown tenancy entries at load
         except ConfigurationError as exc:
             raise ValueError(str(exc)) from None
@@ -254,8 +262,10 @@ class IdentityConfig(_Model):
 def _tupled(value: Any) -> Any:
     # YAML gives lists; strict models want tuples / frozensets for the frozen fields.
     if isinstance(value, dict):
-        return {k: (v if k == "jwks" and isinstance(v, dict) and "keys" in v else _tupled(v))
-                for k, v in value.items()}
+        return {
+            k: (v if k == "jwks" and isinstance(v, dict) and "keys" in v else _tupled(v))
+            for k, v in value.items()
+        }
     if isinstance(value, list):
         return tuple(_tupled(v) for v in value)
     return value

@@ -89,13 +89,25 @@ class TokenFacts:
     issued_at: int
 
     @classmethod
-    def of(cls, claims: Mapping[str, Any], *, token_issuer: str, subject: PrincipalId,
-           actors: Iterable[str], jti: str) -> TokenFacts:
+    def of(
+        cls,
+        claims: Mapping[str, Any],
+        *,
+        token_issuer: str,
+        subject: PrincipalId,
+        actors: Iterable[str],
+        jti: str,
+    ) -> TokenFacts:
         sid = claims.get("sid")
         iat = claims.get("iat")
-        return cls(token_issuer=token_issuer, subject=subject, actors=tuple(actors), jti=jti,
-                   sid=sid if isinstance(sid, str) else None,
-                   issued_at=iat if type(iat) is int else 0)
+        return cls(
+            token_issuer=token_issuer,
+            subject=subject,
+            actors=tuple(actors),
+            jti=jti,
+            sid=sid if isinstance(sid, str) else None,
+            issued_at=iat if type(iat) is int else 0,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,14 +130,22 @@ class DenyEntry:
 
     def merged(self, other: DenyEntry) -> DenyEntry:
         """Two entries for one key: the wider refusal and the later expiry win."""
-        na = None if self.not_after is None or other.not_after is None else max(
-            self.not_after, other.not_after)
+        na = (
+            None
+            if self.not_after is None or other.not_after is None
+            else max(self.not_after, other.not_after)
+        )
         newer = other if other.until >= self.until else self
         return replace(newer, not_after=na, until=max(self.until, other.until))
 
     def summary(self) -> dict[str, object]:
-        return {"kind": self.kind, "issuer": self.issuer, "value": self.value,
-                "not_after": self.not_after, "until": self.until}
+        return {
+            "kind": self.kind,
+            "issuer": self.issuer,
+            "value": self.value,
+            "not_after": self.not_after,
+            "until": self.until,
+        }
 
 
 class DenyCheck(Protocol):
@@ -140,8 +160,10 @@ def _matches(entry: DenyEntry, facts: TokenFacts) -> bool:
     if entry.kind == "subject":
         return facts.subject.issuer == entry.issuer and facts.subject.subject == entry.value
     if entry.kind == "session":
-        return facts.sid == entry.value and entry.issuer in (facts.subject.issuer,
-                                                              facts.token_issuer)
+        return facts.sid == entry.value and entry.issuer in (
+            facts.subject.issuer,
+            facts.token_issuer,
+        )
     if entry.kind == "token":
         return facts.jti == entry.value and facts.token_issuer == entry.issuer
     return entry.value in facts.actors
@@ -194,8 +216,10 @@ class DenyList:
     def check(self, facts: TokenFacts) -> DenyEntry | None:
         entries = self._current()
         now = self._clock()
-        for key in (("subject", facts.subject.issuer, facts.subject.subject),
-                    ("token", facts.token_issuer, facts.jti)):
+        for key in (
+            ("subject", facts.subject.issuer, facts.subject.subject),
+            ("token", facts.token_issuer, facts.jti),
+        ):
             entry = entries.get(key)
             if entry is not None and entry.until > now and _matches(entry, facts):
                 return entry
@@ -206,7 +230,7 @@ class DenyList:
                     return entry
         for actor in facts.actors:
             if actor.startswith("spiffe://"):
-                domain = "spiffe://" + actor[len("spiffe://"):].split("/", 1)[0]
+                domain = "spiffe://" + actor[len("spiffe://") :].split("/", 1)[0]
                 entry = entries.get(("agent", domain, actor))
                 if entry is not None and entry.until > now and _matches(entry, facts):
                     return entry
@@ -231,8 +255,9 @@ class DenyList:
         try:
             self._load()
         except LedgerError:
-            raise IdentityError("revocation state unavailable",
-                                code="identity.revocation_unavailable") from None
+            raise IdentityError(
+                "revocation state unavailable", code="identity.revocation_unavailable"
+            ) from None
         finally:
             self._reload_lock.release()
         return self._entries
@@ -243,8 +268,9 @@ class DenyList:
         try:
             return self._version.read() != self._version_seen
         except Exception:
-            raise IdentityError("revocation state unavailable",
-                                code="identity.revocation_unavailable") from None
+            raise IdentityError(
+                "revocation state unavailable", code="identity.revocation_unavailable"
+            ) from None
 
     def _load(self) -> None:
         assert self.engine is not None
@@ -260,8 +286,14 @@ class DenyList:
         for row in rows:
             if row.kind not in _KINDS:
                 continue
-            entry = DenyEntry(kind=row.kind, issuer=row.issuer, value=row.value,
-                              not_after=row.not_after, until=row.until, cause=row.cause)
+            entry = DenyEntry(
+                kind=row.kind,
+                issuer=row.issuer,
+                value=row.value,
+                not_after=row.not_after,
+                until=row.until,
+                cause=row.cause,
+            )
             loaded[entry.key] = entry
         with self._lock:
             # entries added here since the read began stay (they are in the table already)
@@ -312,17 +344,29 @@ class DenyList:
                 conn.execute(delete(t).where(t.c.until <= now))
                 for e in entries:
                     stmt = dialect.insert(t).values(
-                        k=e.digest, kind=e.kind, issuer=e.issuer, value=e.value,
-                        not_after=e.not_after, until=e.until, cause=e.cause)
+                        k=e.digest,
+                        kind=e.kind,
+                        issuer=e.issuer,
+                        value=e.value,
+                        not_after=e.not_after,
+                        until=e.until,
+                        cause=e.cause,
+                    )
                     ex = stmt.excluded
-                    conn.execute(stmt.on_conflict_do_update(index_elements=["k"], set_={
-                        "not_after": case(
-                            (t.c.not_after.is_(None) | ex.not_after.is_(None), None),
-                            (ex.not_after > t.c.not_after, ex.not_after),
-                            else_=t.c.not_after),
-                        "until": case((ex.until > t.c.until, ex.until), else_=t.c.until),
-                        "cause": ex.cause,
-                    }))
+                    conn.execute(
+                        stmt.on_conflict_do_update(
+                            index_elements=["k"],
+                            set_={
+                                "not_after": case(
+                                    (t.c.not_after.is_(None) | ex.not_after.is_(None), None),
+                                    (ex.not_after > t.c.not_after, ex.not_after),
+                                    else_=t.c.not_after,
+                                ),
+                                "until": case((ex.until > t.c.until, ex.until), else_=t.c.until),
+                                "cause": ex.cause,
+                            },
+                        )
+                    )
                 bump(conn)  # wakes the other processes (memguard.tokens.denylist_watch)
         except SQLAlchemyError as exc:
             raise LedgerError(f"deny list unavailable: {type(exc).__name__}") from exc

@@ -46,8 +46,9 @@ def ensure_version_row(engine: Engine) -> None:
     _META.create_all(engine, tables=[VERSION], checkfirst=True)
     dialect = postgresql if engine.dialect.name == "postgresql" else sqlite
     with engine.begin() as conn:
-        conn.execute(dialect.insert(VERSION).values(id=1, n=0).on_conflict_do_nothing(
-            index_elements=["id"]))
+        conn.execute(
+            dialect.insert(VERSION).values(id=1, n=0).on_conflict_do_nothing(index_elements=["id"])
+        )
 
 
 def bump(conn: Connection) -> None:
@@ -68,11 +69,14 @@ class SqliteVersion:
         """The counter; raises ``sqlite3.Error`` if it cannot be read (the caller fails closed)."""
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
-            conn = sqlite3.connect(self.path, timeout=5.0, check_same_thread=True,
-                                   isolation_level=None)
+            conn = sqlite3.connect(
+                self.path, timeout=5.0, check_same_thread=True, isolation_level=None
+            )
             self._local.conn = conn
         try:
-            row = conn.execute("SELECT n FROM memguard_ssf_denylist_version WHERE id = 1").fetchone()
+            row = conn.execute(
+                "SELECT n FROM memguard_ssf_denylist_version WHERE id = 1"
+            ).fetchone()
         except sqlite3.Error:
             conn.close()
             self._local.conn = None
@@ -85,15 +89,17 @@ class SqliteVersion:
 class PgNotifyWatch:
     """A daemon thread in ``LISTEN`` on the deny list's channel; ``on_change`` runs per wake-up."""
 
-    def __init__(self, engine: Engine, on_change: Callable[[], None], *,
-                 retry: float = 1.0) -> None:
+    def __init__(
+        self, engine: Engine, on_change: Callable[[], None], *, retry: float = 1.0
+    ) -> None:
         self.engine, self.on_change, self.retry = engine, on_change, retry
         self._stop = threading.Event()
         self._listening = threading.Event()
         self._conn: Any = None
         self._log = get_logger()
-        self._thread = threading.Thread(target=self._run, name="memguard-denylist-listen",
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._run, name="memguard-denylist-listen", daemon=True
+        )
 
     @property
     def listening(self) -> bool:

@@ -67,8 +67,15 @@ JWT_BEARER_GRANT = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 ID_JAG_TYP = "oauth-id-jag+jwt"
 #: authorization-server metadata ``authorization_grant_profiles_supported`` (draft 7.2; EMA 6)
 ID_JAG_PROFILE = "urn:ietf:params:oauth:grant-profile:id-jag"
-_SINGLE = ("grant_type", "assertion", "scope", "client_id", "client_assertion",
-           "client_assertion_type", "resource")
+_SINGLE = (
+    "grant_type",
+    "assertion",
+    "scope",
+    "client_id",
+    "client_assertion",
+    "client_assertion_type",
+    "resource",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,8 +136,10 @@ def parse_id_jag_request(form: Mapping[str, list[str]]) -> IdJagRequest:
     if scope is not None and (not scope or any(not s for s in scope.split(" "))):
         raise TokenExchangeError("invalid_scope", "scope malformed")
     return IdJagRequest(
-        assertion=assertion, scopes=frozenset(scope.split(" ")) if scope is not None else None,
-        resource=one("resource"), client_id=one("client_id"),
+        assertion=assertion,
+        scopes=frozenset(scope.split(" ")) if scope is not None else None,
+        resource=one("resource"),
+        client_id=one("client_id"),
         client_assertion_type=one("client_assertion_type"),
         client_assertion=one("client_assertion"),
     )
@@ -169,19 +178,28 @@ class IdJagVerifier:
         alg = check_alg(header, idp.algorithms)
         claims = verify_jws(assertion, idp.keys.get(check_kid(header), alg), alg, unverified)
         single_audience(claims, {self.audience})
-        exp = check_times(claims, now=self._clock(), leeway=self.leeway, max_ttl=self.max_ttl,
-                          max_age=self.max_ttl + self.leeway)
+        exp = check_times(
+            claims,
+            now=self._clock(),
+            leeway=self.leeway,
+            max_ttl=self.max_ttl,
+            max_age=self.max_ttl + self.leeway,
+        )
         for required in ("sub", "client_id", "jti", "resource"):
             if required not in claims:
                 raise IdentityError(f"missing `{required}`", code="identity.bad_claims")
         if "act" in claims:
-            raise IdentityError("an identity assertion grant names no actors",
-                                code="identity.bad_chain")
+            raise IdentityError(
+                "an identity assertion grant names no actors", code="identity.bad_chain"
+            )
         if claims["client_id"] != client_id:
-            raise IdentityError("client_id is not the authenticated client", code="identity.bad_client")
+            raise IdentityError(
+                "client_id is not the authenticated client", code="identity.bad_client"
+            )
         if idp.clients and client_id not in idp.clients:
-            raise IdentityError("client not allowed for this identity provider",
-                                code="identity.bad_client")
+            raise IdentityError(
+                "client not allowed for this identity provider", code="identity.bad_client"
+            )
         if idp.tenant is not None and claims.get("tenant") != idp.tenant:
             raise IdentityError("wrong tenant", code="identity.bad_issuer")
         resource = claims["resource"]
@@ -193,12 +211,16 @@ class IdJagVerifier:
         if not isinstance(scope, str):
             raise IdentityError("scope must be a string", code="identity.bad_claims")
         return VerifiedIdJag(
-            subject=PrincipalId(issuer=idp.issuer, subject=check_identifier(
-                claims["sub"], "sub", code="identity.bad_claims")),
-            client_id=client_id, resource=resource,
+            subject=PrincipalId(
+                issuer=idp.issuer,
+                subject=check_identifier(claims["sub"], "sub", code="identity.bad_claims"),
+            ),
+            client_id=client_id,
+            resource=resource,
             scopes=frozenset(s for s in scope.split(" ") if s),
             jti=check_identifier(claims["jti"], "jti", code="identity.bad_claims"),
-            expires_at=exp, claims=claims,
+            expires_at=exp,
+            claims=claims,
         )
 
     def allowed_scopes(self, verified: VerifiedIdJag) -> frozenset[str]:

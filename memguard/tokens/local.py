@@ -136,15 +136,30 @@ class LocalVerifier(IdentityVerifier):
         if not keys:
             raise ConfigurationError("verifier needs at least one key")
         jwks = {"keys": [{**public_jwk(key), "kid": kid} for kid, key in keys.items()]}
-        config = IdentityConfig.from_mapping({
-            "version": 1,
-            "access_tokens": {"audience": audience, "issuers": [{
-                "issuer": issuer, "algorithms": ["EdDSA"], "jwks": jwks, "act_chains": "asserted",
-            }]},
-            "limits": {"max_ttl": max_ttl, "max_age": max_age, "leeway": leeway,
-                       "max_depth": max_depth},
-            "presenter_binding": "optional",
-        }, where="local verifier")
+        config = IdentityConfig.from_mapping(
+            {
+                "version": 1,
+                "access_tokens": {
+                    "audience": audience,
+                    "issuers": [
+                        {
+                            "issuer": issuer,
+                            "algorithms": ["EdDSA"],
+                            "jwks": jwks,
+                            "act_chains": "asserted",
+                        }
+                    ],
+                },
+                "limits": {
+                    "max_ttl": max_ttl,
+                    "max_age": max_age,
+                    "leeway": leeway,
+                    "max_depth": max_depth,
+                },
+                "presenter_binding": "optional",
+            },
+            where="local verifier",
+        )
         super().__init__(config, clock=clock)
         self.issuer = issuer
         self.audience = audience

@@ -29,4 +29,6 @@ def check_presenter(
         raise IdentityError("workload presented a user token", code="identity.impersonation")
     current = principal.actors[-1]
     if current.subject != workload_id or current.issuer not in (trust_domain_id, token_issuer):
-        raise IdentityError("presenter is not the current actor", code="identity.presenter_mismatch")
+        raise IdentityError(
+            "presenter is not the current actor", code="identity.presenter_mismatch"
+        )

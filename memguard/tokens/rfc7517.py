@@ -47,8 +47,12 @@ def public_jwk(key: SigningKey | PublicKey) -> dict[str, str]:
     pub = key.public_key() if isinstance(key, SigningKey) else key
     if isinstance(pub, ec.EllipticCurvePublicKey):
         nums = pub.public_numbers()
-        jwk = {"crv": "P-256", "kty": "EC", "x": _b64(nums.x.to_bytes(32, "big")),
-               "y": _b64(nums.y.to_bytes(32, "big"))}
+        jwk = {
+            "crv": "P-256",
+            "kty": "EC",
+            "x": _b64(nums.x.to_bytes(32, "big")),
+            "y": _b64(nums.y.to_bytes(32, "big")),
+        }
         alg = "ES256"
     else:
         raw = pub.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
@@ -88,8 +92,11 @@ def parse_jwks(data: object, algorithms: frozenset[str], *, use: str = "sig") ->
     for jwk in data["keys"]:
         if not isinstance(jwk, dict) or not isinstance(jwk.get("kid"), str):
             continue
-        if jwk.get("use", "sig" if use == "sig" else None) != use or ("d" in jwk) or (
-                jwk.get("kty") == "oct"):
+        if (
+            jwk.get("use", "sig" if use == "sig" else None) != use
+            or ("d" in jwk)
+            or (jwk.get("kty") == "oct")
+        ):
             continue  # other uses, private or symmetric material never verify anything
         if "alg" in jwk and jwk["alg"] not in algorithms:
             continue
@@ -154,7 +161,9 @@ class JwksUrlSource:
         clock: Callable[[], float] = time.time,
     ) -> None:
         if not url.startswith(("https://", "http://127.0.0.1", "http://localhost", "http://[::1]")):
-            raise ConfigurationError(f"jwks_url `{url}` must be https (plain http on loopback only)")
+            raise ConfigurationError(
+                f"jwks_url `{url}` must be https (plain http on loopback only)"
+            )
         self.url = url
         self.algorithms = algorithms
         self.lifespan, self.cooldown, self.max_stale = lifespan, cooldown, max_stale

@@ -134,8 +134,11 @@ class ClientAssertionVerifier:
         if "iat" not in claims:  # optional in RFC 7523; the exp bound below still applies
             claims = {**claims, "iat": int(now)}
         exp = check_times(
-            claims, now=now, leeway=self.leeway,
-            max_ttl=MAX_ASSERTION_LIFETIME, max_age=MAX_ASSERTION_LIFETIME,
+            claims,
+            now=now,
+            leeway=self.leeway,
+            max_ttl=MAX_ASSERTION_LIFETIME,
+            max_age=MAX_ASSERTION_LIFETIME,
         )
         if exp > now + MAX_ASSERTION_LIFETIME:
             raise IdentityError("assertion lifetime too long", code="identity.bad_claims")

@@ -97,7 +97,9 @@ class SetVerifier:
             raise IdentityError("event issued in the future", code="identity.bad_claims")
         if now - iat > self.max_age:
             raise IdentityError("event too old", code="identity.expired")
-        if "exp" in claims and (type(claims["exp"]) is not int or claims["exp"] <= now - self.leeway):
+        if "exp" in claims and (
+            type(claims["exp"]) is not int or claims["exp"] <= now - self.leeway
+        ):
             raise IdentityError("event expired", code="identity.expired")
         if "sub" in claims:  # RFC 8417 4.3 / SSF: the subject is in `sub_id` or the event
             raise IdentityError("a SET carries no `sub`", code="identity.bad_claims")
@@ -109,8 +111,9 @@ class SetVerifier:
         if txn is not None:
             txn = check_identifier(txn, "txn")
         jti = check_identifier(claims.get("jti"), "jti")
-        verified = SecurityEventToken(issuer=str(iss), jti=jti, issued_at=iat, events=events,
-                                      sub_id=sub_id, txn=txn)
+        verified = SecurityEventToken(
+            issuer=str(iss), jti=jti, issued_at=iat, events=events, sub_id=sub_id, txn=txn
+        )
         if claim and not self.claim(verified):
             raise IdentityError("security event replayed", code="identity.replayed")
         return verified

@@ -68,7 +68,9 @@ class TokenExchangeError(IdentityError):
 
     @property
     def status(self) -> int:
-        return 401 if self.error == "invalid_client" else 500 if self.error == "server_error" else 400
+        return (
+            401 if self.error == "invalid_client" else 500 if self.error == "server_error" else 400
+        )
 
     def body(self) -> dict[str, str]:
         return {"error": self.error, "error_description": str(self)}

@@ -32,7 +32,13 @@ from memguard.tokens.tenancy import TenancyMap
 from memguard.tokens.txn_token import transaction_context
 from memguard.tokens.uses import ACCESS_TYPES
 
-__all__ = ["AT_JWT_TYPES", "AccessTokenVerifier", "TrustedIssuer", "VerifiedAccessToken", "actor_chain"]
+__all__ = [
+    "AT_JWT_TYPES",
+    "AccessTokenVerifier",
+    "TrustedIssuer",
+    "VerifiedAccessToken",
+    "actor_chain",
+]
 
 AT_JWT_TYPES = ACCESS_TYPES
 _ACT_MEMBERS = frozenset({"sub", "iss", "act", "sub_profile"})
@@ -112,18 +118,21 @@ class AccessTokenVerifier:
             raise IdentityError("scope must be a string", code="identity.bad_claims")
         principal = Principal(
             subject=subject,
-            actors=actor_chain(claims.get("act"), subject, default_issuer=trusted.issuer,
-                               max_depth=self.max_depth),
+            actors=actor_chain(
+                claims.get("act"), subject, default_issuer=trusted.issuer, max_depth=self.max_depth
+            ),
             client_id=check_identifier(claims["client_id"], "client_id"),
             token_jti=check_identifier(claims["jti"], "jti"),
             scopes=frozenset(s for s in scope.split(" ") if s),
             subject_profile=parse_profile(claims.get("sub_profile")),
             txn=check_identifier(claims["txn"], "txn", code="identity.bad_claims")
-            if claims.get("txn") is not None else None,
+            if claims.get("txn") is not None
+            else None,
             txn_context=transaction_context(claims),
         )
-        return VerifiedAccessToken(principal=principal, expires_at=exp, claims=claims,
-                                   issuer=trusted)
+        return VerifiedAccessToken(
+            principal=principal, expires_at=exp, claims=claims, issuer=trusted
+        )
 
 
 def actor_chain(

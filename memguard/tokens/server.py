@@ -87,8 +87,12 @@ def create_app(sts: SecurityTokenService) -> Starlette:
             if len(body) > MAX_BODY:
                 return _error(TokenExchangeError("invalid_request", "body too large"))
         try:
-            pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, strict_parsing=bool(body),
-                              max_num_fields=32)
+            pairs = parse_qsl(
+                body.decode("utf-8"),
+                keep_blank_values=True,
+                strict_parsing=bool(body),
+                max_num_fields=32,
+            )
         except (UnicodeDecodeError, ValueError):
             return _error(TokenExchangeError("invalid_request", "form encoding"))
         form: dict[str, list[str]] = {}
@@ -108,12 +112,14 @@ def create_app(sts: SecurityTokenService) -> Starlette:
     async def metadata(request: Request) -> Response:
         return JSONResponse(metadata_document(sts), headers={"Cache-Control": "max-age=60"})
 
-    return Starlette(routes=[
-        Route(TOKEN_PATH, token, methods=["POST"]),
-        Route("/.well-known/jwks.json", jwks, methods=["GET"]),
-        Route("/.well-known/workload-jwks.json", workload_jwks, methods=["GET"]),
-        Route(metadata_path(sts.issuer), metadata, methods=["GET"]),
-    ])
+    return Starlette(
+        routes=[
+            Route(TOKEN_PATH, token, methods=["POST"]),
+            Route("/.well-known/jwks.json", jwks, methods=["GET"]),
+            Route("/.well-known/workload-jwks.json", workload_jwks, methods=["GET"]),
+            Route(metadata_path(sts.issuer), metadata, methods=["GET"]),
+        ]
+    )
 
 
 @contextmanager
@@ -121,8 +127,9 @@ def serve_local(app: ASGIApp, *, host: str = "127.0.0.1", port: int = 0) -> Iter
     """Serve ``app`` on a loopback address in a background thread; yields the base URL."""
     if not ipaddress.ip_address(host).is_loopback:
         raise ConfigurationError("serve_local binds loopback addresses only")
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off",
-                            access_log=False)
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level="warning", lifespan="off", access_log=False
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="memguard-sts", daemon=True)
     thread.start()

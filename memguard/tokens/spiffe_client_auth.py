@@ -127,8 +127,9 @@ class SpiffeClientVerifier:
         if domain is None:
             raise IdentityError("untrusted trust domain", code="identity.bad_issuer")
         alg = check_alg(header, domain.algorithms)
-        claims: dict[str, Any] = verify_jws(assertion, domain.keys.get(check_kid(header), alg),
-                                            alg, unverified)
+        claims: dict[str, Any] = verify_jws(
+            assertion, domain.keys.get(check_kid(header), alg), alg, unverified
+        )
         spiffe_id = check_identifier(claims.get("sub"), "sub")
         if parse_spiffe_id(spiffe_id)[0] != domain.name:
             raise IdentityError("untrusted trust domain", code="identity.bad_issuer")
@@ -144,8 +145,13 @@ class SpiffeClientVerifier:
         now = self._clock()
         if "iat" not in claims:  # optional in JWT-SVIDs; the lifetime bound uses exp alone then
             claims = {**claims, "iat": min(int(now), int(claims.get("exp", 0)) - 1)}
-        exp = check_times(claims, now=now, leeway=self.leeway, max_ttl=self.max_ttl,
-                          max_age=self.max_ttl + self.leeway)
+        exp = check_times(
+            claims,
+            now=now,
+            leeway=self.leeway,
+            max_ttl=self.max_ttl,
+            max_age=self.max_ttl + self.leeway,
+        )
         if exp > now + self.max_ttl + self.leeway:
             raise IdentityError("assertion lifetime too long", code="identity.bad_claims")
         jti = claims.get("jti")
@@ -160,8 +166,11 @@ class SpiffeClientVerifier:
 
 
 def bundle_source(
-    *, bundle: Mapping[str, Any] | None, bundle_endpoint: str | None,
-    algorithms: frozenset[str], clock: Callable[[], float] = time.time,
+    *,
+    bundle: Mapping[str, Any] | None,
+    bundle_endpoint: str | None,
+    algorithms: frozenset[str],
+    clock: Callable[[], float] = time.time,
 ) -> KeySource:
     """The key source of one trust domain's configuration (exactly one of the two)."""
     if (bundle is None) == (bundle_endpoint is None):

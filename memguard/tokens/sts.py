@@ -128,11 +128,16 @@ class KeyRing:
         """Generate a new active key; the previous one is retired but still published."""
         with self._lock:
             key: PrivateKey = (
-                Ed25519PrivateKey.generate() if self.alg == "EdDSA" else ec.generate_private_key(ec.SECP256R1())
+                Ed25519PrivateKey.generate()
+                if self.alg == "EdDSA"
+                else ec.generate_private_key(ec.SECP256R1())
             )
             kid = public_jwk(key)["kid"]
-            pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                    serialization.NoEncryption())
+            pem = key.private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.PKCS8,
+                serialization.NoEncryption(),
+            )
             fd = os.open(self.dir / f"{kid}.pem", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "wb") as fh:
                 fh.write(pem)
@@ -153,7 +158,8 @@ class KeyRing:
     def _published(self) -> list[str]:
         now = self._clock()
         return [
-            kid for kid, meta in self._state["keys"].items()
+            kid
+            for kid, meta in self._state["keys"].items()
             if meta["retired"] is None or now - meta["retired"] <= self.retain
         ]
 
@@ -170,8 +176,9 @@ class KeyRing:
 
     def sign(self, claims: Mapping[str, Any], typ: str) -> str:
         kid = self.active_kid
-        return jwt.encode(dict(claims), self._keys[kid], algorithm=self.alg,
-                          headers={"typ": typ, "kid": kid})
+        return jwt.encode(
+            dict(claims), self._keys[kid], algorithm=self.alg, headers={"typ": typ, "kid": kid}
+        )
 
 
 class SecurityTokenService:
@@ -217,7 +224,9 @@ class SecurityTokenService:
         self.audiences = frozenset(audiences)
         if not self.audiences:
             raise ConfigurationError("the token service needs at least one resource audience")
-        self.presenter_audience = presenter_audience or default_presenter_audience(min(self.audiences))
+        self.presenter_audience = presenter_audience or default_presenter_audience(
+            min(self.audiences)
+        )
         self.trust_domain = trust_domain
         self.max_ttl, self.workload_ttl, self.max_depth = max_ttl, workload_ttl, max_depth
         self.leeway = leeway
@@ -227,44 +236,74 @@ class SecurityTokenService:
         self._log = get_logger()
         base = Path(key_dir)
         self.access_keys = KeyRing(base / "access", alg=alg, retain=max_ttl + leeway, clock=clock)
-        self.workload_keys = KeyRing(base / "workload", alg=alg, retain=workload_ttl + leeway,
-                                     clock=clock)
+        self.workload_keys = KeyRing(
+            base / "workload", alg=alg, retain=workload_ttl + leeway, clock=clock
+        )
         external = {k: v for k, v in (extra_issuers or {}).items() if k != issuer}
         for t in txn_tokens:  # (trust domain, sub) must never name another issuer's user
             if t.trust_domain == issuer or t.trust_domain in external:
-                raise ConfigurationError(f"transaction tokens: trust domain `{t.trust_domain}` "
-                                         "is also a trusted token issuer")
+                raise ConfigurationError(
+                    f"transaction tokens: trust domain `{t.trust_domain}` "
+                    "is also a trusted token issuer"
+                )
         #: Transaction Tokens of these trust domains are subject tokens (memguard.tokens.txn_token)
-        self.txn_verifier = TxnTokenVerifier({t.trust_domain: t for t in txn_tokens},
-                                             leeway=leeway, clock=clock) if txn_tokens else None
+        self.txn_verifier = (
+            TxnTokenVerifier({t.trust_domain: t for t in txn_tokens}, leeway=leeway, clock=clock)
+            if txn_tokens
+            else None
+        )
         #: the entity profile (``sub_profile``) each actor's ``act`` entry gets, by actor id
-        self.actor_profiles = {k: format_profile(parse_profile(v, "actor_profiles"))
-                               for k, v in (actor_profiles or {}).items()}
+        self.actor_profiles = {
+            k: format_profile(parse_profile(v, "actor_profiles"))
+            for k, v in (actor_profiles or {}).items()
+        }
         for idp in id_jag:  # (IdP, sub) must never name this service's or a trust domain's user
             if idp.issuer == issuer or idp.issuer in {t.trust_domain for t in txn_tokens}:
-                raise ConfigurationError(f"id_jag: identity provider `{idp.issuer}` is this token "
-                                         "service or a transaction-token trust domain")
+                raise ConfigurationError(
+                    f"id_jag: identity provider `{idp.issuer}` is this token "
+                    "service or a transaction-token trust domain"
+                )
         #: ID-JAGs (memguard.tokens.id_jag) of these enterprise IdPs are authorization grants;
         #: their audience is this service's issuer, its own token use
-        self.id_jag = IdJagVerifier({i.issuer: i for i in id_jag}, audience=self.issuer,
-                                    resources=self.audiences, leeway=leeway,
-                                    clock=clock) if id_jag else None
+        self.id_jag = (
+            IdJagVerifier(
+                {i.issuer: i for i in id_jag},
+                audience=self.issuer,
+                resources=self.audiences,
+                leeway=leeway,
+                clock=clock,
+            )
+            if id_jag
+            else None
+        )
         self.id_jag_ttl = id_jag_ttl
         #: the issuers (Txn-Token trust domains, ID-JAG IdPs) whose subjects this service issues
         #: tokens for, and so names in ``sub_id``
-        self.attests = (frozenset(external) | frozenset(t.trust_domain for t in txn_tokens)
-                        | frozenset(i.issuer for i in id_jag))
-        issuers = {issuer: TrustedIssuer(issuer, frozenset({alg}), self.access_keys, self.attests),
-                   **external}
+        self.attests = (
+            frozenset(external)
+            | frozenset(t.trust_domain for t in txn_tokens)
+            | frozenset(i.issuer for i in id_jag)
+        )
+        issuers = {
+            issuer: TrustedIssuer(issuer, frozenset({alg}), self.access_keys, self.attests),
+            **external,
+        }
         # Subject tokens: any audience this STS serves, or the STS itself.
         self.subject_verifier = AccessTokenVerifier(
-            issuers, audiences=self.audiences | {issuer}, max_ttl=max_ttl,
-            max_depth=max_depth, leeway=leeway, clock=clock,
+            issuers,
+            audiences=self.audiences | {issuer},
+            max_ttl=max_ttl,
+            max_depth=max_depth,
+            leeway=leeway,
+            clock=clock,
         )
         self._domain = TrustDomain(trust_domain, frozenset({alg}), self.workload_keys, issuer)
         self.clients = ClientAssertionVerifier(
-            {c.client_id: c for c in clients}, audiences=frozenset(),
-            replay=replay or MemoryReplayCache(), leeway=leeway, clock=clock,
+            {c.client_id: c for c in clients},
+            audiences=frozenset(),
+            replay=replay or MemoryReplayCache(),
+            leeway=leeway,
+            clock=clock,
         )
         #: called with each authenticated client id before its request is served; may refuse
         #: with a TokenExchangeError (the gateway's per-client rate limit)
@@ -285,24 +324,34 @@ class SecurityTokenService:
         others = self.audiences | {self.presenter_audience} | set(id_jag)
         self.token_endpoint = url
         self.token_audiences = frozenset({url} | ({self.issuer} - others))
-        check_distinct({
-            "access tokens": self.audiences,
-            "presenter credentials": [self.presenter_audience],
-            "the token endpoint": self.token_audiences,
-            "identity assertion grants": id_jag,
-        })
+        check_distinct(
+            {
+                "access tokens": self.audiences,
+                "presenter credentials": [self.presenter_audience],
+                "the token endpoint": self.token_audiences,
+                "identity assertion grants": id_jag,
+            }
+        )
         self.clients.audiences = self.token_audiences
         if self.spiffe_clients is not None:
             self.spiffe_clients.audiences = self.token_audiences
         domains = {self.trust_domain: self._domain}
         # Actor tokens and workload client assertions: each its own typ, the token endpoint's audience.
         self.actor_verifier = WorkloadCredentialVerifier(
-            domains, audiences=self.token_audiences, typ=ACTOR_TYP, max_ttl=self.workload_ttl,
-            leeway=self.leeway, clock=self._clock,
+            domains,
+            audiences=self.token_audiences,
+            typ=ACTOR_TYP,
+            max_ttl=self.workload_ttl,
+            leeway=self.leeway,
+            clock=self._clock,
         )
         self.client_workloads = WorkloadCredentialVerifier(
-            domains, audiences=self.token_audiences, typ=CLIENT_ASSERTION_TYP,
-            max_ttl=self.workload_ttl, leeway=self.leeway, clock=self._clock,
+            domains,
+            audiences=self.token_audiences,
+            typ=CLIENT_ASSERTION_TYP,
+            max_ttl=self.workload_ttl,
+            leeway=self.leeway,
+            clock=self._clock,
         )
 
     @property
@@ -324,9 +373,14 @@ class SecurityTokenService:
     ) -> str:
         now = int(self._clock())
         claims: dict[str, Any] = {
-            "iss": self.issuer, "sub": check_identifier(subject, "sub"),
-            "aud": audience or min(self.audiences), "iat": now, "exp": now + min(ttl, self.max_ttl),
-            "jti": secrets.token_urlsafe(16), "client_id": client_id, "scope": " ".join(scopes),
+            "iss": self.issuer,
+            "sub": check_identifier(subject, "sub"),
+            "aud": audience or min(self.audiences),
+            "iat": now,
+            "exp": now + min(ttl, self.max_ttl),
+            "jti": secrets.token_urlsafe(16),
+            "client_id": client_id,
+            "scope": " ".join(scopes),
         }
         if may_act is not None:
             claims["may_act"] = dict(may_act)
@@ -358,8 +412,12 @@ class SecurityTokenService:
             raise ConfigurationError(f"`{audience}` is the audience of another token use")
         now = int(self._clock())
         claims = {
-            "iss": self.issuer, "sub": spiffe_id, "aud": audience or own,
-            "iat": now, "exp": now + min(ttl, self.workload_ttl), "jti": secrets.token_urlsafe(16),
+            "iss": self.issuer,
+            "sub": spiffe_id,
+            "aud": audience or own,
+            "iat": now,
+            "exp": now + min(ttl, self.workload_ttl),
+            "jti": secrets.token_urlsafe(16),
         }
         return self.workload_keys.sign(claims, typ)
 
@@ -411,14 +469,22 @@ class SecurityTokenService:
         txn = self.txn_verifier.verify(token)
         jti = txn.claims.get("jti")
         principal = Principal(
-            subject=txn.subject, token_jti=check_identifier(jti, "jti") if jti is not None
-            else sha256_digest(token.encode()), scopes=txn.scopes,
-            subject_profile=txn.subject_profile, txn=txn.txn, txn_context=txn.context)
+            subject=txn.subject,
+            token_jti=check_identifier(jti, "jti")
+            if jti is not None
+            else sha256_digest(token.encode()),
+            scopes=txn.scopes,
+            subject_profile=txn.subject_profile,
+            txn=txn.txn,
+            txn_context=txn.context,
+        )
         service = self.txn_verifier.services[txn.subject.issuer]
-        return VerifiedAccessToken(principal=principal, expires_at=txn.expires_at,
-                                   claims=txn.claims,
-                                   issuer=TrustedIssuer(service.trust_domain, service.algorithms,
-                                                        service.keys))
+        return VerifiedAccessToken(
+            principal=principal,
+            expires_at=txn.expires_at,
+            claims=txn.claims,
+            issuer=TrustedIssuer(service.trust_domain, service.algorithms, service.keys),
+        )
 
     def _record(self, decision: Decision, reason: str, detail: dict[str, Any]) -> None:
         event = AuditEvent(action="token_exchange", decision=decision, reason=reason, detail=detail)
@@ -458,8 +524,10 @@ class SecurityTokenService:
                 parse_spiffe_id(actor)
             except IdentityError:
                 raise TokenExchangeError("invalid_grant", "an actor is not a workload") from None
-            grant = next((g for g in self.delegation
-                          if g.actor == actor and g.on_behalf_of == on_behalf_of), None)
+            grant = next(
+                (g for g in self.delegation if g.actor == actor and g.on_behalf_of == on_behalf_of),
+                None,
+            )
             if grant is None:
                 if index == 0 and first_hop_new and may_act is True:
                     continue
@@ -468,7 +536,9 @@ class SecurityTokenService:
             allowed = scopes if allowed is None else allowed & scopes
         return allowed
 
-    def _id_jag_grant(self, form: Mapping[str, list[str]], detail: dict[str, Any]) -> dict[str, Any]:
+    def _id_jag_grant(
+        self, form: Mapping[str, list[str]], detail: dict[str, Any]
+    ) -> dict[str, Any]:
         """RFC 7523 2.1 with an ID-JAG (memguard.tokens.id_jag): an access token for the user the
         enterprise IdP names, for the authenticated client, audience-restricted to the resource."""
         detail["grant"] = "id-jag"
@@ -485,15 +555,25 @@ class SecurityTokenService:
         except IdentityError as exc:
             raise TokenExchangeError("invalid_grant", f"assertion {exc.code}") from None
         subject = grant.subject
-        detail.update(subject=subject.subject, subject_issuer=subject.issuer,
-                      resource=grant.resource, assertion_jti=grant.jti)
+        detail.update(
+            subject=subject.subject,
+            subject_issuer=subject.issuer,
+            resource=grant.resource,
+            assertion_jti=grant.jti,
+        )
         if req.resource is not None and req.resource != grant.resource:
             raise TokenExchangeError("invalid_target", "resource is not the assertion's")
         if self.denylist is not None:
             try:
-                denied = self.denylist.check(TokenFacts.of(
-                    grant.claims, token_issuer=subject.issuer, subject=subject, actors=[],
-                    jti=grant.jti))
+                denied = self.denylist.check(
+                    TokenFacts.of(
+                        grant.claims,
+                        token_issuer=subject.issuer,
+                        subject=subject,
+                        actors=[],
+                        jti=grant.jti,
+                    )
+                )
             except IdentityError as exc:
                 raise TokenExchangeError("invalid_grant", f"assertion {exc.code}") from None
             if denied is not None:
@@ -503,19 +583,31 @@ class SecurityTokenService:
         if not scopes or not scopes <= allowed:
             raise TokenExchangeError("invalid_scope", "scope not within the assertion's")
         now = int(self._clock())
-        if not self.clients.replay.use(f"idjag\x00{subject.issuer}\x00{grant.jti}",
-                                       grant.expires_at + self.leeway, now):
+        if not self.clients.replay.use(
+            f"idjag\x00{subject.issuer}\x00{grant.jti}", grant.expires_at + self.leeway, now
+        ):
             raise TokenExchangeError("invalid_grant", "assertion identity.replayed")
         exp = now + min(self.id_jag_ttl, self.max_ttl)
         claims = {
-            "iss": self.issuer, "sub": subject.subject, "sub_id": subject_identifier(subject),
-            "aud": grant.resource, "iat": now, "exp": exp, "jti": secrets.token_urlsafe(16),
-            "client_id": client_id, "scope": " ".join(sorted(scopes)),
+            "iss": self.issuer,
+            "sub": subject.subject,
+            "sub_id": subject_identifier(subject),
+            "aud": grant.resource,
+            "iat": now,
+            "exp": exp,
+            "jti": secrets.token_urlsafe(16),
+            "client_id": client_id,
+            "scope": " ".join(sorted(scopes)),
         }
         token = self.access_keys.sign(claims, "at+jwt")
         detail["issued_jti"] = claims["jti"]
-        return {"access_token": token, "issued_token_type": ACCESS_TOKEN_TYPE,
-                "token_type": "Bearer", "expires_in": exp - now, "scope": claims["scope"]}
+        return {
+            "access_token": token,
+            "issued_token_type": ACCESS_TOKEN_TYPE,
+            "token_type": "Bearer",
+            "expires_in": exp - now,
+            "scope": claims["scope"],
+        }
 
     def _exchange(self, form: Mapping[str, list[str]], detail: dict[str, Any]) -> dict[str, Any]:
         req = parse_exchange_request(form)
@@ -533,9 +625,15 @@ class SecurityTokenService:
         principal = subject.principal
         if self.denylist is not None:
             try:
-                denied = self.denylist.check(TokenFacts.of(
-                    subject.claims, token_issuer=subject.issuer.issuer, subject=principal.subject,
-                    actors=[a.subject for a in principal.actors], jti=principal.token_jti))
+                denied = self.denylist.check(
+                    TokenFacts.of(
+                        subject.claims,
+                        token_issuer=subject.issuer.issuer,
+                        subject=principal.subject,
+                        actors=[a.subject for a in principal.actors],
+                        jti=principal.token_jti,
+                    )
+                )
             except IdentityError as exc:
                 raise TokenExchangeError("invalid_grant", f"subject_token {exc.code}") from None
             if denied is not None:
@@ -565,10 +663,16 @@ class SecurityTokenService:
             # Re-delegation: only the token's current actor may hand it on (presenter binding).
             try:
                 client_domain, _ = parse_spiffe_id(client_id)
-                check_presenter(principal, client_id, token_issuer=subject.issuer.issuer,
-                                trust_domain_id=f"spiffe://{client_domain}")
+                check_presenter(
+                    principal,
+                    client_id,
+                    token_issuer=subject.issuer.issuer,
+                    trust_domain_id=f"spiffe://{client_domain}",
+                )
             except IdentityError:
-                raise TokenExchangeError("invalid_grant", "client is not the current actor") from None
+                raise TokenExchangeError(
+                    "invalid_grant", "client is not the current actor"
+                ) from None
             on_behalf_of = chain[-1]
         else:
             if new_actor != client_id:
@@ -582,8 +686,9 @@ class SecurityTokenService:
         if may_act is False:
             raise TokenExchangeError("invalid_grant", "may_act names another actor")
         hops = list(zip(chain, ["user", *chain], strict=False))
-        granted = self._granted_scopes([*hops, (new_actor, on_behalf_of)], may_act=may_act,
-                                       first_hop_new=not chain)
+        granted = self._granted_scopes(
+            [*hops, (new_actor, on_behalf_of)], may_act=may_act, first_hop_new=not chain
+        )
         allowed = principal.scopes
         for limit in (granted, actor_scopes):
             if limit is not None:
@@ -599,15 +704,29 @@ class SecurityTokenService:
             raise TokenExchangeError("invalid_grant", "inputs expired")
         act: dict[str, Any] | None = None
         for hop in principal.actors:  # rebuilt from the verified chain, first delegate innermost
-            act = {"sub": hop.subject, "iss": hop.issuer, **_profile(format_profile(hop.profile)),
-                   **({"act": act} if act else {})}
-        new_act = {"sub": new_actor, "iss": actor_iss,
-                   **_profile(self.actor_profiles.get(new_actor)), **({"act": act} if act else {})}
+            act = {
+                "sub": hop.subject,
+                "iss": hop.issuer,
+                **_profile(format_profile(hop.profile)),
+                **({"act": act} if act else {}),
+            }
+        new_act = {
+            "sub": new_actor,
+            "iss": actor_iss,
+            **_profile(self.actor_profiles.get(new_actor)),
+            **({"act": act} if act else {}),
+        }
         claims = {
-            "iss": self.issuer, "sub": principal.subject.subject,
-            "sub_id": subject_identifier(principal.subject), "aud": target,
-            "iat": now, "exp": exp, "jti": secrets.token_urlsafe(16), "client_id": client_id,
-            "scope": " ".join(sorted(req.scopes)), "act": new_act,
+            "iss": self.issuer,
+            "sub": principal.subject.subject,
+            "sub_id": subject_identifier(principal.subject),
+            "aud": target,
+            "iat": now,
+            "exp": exp,
+            "jti": secrets.token_urlsafe(16),
+            "client_id": client_id,
+            "scope": " ".join(sorted(req.scopes)),
+            "act": new_act,
         }
         if principal.txn is not None:  # the transaction this call chain belongs to
             claims["txn"] = principal.txn

@@ -101,7 +101,10 @@ class WorkloadCredentialVerifier:
             raise IdentityError("workload credential cannot delegate", code="identity.bad_claims")
         single_audience(claims, self.audiences)
         exp = check_times(
-            claims, now=self._clock(), leeway=self.leeway, max_ttl=self.max_ttl,
+            claims,
+            now=self._clock(),
+            leeway=self.leeway,
+            max_ttl=self.max_ttl,
             max_age=self.max_ttl + self.leeway,
         )
         jti = claims.get("jti")

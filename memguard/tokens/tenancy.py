@@ -52,7 +52,11 @@ class TenancyMap:
     def principal(self, subject: PrincipalId) -> PrincipalId:
         """``subject`` under its tenant issuer (itself when its issuer is no alias)."""
         issuer = self.canonical(subject.issuer)
-        return subject if issuer == subject.issuer else PrincipalId(issuer=issuer, subject=subject.subject)
+        return (
+            subject
+            if issuer == subject.issuer
+            else PrincipalId(issuer=issuer, subject=subject.subject)
+        )
 
     @property
     def aliases(self) -> Mapping[str, str]:

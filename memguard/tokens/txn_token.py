@@ -39,9 +39,17 @@ from memguard.tokens.rfc7517 import KeySource
 from memguard.tokens.rfc7519 import check_leeway, check_times, single_audience
 from memguard.tokens.rfc8693 import TXN_TOKEN_TYPE
 
-__all__ = ["MAX_CONTEXT_BYTES", "TXN_TOKEN_HEADER", "TXN_TOKEN_TYP", "TXN_TOKEN_TYPE",
-           "ResourceTxnTokens", "TxnTokenService", "TxnTokenVerifier", "VerifiedTxnToken",
-           "transaction_context"]
+__all__ = [
+    "MAX_CONTEXT_BYTES",
+    "TXN_TOKEN_HEADER",
+    "TXN_TOKEN_TYP",
+    "TXN_TOKEN_TYPE",
+    "ResourceTxnTokens",
+    "TxnTokenService",
+    "TxnTokenVerifier",
+    "VerifiedTxnToken",
+    "transaction_context",
+]
 
 TXN_TOKEN_TYP = "txntoken+jwt"
 #: the most ``tctx`` + ``rctx`` may take in canonical JSON; provenance keeps them whole or not at all
@@ -57,7 +65,8 @@ def _check_context_value(value: object, depth: int) -> None:
         return
     if isinstance(value, str):
         if len(value) > _MAX_CONTEXT_STRING or any(
-                ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in value):
+            ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in value
+        ):
             raise IdentityError("transaction context string", code="identity.bad_claims")
         return
     if isinstance(value, list):
@@ -85,8 +94,9 @@ def transaction_context(claims: Mapping[str, Any]) -> str | None:
         if not isinstance(value, dict):
             raise IdentityError(f"`{name}` must be an object", code="identity.bad_claims")
         _check_context_value(value, 1)
-    raw = json.dumps(context, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                     allow_nan=False)
+    raw = json.dumps(
+        context, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
     if len(raw.encode("utf-8")) > MAX_CONTEXT_BYTES:
         raise IdentityError("transaction context too large", code="identity.bad_claims")
     return raw
@@ -136,8 +146,10 @@ class TxnTokenVerifier:
     def verify(self, token: str) -> VerifiedTxnToken:
         header, unverified = parse_compact(token)
         typ = header.get("typ")
-        if not isinstance(typ, str) or typ.lower() not in (TXN_TOKEN_TYP,
-                                                           f"application/{TXN_TOKEN_TYP}"):
+        if not isinstance(typ, str) or typ.lower() not in (
+            TXN_TOKEN_TYP,
+            f"application/{TXN_TOKEN_TYP}",
+        ):
             raise IdentityError("not a transaction token", code="identity.bad_type")
         aud = unverified.get("aud")
         service = self.services.get(aud) if isinstance(aud, str) else None
@@ -149,14 +161,20 @@ class TxnTokenVerifier:
         alg = check_alg(header, service.algorithms)
         claims = verify_jws(token, service.keys.get(check_kid(header), alg), alg, unverified)
         single_audience(claims, {service.trust_domain})
-        exp = check_times(claims, now=self._clock(), leeway=self.leeway, max_ttl=self.max_ttl,
-                          max_age=self.max_ttl + self.leeway)
+        exp = check_times(
+            claims,
+            now=self._clock(),
+            leeway=self.leeway,
+            max_ttl=self.max_ttl,
+            max_age=self.max_ttl + self.leeway,
+        )
         for required in ("txn", "sub", "scope"):
             if required not in claims:
                 raise IdentityError(f"missing `{required}`", code="identity.bad_claims")
         if "act" in claims:
-            raise IdentityError("a transaction token subject names no actors",
-                                code="identity.bad_chain")
+            raise IdentityError(
+                "a transaction token subject names no actors", code="identity.bad_chain"
+            )
         scope = claims["scope"]
         if not isinstance(scope, str):
             raise IdentityError("scope must be a string", code="identity.bad_claims")
@@ -167,16 +185,19 @@ class TxnTokenVerifier:
         req_wl = (claims.get("rctx") or {}).get("req_wl")
         workloads = (req_wl,) if isinstance(req_wl, str) else tuple(req_wl or ())
         return VerifiedTxnToken(
-            subject=PrincipalId(issuer=service.trust_domain,
-                                subject=check_identifier(claims["sub"], "sub",
-                                                         code="identity.bad_claims")),
+            subject=PrincipalId(
+                issuer=service.trust_domain,
+                subject=check_identifier(claims["sub"], "sub", code="identity.bad_claims"),
+            ),
             txn=check_identifier(claims["txn"], "txn", code="identity.bad_claims"),
             scopes=frozenset(s for s in scope.split(" ") if s),
             expires_at=exp,
             subject_profile=parse_profile(claims.get("sub_profile")),
-            requesting_workloads=tuple(check_identifier(w, "req_wl", code="identity.bad_claims")
-                                       for w in workloads),
-            claims=claims, context=context,
+            requesting_workloads=tuple(
+                check_identifier(w, "req_wl", code="identity.bad_claims") for w in workloads
+            ),
+            claims=claims,
+            context=context,
         )
 
 
@@ -199,24 +220,35 @@ class ResourceTxnTokens:
     def __init__(self, verifier: TxnTokenVerifier, callers: Mapping[str, frozenset[str]]) -> None:
         for domain, allowed in callers.items():
             if domain not in verifier.services or not allowed:
-                raise ConfigurationError(f"transaction tokens at the resource: `{domain}` needs "
-                                         "a trusted trust domain and at least one caller")
+                raise ConfigurationError(
+                    f"transaction tokens at the resource: `{domain}` needs "
+                    "a trusted trust domain and at least one caller"
+                )
         self.verifier = verifier
         self.callers = dict(callers)
 
-    def principal(self, token: str, *, caller: str, caller_domain: str) -> tuple[Principal, int,
-                                                                                Mapping[str, Any]]:
+    def principal(
+        self, token: str, *, caller: str, caller_domain: str
+    ) -> tuple[Principal, int, Mapping[str, Any]]:
         """The identity a Txn-Token presented by ``caller`` (a verified workload) stands for:
         ``(principal, expires_at, claims)``; raises ``IdentityError``."""
         txn = self.verifier.verify(token)
         if caller not in self.callers.get(txn.subject.issuer, frozenset()):
-            raise IdentityError("workload may not present this trust domain's transaction tokens",
-                                code="identity.unbound")
+            raise IdentityError(
+                "workload may not present this trust domain's transaction tokens",
+                code="identity.unbound",
+            )
         jti = txn.claims.get("jti")
         principal = Principal(
-            subject=txn.subject, actors=(Actor(issuer=caller_domain, subject=caller),),
-            client_id=caller, scopes=txn.scopes, subject_profile=txn.subject_profile,
-            token_jti=check_identifier(jti, "jti") if jti is not None
+            subject=txn.subject,
+            actors=(Actor(issuer=caller_domain, subject=caller),),
+            client_id=caller,
+            scopes=txn.scopes,
+            subject_profile=txn.subject_profile,
+            token_jti=check_identifier(jti, "jti")
+            if jti is not None
             else sha256_digest(token.encode()),
-            txn=txn.txn, txn_context=txn.context)
+            txn=txn.txn,
+            txn_context=txn.context,
+        )
         return principal, txn.expires_at, txn.claims

@@ -59,8 +59,11 @@ class IdentityVerifier(MintingVerifier):
         lim = config.limits
         issuers = {
             i.issuer: TrustedIssuer(
-                i.issuer, frozenset(i.algorithms), i.key_source(config.jwks, clock),
-                frozenset(i.attests), i.act_chains,
+                i.issuer,
+                frozenset(i.algorithms),
+                i.key_source(config.jwks, clock),
+                frozenset(i.attests),
+                i.act_chains,
             )
             for i in config.access_tokens.issuers
         }
@@ -79,13 +82,20 @@ class IdentityVerifier(MintingVerifier):
         if wc is not None:
             domains = {
                 d.trust_domain: TrustDomain(
-                    d.trust_domain, frozenset(d.algorithms), d.key_source(config.jwks, clock), d.issuer
+                    d.trust_domain,
+                    frozenset(d.algorithms),
+                    d.key_source(config.jwks, clock),
+                    d.issuer,
                 )
                 for d in wc.trust_domains
             }
             self.workloads = WorkloadCredentialVerifier(
-                domains, audiences=frozenset({wc.audience}), typ=wc.typ, max_ttl=wc.max_ttl,
-                leeway=lim.leeway, clock=clock,
+                domains,
+                audiences=frozenset({wc.audience}),
+                typ=wc.typ,
+                max_ttl=wc.max_ttl,
+                leeway=lim.leeway,
+                clock=clock,
             )
 
     @classmethod
@@ -101,8 +111,9 @@ class IdentityVerifier(MintingVerifier):
         try:
             verified = self._access(token)
             if verified.principal.actors and self.config.presenter_binding == "required":
-                raise IdentityError("delegated token needs its actor's credential",
-                                    code="identity.unbound")
+                raise IdentityError(
+                    "delegated token needs its actor's credential", code="identity.unbound"
+                )
             return self._mint_checked(verified, verified.expires_at)
         except Exception as exc:
             _fail_closed(exc)
@@ -112,8 +123,12 @@ class IdentityVerifier(MintingVerifier):
         try:
             workload = self.verify_workload(workload_credential)
             verified = self._access(token)
-            check_presenter(verified.principal, workload.spiffe_id,
-                            token_issuer=verified.issuer.issuer, trust_domain_id=workload.domain_id)
+            check_presenter(
+                verified.principal,
+                workload.spiffe_id,
+                token_issuer=verified.issuer.issuer,
+                trust_domain_id=workload.domain_id,
+            )
             return self._mint_checked(verified, min(verified.expires_at, workload.expires_at))
         except Exception as exc:
             _fail_closed(exc)
@@ -124,14 +139,20 @@ class IdentityVerifier(MintingVerifier):
         configured for that trust domain."""
         try:
             if self.transactions is None:
-                raise IdentityError("transaction tokens are not accepted here",
-                                    code="identity.bad_type")
+                raise IdentityError(
+                    "transaction tokens are not accepted here", code="identity.bad_type"
+                )
             workload = self.verify_workload(workload_credential)
             principal, expires_at, claims = self.transactions.principal(
-                txn_token, caller=workload.spiffe_id, caller_domain=workload.domain_id)
-            facts = TokenFacts.of(claims, token_issuer=principal.subject.issuer,
-                                  subject=principal.subject, actors=[workload.spiffe_id],
-                                  jti=principal.token_jti)
+                txn_token, caller=workload.spiffe_id, caller_domain=workload.domain_id
+            )
+            facts = TokenFacts.of(
+                claims,
+                token_issuer=principal.subject.issuer,
+                subject=principal.subject,
+                actors=[workload.spiffe_id],
+                jti=principal.token_jti,
+            )
             self._refuse_denied(facts)
             identity = self._mint(principal, min(expires_at, workload.expires_at))
             if self.denylist is not None:
@@ -144,7 +165,8 @@ class IdentityVerifier(MintingVerifier):
 
     def _mint_checked(self, verified: VerifiedAccessToken, expires_at: int) -> Identity:
         facts = TokenFacts.of(
-            verified.claims, token_issuer=verified.issuer.issuer,
+            verified.claims,
+            token_issuer=verified.issuer.issuer,
             subject=verified.principal.subject,
             actors=[a.subject for a in verified.principal.actors],
             jti=verified.principal.token_jti,

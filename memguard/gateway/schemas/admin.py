@@ -51,5 +51,3 @@ class ProtectedResourceOut(_Out):
     bearer_methods_supported: list[str] = Field(description="`header` only (RFC 6750 2.1).")
     scopes_supported: list[str] = Field(description="The scopes operations need.")
     resource_name: str = Field(description="A human-readable name.")
-
-

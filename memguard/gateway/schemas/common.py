@@ -55,8 +55,5 @@ class _In(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-
 class _Out(BaseModel):
     model_config = ConfigDict(frozen=True)
-
-

@@ -66,8 +66,12 @@ class TurnIn(_In):
     )
 
     def to_turn(self) -> Turn:
-        return Turn(session_id=self.session_id, turn_index=self.turn_index,
-                    trace_id=self.trace_id, span_id=self.span_id)
+        return Turn(
+            session_id=self.session_id,
+            turn_index=self.turn_index,
+            trace_id=self.trace_id,
+            span_id=self.span_id,
+        )
 
 
 _WRITE_EXAMPLE: dict[str, Any] = {
@@ -108,7 +112,8 @@ class WriteIn(_In):
         "one of them quarantines this one.",
     )
     ttl_seconds: Annotated[StrictInt, Field(ge=1, le=MAX_TTL_SECONDS)] | None = Field(
-        None, description="A time-to-live in seconds: once it has passed the fact is never served "
+        None,
+        description="A time-to-live in seconds: once it has passed the fact is never served "
         "and is swept. In a batch, every fact must give the same value.",
     )
 
@@ -153,7 +158,8 @@ class UpdateIn(_In):
     metadata: dict[str, Any] = Field(default_factory=dict, description="Free metadata.")
     trust: TrustName | None = Field(None, description="Ask for a lower trust (never higher).")
     ttl_seconds: Annotated[StrictInt, Field(ge=1, le=MAX_TTL_SECONDS)] | None = Field(
-        None, description="The new version's time-to-live in seconds; without it, a version "
+        None,
+        description="The new version's time-to-live in seconds; without it, a version "
         "that had one keeps it (counted from the update).",
     )
 
@@ -184,22 +190,24 @@ class SearchIn(_In):
         None, description="Leave out facts below this trust (e.g. `user` before acting)."
     )
     purpose: Annotated[str, Field(pattern=r"^[a-z_]{1,32}$")] = Field(
-        "answer", description="Why the agent reads (`answer`, `planning`, `tool_argument`, ...); "
-        "policies can decide by purpose."
+        "answer",
+        description="Why the agent reads (`answer`, `planning`, `tool_argument`, ...); "
+        "policies can decide by purpose.",
     )
     trace_id: Annotated[str, Field(max_length=128, pattern=_PLAIN)] | None = Field(
         None, description="The trace this read belongs to (recorded with the read)."
     )
     #: The agent turn this search belongs to: what it returns taints that turn's later writes.
     turn: TurnIn | None = Field(
-        None, description="The agent turn this search belongs to: what it returns taints the "
-        "writes made later in that turn."
+        None,
+        description="The agent turn this search belongs to: what it returns taints the "
+        "writes made later in that turn.",
     )
     receipt: bool = Field(
-        False, description="Return a signed read receipt (`receipt`): the facts returned, their "
-        "provenance digests and the read's audit-log entry (docs/standards.md)."
+        False,
+        description="Return a signed read receipt (`receipt`): the facts returned, their "
+        "provenance digests and the read's audit-log entry (docs/standards.md).",
     )
-
 
 
 class PrincipalOut(_Out):
@@ -226,10 +234,15 @@ class WriterOut(_Out):
     client_id: str | None = Field(description="The OAuth client that obtained the token.")
     token_jti: str = Field(description="The id of the token the fact was written with.")
     txn_context: dict[str, Any] | None = Field(
-        default=None, description="That Transaction Token's `tctx` / `rctx` (canonical, at most "
-        "2 KiB), if it had any.")
-    txn: str | None = Field(default=None, description="The Transaction Token `txn` of the call "
-                            "chain the token was exchanged under, if any.")
+        default=None,
+        description="That Transaction Token's `tctx` / `rctx` (canonical, at most "
+        "2 KiB), if it had any.",
+    )
+    txn: str | None = Field(
+        default=None,
+        description="The Transaction Token `txn` of the call "
+        "chain the token was exchanged under, if any.",
+    )
 
 
 class SourceOut(_Out):
@@ -256,9 +269,20 @@ class TurnOut(_Out):
 class ScanOut(_Out):
     """The write-time content scan (memguard.scan): the verdict and the trust cap it set."""
 
-    model_config = ConfigDict(frozen=True, json_schema_extra=_examples({
-        "label": "suspicious", "score": 0.6, "reasons": ["exfil.markdown_image"],
-        "scanner": "memguard.rules", "version": "1", "cap": "untrusted", "endorsed_by": None}))
+    model_config = ConfigDict(
+        frozen=True,
+        json_schema_extra=_examples(
+            {
+                "label": "suspicious",
+                "score": 0.6,
+                "reasons": ["exfil.markdown_image"],
+                "scanner": "memguard.rules",
+                "version": "1",
+                "cap": "untrusted",
+                "endorsed_by": None,
+            }
+        ),
+    )
 
     label: str = Field(description="clean, suspicious, malicious, or error (the scanner failed).")
     score: float = Field(description="The scanner's score, 0 to 1.")
@@ -288,36 +312,55 @@ class ProvenanceOut(_Out):
     created_at: datetime = Field(description="When it was written.")
     content_digest: str = Field(description="The SHA-256 of the stored text.")
     policy_digest: str = Field(description="The policy in force when it was written.")
-    scan: ScanOut | None = Field(default=None, description="The write-time content scan, when "
-                                 "the fact was scanned.")
-    expires_at: datetime | None = Field(default=None, description="When it expires (a fact "
-                                        "written with a time-to-live).")
+    scan: ScanOut | None = Field(
+        default=None, description="The write-time content scan, when the fact was scanned."
+    )
+    expires_at: datetime | None = Field(
+        default=None, description="When it expires (a fact written with a time-to-live)."
+    )
 
     @classmethod
     def of(cls, p: Provenance) -> ProvenanceOut:
         w = p.writer
         return cls(
-            fact_id=p.fact_id, version=p.version, namespace=p.namespace,
+            fact_id=p.fact_id,
+            version=p.version,
+            namespace=p.namespace,
             trust=p.trust.label,  # a TrustLevel label is a TrustName
             trust_reason=p.trust_reason,
             source=SourceOut(kind=p.source.kind.value, uri=p.source.uri, name=p.source.name),
-            turn=TurnOut(session_id=p.turn.session_id, turn_index=p.turn.turn_index,
-                         trace_id=p.turn.trace_id, span_id=p.turn.span_id),
+            turn=TurnOut(
+                session_id=p.turn.session_id,
+                turn_index=p.turn.turn_index,
+                trace_id=p.turn.trace_id,
+                span_id=p.turn.span_id,
+            ),
             writer=WriterOut(
                 subject=PrincipalOut(issuer=w.subject.issuer, subject=w.subject.subject),
                 actors=[PrincipalOut(issuer=a.issuer, subject=a.subject) for a in w.actors],
                 chain=[w.subject.subject, *(a.subject for a in w.actors)],
-                workload_id=w.workload_id, client_id=w.client_id, token_jti=w.token_jti,
-                txn=w.txn, txn_context=w.txn_context,
+                workload_id=w.workload_id,
+                client_id=w.client_id,
+                token_jti=w.token_jti,
+                txn=w.txn,
+                txn_context=w.txn_context,
             ),
             owner=PrincipalOut(issuer=p.owner.issuer, subject=p.owner.subject),
-            derived_from=list(p.derived_from), created_at=p.created_at,
-            content_digest=p.content_digest, policy_digest=p.policy_digest,
-            scan=None if p.scan is None else ScanOut(
-                label=p.scan.label, score=p.scan.score, reasons=list(p.scan.reasons),
-                scanner=p.scan.scanner, version=p.scan.version,
+            derived_from=list(p.derived_from),
+            created_at=p.created_at,
+            content_digest=p.content_digest,
+            policy_digest=p.policy_digest,
+            scan=None
+            if p.scan is None
+            else ScanOut(
+                label=p.scan.label,
+                score=p.scan.score,
+                reasons=list(p.scan.reasons),
+                scanner=p.scan.scanner,
+                version=p.scan.version,
                 cap=p.scan.cap.label if p.scan.cap is not None else None,
-                endorsed_by=p.scan.endorsed_by),
+                endorsed_by=p.scan.endorsed_by,
+            ),
             expires_at=p.expires_at,
         )
 
@@ -377,8 +420,14 @@ class FactOut(_Out):
 
     @classmethod
     def of(cls, f: RecalledFact) -> FactOut:
-        return cls(fact_id=f.fact_id, text=f.text, metadata=dict(f.metadata), score=f.score,
-                   summary=summary_line(f.provenance), provenance=ProvenanceOut.of(f.provenance))
+        return cls(
+            fact_id=f.fact_id,
+            text=f.text,
+            metadata=dict(f.metadata),
+            score=f.score,
+            summary=summary_line(f.provenance),
+            provenance=ProvenanceOut.of(f.provenance),
+        )
 
 
 class SearchOut(_Out):
@@ -388,8 +437,10 @@ class SearchOut(_Out):
 
     facts: list[FactOut] = Field(description="At most `k` facts.")
     receipt: str | None = Field(
-        None, description="With `receipt: true`: a signed read receipt (`read-receipt+jwt`), "
-        "verifiable offline with `memguard receipt verify`.")
+        None,
+        description="With `receipt: true`: a signed read receipt (`read-receipt+jwt`), "
+        "verifiable offline with `memguard receipt verify`.",
+    )
 
 
 class AuditOut(_Out):
@@ -436,5 +487,3 @@ class FactListOut(_Out):
 
     facts: list[FactOut] = Field(description="The page.")
     next_cursor: str | None = Field(description="The `cursor` of the next page; `null` at the end.")
-
-

@@ -124,8 +124,9 @@ class RevokeIn(_In):
     )
     #: ``false``: follow only ``derived_from`` edges, not the taint of a turn's reads.
     follow_context: bool = Field(
-        True, description="`false`: quarantine along `derived_from` edges only, not along the "
-        "taint of what a turn had read."
+        True,
+        description="`false`: quarantine along `derived_from` edges only, not along the "
+        "taint of what a turn had read.",
     )
 
 
@@ -140,7 +141,6 @@ class EndorseIn(_In):
     reason: Annotated[str, Field(min_length=1, max_length=2000, pattern=_PLAIN)] = Field(
         description="Why (kept in the audit log)."
     )
-
 
 
 class SelectorOut(_Out):
@@ -187,9 +187,14 @@ class RevocationOut(_Out):
 
     @classmethod
     def of(cls, r: RevocationReport, visible: list[str]) -> RevocationOut:
-        return cls(revocation_id=r.revocation_id, selector=SelectorOut.of(r.selector),
-                   roots=list(r.roots), quarantined=visible, count=r.count,
-                   store_synced=r.store_synced)
+        return cls(
+            revocation_id=r.revocation_id,
+            selector=SelectorOut.of(r.selector),
+            roots=list(r.roots),
+            quarantined=visible,
+            count=r.count,
+            store_synced=r.store_synced,
+        )
 
 
 class EndorseOut(_Out):
@@ -201,5 +206,3 @@ class EndorseOut(_Out):
 
     fact_id: str = Field(description="The fact.")
     lifted: bool = Field(description="Its quarantine was lifted.")
-
-

@@ -141,4 +141,3 @@ class AuthServerMetadataOut(_Out):
     token_endpoint_auth_signing_alg_values_supported: list[str] = Field(
         description="Client assertion algorithms."
     )
-
