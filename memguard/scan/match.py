@@ -478,9 +478,11 @@ class RuleSet:
         met: dict[int, int] = {}  # anchors per watched branch (see RuleSet)
         for end, (back, candidates, every, factor_ids, needs, watch, watch_every) in automaton.iter(text):
             start = end - back
-            if every is not None:  # the \b branches too, unless a word character comes before
+            if every is not None:  # the \b branches too where the anchor is at a word boundary:
+                # a word character on one side only (the key may start with `!`, `|`, `[`, ...)
                 before = text[start - 1] if start else " "
-                if not (before.isalnum() or before == "_"):
+                first = text[start]
+                if (before.isalnum() or before == "_") != (first.isalnum() or first == "_"):
                     candidates, watch = every, watch_every
             if candidates:
                 anchors.append((start, candidates, needs))
