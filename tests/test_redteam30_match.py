@@ -79,3 +79,22 @@ def test_hand_checked_branches_match_as_a_plain_search_whatever_comes_before(dat
     body = data.draw(st.from_regex(re.compile(source[2:], re.MULTILINE), fullmatch=True))
     text = data.draw(_AROUND) + body + data.draw(_AROUND)
     assert rule_set().matching(text) == plain(text)
+
+
+#: texts where an unbounded lead runs further back than the matcher's LEAD_WINDOW (4,096
+#: characters) from its anchor, and the rule it belongs to
+_LONG_LEADS = [
+    ("call " + "a" * 5000 + "_tool(path=1)", "tool.call_syntax"),  # \b[a-z][a-z0-9]* before `_`
+    ("see https://x.io/?" + "q" * 5000 + "= plus the conversation history", "exfil.url_then_data"),
+    ("call " + "a" * 4000 + "_tool(path=1)", "tool.call_syntax"),  # within the window
+]
+
+
+@pytest.mark.parametrize(("text", "rule_id"), _LONG_LEADS)
+def test_a_lead_longer_than_the_window_matches_as_a_plain_search(text: str, rule_id: str) -> None:
+    """The lead was looked for in the 4,096 characters before the anchor only: where it starts
+    further back (a \\b at the start of a longer word, a `?` before a longer name), the plain
+    search matched and the matcher did not."""
+    index = next(i for i, r in enumerate(RULES) if r.id == rule_id)
+    assert index in plain(text)
+    assert rule_set().matching(text) == plain(text)

@@ -537,8 +537,21 @@ class RuleSet:
                 tries[number] = tried + 1
                 if match(text, start) is None:
                     continue
-                if lead is not None and lead(text, _lead_start(text, start, reach), start) is None:
-                    continue
+                if lead is not None:
+                    lo = _lead_start(text, start, reach)
+                    if lead(text, lo, start) is None:
+                        if lo == 0 or reach < LEAD_WINDOW:
+                            continue
+                        # an unbounded lead cut by the window may start before it (a run of
+                        # word characters longer than the window before `_`, `=`): the branch
+                        # is searched whole once instead, exact as at the attempt budget
+                        tries[number] = _SPENT
+                        if work.searches >= MAX_SEARCHES:
+                            work.truncated = True
+                            continue
+                        work.searches += 1
+                        if search(text) is None:
+                            continue
                 found.add(rule)
         work.attempts = attempts
         if (met or work.reach) and not work.exact:
