@@ -70,6 +70,7 @@ _NO_BOUND = 1 << 62
 #: a byte, so that a text's counts are one zeroed bytearray
 _SPENT = 255
 #: how far back from an anchor a lead of unbounded width (``[\w.+-]+`` before ``@``) is followed
+#: (a lead not found within it may start further back: the branch is then searched whole once)
 LEAD_WINDOW = 4096
 _ZERO_WIDTH = (sre.AT, sre.ASSERT, sre.ASSERT_NOT)
 _REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", sre.MAX_REPEAT))
