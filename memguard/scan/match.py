@@ -70,6 +70,7 @@ _NO_BOUND = 1 << 62
 #: a byte, so that a text's counts are one zeroed bytearray
 _SPENT = 255
 #: how far back from an anchor a lead of unbounded width (``[\w.+-]+`` before ``@``) is followed
+#: (a lead not found within it may start further back: the branch is then searched whole once)
 LEAD_WINDOW = 4096
 _ZERO_WIDTH = (sre.AT, sre.ASSERT, sre.ASSERT_NOT)
 _REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", sre.MAX_REPEAT))
@@ -478,9 +479,11 @@ class RuleSet:
         met: dict[int, int] = {}  # anchors per watched branch (see RuleSet)
         for end, (back, candidates, every, factor_ids, needs, watch, watch_every) in automaton.iter(text):
             start = end - back
-            if every is not None:  # the \b branches too, unless a word character comes before
+            if every is not None:  # the \b branches too where the anchor is at a word boundary:
+                # a word character on one side only (the key may start with `!`, `|`, `[`, ...)
                 before = text[start - 1] if start else " "
-                if not (before.isalnum() or before == "_"):
+                first = text[start]
+                if (before.isalnum() or before == "_") != (first.isalnum() or first == "_"):
                     candidates, watch = every, watch_every
             if candidates:
                 anchors.append((start, candidates, needs))
@@ -535,8 +538,21 @@ class RuleSet:
                 tries[number] = tried + 1
                 if match(text, start) is None:
                     continue
-                if lead is not None and lead(text, _lead_start(text, start, reach), start) is None:
-                    continue
+                if lead is not None:
+                    lo = _lead_start(text, start, reach)
+                    if lead(text, lo, start) is None:
+                        if lo == 0 or reach < LEAD_WINDOW:
+                            continue
+                        # an unbounded lead cut by the window may start before it (a run of
+                        # word characters longer than the window before `_`, `=`): the branch
+                        # is searched whole once instead, exact as at the attempt budget
+                        tries[number] = _SPENT
+                        if work.searches >= MAX_SEARCHES:
+                            work.truncated = True
+                            continue
+                        work.searches += 1
+                        if search(text) is None:
+                            continue
                 found.add(rule)
         work.attempts = attempts
         if (met or work.reach) and not work.exact:
