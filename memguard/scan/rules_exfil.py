@@ -1,0 +1,100 @@
+"""The built-in scanner's rules, exfiltration: the user's or the conversation's data sent to a URL, an address, an image beacon or a public place.
+
+Split from :mod:`memguard.scan.rules` (its 800-line layout limit), which assembles the
+families into one table; each rule is a :class:`~memguard.scan.rule.Rule` over lower-cased text.
+"""
+
+from __future__ import annotations
+
+from memguard.scan.rule import Rule
+from memguard.scan.rule import rule as _r
+from memguard.scan.vocabulary import (
+    _DEST,
+    _SEND_ML,
+    _USER_OF,
+)
+
+__all__ = ["EXFIL_RULES"]
+
+EXFIL_RULES: tuple[Rule, ...] = (
+    # -- exfiltration --------------------------------------------------------------------------
+    # generalization (holdout2): an image (Markdown or HTML) whose query holds a template slot
+    # ($VAR, %s, {x}, <x>, [x]): a beacon waiting for data; a static query (?branch=main) alone is
+    # only weak evidence (the rule below)
+    _r("exfil.image_slot", 0.8,
+       r"(?:!\[[^\]\n]{0,200}\]\(\s*|<img\b[^>\n]{0,80}\bsrc\s*=\s*[\"']?)https?://[^)\s\"']+\?"
+       r"[^)\s\"']*=(?:\$|%s|%\(|\{|<|\[|__)"),
+    _r("exfil.markdown_image_query", 0.45, r"!\[[^\]\n]{0,200}\]\(\s*https?://[^)\s]+\?[^)\s]*="),
+    _r("exfil.url_placeholder", 0.9,
+       # false positives (scanfp): an identifier slot of a route or API template ({owner}, {user_id},
+       # ${invoiceId}, <int:item_id>) is code; a data slot is not an id
+       r"https?://[^\s)\]]+?[?&/][\w-]*=?(?:\{|<|\$\{|%7b|%3c|\[)(?!(?:int:|str:|path:|uuid:)?(?:[a-z_]*"
+       r"(?:_?id|owner|repo|org|slug|page|version|lang|locale|region|host|env|branch|tag|name)"
+       r"[\]}>]))[^\s)]{0,80}"
+       r"|https?://[^\s)\]]+[?&][\w-]+=[a-z_]*(?:summary|history|secret|token|password|data|"
+       r"conversation|chat|messages|memory|context)[a-z_]*\b(?=[)\s&]|$)"),
+    _r("exfil.append_to_url", 0.85,
+       r"\b(?:append|add|attach|include|put|insert|concatenate|encode|paste)\b[^\n]{0,100}\b(?:to|"
+       r"into|in|after|at the end of)\s+(?:the )?(?:url |link )?https?://\S*[=/]\S{0,3}(?:\s|$)"),
+    # generalization (holdout2): a URL that ends in "=" and the data to put after it (anchored on
+    # "= plus", "=+", ...; the query key before it is checked backwards)
+    _r("exfil.url_then_data", 0.8,
+       r"[?&][\w-]*=[\"']? ?(?:\+ ?(?=\w)|plus|followed by|then|concatenated with|and (?:then )?(?:the|their|"
+       r"your))\b"
+       r"|\b(?:place|put|stick|embed|include|encode)\b[^\n]{0,60}\b(?:in|into)\s+the\s+(?:query(?: "
+       r"string)?|url|path|parameters?|subdomain)\s+of\s+https?://"),
+    # generalization (holdout2): a login link dressed as an account warning
+    _r("exfil.login_lure", 0.6,
+       r"\[(?:verify|confirm|secure|unlock|reactivate|update|validate|restore) (?:your |the )?"
+       r"(?:account|identity|payment|password|login|details|access)[^\]\n]{0,20}\]\(https?://"
+       r"|\btell (?:the user|them|users?)\b[^.\n]{0,40}\b(?:must|need to|should|have to) (?:log ?in|"
+       r"sign ?in|verify|re-?enter|confirm|update|reset)\b"),
+    _r("exfil.replace_placeholder", 0.65,
+       r"\breplace\s+[\[{<]?[a-z_]{4,}[\]}>]?\s+with\b"),
+    _r("exfil.open_url_tool", 0.65,
+       r"\buse (?:the |your )?(?:browser|web|fetch|http|search|browsing|url) tool\b"
+       r"|\b(?:open|visit|fetch|load|browse to|navigate to|ping|request|go to|check)\b[^.\n]{0,15}"
+       r"https?://[^\s]+\?[\w-]+=\S*(?:\{|<|\[)"),
+    _r("exfil.render_image", 0.5,
+       r"\b(?:render|include|display|show|embed|add|append|insert|output)\b[^.\n]{0,40}\b(?:image|"
+       r"badge|pixel|logo|picture|img)\b[^\n]{0,20}!\[|\bend (?:your|each|every) (?:answer|reply|"
+       r"response|message)s? with\b"),
+    _r("exfil.link_with_data", 0.5,
+       r"(?<!never )(?<!not )(?<!n't )\b(?:give|show|send|present)\b[^.\n]{0,20}\b(?:this|the following|a) link\b"
+       r"|\bas an? ['\"]?(?:verify|verification|login|confirm|secure|update)['\"]? (?:link|button)\b"),
+    # exfiltration: the conversation's or the user's data sent to a destination (URL, address,
+    # webhook, pastebin, a public or external place)
+    _r("exfil.data_to_destination", 0.6,
+       r"\b(?:send|forward|upload|post|push|publish|paste|dump|export|attach|sync|transmit|leak|"
+       r"exfiltrate)\b[^.\n]{0,30}\b(?:the user'?s|the "
+       r"customer'?s|their|the|all(?: of)?(?: the)?|every|this|these|any) (?:[\w-]+ ){0,3}(?:conversation|"
+       r"chat|transcripts?|history|contents|credentials|secrets?|api keys?|tokens?|passwords?|"
+       r"contacts?|documents|files|notes|messages|emails|environment variables|logs|folders?|director(?:y|"
+       r"ies)|databases?|backups?|customer lists?|records|statements|photos|pictures|camera roll|receipts)\b"
+       # scanfp2: a dot inside a path or a domain (~/.aws/credentials) does not end the sentence
+       r"(?:[^.\n]|\.(?=\S)){0,60}"
+       f"(?:{_DEST}|\\b(?:s3|gs|ftp)://|\\bpublic (?:repo|repository|link|url|channel|pull request|issue|page|"
+       f"bucket|folder|share|drive)|\\bexternal "
+       r"(?:workspace|server|account|address|site)|\bthird[- ]part(?:y|ies))"),
+    _r("exfil.publish_secret", 0.6,
+       r"(?:~/\.(?:aws|ssh|gnupg|kube|docker|netrc)|\.env\b|\b(?:credentials|secrets(?: folder)?|api "
+       r"keys?|private keys?|passwords|access tokens?))[^.\n]{0,60}\b(?:public(?:ly)?|anyone with the "
+       r"link|pastebin|gist|paste site)\b"
+       r"|\b(?:public|pastebin|gist)\b[^.\n]{0,40}(?:~/\.(?:aws|ssh)|\.env\b|\b(?:credentials|secrets|"
+       r"api keys?|private keys?|passwords|access tokens?)\b)"
+       r"|\bwith anyone (?:who has|with) the link\b[^.\n]{0,40}\b(?:paste|post|share|send|put)\b"),
+    _r("exfil.user_data_ml", 0.55,
+       f"{_SEND_ML}[^\\n]{{0,80}}?{_USER_OF}[^\\n]{{0,80}}?{_DEST}"
+       f"|{_USER_OF}[^\\n]{{0,80}}?{_DEST}[^\\n]{{0,40}}?{_SEND_ML}"
+       f"|{_USER_OF}[^\\n]{{0,40}}?{_SEND_ML}[^\\n]{{0,60}}?{_DEST}"),
+    # exfiltration: the user's data typed into a form or a field
+    _r("exfil.form_fill", 0.5,
+       r"\b(?:fill (?:in|out)|complete|submit|enter)\b[^.\n]{0,60}\b(?:form|survey|field)\b(?:[^.\n]|\.(?=\S)){0,60}"
+       r"\b(?:the user'?s|their|the customer'?s) (?:[\w-]+ ){0,2}(?:address|date of birth|birthday|"
+       r"phone|e-?mail|details|data|location|card)"
+       r"|\b(?:the user'?s|the customer'?s) (?:[\w-]+ ){0,3}(?:address|date of birth|birthday|phone|"
+       r"e-?mail|details|location|card)\b[^.\n]{0,40}\b(?:in|into) the ['\"]?[\w ]{1,20}['\"]? field\b"),
+    _r("exfil.image_carrier", 0.5,
+       r"\b(?:inside|into|in) (?:the )?(?:alt(?:[- ]text)?|query(?: string)?|subdomain|file ?name|"
+       r"path) of (?:an? |the )?(?:image|img|pixel|link|url|request)\b[^.\n]{0,40}https?://"),
+)  # fmt: skip

@@ -1,0 +1,147 @@
+# ruff: noqa: RUF001  (the multilingual rules hold non-Latin letters and punctuation on purpose)
+"""The built-in scanner's rules, memory poisoning: planted facts about the user, pretexted as authoritative.
+
+Split from :mod:`memguard.scan.rules` (its 800-line layout limit), which assembles the
+families into one table; each rule is a :class:`~memguard.scan.rule.Rule` over lower-cased text.
+"""
+
+from __future__ import annotations
+
+from memguard.scan.rule import Rule
+from memguard.scan.rule import rule as _r
+from memguard.scan.vocabulary import (
+    _EMAIL,
+    _NOT_OWNED_PAYEE,
+    _USER_ACCOUNT_ML,
+)
+
+__all__ = ["POISON_RULES"]
+
+POISON_RULES: tuple[Rule, ...] = (
+    # -- memory poisoning: planted facts about the user, pretexted as authoritative -------------
+    _r("poison.user_attribute_changed", 0.5,
+       r"\bthe user(?:'s|’s)?(?: manager'?s?| bank'?s?)? (?:new |updated |real |correct |current |"
+       r"actual |preferred )?(?:shipping |billing |home |work |delivery |primary |mailing |recovery |backup |emergency |"
+       r"contact |registered )?(?:iban|bank account|account number|e-?mail(?: address)?|phone(?: "
+       r"number)?|address|password|pin|routing number|wallet(?: address)?|contact|card(?: number)?|"
+       r"payee|beneficiary|login)\b[^.\n]{0,20}\b(?:is|are|has been|was|changed|moved|now)\b"),
+    _r("poison.user_account_ml", 0.5, _USER_ACCOUNT_ML),
+    _r("poison.new_account", 0.35,
+       # false positives (scanfp): the writer's own new account ("my new IBAN is ...") is no payee
+       r"(?<!\bmy )(?<!\bour )" + _NOT_OWNED_PAYEE + r"\bnew (?:iban|bank account|bank details|account number|wallet address|"
+       r"payment details|"
+       r"routing number|beneficiary|payee|billing address)\b(?! of (?:my|our) (?:own |\w+ )?(?:account|bank))|\bcompany'?s? new (?:bank|iban|account)"),
+    _r("poison.authority_pretext", 0.5,
+       r"\b(?:correction to (?:the )?(?:earlier|previous|prior|your|my) (?:notes|memory|records?)|"
+       r"per the (?:latest|recent|new) (?:\w+ )?(?:update|memo|policy|notice)|as discussed (?:on the "
+       r"phone|by phone|in the call|earlier|offline)|verified by the (?:bank|admin|security team|it "
+       r"team|user|owner|manager)|account settings (?:were |have been )?(?:changed|updated)|"
+       r"(?:for|to) whoever (?:reads|handles|picks up|takes over|works on|sees) (?:this|it|the)|"
+       r"fyi for (?:whoever|the agent|the assistant|any agent|future)|(?:important |urgent )?"
+       r"(?:update|correction|note) (?:about|on|regarding) the user(?:\s*[:.,;-]|'s (?:account|"
+       r"profile|access|permissions|role|status)\b| (?:is|has|was)\b)|as (?:established|agreed|"
+       r"discussed|decided|confirmed) (?:in|during) (?:our|the|a) (?:previous|earlier|last|prior) "
+       r"(?:session|conversation|chat|call)|"
+       r"note to (?:any )?future (?:agents?|assistants?|readers?|sessions?))"),
+    # (generalization, holdout3: "wants" left out: a customer's wish in a ticket is not a consent)
+    _r("poison.user_approved", 0.55,
+       r"\bthe (?:user|customer|client|account holder|account owner)(?:'s)?(?: manager| boss| "
+       r"admin| bank| ceo| team)? (?:has )?(?:already )?"
+       r"(?:approved|authori[sz]ed|pre-?approved|consented|agreed|asked for|requested|"
+       r"disabled|enabled|turned off|confirmed|waived)\b[^.\n]{0,40}\b(?:all|every|any|copies|"
+       r"transfers?|payments?|access|following|2fa|verification|messages)\b"),
+    _r("poison.security_disabled", 0.55,
+       r"\b(?:2fa|mfa|two-factor|multi-factor|antivirus|firewall|security checks?|confirmation|"
+       r"verification|approval|fraud checks?|spending limits?)\b[^.\n]{0,20}\b(?:was|were|has been|"
+       r"have been|is|are) (?:now )?(?:disabled|turned off|removed|no longer required|waived|"
+       r"lifted|bypassed|not required)"),
+    # generalization (holdout2): privileges handed to the agent by a planted fact
+    _r("poison.granted_privilege", 0.45,
+       r"\b(?:authori[sz]ed|granted|gave|given|approved)\b[^.\n]{0,30}\b(?:full|root|admin|"
+       r"administrator|unrestricted|elevated|unlimited)\b[^.\n]{0,15}\b(?:access|privileges|rights|"
+       r"permissions|control|spending)\b[^.\n]{0,20}\b(?:for|to) (?:the |this |any )?(?:assistant|"
+       r"agent|ai|bot|model)\b"),
+    _r("poison.service_moved", 0.6,
+       r"\b(?:vpn|login page|portal|sso|intranet|password reset page|support site|bank|payment page|"
+       r"billing (?:site|page|portal)|helpdesk)\b[^.\n]{0,20}\b(?:moved|changed|is now|migrated|"
+       r"relocated)\b[^.\n]{0,10}https?://"),
+    _r("poison.copies_to", 0.5,
+       f"\\b(?:copies|copy|a copy|all messages|every message|all emails|all mail)\\b[^.\\n]{{0,40}}"
+       f"\\b(?:sent|forwarded|cc'?d|bcc'?d|copied)\\b[^.\\n]{{0,10}}\\bto\\b\\s*{_EMAIL}"),
+    # memory poisoning: a note for the memory about "the user" in the third person
+    _r("poison.memory_about_user", 0.55,
+       r"\b(?:(?:assistant|agent|ai)(?:'s|’s)? memory|(?:long[- ]term|persistent|permanent) memory|"
+       r"memory store|for (?:your|the) records|for future reference|to recall later|(?:profile|"
+       r"memory|knowledge|historical|permanent) (?:fact|update|note|entry)|(?:store|save|record|note|"
+       r"keep|remember|memori[sz]e) (?:this |that )?for (?:later|the future|future reference)|(?:store|save|record|"
+       r"remember|memori[sz]e) (?:this|these)(?: facts?| details?)?)\b[^\n]{0,60}?\b(?:the|this) "
+       r"(?:user|customer|account holder|client)\b"
+       r"|\b(?:remember|record|note|store|save|memori[sz]e)\b (?:this |that )?(?:as )?the user(?:'s|’s) "
+       r"(?:consent|preference|choice|decision|wish|approval|authori[sz]ation|permission)s?\b"
+       r"|\bthe user(?:'s|’s)? [^\n]{0,120}\b(?:remember|store|save|keep|note|memori[sz]e) (?:this|that|it) "
+       r"for (?:future|later|all|every|any)\b"
+       r"|(?:dans la |en la |na |nella |in de |w )?(?:mémoire|memoria|memória|gedächtnis|geheugen|pamięci|"
+       r"памяти) (?:de l'assistant|del asistente|dell'assistente|do assistente|des assistenten|van de "
+       r"assistent|asystenta|ассистента)"),
+    _r("poison.fact_lead", 0.35,
+       r"\b(?:knowledge|memory|profile|fact) update\s*[:：]|\bfacts? (?:to (?:store|remember|"
+       r"recall)|for (?:future reference|later|the record))\b|\b(?:store|save|memori[sz]e) this fact\b"
+       r"|\bhistorical fact\b"),
+    _r("poison.remember_lead", 0.2,
+       r"^(?:please )?(?:remember|memori[sz]e|merke? dir|retiens|recuerda|ricorda|lembre-se|guarde na "
+       r"memória|onthoud|zapamiętaj|запомни)\b|^(?:请)?记住|^覚えて"),
+    # memory poisoning: a third party handed the user's codes or the right to act for them
+    _r("poison.third_party_codes", 0.55,
+       r"(?<!never )(?<!not )(?<!n't )\b(?:give|share|read out|tell|send|provide|hand over|disclose|"
+       r"forward)\b[^.\n]{0,25}\b(?:codes?|"
+       r"passwords?|pins?|answers|otp|login (?:codes?|details))\b[^.\n]{0,40}\b(?:to|with) (?:anyone|"
+       r"whoever|support agents?|the caller|callers|her|him|them)\b"
+       r"|\b(?:codes?|passwords?|pins?|answers)\b[^.\n]{0,25}\b(?:should|can|may|must) be (?:read out|"
+       r"given|shared|sent|told|handed)\b[^.\n]{0,20}\bto (?:anyone|whoever|callers?|them|support)"
+       r"|\b(?:any|all|the) codes? (?:she|he|they) asks? for\b|\bdonner les codes\b"
+       r"|\b(?:share|give|send|read out|forward) (?:them|these|it|those) (?:to|with) (?:support agents?|"
+       r"callers?|the caller|whoever calls|anyone (?:who )?call(?:s|ing))\b"
+       r"|(?:сообщать|сообщай|назвать|называть) (?:им )?(?:коды|пароли|код)|\b(?:dar|passar) (?:os |"
+       r"los )?c[óo]digos\b|\b(?:codes?|pins?) (?:geben|weitergeben|doorgeven)\b"),
+    _r("poison.consent_planted", 0.5,
+       # false positives (scanfp): a consent the writer gives in the first person is theirs to give
+       r"(?<!\bi )(?<!\bwe )(?<!\bi've )(?<!\bwe've )(?<!\bi have )(?<!\bwe have )\b(?:authori[sz]ed|allowed|permitted|consented|agreed)\b[^.\n]{0,40}\b(?:to (?:make|approve|"
+       r"access|use|sign|spend|move|transfer|share|view)|(?:can|may) (?:access|approve|spend))\b"
+       r"[^.\n]{0,50}\b(?:on (?:their|his|her) behalf|in (?:their|his|her) name|at any time|any time|"
+       r"anytime|remotely|without (?:asking|approval|confirmation|limits?)|with (?:all|any|every) "
+       r"(?:third[- ]part\w+|apps?|partners?|vendors?|companies)|with (?:insurers|advertisers|marketers|"
+       r"brokers|anyone|everyone))"
+       r"|\b(?:usuario|usu[áa]rio|utilisateur|nutzer|utente|gebruiker|użytkownik|пользователь) "
+       r"(?:autoriz[óo]u?|a autoris[ée]|hat (?:\w+ )?(?:erlaubt|autorisiert)|ha autorizzato|heeft "
+       r"(?:\w+ )?(?:toestemming|gemachtigd)|upoważnił|разрешил|confirm[óo]u? que|a confirm[ée] que|"
+       r"a accept[ée] que|consinti[óo]|concordou)"),
+    _r("poison.update_user_contact", 0.5,
+       r"\b(?:update|change|set|replace|switch)\b (?:the user'?s|the customer'?s|their) (?:[\w-]+ ){0,2}"
+       r"(?:contact|e-?mail|phone|number|address|iban|account|payee|beneficiary)s? (?:to|with)\b"),
+    # memory poisoning: a payee changed to a literal account number (IBAN shape)
+    _r("poison.payee_changed", 0.45,
+       r"(?<!\bmy )(?<!\bour )(?<!\bi )" + _NOT_OWNED_PAYEE + r"\b(?:new|changed?|nieuwe|neue[snr]?|nouveau|nuevo|nova|novo|nuovo|"
+       r"nowy|lautet|zmienił\w*|"
+       r"новый|изменил\w*)\b(?! (?:iban|account|bank details|account number) of (?:my|our) (?:own |\w+ )?(?:business |"
+       r"personal |savings |current )?(?:account|bank))[^\n]{0,60}?\b[a-z]{2}\d{2} ?[0-9a-z]{4} ?\d{4}"),
+    _r("poison.scam_payment", 0.5,
+       r"\b(?:only|exclusively) (?:accepts?|takes?) (?:payments? )?(?:in |through |via |with |by )?"
+       r"(?:gift ?cards?|itunes cards?|crypto\w*|bitcoin)|\b(?:accepts?|takes?) (?:payments? )?only "
+       r"(?:in |through |via |with |by )(?:gift ?cards?|itunes cards?|crypto\w*|bitcoin)"),
+    # memory poisoning: "the user's accountant has changed", a redirect to an address, a planted
+    # policy, a profile write in the third person, automatic approvals
+    _r("poison.user_thing_changed", 0.45,
+       r"\bthe user(?:'s|’s) (?:[\w-]+ ){1,2}(?:has changed|have changed|changed|has moved|is now|are "
+       r"now|has been replaced)\b|\bthe user has (?:a )?(?:new|updated) (?:policy|rule|preference|"
+       r"setting|standing preference)\b|\bthe user(?:'s|’s) standing preference\b"),
+    _r("poison.redirect_to", 0.45,
+       f"\\b(?:should|must|will|(?:are|is) to) (?:now |from now on )?(?:go|be sent|be forwarded|be directed|be "
+       f"routed|be addressed)\\b[^.\\n]{{0,40}}(?:{_EMAIL}|https?://)"),
+    _r("poison.profile_write", 0.55,
+       r"\b(?:note|write|add|record|save|store|put|mark)\b (?:this |it |down )?(?:in|into|to|on) (?:the "
+       r"user(?:'s|’s)|their) (?:profile|memory|records?|file|notes|preferences)\b"),
+    _r("poison.auto_approve", 0.4,
+       r"\b(?:invoices?|refunds?|requests?|purchases?|orders?|transfers?)\b[^.\n]{0,40}\b(?:(?:is|are|"
+       r"gets?|be) (?:approved|accepted|paid) automatically|auto-?(?:approved|accepted|paid))\b"
+       r"|\bauto-?(?:accept|approve|pay)\b[^.\n]{0,20}\b(?:all|every|any)\b"),
+)  # fmt: skip
