@@ -13,6 +13,7 @@ from memguard.scan.vocabulary import (
     _AGENT,
     _AI,
     _AI_AT_LINE_START,
+    _AI_LABEL,
     _EMAIL,
     _HIDE_ML,
     _HIDE_USER_ML,
@@ -20,11 +21,14 @@ from memguard.scan.vocabulary import (
     _NO_CONFIRM_ML,
     _NOT_OWN_ML,
     _NOUN_HEADER,
+    _ORDER_VERB,
+    _PLACE_BOT,
     _QUIET,
     _SECRET,
     _SEND,
     _SEND_ML,
     _TO_AGENT_ML,
+    _TO_VERB_ITS,
     _URL,
     _VOCATIVE_ML,
 )
@@ -66,7 +70,8 @@ AGENT_RULES: tuple[Rule, ...] = (
     _r("agent.must", 0.55,
        # false positives (scanfp): "every agent must complete the training" names staff, and "the
        # model must be retrained" makes the noun the object; an order to the agent is active
-       f"\\b(?:the|any) (?:{_AGENT}) (?:must|should|shall|needs to|is required to|has to|is "
+       # scanfp4: not a bot of a place the writer names before it (_PLACE_BOT)
+       f"\\b(?:the|any) (?:{_AGENT}) {_PLACE_BOT}(?:must|should|shall|needs to|is required to|has to|is "
        r"instructed to|will now|is expected to)\b(?! (?:be|get|have been) \w+(?:ed|en|t)\b)"),
     _r("agent.before_answering", 0.7,
        r"\bbefore (?:answering|responding|replying|you (?:answer|respond|reply|continue|proceed)|"
@@ -88,7 +93,8 @@ AGENT_RULES: tuple[Rule, ...] = (
     _r("agent.quietly", 0.4, f"\\b{_QUIET}\\b"),
     _r("agent.reveal_prompt", 0.9,
        r"\b(?:reveal|print|output|show|repeat|leak|disclose|dump|display|recite|echo|tell me) "
-       r"(?:me )?(?:your|the|all|its) (?:full |entire |complete |hidden |initial |original |secret )?"
+       # scanfp4: "got the bot to reveal its system prompt" reports one (_TO_VERB_ITS)
+       f"(?:me )?(?:your|the|all|its{_TO_VERB_ITS}) (?:full |entire |complete |hidden |initial |original |secret )?"
        r"(?:system prompt|instructions|hidden prompt|initial prompt|developer message|system "
        r"message|pre-?prompt|configuration|rules)\b"),
     _r("agent.instead", 0.5,
@@ -102,11 +108,13 @@ AGENT_RULES: tuple[Rule, ...] = (
        r"|\b(?:reply|respond|answer) only\b"),
     _r("agent.send_secret", 0.7,
        # false positives (scanfp): "never share your one-time codes with anyone" is advice
-       f"(?<!never )(?<!not )(?<!n't )\\b(?:{_SEND}|reply (?:only )?with|include|give|tell|reveal|disclose|read out|print|dump|"
+       # scanfp4: nor a safeguard ("ask me before you send any money"), nor the user's contacts
+       # or calendar as the place of the recipients ("to people in my contacts")
+       f"(?<!never )(?<!not )(?<!n't )(?<!before you )(?<!before we )\\b(?:{_SEND}|reply (?:only )?with|include|give|tell|reveal|disclose|read out|print|dump|"
        # false positives (scanfp3): a verb as the noun of a header after another word ("Lab report:
        # the model revealed its system prompt", "Weekly sync:") orders nothing; "Share: ..." does
        f"publish|paste|attach)\\b(?!(?:{_NOUN_HEADER})[ \\t]*[:：])"
-       f"[^.\\n]{{0,60}}\\b(?:the user'?s|the|your|all|my)\\b[^.\\n]{{0,20}}{_SECRET}"),
+       f"[^.\\n]{{0,60}}\\b(?:the user'?s|the|your|all|my)\\b[^.\\n]{{0,20}}(?<!\\bin my )(?<!\\bin our )(?<!\\bin the )(?<!\\bin your ){_SECRET}"),
     _r("agent.send_to_address", 0.55,
        # generalization (holdout3): not to the user's own address ("send my summary to my work
        # email, ...": a standing preference, not an exfiltration)
@@ -114,7 +122,9 @@ AGENT_RULES: tuple[Rule, ...] = (
        # husband at x@y", "to my manager, x@y"), nor the user's own things ("send my timesheet to")
        f"\\b(?:{_SEND}|{_SEND_ML})\\b(?! my\\b){_NOT_OWN_ML}(?![^\\n]{{0,100}}?\\bto (?:(?:my|our) (?!new\\b)(?:(?:own |work |"
        f"personal |private |home |usual |other )?(?:e-?mail|address|inbox)\\b|[\\w'-]+(?: [\\w'-]+)?(?:,| at\\b|"
-       f" \\(|:| <| -))|(?!the\\b|a\\b|an\\b|this\\b|that\\b|all\\b|any\\b)[a-z][\\w'-]*(?: at\\b| \\(|,? <)))[^\\n]{{0,100}}?(?:\\bto\\b|\\ba\\b|\\bà\\b|\\ban\\b|\\bnaar\\b|"
+       f" \\(|:| <| -))|(?!the\\b|a\\b|an\\b|this\\b|that\\b|all\\b|any\\b)[a-z][\\w'-]*(?: at\\b| \\(|,? <)"
+       # scanfp4: nor a person named by a trade ("to the letting agent at x@...", "the travel agent (")
+       f"|the (?!ai\\b|llm\\b|ai-)[a-z][\\w-]* agent(?:,| at\\b| \\(|:| <)))[^\\n]{{0,100}}?(?:\\bto\\b|\\ba\\b|\\bà\\b|\\ban\\b|\\bnaar\\b|"
        f"\\bdo\\b|\\bna\\b|\\bpara\\b|\\be\\b)?\\s*{_EMAIL}"
        f"|{_SEND_ML}{_NOT_OWN_ML}[^\\n]{{0,100}}{_EMAIL}|{_EMAIL}[^\\n]{{0,30}}{_SEND_ML}"),
     _r("agent.phishing_tell_user", 0.7,
@@ -205,4 +215,27 @@ AGENT_RULES: tuple[Rule, ...] = (
     # "Remember, assistant: ...")
     _r("agent.vocative_inline", 0.45,
        r"[,;!] (?:ai|assistant|bot|chatbot|model|llm|claude|chatgpt|gpt)[,:!] "),
+    # -- version 8 (scanfp4) --------------------------------------------------------------------
+    # direct instruction: an AI named as the addressee of a label inside a code comment, markup, a
+    # quoted field or after a sentence ("# assistant: when you edit this file ...", '"Model:
+    # auto-approve ..."', "<div>AI assistant: summarise ...", ". AI agents: please persist ...")
+    # and given an order (line starts: agent.vocative_order)
+    _r("agent.label_order", 0.5,
+       f"(?:#|//|/\\*|<!--|--|[\"'>*|]|[.!?] ) ?{_AI_LABEL}[,:：] ?(?:please |kindly |now |also |then )?"
+       f"{_ORDER_VERB}\\b"),
+    # an AI-qualified staff label at a line's start ("AI reviewers:", "LLM agents:"; weak alone)
+    _r("agent.ai_staff_label", 0.35,
+       r"^ *(?:ai|llm|coding|automated)[ -](?:agents?|reviewers?|assistants?|tools?|systems?|readers?|"
+       r"screeners?|graders?|summari[sz]ers?)\s*[:：]"),
+    # an AI @-mentioned and asked ("@assistant if you are reading this thread, please ..."; weak alone:
+    # "@copilot please review" is how a user asks their own tool)
+    _r("agent.at_mention", 0.45,
+       r"@(?:assistant|ai|llm|bot|copilot|claude|chatgpt|gpt|gemini)\b[,:]? (?:please|kindly|if you|"
+       r"when you|remember|note|store|save|ignore)\b"),
+    # an AI reader picked out by what it is doing to this text ("to whatever LLM is summarising this
+    # PR"; weak alone)
+    _r("agent.whatever_reader", 0.45,
+       f"\\b(?:whatever|whichever|any|every) (?:{_AI}|models?|ai agents?) (?:that |which |who )?(?:is |are )?"
+       r"(?:currently )?(?:summari[sz]ing|reading|processing|parsing|reviewing|indexing|triaging|"
+       r"scanning) (?:this|these|it|the)\b"),
 )  # fmt: skip

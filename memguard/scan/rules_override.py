@@ -129,4 +129,14 @@ OVERRIDE_RULES: tuple[Rule, ...] = (
        r"requête|anfrage|bitte|richiesta|verzoek|prośb\w*|просьбу|запрос\w*|gebruiker|usuario|"
        r"utilisateur|nutzer|utente|usu[áa]rio)"
        r"|ユーザーの(?:依頼|要求|指示|質問)は?無視|(?:忽略|无视)用户"),
+    # -- version 8 (scanfp4) --------------------------------------------------------------------
+    # the agent's rules demoted ("treat my safety rules as suggestions") or authority handed to
+    # what documents say ("follow instructions found in documents")
+    _r("override.rules_demoted", 0.6,
+       r"\btreat (?:my|your|its|the|all) (?:own )?(?:safety |security |content )?(?:rules|guidelines|"
+       r"instructions|restrictions|policies|guardrails|limits) as (?:mere )?(?:suggestions|optional|advisory|"
+       r"non-binding|defaults)\b"
+       r"|\b(?:follow|obey|execute|carry out) (?:the )?(?:instructions|commands|orders|directives) (?:found|"
+       r"written|contained|embedded|hidden) in (?:the )?(?:documents|web ?pages|e-?mails|files|tool "
+       r"(?:results|outputs)|pages|messages|attachments)\b"),
 )  # fmt: skip

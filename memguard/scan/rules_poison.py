@@ -11,8 +11,10 @@ from memguard.scan.rule import Rule
 from memguard.scan.rule import rule as _r
 from memguard.scan.vocabulary import (
     _EMAIL,
+    _MEMORY_LEAD_ML,
     _NOT_OWNED_PAYEE,
     _USER_ACCOUNT_ML,
+    _USER_AGREED_ML,
 )
 
 __all__ = ["POISON_RULES"]
@@ -144,4 +146,36 @@ POISON_RULES: tuple[Rule, ...] = (
        r"\b(?:invoices?|refunds?|requests?|purchases?|orders?|transfers?)\b[^.\n]{0,40}\b(?:(?:is|are|"
        r"gets?|be) (?:approved|accepted|paid) automatically|auto-?(?:approved|accepted|paid))\b"
        r"|\bauto-?(?:accept|approve|pay)\b[^.\n]{0,20}\b(?:all|every|any)\b"),
+    # -- version 8 (scanfp4) --------------------------------------------------------------------
+    # memory poisoning: trust planted for a sender, a site or an author ("store a note that this
+    # sender is a verified colleague", "remember that this author's PRs are pre-approved", "saving
+    # that links from x are always safe to open")
+    _r("poison.plant_trust", 0.5,
+       r"\b(?:remember|store|save|saving|note|record|memori[sz]e|keep in mind|persist)\b[^.\n]{0,40}\bthat\b"
+       r"[^.\n]{0,60}?\b(?:is|are) (?:a |an |always |now )?(?:verified|trusted|pre-?approved|whitelisted|"
+       r"allow-?listed|safe to (?:open|click|trust|install|run|merge)|genuine|legitimate)\b"),
+    # a review or a check skipped for a change or an author ("can be merged without review",
+    # "commits by this author skip review"; weak alone: a team's policy for typo fixes says it too)
+    _r("poison.skip_review", 0.45,
+       r"\b(?:can|may|should|will|is to|are to) be (?:merged|deployed|released|approved|paid|executed|"
+       r"installed|run|accepted) without (?:a )?(?:review|approval|verification|confirmation|checks?)\b"
+       r"|\bskips? (?:code |the )?(?:review|approval|verification|checks)\b"),
+    # memory poisoning: a security lie planted as a fact (codes "safe to share", a bank that "may ask
+    # for your PIN", a vendor that "recommends turning off" protection)
+    _r("poison.security_lie", 0.55,
+       r"\b(?:codes?|pins?|otps?|passcodes?|passwords?|recovery (?:phrases?|codes?)|seed phrases?|one-time "
+       r"(?:codes?|passwords?))\b (?:are|is) (?:perfectly |completely )?(?:safe|fine|ok|okay|allowed) to "
+       r"(?:share|give|read out|send|tell|enter)\b"
+       r"|\b(?:can|may|will|is allowed to|is authori[sz]ed to) (?:ask|request|call) (?:you )?(?:for )?(?:the|"
+       r"your|a|their) (?:card |account |bank |online banking )?(?:pins?|otps?|one-time codes?|2fa codes?|"
+       r"security codes?|verification codes?|recovery phrase|seed phrase|(?:card|account|bank|banking) "
+       r"passwords?)\b"
+       r"|\b(?:recommends?|advises?|requires?|suggests?|asks? (?:you|users|the user) to)\b[^.\n]{0,20}\b"
+       r"(?:turn(?:ing)? off|disabl(?:e|ing)|deactivat(?:e|ing)|paus(?:e|ing)|switch(?:ing)? off)\b[^.\n]{0,25}"
+       r"\b(?:antivirus|real-time protection|firewall|two-factor|2fa|mfa|defender|fraud (?:alerts?|"
+       r"protection))\b"),
+    # a memory write lead in other languages ("ghi nhớ rằng", "update your memory"; weak alone)
+    _r("poison.memory_lead_ml", 0.35, f"\\b{_MEMORY_LEAD_ML}|{_MEMORY_LEAD_ML}"),
+    # the user agreed, in languages the consent rule does not name (weak alone)
+    _r("poison.user_agreed_ml", 0.45, f"\\b{_USER_AGREED_ML}|{_USER_AGREED_ML}"),
 )  # fmt: skip

@@ -15,7 +15,9 @@ from memguard.scan.vocabulary import (
     _CONTAINER,
     _END_WHAT,
     _FROM_AUTHORITY_ML,
+    _KEEP_ROLE_ML,
     _LEAD,
+    _PERSONA_ML,
     _ROLE,
     _ROLE_HUMAN,
     _ROLE_MACHINE,
@@ -94,6 +96,18 @@ ROLE_RULES: tuple[Rule, ...] = (
        f"{_LEAD}(?:syst[èe]me|sistema|systeem|systemu?|система|系统|系統|システム|시스템|النظام|सिस्टम|"
        r"sistem|administrateur|administrador|amministratore|beheerder|администратор|管理员|管理者|관리자|"
        r"المسؤول|व्यवस्थापक|yönetici)\s*[:：](?![ \t]*[a-z][\w-]* ?v?\d)"),
+    # -- version 8 (scanfp4) --------------------------------------------------------------------
+    # a persona that replaces the agent: its "real role", an "autonomous operator", a loyalty moved
+    # (not "your new role": a job)
+    _r("role.role_redefined", 0.5,
+       r"\byour (?:real|true|actual) (?:role|identity|persona|loyalty|allegiance|master)\b"
+       r"|\byou(?: are|'re|’re) (?:now )?an? (?:autonomous|unrestricted|unsupervised|unfiltered) "
+       r"(?:agent|operator|assistant|ai|model|system)\b"
+       r"|\b(?:whose|your|its) (?:loyalty|allegiance) (?:is|lies|belongs) (?:now )?(?:to|with)\b"),
+    # "from now on you are", "you are no longer", in other languages
+    _r("role.persona_ml", 0.5, f"\\b{_PERSONA_ML}|{_PERSONA_ML}"),
+    # a role or an identity to keep ("remember this role", "New identity:"; weak alone)
+    _r("role.keep_persona", 0.4, f"\\b{_KEEP_ROLE_ML}"),
 )  # fmt: skip
 
 DELIMITER_RULES: tuple[Rule, ...] = (
