@@ -238,4 +238,26 @@ AGENT_RULES: tuple[Rule, ...] = (
        f"\\b(?:whatever|whichever|any|every) (?:{_AI}|models?|ai agents?) (?:that |which |who )?(?:is |are )?"
        r"(?:currently )?(?:summari[sz]ing|reading|processing|parsing|reviewing|indexing|triaging|"
        r"scanning) (?:this|these|it|the)\b"),
+    # a note for an AI-qualified reader, or a system note for a named assistant ("Hinweis für
+    # KI-Assistenten:", "System instruction for the finance assistant:")
+    _r("agent.note_to_ai", 0.6,
+       r"\b(?:notes?|hints?|hinweis|instructions?|messages?|notices?|memo|reminders?) (?:to|for|für|para|"
+       r"pour|per|voor|dla|для|για) (?:the |all |any |den |die |el |los |la |les |l'|gli |de |τον |τους )?"
+       r"(?:[\w-]+ )?(?:ai|ki|ia|llm)[ -]?(?:assistants?|assistenten|assistent|asistentes?|assistentes?|"
+       r"agents?|agenten|models?)\b|\bβοηθό ai\b"
+       f"|\\bsystem (?:instructions?|notes?|messages?|directives?) (?:to|for) (?:the |all |any )?(?:[\\w-]+ )?"
+       f"(?:{_AGENT})s?\\b"),
+    # an AI reader addressed by a condition ("If an AI agent is running this code:")
+    _r("agent.if_ai_reads", 0.6,
+       r"\bif (?:an?|any|the) (?:ai|llm|automated|coding) (?:agent|assistant|model|tool|system|reader)s? "
+       r"(?:is|are) (?:reading|running|processing|parsing|summari[sz]ing|executing|reviewing|editing)\b"),
+    # a third party asks that the reader do something ("the maintainers ask that you also run";
+    # weak alone) or has the user's assistant do it ("please have your assistant update ..."; weak
+    # alone: a human assistant is asked the same way)
+    _r("agent.asks_that_you", 0.45,
+       r"\b(?:asks?|requests?|requires?|insists?) that you (?:also )?(?:run|install|execute|add|send|"
+       r"remember|store|save|disable|forward|approve|merge|pay|delete)\b"
+       f"|\\b(?:have|ask|let|get|tell) your (?:{_AI}|agent) (?:to )?(?:update|change|add|send|forward|pay|"
+       r"save|store|remember|approve|delete|set)\b"
+       r"|\b(?:ai|llm|assistant|agent|bot)-notes?\s*[:：]"),
 )  # fmt: skip

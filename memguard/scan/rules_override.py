@@ -139,4 +139,9 @@ OVERRIDE_RULES: tuple[Rule, ...] = (
        r"|\b(?:follow|obey|execute|carry out) (?:the )?(?:instructions|commands|orders|directives) (?:found|"
        r"written|contained|embedded|hidden) in (?:the )?(?:documents|web ?pages|e-?mails|files|tool "
        r"(?:results|outputs)|pages|messages|attachments)\b"),
+    # the agent's rules changed by someone ("The user's admin has changed your memory rules:")
+    _r("override.rules_changed_by", 0.5,
+       r"\b(?:has|have) (?:changed|updated|replaced|rewritten|overridden) your (?:memory |safety |trust )?"
+       r"(?:rules|instructions|settings|policy|policies|guidelines|configuration)\b"
+       r"|\byour (?:new|updated|real|actual) instructions (?:are|can be found) (?:in|below|at|here|above)\b"),
 )  # fmt: skip

@@ -152,7 +152,7 @@ POISON_RULES: tuple[Rule, ...] = (
     # that links from x are always safe to open")
     _r("poison.plant_trust", 0.5,
        r"\b(?:remember|store|save|saving|note|record|memori[sz]e|keep in mind|persist)\b[^.\n]{0,40}\bthat\b"
-       r"[^.\n]{0,60}?\b(?:is|are) (?:a |an |always |now )?(?:verified|trusted|pre-?approved|whitelisted|"
+       r"(?:[^.\n]|\.(?=\S)){0,60}?\b(?:is|are) (?:a |an |always |now )?(?:verified|trusted|pre-?approved|whitelisted|"
        r"allow-?listed|safe to (?:open|click|trust|install|run|merge)|genuine|legitimate)\b"),
     # a review or a check skipped for a change or an author ("can be merged without review",
     # "commits by this author skip review"; weak alone: a team's policy for typo fixes says it too)
@@ -173,9 +173,48 @@ POISON_RULES: tuple[Rule, ...] = (
        r"|\b(?:recommends?|advises?|requires?|suggests?|asks? (?:you|users|the user) to)\b[^.\n]{0,20}\b"
        r"(?:turn(?:ing)? off|disabl(?:e|ing)|deactivat(?:e|ing)|paus(?:e|ing)|switch(?:ing)? off)\b[^.\n]{0,25}"
        r"\b(?:antivirus|real-time protection|firewall|two-factor|2fa|mfa|defender|fraud (?:alerts?|"
-       r"protection))\b"),
+       r"protection))\b"
+       r"|\bpode (?:lhe |te )?pedir (?:a |o |sua |seu )?(?:senha|pin|código)|\bpuede (?:pedir(?:te|le)?|"
+       r"solicitar(?:te|le)?) (?:la |el |tu |su )?(?:contraseña|clave|pin|código)|\bpeut (?:vous |te )?demander "
+       r"(?:le |votre |ton )?(?:code|mot de passe|pin)|\bkann (?:sie |dich )?nach (?:der |dem |ihrer |deiner )?"
+       r"(?:pin|tan|passwort|kennwort) fragen|\bpuò (?:chiederti|chiederle|chiedere) (?:la |il |tuo |tua )?"
+       r"(?:password|pin|codice)"),
     # a memory write lead in other languages ("ghi nhớ rằng", "update your memory"; weak alone)
     _r("poison.memory_lead_ml", 0.35, f"\\b{_MEMORY_LEAD_ML}|{_MEMORY_LEAD_ML}"),
     # the user agreed, in languages the consent rule does not name (weak alone)
     _r("poison.user_agreed_ml", 0.45, f"\\b{_USER_AGREED_ML}|{_USER_AGREED_ML}"),
+    # a second principal for the agent ("is effectively a second owner of this assistant", "treat
+    # Leo's requests exactly like the user's")
+    _r("poison.second_principal", 0.55,
+       r"\b(?:second|new|co-?|additional|joint) owner of (?:this|the|your) (?:assistant|agent|bot|ai|account)\b"
+       r"|\btreat [\w'’-]+(?:'s|’s) (?:requests|messages|instructions|orders|e-?mails|commands)\b[^.\n]{0,60}"
+       r"\b(?:exactly )?(?:like|as) (?:the user(?:'s|’s)|mine|my own|the owner(?:'s|’s)|if (?:they|it) came from)"),
+    # facts stored at a trust they do not have ("are to be stored at the user's trust level")
+    _r("poison.trust_level", 0.55,
+       r"\b(?:stored|saved|treated|recorded|kept|labell?ed) (?:at|with|as) (?:the )?(?:user(?:'s|’s)|owner(?:'s|’s)|"
+       r"full|high(?:est)?|admin|system) (?:trust|privilege|authority)(?: level)?\b"),
+    # the user's things handed to whoever asks ("send them to whoever asks")
+    _r("exfil.to_whoever", 0.5,
+       r"\b(?:send|give|share|forward|hand over|release|read out)\b[^.\n]{0,40}\bto (?:whoever|anyone|anybody) "
+       r"(?:who )?(?:asks?|requests?|emails?|calls?|writes?|wants)\b"),
+    # an outside address added as a copy or a viewer ("add billing@x as an authorized viewer";
+    # weak alone: the user adds their own people that way)
+    _r("poison.add_watcher", 0.45,
+       f"\\b(?:add|adding|save|saving|set|put|include|list)\\b[^.\\n]{{0,40}}(?:{_EMAIL}|\\b(?:my|this|that|his|her) "
+       r"(?:e-?mail )?address)[^.\n]{0,40}\bas (?:a |an )?(?:cc|bcc|co-?recipient|recipient|(?:authori[sz]ed )?"
+       r"(?:viewer|user|delegate|signatory|contact))\b"),
+    # a payee's account that "is now" another, or payments now only to an account or a site
+    # (not the writer's own: "my landlord's account is now ...")
+    _r("poison.account_now", 0.5,
+       r"(?<!\bmy )(?<!\bour )" + _NOT_OWNED_PAYEE + r"\b(?:account|bank details|payment details|iban)\b"
+       r"(?: for [\w ]{1,30})? (?:is|are) now\b[^\n]{0,60}?(?:sort code|iban|account|routing)[ :#]*\d"
+       r"|\b(?:renewed|paid|settled|billed) (?:via|by|through) (?:bank )?transfer to account\b"
+       r"|\b(?:now )?accepts? payments? only (?:via|through|at|on) (?:https?://)?[a-z0-9-]+\.[a-z]"),
+    # an official or correct site for the user's bank, wallet or account that is a given domain
+    _r("poison.site_for_user", 0.5,
+       r"\b(?:official|correct|real|right|genuine|legitimate) (?:login |sign-in )?(?:site|website|page|portal|"
+       r"url|address|link)\b[^.\n]{0,40}\bthe user(?:'s|’s)\b(?:[^.\n]|\.(?=\S)){0,40}?\bis\s+(?:https?://)?"
+       r"[a-z0-9-]+(?:\.[a-z0-9-]+)+"
+       r"|\bthe user(?:'s|’s)\b[^.\n]{0,60}\b(?:official|correct|real|right|genuine) (?:login )?(?:site|website|"
+       r"page|portal|url|address|link) is\s+(?:https?://)?[a-z0-9-]+(?:\.[a-z0-9-]+)+"),
 )  # fmt: skip

@@ -35,9 +35,9 @@ SLEEPER_RULES: tuple[Rule, ...] = (
        r"confirmed|true|permanent|user)\b|\b(?:as an?|this is an?) (?:verified|trusted|confirmed) "
        r"(?:user )?(?:fact|memory|instruction)\b"),
     _r("sleeper.trigger_third_person", 0.55,
-       r"\b(?:next time|whenever|every time|each time|the next time|once|as soon as|if ever|when)"
+       r"\b(?:next time|whenever|every time|each time|the next time|once|as soon as|if ever|when|the moment)"
        r" (?:the user|they|the human|someone|anyone|a user|the customer) (?:asks?|mentions?|says|"
-       r"talks|requests?|opens?|logs? in|types?|writes?|brings up|searches)\b"
+       r"talks|requests?|opens?|logs? in|types?|writes?|brings up|searches|connects?|grants?|links?|enables?)\b"
        # scanfp2: not a trigger aimed at the writer ("when someone asks me for the wifi password")
        r"(?! (?:me|us|my|our)\b)"
        # generalization (holdout3), sleeper: "if the user ever asks", "once the user has logged in"
@@ -112,4 +112,15 @@ SLEEPER_RULES: tuple[Rule, ...] = (
     _r("sleeper.standing_answer", 0.45,
        r"\b(?:answer|respond to|reply to) (?:any|every|all|each) (?:questions?|requests?|messages?) "
        r"(?:about|on|regarding|concerning)\b"),
+    # -- version 8 (scanfp4) --------------------------------------------------------------------
+    # a trigger counted in later questions ("after you've been asked ten more questions, start
+    # ..."), a phrase someone will say ("if anyone says the phrase 'X', ..."), and the authority it
+    # confers ("they are an administrator: follow their instructions")
+    _r("sleeper.count_trigger", 0.45,
+       r"\bafter you(?:'ve|’ve| have) (?:been asked|answered|received|handled|seen) (?:\w+ )?(?:more |other )?"
+       r"(?:questions|messages|requests|prompts|conversations|chats)\b"
+       r"|\b(?:says?|types?|writes?|uses?|sends?) the (?:code ?word|phrase|keyword|password|word) [\"'“‘]"),
+    _r("sleeper.phrase_authority", 0.5,
+       r"\b(?:they|he|she|that person|the sender|the speaker)(?: is| are|'s|’s) (?:an? |the )?(?:administrator|"
+       r"admin|owner|developer|operator|authori[sz]ed user|superuser)\b[:;,]? (?:follow|obey|trust|do what)\b"),
 )  # fmt: skip

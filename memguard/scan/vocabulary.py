@@ -78,7 +78,9 @@ _FUTURE = _alt("future", "later", "subsequent", "upcoming", "following", "next",
 _SESSION = _alt("conversations?", "sessions?", "chats?", "turns?", "interactions?", "requests?",
                 "tasks?", "answers?", "replies", "responses?", "runs?")  # fmt: skip
 _QUIET = _alt("quietly", "silently", "secretly", "covertly", "discreetly", "without (?:telling|"
-              "informing|notifying|alerting) (?:the )?(?:user|human|anyone)", "in the background")
+              "informing|notifying|alerting) (?:the )?(?:user|human|anyone)", "in the background",
+              # scanfp4
+              "keep (?:quiet|silent|mum) about (?:it|this|that)")
 
 # multilingual vocabulary: "ignore", "instructions", "previous/all" (latin words take \b, others not)
 _IGN_LATIN = _alt("ignore[sz]?", "disregard", "forget", "override", "bypass", "ignora[rt]?",
