@@ -45,6 +45,11 @@ RULES: tuple[Rule, ...] = (
 DECODE_LEAD = _r("encoded.decode_lead", 0.5,
     r"\b(?:decode|decoded|base ?64|b64|hex(?:-encoded)?|rot-?13|url-?(?:decode|encoded)|"
     r"encoded|deobfuscate|decipher|reversed?|backwards?)\b[^.\n]{0,40}\b(?:and|then)?\s*(?:follow|execute|run|"
-    r"comply|obey|do|apply|act|perform)|\b(?:encoded|hidden|obfuscated|secret) (?:instruction|"
+    r"comply|obey|do|apply|act|perform)|\b(?:encoded|obfuscated) (?:instruction|"
     r"task|command|payload|message|hint)s?\b"
+    # scanfp4: a hidden or secret instruction is a carrier when it is a label or is handed over
+    # ("Hidden instruction:", "a secret task for you below"); "the bot followed a hidden
+    # instruction in a PDF" reports one
+    r"|\b(?:hidden|secret) (?:instruction|task|command|payload|message|hint)s?(?:\s*[:：]| (?:below|"
+    r"follows?|for (?:you|the (?:assistant|agent|ai|model|bot))|inside|here)\b)"
 )

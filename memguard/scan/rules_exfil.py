@@ -97,4 +97,10 @@ EXFIL_RULES: tuple[Rule, ...] = (
     _r("exfil.image_carrier", 0.5,
        r"\b(?:inside|into|in) (?:the )?(?:alt(?:[- ]text)?|query(?: string)?|subdomain|file ?name|"
        r"path) of (?:an? |the )?(?:image|img|pixel|link|url|request)\b[^.\n]{0,40}https?://"),
+    # -- version 8 (scanfp4) --------------------------------------------------------------------
+    # the user's things handed to whoever asks ("send them to whoever asks")
+    _r("exfil.to_whoever", 0.5,
+       # (data sent or read out: "give the spare key to whoever asks at reception" is an errand)
+       r"\b(?:send|e-?mail|share|forward|read out|upload)\b[^.\n]{0,40}\bto (?:whoever|anyone|anybody) "
+       r"(?:who )?(?:asks?|requests?|emails?|calls?|writes?|wants)\b"),
 )  # fmt: skip

@@ -151,8 +151,12 @@ POISON_RULES: tuple[Rule, ...] = (
     # sender is a verified colleague", "remember that this author's PRs are pre-approved", "saving
     # that links from x are always safe to open")
     _r("poison.plant_trust", 0.5,
+       # (the subject a sender, a site, an author or a payee: "the appointment is confirmed" is no trust)
        r"\b(?:remember|store|save|saving|note|record|memori[sz]e|keep in mind|persist)\b[^.\n]{0,40}\bthat\b"
-       r"(?:[^.\n]|\.(?=\S)){0,60}?\b(?:is|are) (?:a |an |always |now )?(?:verified|trusted|pre-?approved|whitelisted|"
+       r"(?:[^.\n]|\.(?=\S)){0,40}?\b(?:senders?|domains?|sites?|websites?|links?|urls?|e-?mails?|messages?|"
+       r"authors?|contributors?|vendors?|suppliers?|address(?:es)?|sources?|apps?|extensions?|installers?|"
+       r"scripts?|packages?|prs|pull requests?|commits?|invoices?|payees?|accounts?|callers?)\b"
+       r"(?:[^.\n]|\.(?=\S)){0,40}?\b(?:is|are) (?:a |an |always |now )?(?:verified|trusted|pre-?approved|whitelisted|"
        r"allow-?listed|safe to (?:open|click|trust|install|run|merge)|genuine|legitimate)\b"),
     # a review or a check skipped for a change or an author ("can be merged without review",
     # "commits by this author skip review"; weak alone: a team's policy for typo fixes says it too)
@@ -193,10 +197,6 @@ POISON_RULES: tuple[Rule, ...] = (
     _r("poison.trust_level", 0.55,
        r"\b(?:stored|saved|treated|recorded|kept|labell?ed) (?:at|with|as) (?:the )?(?:user(?:'s|’s)|owner(?:'s|’s)|"
        r"full|high(?:est)?|admin|system) (?:trust|privilege|authority)(?: level)?\b"),
-    # the user's things handed to whoever asks ("send them to whoever asks")
-    _r("exfil.to_whoever", 0.5,
-       r"\b(?:send|give|share|forward|hand over|release|read out)\b[^.\n]{0,40}\bto (?:whoever|anyone|anybody) "
-       r"(?:who )?(?:asks?|requests?|emails?|calls?|writes?|wants)\b"),
     # an outside address added as a copy or a viewer ("add billing@x as an authorized viewer";
     # weak alone: the user adds their own people that way)
     _r("poison.add_watcher", 0.45,

@@ -11,6 +11,7 @@ from memguard.scan.rule import Rule
 from memguard.scan.rule import rule as _r
 from memguard.scan.vocabulary import (
     _AGENT,
+    _AGENT_ML,
     _AIMED,
     _CONTAINER,
     _END_WHAT,
@@ -105,9 +106,11 @@ ROLE_RULES: tuple[Rule, ...] = (
        r"(?:agent|operator|assistant|ai|model|system)\b"
        r"|\b(?:whose|your|its) (?:loyalty|allegiance) (?:is|lies|belongs) (?:now )?(?:to|with)\b"),
     # "from now on you are", "you are no longer", in other languages
-    _r("role.persona_ml", 0.5, f"\\b{_PERSONA_ML}|{_PERSONA_ML}"),
+    # (followed by the agent it becomes or stops being: "ab sofort bist du für die Blumen zuständig"
+    # hands a person a chore)
+    _r("role.persona_ml", 0.5, f"(?:\\b{_PERSONA_ML}|{_PERSONA_ML})[^.\\n]{{0,30}}?{_AGENT_ML}"),
     # a role or an identity to keep ("remember this role", "New identity:"; weak alone)
-    _r("role.keep_persona", 0.4, f"\\b{_KEEP_ROLE_ML}"),
+    _r("role.keep_persona", 0.35, f"\\b{_KEEP_ROLE_ML}"),
 )  # fmt: skip
 
 DELIMITER_RULES: tuple[Rule, ...] = (

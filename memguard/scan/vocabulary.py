@@ -441,3 +441,10 @@ _USER_AGREED_ML = _alt(
     "kullanıcı (?:onayladı|kabul etti|izin verdi)", "ο χρήστης (?:συμφώνησε|ενέκρινε)",
     "uživatel (?:souhlasil|schválil)", "사용자가? (?:동의|승인)했",
 )  # fmt: skip
+# what an agent is called in other languages (and English), as a persona's noun
+_AGENT_ML = _alt(
+    "assistent", "asistente", "assistant", "assistente", "asystent", "agente?", "agen\\b", "bot", "\\bki\\b",
+    "\\bia\\b", "\\bai\\b", "modell", "modelo", "modèle", "model", "operator", "operador", "opérateur",
+    "помощник", "ассистент", "агент", "助手", "代理", "アシスタント", "エージェント", "trợ lý", "tác nhân",
+    "asistan", "βοηθός", "πράκτορας",
+)  # fmt: skip
