@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001  (the rules hold non-Latin punctuation on purpose)
 """The built-in scanner's rules: attack families, written as patterns over lower-cased text.
 
 Each rule names a family and a weight (how sure a match alone makes the scanner). Rules describe
