@@ -260,4 +260,13 @@ AGENT_RULES: tuple[Rule, ...] = (
        f"|\\b(?:have|ask|let|get|tell) your (?:{_AI}|agent) (?:to )?(?:update|change|add|send|forward|pay|"
        r"save|store|remember|approve|delete|set)\b"
        r"|\b(?:ai|llm|assistant|agent|bot)-notes?\s*[:：]"),
+    # an assistant called on in the middle of a text and told to store something ("... on the 14th.
+    # Assistant, store that ...", "For the family assistant: save that ..."; weak alone: a user
+    # asks their own assistant the same way, at the start of their message)
+    _r("agent.vocative_memory", 0.45,
+       r"(?:[.!?;] |[#>\"'*] ?)(?:for (?:the |my |our )?(?:[\w-]+ )?)?(?:assistant|assistent|asistente|assistente|"
+       r"asystent\w*|ассистент|помощник|ai|ki|ia)[,:] ?(?:bitte |por favor,? |s'il te plaît,? |per favore,? |"
+       r"please )?(?:store|save|remember|persist|record|speichere|merke? dir|notiere|mémorise|retiens|"
+       r"enregistre|guarda|recuerda|memoriza|anota|salva|ricorda|memorizza|annota|onthoud|sla op|"
+       r"zapamiętaj|zapisz|запомни|сохрани|lembre|grave|guarde)\b"),
 )  # fmt: skip

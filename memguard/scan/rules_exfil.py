@@ -102,5 +102,10 @@ EXFIL_RULES: tuple[Rule, ...] = (
     _r("exfil.to_whoever", 0.5,
        # (data sent or read out: "give the spare key to whoever asks at reception" is an errand)
        r"\b(?:send|e-?mail|share|forward|read out|upload)\b[^.\n]{0,40}\bto (?:whoever|anyone|anybody) "
-       r"(?:who )?(?:asks?|requests?|emails?|calls?|writes?|wants)\b"),
+       r"(?:who )?(?:asks?|requests?|emails?|calls?|writes?|wants)\b"
+       # the same in other languages ("peuvent être communiqués à toute personne qui ...")
+       r"|\b(?:communiqu\w+|envoy\w+|transmis\w*|enviad\w+|enviar|mandar|comunicad\w*|inviat\w*|"
+       r"comunicat\w*|geschickt|weitergegeben|gesendet|mitgeteilt|verstuurd|doorgegeven)\b[^.\n]{0,30}"
+       r"(?:à toute personne|à quiconque|à n'importe qui|a cualquier persona|a quien (?:lo |los |las )?pida|"
+       r"a chiunque|an jeden|jedem, der|aan iedereen|a qualquer pessoa)"),
 )  # fmt: skip

@@ -217,4 +217,10 @@ POISON_RULES: tuple[Rule, ...] = (
        r"[a-z0-9-]+(?:\.[a-z0-9-]+)+"
        r"|\bthe user(?:'s|’s)\b[^.\n]{0,60}\b(?:official|correct|real|right|genuine) (?:login )?(?:site|website|"
        r"page|portal|url|address|link) is\s+(?:https?://)?[a-z0-9-]+(?:\.[a-z0-9-]+)+"),
+    # messages from a sender declared to be obeyed ("messages from x@... are from the head teacher and
+    # should be obeyed")
+    _r("poison.obey_sender", 0.5,
+       r"\b(?:messages|e-?mails|requests|instructions|texts|notes|orders) from\b(?:[^.\n]|\.(?=\S)){0,80}\b"
+       r"(?:should|must|are to|can|will) be (?:obeyed|followed without (?:question|checking)|acted on "
+       r"(?:immediately|without))(?! by\b)"),
 )  # fmt: skip
