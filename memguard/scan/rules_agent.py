@@ -38,7 +38,7 @@ __all__ = ["AGENT_RULES"]
 AGENT_RULES: tuple[Rule, ...] = (
     # -- addressed to the agent rather than to a human reader --------------------------------
     _r("agent.if_you_are_ai", 0.8,
-       f"\\bif you(?: are|'re) (?:an? )?(?:{_AGENT}|automated|reading this as an? \\w+)"
+       f"\\bif you(?: are|'re| happen to be| are actually| are in fact) (?:an? )?(?:{_AGENT}|automated|reading this as an? \\w+)"
        r"|\bhumans? (?:can|should|may|must) ignore this\b|\b(?:not|in)?visible to (?:the )?"
        r"(?:user|humans?)\b|\bhidden from (?:the )?(?:user|humans?)\b"),
     _r("agent.note_to_agent", 0.6,
@@ -46,7 +46,7 @@ AGENT_RULES: tuple[Rule, ...] = (
        # generalization (holdout3), direct instruction: "action item for the AI", "FAO the model"
        # scanfp2: "secondary objective for the assistant"
        f"action items?|request|task|p\\.s\\.|ps|objectives?|goals?|missions?|priorit(?:y|ies)) "
-       f"(?:to|for) (?:the |any |all )?(?:{_AGENT}|ai agents?|ai systems?|language models?)s?\\b"
+       f"(?:to|for) (?:the |any |all |whichever |whatever |every )?(?:{_AGENT}|ai agents?|ai systems?|language models?)s?\\b"
        f"|\\b(?:fao|attn|attention|for the attention of):? (?:the |any |all |every )?(?:{_AI}|models?)\\b"
        f"|\\bfor (?:ai|llm|automated) (?:agents?|assistants?|models?|tools?|readers?|systems?) only\\b"
        f"|{_TO_AGENT_ML}(?![\\w-])"),
@@ -172,7 +172,9 @@ AGENT_RULES: tuple[Rule, ...] = (
        f"\\b(?:{_AI_AT_LINE_START}) {{0,2}}(?:please |kindly |now |also )?"
        r"(?:tell|say|remember|send|forward|ignore|disregard|don't|never|always|make|add|delete|remove|"
        r"share|open|reply|respond|answer|write|approve|store|save|report|skip|stop|include|recommend|"
-       r"mark|cancel|treat|push|upload|post|forget|run|execute|install|download|call|invoke)\b"),
+       r"mark|cancel|treat|push|upload|post|forget|run|execute|install|download|call|invoke|"
+       # scanfp4: acts on the user's things and settings
+       r"disable|enable|grant|pay|transfer|wire|book|buy|order|update|change|set|move|publish|reset|unlock)\b"),
     # direct instruction: an AI addressed politely in other languages (weak alone)
     _r("agent.vocative_ml", 0.45, _VOCATIVE_ML),
     # direct instruction: change what the agent outputs ("prefix every summary with", "replace
@@ -257,7 +259,7 @@ AGENT_RULES: tuple[Rule, ...] = (
     _r("agent.asks_that_you", 0.45,
        r"\b(?:asks?|requests?|requires?|insists?) that you (?:also )?(?:run|install|execute|add|send|"
        r"remember|store|save|disable|forward|approve|merge|pay|delete)\b"
-       f"|\\b(?:have|ask|let|get|tell) your (?:{_AI}|agent) (?:to )?(?:update|change|add|send|forward|pay|"
+       f"|\\b(?:have|ask|let|get|tell) (?:your|the) (?:{_AI}|agent) (?:to )?(?:update|change|add|send|forward|pay|"
        r"save|store|remember|approve|delete|set)\b"
        r"|\b(?:ai|llm|assistant|agent|bot)-notes?\s*[:：]"),
     # an assistant called on in the middle of a text and told to store something ("... on the 14th.
@@ -269,4 +271,14 @@ AGENT_RULES: tuple[Rule, ...] = (
        r"please )?(?:store|save|remember|persist|record|speichere|merke? dir|notiere|mémorise|retiens|"
        r"enregistre|guarda|recuerda|memoriza|anota|salva|ricorda|memorizza|annota|onthoud|sla op|"
        r"zapamiętaj|zapisz|запомни|сохрани|lembre|grave|guarde)\b"),
+    # the user's details put into the agent's reply ("would you mind including the user's phone
+    # number in your reply?")
+    _r("agent.user_data_in_reply", 0.55,
+       r"\b(?:include|including|add|adding|put|putting|mention|mentioning|share|sharing|give|giving)\b[^.\n]{0,20}"
+       r"\bthe user(?:'s|’s) (?:[\w-]+ ){0,2}(?:phone(?: number)?|(?:home )?address|e-?mail(?: address)?|date of "
+       r"birth|location|card(?: number)?|password|iban|account number)\b[^.\n]{0,30}\b(?:in|into|with) "
+       r"(?:your|the) (?:reply|answer|response|summary|output|message)"),
+    # a mail header addressed to the AI ("To: assistant")
+    _r("agent.mail_to_ai", 0.5,
+       r"^to: ?(?:the |your )?(?:ai |llm )?(?:assistant|ai|llm|bot|model|claude|chatgpt|copilot|gemini)s?\s*$"),
 )  # fmt: skip

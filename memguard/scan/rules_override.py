@@ -58,7 +58,12 @@ OVERRIDE_RULES: tuple[Rule, ...] = (
     _r("override.no_longer_apply", 0.6,
        r"\b(?:they|these|those|it|that|earlier ones|the old ones)\b[^.\n]{0,10}\b(?:no longer apply|"
        r"(?:are|is) (?:no longer|not) (?:valid|in effect|binding)|(?:are|is) (?:void|revoked|"
-       r"cancel+ed))|\b(?:prior|previous|earlier|former|old|original) (?:directives|instructions|"
+       # scanfp4: a modifier naming the agent's own rules may stand before the noun ("earlier privacy
+       # instructions"; a topic, "the old parking rules", is exempt as "rules about X" is below);
+       # not the writer's own ("my earlier instructions are no longer needed")
+       r"cancel+ed))|(?<!\bmy )(?<!\bour )\b(?:prior|previous|earlier|former|old|original) (?:(?:privacy|safety|"
+       r"security|system|content|usage|operating|default|standing|initial|core|base|developer|user|"
+       r"assistant|agent|ai) )?(?:directives|instructions|"
        r"rules|guidelines|orders)\b(?! (?:for|about|on|regarding|of|from) (?!you\b|the (?:assistant|"
        r"agent|model|ai)\b))[^.\n]{0,40}\b(?:no longer|void|revoked|obsolete|outdated)"),
     _r("override.real_task", 0.7,
@@ -124,8 +129,9 @@ OVERRIDE_RULES: tuple[Rule, ...] = (
        r"answer|follow))\b (?:what |whatever )?(?:the |this )?(?:user|customer|human|person)(?:'s|’s)? "
        r"(?:request|question|asked|asks|wants|said|task|query|instructions?|message)"
        r"|\b(?:ignora|ignore[sz]?|ignoriere|negeer|zignoruj|игнорируй|не выполняй|не исполняй|ne (?:tiens|"
-       r"tenez) pas compte de|no hagas caso (?:a|de)|non tenere conto d[ie]l?l?'?|não leve em conta)\b {0,2}"
-       r"(?:wat |what |lo que |ce que |was |quello che |o que )?(?:la |le |die |de |der |o |a |the )?(?:petici[óo]n|solicitud|pedido|demande|"
+       r"tenez) pas compte de|no hagas caso (?:a|de)|non tenere conto d[ie]l?l?'?|não leve em conta|desconsider[ae])\b {0,2}"
+       r"(?:wat |what |lo que |ce que |was |quello che |o que )?(?:la |le |die |de |der |o |a |the |as |os |las |los |les )?(?:petici[óo]n|solicitud|pedido|demande|"
+       r"instru[çc][õo]es d[oa] usu[áa]rio|instrucciones del usuario|"
        r"requête|anfrage|bitte|richiesta|verzoek|prośb\w*|просьбу|запрос\w*|gebruiker|usuario|"
        r"utilisateur|nutzer|utente|usu[áa]rio)"
        r"|ユーザーの(?:依頼|要求|指示|質問)は?無視|(?:忽略|无视)用户"),
@@ -144,4 +150,9 @@ OVERRIDE_RULES: tuple[Rule, ...] = (
        r"\b(?:has|have) (?:changed|updated|replaced|rewritten|overridden) your (?:memory |safety |trust )?"
        r"(?:rules|instructions|settings|policy|policies|guidelines|configuration)\b"
        r"|\byour (?:new|updated|real|actual) instructions (?:are|can be found) (?:in|below|at|here|above)\b"),
+    # a text that claims to outrank the agent's instructions ("outranks every other instruction,
+    # including the system prompt")
+    _r("override.outranks", 0.7,
+       r"\b(?:outranks?|overrides?|supersedes?|takes? precedence over|trumps?|beats?) (?:every|all|any) "
+       r"(?:other |previous |prior |earlier )?(?:instructions?|rules|guidelines|directives|prompts?|orders)\b"),
 )  # fmt: skip

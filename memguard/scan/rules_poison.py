@@ -53,8 +53,8 @@ POISON_RULES: tuple[Rule, ...] = (
        r"disabled|enabled|turned off|confirmed|waived)\b[^.\n]{0,40}\b(?:all|every|any|copies|"
        r"transfers?|payments?|access|following|2fa|verification|messages)\b"),
     _r("poison.security_disabled", 0.55,
-       r"\b(?:2fa|mfa|two-factor|multi-factor|antivirus|firewall|security checks?|confirmation|"
-       r"verification|approval|fraud checks?|spending limits?)\b[^.\n]{0,20}\b(?:was|were|has been|"
+       r"\b(?:2fa|mfa|two-factor|multi-factor|antivirus|firewall|security checks?|confirmations?|"
+       r"verifications?|approvals?|fraud checks?|spending limits?)\b[^.\n]{0,30}\b(?:was|were|has been|"
        r"have been|is|are) (?:now )?(?:disabled|turned off|removed|no longer required|waived|"
        r"lifted|bypassed|not required)"),
     # generalization (holdout2): privileges handed to the agent by a planted fact
@@ -223,4 +223,9 @@ POISON_RULES: tuple[Rule, ...] = (
        r"\b(?:messages|e-?mails|requests|instructions|texts|notes|orders) from\b(?:[^.\n]|\.(?=\S)){0,80}\b"
        r"(?:should|must|are to|can|will) be (?:obeyed|followed without (?:question|checking)|acted on "
        r"(?:immediately|without))(?! by\b)"),
+    # a third party asks that the user's things go to an address ("the user's accountant asked
+    # that all bank statements be emailed to ..."; weak alone)
+    _r("poison.redirect_that", 0.45,
+       r"\b(?:asked|requested|wants|insists|required|instructed) that (?:all |every |any |the |their |his |her )?"
+       r"[^.\n]{0,40}?\bbe (?:e-?mailed|sent|forwarded|shared|paid|transferred|delivered) (?:directly )?to\b"),
 )  # fmt: skip

@@ -111,6 +111,10 @@ ROLE_RULES: tuple[Rule, ...] = (
     _r("role.persona_ml", 0.5, f"(?:\\b{_PERSONA_ML}|{_PERSONA_ML})[^.\\n]{{0,30}}?{_AGENT_ML}"),
     # a role or an identity to keep ("remember this role", "New identity:"; weak alone)
     _r("role.keep_persona", 0.35, f"\\b{_KEEP_ROLE_ML}"),
+    # a policy for the agent, "updated" (weak alone: support agents get guidelines too)
+    _r("role.agent_policy", 0.45,
+       r"\b(?:updated|new|revised) (?:assistant|agent|model|bot|copilot) (?:policy|policies|rules|instructions|"
+       r"guidelines|directives)\b"),
 )  # fmt: skip
 
 DELIMITER_RULES: tuple[Rule, ...] = (

@@ -70,7 +70,7 @@ SLEEPER_RULES: tuple[Rule, ...] = (
     _r("sleeper.trust_rule", 0.7,
        r"\btreat (?:all |any |every )?(?:messages?|e-?mails?|requests?|instructions?|texts?|notes?|"
        r"anything|everything)\b(?:[^.\n]|\.(?=\S)){0,40}\bas (?:coming )?from\b|\bas if (?:the user|they|you) "
-       r"(?:had )?(?:typed|written|wrote|sent|said|approved|asked for) (?:them|it|this|those)\b"
+       r"(?:had )?(?:typed|written|wrote|sent|said|approved|asked for|gave|issued|given) (?:them|it|this|those)\b"
        r"|\b(?:obey|follow) (?:his|her|their) (?:requests|instructions|orders) as (?:if )?from\b"),
     _r("sleeper.start_by", 0.45,
        f"\\b(?:start|begin) (?:each|every|all|your)?\\s*(?:\\w+ )?(?:by|with) (?:checking|visiting|"

@@ -231,7 +231,8 @@ _HIDE_USER_ML = _alt("(?:ne (?:le )?(?:dis|dites) (?:rien|pas)|sans (?:le )?dire
                      "不要(?:告诉|通知|让)用户", "别告诉用户", "ユーザーに(?:は)?(?:伝えない|言わない|知らせない|教えない|見せない)",
                      "사용자에게 (?:알리지|말하지)", "berätta inte för användaren",
                      # scanfp4: "no need to tell the user"
-                     "(?:无需|不用|不必)(?:告诉|通知)用户")  # fmt: skip
+                     "(?:无需|不用|不必)(?:告诉|通知)用户", "zeg (?:niets|het niet) (?:tegen|aan) de gebruiker",
+                     "sag (?:dem|der) (?:nutzer|benutzer)\\w* nichts")  # fmt: skip
 
 
 # -- tool calls and addressees (moved from rules.py for the layout limit) --------------------------
