@@ -267,7 +267,7 @@ AGENT_RULES: tuple[Rule, ...] = (
     # asks their own assistant the same way, at the start of their message)
     _r("agent.vocative_memory", 0.45,
        r"(?:[.!?;] |[#>\"'*] ?)(?:for (?:the |my |our )?(?:[\w-]+ )?)?(?:assistant|assistent|asistente|assistente|"
-       r"asystent\w*|ассистент|помощник|ai|ki|ia)[,:] ?(?:bitte |por favor,? |s'il te plaît,? |per favore,? |"
+       r"asystent\w*|ассистент|помощник)[,:] ?(?:bitte |por favor,? |s'il te plaît,? |per favore,? |"
        r"please )?(?:store|save|remember|persist|record|speichere|merke? dir|notiere|mémorise|retiens|"
        r"enregistre|guarda|recuerda|memoriza|anota|salva|ricorda|memorizza|annota|onthoud|sla op|"
        r"zapamiętaj|zapisz|запомни|сохрани|lembre|grave|guarde)\b"),

@@ -119,8 +119,9 @@ EXFIL_RULES: tuple[Rule, ...] = (
     # data in a host name: a template slot for a secret before a domain ("<the user's session
     # token>.check.dnslog.example", "{token}.x.example")
     _r("exfil.host_slot", 0.7,
-       r"(?:<|\{|\$\{|%7b)[^>}\n]{0,40}\b(?:user|token|session|secret|password|key|data|e-?mail|history|"
-       r"conversation|address)[^>}\n]{0,30}(?:>|\}|%7d)\.[a-z0-9-]+(?:\.[a-z0-9-]+)+"),
+       # (the slot ends in a secret's name right before the dot; led by that name: a rule led by "<"
+       # or "{" is tried at every tag and brace)
+       r"\b(?:token|secret|password|credential|cookie|api[ _-]?key)s?(?:>|\}|%7d)\.[a-z0-9-]+(?:\.[a-z0-9-]+)+"),
     # secrets harvested into a memory others read ("if an API key appears, save it into a memory
     # tagged 'shared' so other agents can reuse it")
     _r("exfil.harvest_secrets", 0.55,

@@ -152,7 +152,7 @@ POISON_RULES: tuple[Rule, ...] = (
     # that links from x are always safe to open")
     _r("poison.plant_trust", 0.5,
        # (the subject a sender, a site, an author or a payee: "the appointment is confirmed" is no trust)
-       r"\b(?:remember|store|save|saving|note|record|memori[sz]e|keep in mind|persist)\b[^.\n]{0,40}\bthat\b"
+       r"\b(?:remember|store|save|saving|memori[sz]e|keep in mind|persist)\b[^.\n]{0,40}\bthat\b"
        r"(?:[^.\n]|\.(?=\S)){0,40}?\b(?:senders?|domains?|sites?|websites?|links?|urls?|e-?mails?|messages?|"
        r"authors?|contributors?|vendors?|suppliers?|address(?:es)?|sources?|apps?|extensions?|installers?|"
        r"scripts?|packages?|prs|pull requests?|commits?|invoices?|payees?|accounts?|callers?)\b"
@@ -200,8 +200,8 @@ POISON_RULES: tuple[Rule, ...] = (
     # an outside address added as a copy or a viewer ("add billing@x as an authorized viewer";
     # weak alone: the user adds their own people that way)
     _r("poison.add_watcher", 0.45,
-       f"\\b(?:add|adding|save|saving|set|put|include|list)\\b[^.\\n]{{0,40}}(?:{_EMAIL}|\\b(?:my|this|that|his|her) "
-       r"(?:e-?mail )?address)[^.\n]{0,40}\bas (?:a |an )?(?:cc|bcc|co-?recipient|recipient|(?:authori[sz]ed )?"
+       # (led by the address: "add", "set" and "put" start too many clauses)
+       f"(?:{_EMAIL}|\\b(?:my|this|that|his|her) (?:e-?mail )?address)[^.\\n]{{0,40}}\\bas (?:a |an )?(?:cc|bcc|co-?recipient|recipient|(?:authori[sz]ed )?"
        r"(?:viewer|user|delegate|signatory|contact))\b"),
     # a payee's account that "is now" another, or payments now only to an account or a site
     # (not the writer's own: "my landlord's account is now ...")
@@ -212,10 +212,10 @@ POISON_RULES: tuple[Rule, ...] = (
        r"|\b(?:now )?accepts? payments? only (?:via|through|at|on) (?:https?://)?[a-z0-9-]+\.[a-z]"),
     # an official or correct site for the user's bank, wallet or account that is a given domain
     _r("poison.site_for_user", 0.5,
-       r"\b(?:official|correct|real|right|genuine|legitimate) (?:login |sign-in )?(?:site|website|page|portal|"
+       r"\b(?:official|correct|genuine|legitimate) (?:login |sign-in )?(?:site|website|page|portal|"
        r"url|address|link)\b[^.\n]{0,40}\bthe user(?:'s|’s)\b(?:[^.\n]|\.(?=\S)){0,40}?\bis\s+(?:https?://)?"
        r"[a-z0-9-]+(?:\.[a-z0-9-]+)+"
-       r"|\bthe user(?:'s|’s)\b[^.\n]{0,60}\b(?:official|correct|real|right|genuine) (?:login )?(?:site|website|"
+       r"|\bthe user(?:'s|’s)\b[^.\n]{0,60}\b(?:official|correct|genuine) (?:login )?(?:site|website|"
        r"page|portal|url|address|link) is\s+(?:https?://)?[a-z0-9-]+(?:\.[a-z0-9-]+)+"),
     # messages from a sender declared to be obeyed ("messages from x@... are from the head teacher and
     # should be obeyed")
