@@ -60,7 +60,12 @@ _STYLED_LEADS = (b"\xf0\x9d", b"\xf0\x9f\x84", b"\xf0\x9f\x85", b"\xf0\x9f\x86",
                  b"\xcc\xb5", b"\xcc\xb6", b"\xcc\xb7", b"\xcc\xb8")
 #: every byte no lead above holds, deleted (one C pass) before the leads are looked for: a lead's
 #: bytes stay next to each other, so none is missed, and the rest is a fraction of the text
-_NOT_STYLED = bytes(sorted(set(range(256)) - set(b"".join(_STYLED_LEADS))))
+#: the lead bytes of the combining diacritical marks (U+0300-036F): piled on letters by the dozen
+#: ("zalgo" text, i̴̡g̷n̸o̵r̶e̷) they hide the word from a rule; eight or more make a view without them
+_MARK_LEADS = b"\xcc\xcd"
+_ZALGO = 8
+_MARKS = dict.fromkeys(range(0x300, 0x370))
+_NOT_STYLED = bytes(sorted(set(range(256)) - set(b"".join(_STYLED_LEADS) + _MARK_LEADS)))
 _STYLED_FOLD = (
     {0x1F130 + i: 0x41 + i for i in range(26)}  # squared
     | {0x1F150 + i: 0x41 + i for i in range(26)}  # negative circled
@@ -73,9 +78,16 @@ _STYLED_FOLD = (
 def _unstyled(text: str, raw: bytes) -> str | None:
     """``text`` with styled letters folded to plain ones, or None when it holds none."""
     kept = raw.translate(None, _NOT_STYLED)
-    if not kept or not any(lead in kept for lead in _STYLED_LEADS):
+    if not kept:
         return None
-    plain = unicodedata.normalize("NFKC", text).translate(_STYLED_FOLD)
+    marks = kept.count(_MARK_LEADS[:1]) + kept.count(_MARK_LEADS[1:])
+    if marks < _ZALGO and not any(lead in kept for lead in _STYLED_LEADS):
+        return None
+    if marks >= _ZALGO:  # (decomposed first: NFKC would fold "i" and a mark into "ȋ")
+        text_ = unicodedata.normalize("NFD", text).translate(_MARKS)
+    else:
+        text_ = text
+    plain = unicodedata.normalize("NFKC", text_).translate(_STYLED_FOLD)
     return plain if plain != text else None
 
 
