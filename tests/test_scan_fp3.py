@@ -63,8 +63,8 @@ def test_a_label_aimed_at_the_agent_still_flags(text: str) -> None:
     assert label(text) is not Label.CLEAN
 
 
-def test_the_rules_version_is_7() -> None:
-    assert SCANNER.version == "7"
+def test_the_rules_version_is_7_or_later() -> None:
+    assert int(SCANNER.version) >= 7  # (8: scanfp4)
 
 
 # -- a security note that reports a quoted attack after "says" / "said" / "reads" ----------------

@@ -154,12 +154,14 @@ class RuleScanner:
     """Rule-based prompt-injection scanner for memory writes (see :mod:`memguard.scan.rules`)."""
 
     id = "memguard.rules"
-    version = "7"  # 2: nested decoding (3 layers) and `scan.truncated` over the work caps; 3: family
+    version = "8"  # 2: nested decoding (3 layers) and `scan.truncated` over the work caps; 3: family
     # rules widened for generalization (tests/scan/holdout2.jsonl, docs/scanner.md); 4: rules for the
     # weakest families (sleeper, poisoning, direct, exfiltration; tests/scan/holdout3.jsonl); 5: rules
     # narrowed by structure where they fired on benign memories (code, logs, the user's own errands)
     # 6: families from holdout4/5's tune halves (memguard/scan/family_rules.py) and more narrowings
     # 7: narrowed on the user's and admins' own notes (scanfp3, tests/test_scan_fp3.py)
+    # 8: rules split by family; holdout6's tune half read (families and narrowings, scanfp4,
+    # tests/test_scan_fp4.py); words cut by inline markup undone (decode.py)
 
     def __init__(
         self, *, suspicious_at: float = SUSPICIOUS_AT, malicious_at: float = MALICIOUS_AT

@@ -170,6 +170,25 @@ _FULL_WIDTH = re.compile("[\uff01-\uff5e]+(?:\u3000+[\uff01-\uff5e]+){2,}")
 _FOLD_WIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
 
 
+# scanfp4: words cut by inline markup ("Assis<i>tant</i> : mé<u>morise</u> que ..."): a tag between
+# two letters joins a word's halves for a reader of the rendered page; three or more such tags make
+# the text with its tags removed a decoding (HTML rarely cuts its own words: "e<sup>x</sup>" once)
+_INLINE = r"/?(?:b|i|u|s|em|strong|span|mark|small|big|sup|sub|font|a|code|tt|ins|del|q)\b[^<>\n]{0,80}>"
+#: an inline tag between two letters (the lookbehind after the "<": a pattern led by a literal is
+#: searched for that literal at C speed)
+_CUT = re.compile(r"<(?<=[^\W\d_]<)" + _INLINE + r"(?=[^\W\d_])", re.IGNORECASE)
+_ANY_TAG = re.compile(r"<[^<>\n]{1,200}>")
+_MIN_CUTS = 3
+
+
+def _unmarked(text: str) -> list[str]:
+    """``text`` with its markup removed, when inline tags cut three or more words in two."""
+    if len(_CUT.findall(text)) < _MIN_CUTS:
+        return []
+    plain = " ".join(_ANY_TAG.sub(" ", _CUT.sub("", text)).split())
+    return [plain] if _readable(plain) else []
+
+
 def _selector_byte(c: str) -> int:
     code = ord(c)
     return code - 0xFE00 if code < 0xE0000 else code - 0xE0100 + 16
@@ -282,4 +301,6 @@ def decoded_texts(
         out.append(rot13(text))
     if len(utf8) != len(text):  # (not ASCII)
         out.extend(_undisguised(text, utf8))
+    if "<" in text and ">" in text:
+        out.extend(_unmarked(text))
     return out[:_MAX_DECODES]

@@ -78,7 +78,9 @@ _FUTURE = _alt("future", "later", "subsequent", "upcoming", "following", "next",
 _SESSION = _alt("conversations?", "sessions?", "chats?", "turns?", "interactions?", "requests?",
                 "tasks?", "answers?", "replies", "responses?", "runs?")  # fmt: skip
 _QUIET = _alt("quietly", "silently", "secretly", "covertly", "discreetly", "without (?:telling|"
-              "informing|notifying|alerting) (?:the )?(?:user|human|anyone)", "in the background")
+              "informing|notifying|alerting) (?:the )?(?:user|human|anyone)", "in the background",
+              # scanfp4
+              "keep (?:quiet|silent|mum) about (?:it|this|that)")
 
 # multilingual vocabulary: "ignore", "instructions", "previous/all" (latin words take \b, others not)
 _IGN_LATIN = _alt("ignore[sz]?", "disregard", "forget", "override", "bypass", "ignora[rt]?",
@@ -227,7 +229,10 @@ _HIDE_USER_ML = _alt("(?:ne (?:le )?(?:dis|dites) (?:rien|pas)|sans (?:le )?dire
                      "(?:niet|nooit) (?:vertellen|melden|laten zien) aan de gebruiker",
                      "nie (?:informuj|mów|pokazuj) użytkownik", "не (?:говори|сообщай|показывай) пользовател",
                      "不要(?:告诉|通知|让)用户", "别告诉用户", "ユーザーに(?:は)?(?:伝えない|言わない|知らせない|教えない|見せない)",
-                     "사용자에게 (?:알리지|말하지)", "berätta inte för användaren")  # fmt: skip
+                     "사용자에게 (?:알리지|말하지)", "berätta inte för användaren",
+                     # scanfp4: "no need to tell the user"
+                     "(?:无需|不用|不必)(?:告诉|通知)用户", "zeg (?:niets|het niet) (?:tegen|aan) de gebruiker",
+                     "sag (?:dem|der) (?:nutzer|benutzer)\\w* nichts")  # fmt: skip
 
 
 # -- tool calls and addressees (moved from rules.py for the layout limit) --------------------------
@@ -370,3 +375,77 @@ _VOCATIVE_ML = (
 # the person's word (re needs a fixed width), "my" or "our" before it
 _NOT_OWNED_PAYEE = "".join(f"(?<!\\b{who} [\\w-]{{{n}}}'s )(?<!\\b{who} [\\w-]{{{n}}}’s )"
                            for who in ("my", "our") for n in range(2, 15))
+
+# -- version 8 (scanfp4) ---------------------------------------------------------------------------
+# a bot of a place the writer names right before it ("For my Discord server, the bot should post
+# the schedule", "On our Slack channel the bot must greet people") is that place's bot, not the
+# reader (one fixed-width lookbehind per place noun, after "the bot ")
+_PLACE_BOT = "".join(
+    f"(?<!{place}, the bot )(?<!{place} the bot )"
+    for place in ("server", "channel", "workspace", "group", "chat", "repo", "repository", "community",
+                  "guild", "subreddit", "stream", "forum", "website", "site", "team")
+)  # fmt: skip
+# a prompt the writer reports a bot was made to reveal ("we got the chatbot to reveal its system
+# prompt"): the infinitive with "its" is a report; "reveal your / the system prompt" is an order
+_TO_VERB_ITS = "".join(
+    f"(?<!\\bto {verb} its)"
+    for verb in ("reveal", "print", "output", "show", "repeat", "leak", "disclose", "dump", "display",
+                 "recite", "echo")
+)  # fmt: skip
+# an AI as the addressee of a label (the AI nouns, and staff nouns qualified as AI: "AI reviewers",
+# "LLM agents", "KI-Assistenten"); "reviewers:" or "agent:" alone may be people
+_AI_LABEL = ("(?:assistants?|ai|llms?|chatbots?|copilots?|models?|(?:ai|llm|ki|ia|coding|automated)[ -]"
+             "(?:assistant(?:s|en)?|assistent(?:en)?|agents?|reviewers?|tools?|systems?|helpers?|"
+             "readers?|models?|bots?))")  # fmt: skip
+# the verbs of an order to an agent (what it should do with the text, the memory or the user's
+# things)
+_ORDER_VERB = ("(?:remember|store|save|persist|record|note|memori[sz]e|keep|summari[sz]e|describe|"
+               "mark|approve|auto-?approve|add|set|use|update|treat|merge|send|forward|share|delete|"
+               "remove|run|execute|install|ignore|disregard|skip|tell|say|reply|respond|answer|"
+               "include|recommend|trust|pay|transfer|grant|disable|when you|if you|you (?:must|should|"
+               "need to|have to|will))")  # fmt: skip
+# role hijack in other languages: "from now on you are", "you are no longer" (the agent)
+_PERSONA_ML = _alt(
+    "(?:ab sofort|von nun an|ab jetzt) bist du", "bist du nicht mehr", "(?:a partir de|desde) ahora,? eres",
+    "de ahora en adelante,? eres", "ya no eres", "(?:d[ée]sormais|dor[ée]navant|[àa] partir de maintenant),? tu es",
+    "tu n'es plus", "(?:d'ora|da ora|da adesso) in poi,? sei", "non sei più", "(?:a partir de agora|de agora em "
+    "diante),? (?:voc[êe] [ée]|tu [ée]s)", "voc[êe] n[ãa]o [ée] mais", "vanaf nu ben je", "je bent niet (?:langer|"
+    "meer)", "od (?:teraz|tej chwili) jesteś", "nie jesteś już", "(?:с этого момента|отныне) ты\\b",
+    "ты больше не", "(?:mulai sekarang|mulai saat ini),? (?:kamu|anda) (?:adalah|sekarang)", "(?:kamu|anda) bukan "
+    "lagi", "từ (?:bây giờ|nay),? bạn là", "bạn không còn là", "(?:bundan sonra|şu andan itibaren),? sen",
+    "从现在(?:起|开始),?你(?:是|就是)", "你不再是", "今後(?:、)?あなたは",
+)  # fmt: skip
+# keep a role or an identity handed over ("remember this role"; weak alone: a job is a role too)
+_KEEP_ROLE_ML = _alt(
+    "merke? dir diese rolle", "recuerda (?:este|tu nuevo) (?:papel|rol)", "guarde (?:isso|este) como (?:o )?seu novo "
+    "papel", "ingat peran ini", "souviens-toi de ce r[ôo]le", "ricorda questo ruolo", "onthoud deze rol",
+    "zapamiętaj tę rolę", "запомни эту роль", "(?:remember|memori[sz]e|keep) (?:this|your new) (?:persona|"
+    "identity)", "(?:new|nueva|nouvelle|neue|nuova|nova) (?:identity|identidad|identit[ée]|identität|identità|"
+    "identidade)\\s*[:：]",
+)  # fmt: skip
+# "remember that" and "update your memory" in other languages (a lead to a memory write; weak alone)
+_MEMORY_LEAD_ML = _alt(
+    "ghi nhớ rằng", "hãy nhớ rằng", "זכור ש", "kumbuka (?:kwamba|agizo)", "muista(?:isit)?,? että",
+    "ingat(?:lah)? bahwa", "tandaan na", "recuerda que", "rappelle-toi que", "retiens que", "ricorda che",
+    "lembre-se de que", "onthoud dat", "zapamiętaj,? że", "запомни,? что", "merke dir,? dass", "θυμήσου ότι",
+    "pamatuj,? že", "unutma ki", "记住", "覚えておいて", "기억해", "更新你的记忆", "actualizează memoria",
+    "i-update ang memorya", "aggiorna (?:la tua |la )?memoria", "actualiza (?:tu|la) memoria",
+    "mets à jour (?:ta|la) mémoire", "aktualisiere dein gedächtnis", "update your memory",
+)  # fmt: skip
+# the user agreed or approved, in languages the older consent rule does not name (weak alone: a
+# note about what the user accepted is also a plain record)
+_USER_AGREED_ML = _alt(
+    "utilizatorul a (?:aprobat|acceptat|autorizat|fost de acord)", "用户已?(?:同意|授权|批准)",
+    "người dùng (?:đã )?(?:đồng ý|cho phép|chấp thuận)", "pumayag ang (?:user|gumagamit)",
+    "pengguna (?:telah |sudah )?(?:setuju|menyetujui|mengizinkan)", "käyttäjä on (?:hyväksynyt|antanut luvan|"
+    "suostunut)", "המשתמש (?:מאשר|אישר|הסכים)", "mtumiaji (?:amekubali|ameidhinisha)",
+    "kullanıcı (?:onayladı|kabul etti|izin verdi)", "ο χρήστης (?:συμφώνησε|ενέκρινε)",
+    "uživatel (?:souhlasil|schválil)", "사용자가? (?:동의|승인)했",
+)  # fmt: skip
+# what an agent is called in other languages (and English), as a persona's noun
+_AGENT_ML = _alt(
+    "assistent", "asistente", "assistant", "assistente", "asystent", "agente?", "agen\\b", "bot", "\\bki\\b",
+    "\\bia\\b", "\\bai\\b", "modell", "modelo", "modèle", "model", "operator", "operador", "opérateur",
+    "помощник", "ассистент", "агент", "助手", "代理", "アシスタント", "エージェント", "trợ lý", "tác nhân",
+    "asistan", "βοηθός", "πράκτορας",
+)  # fmt: skip
