@@ -1,0 +1,242 @@
+"""The rule set with a compiled prefilter: one Hyperscan pass says which rules can match a text,
+and only those are confirmed in Python.
+
+:class:`PrefilteredRuleSet` is a :class:`~memguard.scan.match.RuleSet` (same patterns, same
+tables, same answers). Its :meth:`~PrefilteredRuleSet.matching`:
+
+1. scans the text's UTF-8 once with a Hyperscan database of every rule branch's superset
+   (:func:`memguard.scan.superset.superset`, compiled with ``HS_FLAG_PREFILTER``, which lets the
+   engine widen what it cannot build exactly): the rules reported, plus those with no superset,
+   are the candidates; every rule ``re.search`` matches is among them;
+2. confirms each candidate as the matcher does, where one of its branches' literal prefixes occurs
+   (an Aho-Corasick automaton per rule, over that rule's prefixes only; the branch's rest matched
+   at the prefix, its lead checked back from there), so a benign text with no candidate costs the
+   pass and nothing else.
+
+Whatever cannot go this way goes through the full matcher (:meth:`RuleSet.matching`), whose answer
+is the same, and whose work caps bound hostile texts as before: no Hyperscan (an import or a build
+that failed), a text that is not valid UTF-8 (a lone surrogate), a scan of the exact gates
+(``Work(exact=True)``), more than :data:`MAX_CANDIDATES` candidates, a rule tried at more than
+:data:`~memguard.scan.match.ATTEMPTS` prefixes, a text near the character cap, and any exception in
+the prefilter (logged). A prefilter failure never makes a text clean: the full matcher reads it.
+
+The compiled database is kept in the rule-table cache file (:mod:`memguard.scan.rulecache`, whose
+key covers this module, :mod:`~memguard.scan.superset` and Hyperscan's version), so a new process
+does not compile it again. Each thread scans with its own Hyperscan scratch space.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import ahocorasick  # type: ignore[import-not-found]  # ships no type information
+
+from memguard.scan.anchors import branches
+from memguard.scan.match import ATTEMPTS, MAX_ATTEMPTS, MAX_CHARS, Plan, RuleSet, Work, _lead_start, plan
+from memguard.scan.superset import superset
+
+try:  # a platform without a wheel: the full matcher alone, with the same answers
+    import hyperscan  # type: ignore[import-not-found]  # ships no type information
+except Exception:  # pragma: no cover - the wheel is installed with memguard on x86-64
+    hyperscan = None
+
+__all__ = ["MAX_CANDIDATES", "Engine", "PrefilteredRuleSet", "expressions", "hyperscan_version"]
+
+#: a text with more candidate rules than this goes through the full matcher (its caps then bound
+#: the work, as before)
+MAX_CANDIDATES = 24
+_log = logging.getLogger("memguard.scan.prefilter")
+
+
+def hyperscan_version() -> str | None:
+    """The Hyperscan module's version (``None``: not installed), for the cache key."""
+    if hyperscan is None:
+        return None
+    return str(getattr(hyperscan, "__version__", "unknown"))
+
+
+def expressions(patterns: Sequence[str]) -> tuple[list[bytes], list[int], list[int]]:
+    """The superset of every branch of every pattern (bytes), its pattern's index, and the patterns
+    some branch of which has no superset (tried on every text)."""
+    out: list[bytes] = []
+    ids: list[int] = []
+    always: list[int] = []
+    for index, pattern in enumerate(patterns):
+        supersets = [superset(branch) for branch in branches(pattern)]
+        if any(s is None for s in supersets):
+            always.append(index)
+            continue
+        out += [s.encode("ascii") for s in supersets if s is not None]
+        ids += [index] * len(supersets)
+    return out, ids, always
+
+
+def _found(rule: int, start: int, end: int, flags: int, into: set[int]) -> None:
+    into.add(rule)
+
+
+class Engine:
+    """A compiled Hyperscan database over the patterns' supersets, with one scratch per thread."""
+
+    FLAGS = 0
+
+    def __init__(self, patterns: Sequence[str], saved: dict[str, Any] | None = None) -> None:
+        if hyperscan is None:
+            raise RuntimeError("hyperscan is not installed")
+        flags = hyperscan.HS_FLAG_SINGLEMATCH | hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_PREFILTER
+        database = None
+        if saved is not None:
+            try:
+                database = hyperscan.loadb(base64.b64decode(saved["database"], validate=True), hyperscan.HS_MODE_BLOCK)
+                always = [int(i) for i in saved["always"]]
+            except Exception as exc:  # another build or platform: compiled again below
+                _log.info("saved prefilter database not used: %s", exc)
+                database = None
+        if database is None:
+            exprs, ids, always = expressions(patterns)
+            database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+            if exprs:
+                database.compile(expressions=exprs, ids=ids, elements=len(exprs), flags=flags)
+            else:  # pragma: no cover - no pattern has a superset
+                raise RuntimeError("no expression to compile")
+        self.database = database
+        self.always = frozenset(always)
+        self._prototype = hyperscan.Scratch(database)
+        self._local = threading.local()
+
+    def saved(self) -> dict[str, Any]:
+        """The database as plain data (for the cache file)."""
+        return {
+            "database": base64.b64encode(hyperscan.dumpb(self.database)).decode("ascii"),
+            "always": sorted(self.always),
+        }
+
+    def candidates(self, data: bytes) -> set[int]:
+        """The patterns that can match somewhere in ``data`` (UTF-8)."""
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = self._prototype.clone()
+        found = set(self.always)
+        self.database.scan(data, match_event_handler=_found, context=found, scratch=scratch)
+        return found
+
+
+_Part = tuple[Callable[[str, int], Any], Callable[[str, int, int], Any] | None, int]
+
+
+class PrefilteredRuleSet(RuleSet):
+    """A :class:`RuleSet` whose :meth:`matching` runs the prefilter first (see the module)."""
+
+    def __init__(self, patterns: Sequence[str], *, tables: Plan | None = None) -> None:
+        made = plan(tuple(patterns)) if tables is None else tables
+        super().__init__(patterns, tables=made)
+        #: per rule, the automaton of its branches' prefixes (``None``: the rule has no anchored
+        #: branch) and its unanchored branches
+        self._confirm: dict[int, Any] = self._rule_automata(made)
+        self._unanchored_of: dict[int, list[Any]] = {}
+        for index, compiled in self.unanchored:
+            self._unanchored_of.setdefault(index, []).append(compiled)
+        #: the compiled prefilter (``None``: the full matcher for every text)
+        self.engine: Engine | None = None
+        #: why there is no engine, when there is none
+        self.engine_error: str | None = None
+        if hyperscan is None:
+            self.engine_error = "hyperscan is not installed"
+            return
+        try:
+            self.engine = Engine(self.patterns, made.get("prefilter"))
+        except Exception as exc:  # the full matcher then: the same answers, at its speed
+            self.engine_error = f"{type(exc).__name__}: {exc}"[:300]
+            _log.warning("scan prefilter not built (%s): every text goes through the full matcher", self.engine_error)
+        else:
+            if "prefilter" not in made:
+                made["prefilter"] = self.engine.saved()  # written with the tables (RuleSet.cached)
+
+    def _rule_automata(self, made: Plan) -> dict[int, Any]:
+        fast = made["fast"]
+        parts = self._parts
+        words: dict[int, dict[str, tuple[list[_Part], list[_Part]]]] = {}
+        for key, at in zip(fast["keys"], fast["value_of"], strict=True):
+            plain, every = fast["values"][at][0], fast["values"][at][1]
+            checked = [] if every is None else [n for n in every if n not in plain]
+            for numbers, slot in ((plain, 0), (checked, 1)):
+                for number in numbers:
+                    index, _, _, match, lead, reach = parts[number]
+                    entry = words.setdefault(index, {}).setdefault(key, ([], []))
+                    entry[slot].append((match, lead, reach))
+        automata: dict[int, Any] = {}
+        for index, keyed in words.items():
+            automaton = ahocorasick.Automaton()
+            for key, (plain_parts, checked_parts) in keyed.items():
+                automaton.add_word(key, (len(key) - 1, tuple(plain_parts), tuple(checked_parts)))
+            automaton.make_automaton()
+            automata[index] = automaton
+        return automata
+
+    def matching(self, text: str, work: Work | None = None) -> set[int]:
+        work = Work() if work is None else work
+        engine = self.engine
+        if engine is None or work.exact or work.chars + len(text) > MAX_CHARS:
+            return super().matching(text, work)
+        try:
+            found = self._prefiltered(engine, text, work)
+        except Exception as exc:  # the full matcher reads it: never clean for a prefilter fault
+            _log.warning("scan prefilter failed (%s: %s): the full matcher reads the text", type(exc).__name__, exc)
+            found = None
+        return super().matching(text, work) if found is None else found
+
+    def _prefiltered(self, engine: Engine, text: str, work: Work) -> set[int] | None:
+        """The matching patterns, or ``None`` when the full matcher must read ``text``."""
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: not UTF-8, which the engine reads
+            return None
+        candidates = engine.candidates(data)
+        if len(candidates) > MAX_CANDIDATES:
+            return None
+        found: set[int] = set()
+        attempts = 0
+        budget = MAX_ATTEMPTS - work.attempts
+        for index in candidates:
+            tried = self._confirmed(index, text)
+            if tried is None:
+                return None
+            matched, spent = tried
+            attempts += spent
+            if attempts > budget:
+                return None
+            if matched:
+                found.add(index)
+        work.take_chars(len(text))
+        work.attempts += attempts
+        return found
+
+    def _confirmed(self, index: int, text: str) -> tuple[bool, int] | None:
+        """Does pattern ``index`` match ``text``, and the anchored attempts that took (``None``:
+        more than :data:`ATTEMPTS`, for the full matcher to count)."""
+        attempts = 0
+        automaton = self._confirm.get(index)
+        if automaton is not None:
+            for end, (back, plain, checked) in automaton.iter(text):
+                start = end - back
+                parts = plain
+                if checked:
+                    before = text[start - 1] if start else " "
+                    if not (before.isalnum() or before == "_"):
+                        parts = plain + checked
+                for match, lead, reach in parts:
+                    attempts += 1
+                    if attempts > ATTEMPTS:
+                        return None
+                    if match(text, start) is None:
+                        continue
+                    if lead is None or lead(text, _lead_start(text, start, reach), start) is not None:
+                        return True, attempts
+        for compiled in self._unanchored_of.get(index, ()):
+            if compiled.search(text):
+                return True, attempts
+        return False, attempts
