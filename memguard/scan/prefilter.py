@@ -30,10 +30,10 @@ from __future__ import annotations
 import base64
 import logging
 import threading
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import ahocorasick  # type: ignore[import-not-found]  # ships no type information
 
 from memguard.scan.anchors import branches
 from memguard.scan.match import ATTEMPTS, MAX_ATTEMPTS, MAX_CHARS, Plan, RuleSet, Work, _lead_start, plan
@@ -125,7 +125,43 @@ class Engine:
         return found
 
 
-_Part = tuple[Callable[[str, int], Any], Callable[[str, int, int], Any] | None, int]
+_Part = tuple[Callable[[str, int], Any], Callable[[str, int, int], Any] | None, int, tuple[int, int, int] | None]
+
+
+_Entry = tuple[tuple[_Part, ...], tuple[_Part, ...], tuple[int, ...]]
+
+
+def _hit(key: int, start: int, end: int, flags: int, into: list[tuple[int, int]]) -> None:
+    into.append((key, end))
+
+
+class _RuleKeys:
+    """One rule's prefixes and second anchors in a Hyperscan literal database: where they occur
+    in a text, with what to try there (``(branches, the \\b ones, the gates' factor ids)``);
+    a scratch per thread."""
+
+    __slots__ = ("_local", "database", "entries", "lengths", "prototype")
+
+    def __init__(self, keyed: dict[str, tuple[list[_Part], list[_Part], list[int]]]) -> None:
+        keys = [key.encode("utf-8") for key in keyed]
+        self.entries: list[_Entry] = [(tuple(a), tuple(b), tuple(c)) for a, b, c in keyed.values()]
+        self.lengths = [len(key) for key in keys]
+        self.database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+        self.database.compile(expressions=keys, ids=list(range(len(keys))), elements=len(keys), flags=0, literal=True)
+        self.prototype = hyperscan.Scratch(self.database)
+        self._local = threading.local()
+
+    def hits(self, text: str, data: bytes) -> list[tuple[int, _Entry]]:
+        """``(start in text, entry)`` of each key occurrence in ``text`` (``data``: its UTF-8)."""
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = self.prototype.clone()
+        found: list[tuple[int, int]] = []
+        self.database.scan(data, match_event_handler=_hit, context=found, scratch=scratch)
+        lengths, entries = self.lengths, self.entries
+        if len(data) == len(text):  # ASCII: byte offsets are character offsets
+            return [(end - lengths[key], entries[key]) for key, end in found]
+        return [(len(data[: end - lengths[key]].decode("utf-8")), entries[key]) for key, end in found]
 
 
 class PrefilteredRuleSet(RuleSet):
@@ -136,7 +172,7 @@ class PrefilteredRuleSet(RuleSet):
         super().__init__(patterns, tables=made)
         #: per rule, the automaton of its branches' prefixes (``None``: the rule has no anchored
         #: branch) and its unanchored branches
-        self._confirm: dict[int, Any] = self._rule_automata(made)
+        self._confirm: dict[int, _RuleKeys] = {} if hyperscan is None else self._rule_automata(made)
         self._unanchored_of: dict[int, list[Any]] = {}
         for index, compiled in self.unanchored:
             self._unanchored_of.setdefault(index, []).append(compiled)
@@ -156,26 +192,31 @@ class PrefilteredRuleSet(RuleSet):
             if "prefilter" not in made:
                 made["prefilter"] = self.engine.saved()  # written with the tables (RuleSet.cached)
 
-    def _rule_automata(self, made: Plan) -> dict[int, Any]:
+    def _rule_automata(self, made: Plan) -> dict[int, _RuleKeys]:
+        """Per rule, a literal matcher over its branches' prefixes and its gates' second anchors
+        (the matcher's fast tables, :func:`~memguard.scan.match.plan`, split by rule)."""
         fast = made["fast"]
+        gates = fast["gates"]
         parts = self._parts
-        words: dict[int, dict[str, tuple[list[_Part], list[_Part]]]] = {}
+        rule_factors: dict[int, set[int]] = {}
+        for number, gate in enumerate(gates):
+            if gate is not None:
+                rule_factors.setdefault(parts[number][0], set()).add(gate[0])
+        words: dict[int, dict[str, tuple[list[_Part], list[_Part], list[int]]]] = {}
         for key, at in zip(fast["keys"], fast["value_of"], strict=True):
-            plain, every = fast["values"][at][0], fast["values"][at][1]
+            plain, every, fids = fast["values"][at][0], fast["values"][at][1], fast["values"][at][2]
             checked = [] if every is None else [n for n in every if n not in plain]
             for numbers, slot in ((plain, 0), (checked, 1)):
                 for number in numbers:
                     index, _, _, match, lead, reach = parts[number]
-                    entry = words.setdefault(index, {}).setdefault(key, ([], []))
-                    entry[slot].append((match, lead, reach))
-        automata: dict[int, Any] = {}
-        for index, keyed in words.items():
-            automaton = ahocorasick.Automaton()
-            for key, (plain_parts, checked_parts) in keyed.items():
-                automaton.add_word(key, (len(key) - 1, tuple(plain_parts), tuple(checked_parts)))
-            automaton.make_automaton()
-            automata[index] = automaton
-        return automata
+                    gate = gates[number]
+                    entry = words.setdefault(index, {}).setdefault(key, ([], [], []))
+                    entry[slot].append((match, lead, reach, None if gate is None else tuple(gate)))
+            for fid in fids:
+                for index, wanted in rule_factors.items():
+                    if fid in wanted:
+                        words.setdefault(index, {}).setdefault(key, ([], [], []))[2].append(fid)
+        return {index: _RuleKeys(keyed) for index, keyed in words.items()}
 
     def matching(self, text: str, work: Work | None = None) -> set[int]:
         work = Work() if work is None else work
@@ -202,7 +243,7 @@ class PrefilteredRuleSet(RuleSet):
         attempts = 0
         budget = MAX_ATTEMPTS - work.attempts
         for index in candidates:
-            tried = self._confirmed(index, text)
+            tried = self._confirmed(index, text, data)
             if tried is None:
                 return None
             matched, spent = tried
@@ -215,20 +256,35 @@ class PrefilteredRuleSet(RuleSet):
         work.attempts += attempts
         return found
 
-    def _confirmed(self, index: int, text: str) -> tuple[bool, int] | None:
+    def _confirmed(self, index: int, text: str, data: bytes) -> tuple[bool, int] | None:
         """Does pattern ``index`` match ``text``, and the anchored attempts that took (``None``:
         more than :data:`ATTEMPTS`, for the full matcher to count)."""
         attempts = 0
-        automaton = self._confirm.get(index)
-        if automaton is not None:
-            for end, (back, plain, checked) in automaton.iter(text):
-                start = end - back
+        keyed = self._confirm.get(index)
+        if keyed is not None:
+            anchors: list[tuple[int, tuple[_Part, ...]]] = []
+            seen: dict[int, list[int]] = {}  # where each second anchor of the rule's gates starts
+            for start, (plain, checked, factor_ids) in keyed.hits(text, data):
+                for fid in factor_ids:
+                    seen.setdefault(fid, []).append(start)
                 parts = plain
                 if checked:
                     before = text[start - 1] if start else " "
                     if not (before.isalnum() or before == "_"):
                         parts = plain + checked
-                for match, lead, reach in parts:
+                if parts:
+                    anchors.append((start, parts))
+            for positions in seen.values():
+                positions.sort()
+            for start, parts in anchors:
+                for match, lead, reach, gate in parts:
+                    if gate is not None:  # a second anchor must start in the gate's window
+                        places = seen.get(gate[0])
+                        if places is None:
+                            continue
+                        at = bisect_left(places, start + gate[1])
+                        if at == len(places) or places[at] > start + gate[2]:
+                            continue
                     attempts += 1
                     if attempts > ATTEMPTS:
                         return None
