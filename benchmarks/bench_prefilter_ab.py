@@ -66,13 +66,17 @@ print(json.dumps(out))
 def run(root: Path, cache: Path, n: int, fallback: bool = False) -> dict[str, float]:
     env = dict(os.environ, PYTHONPATH=str(root), MEMGUARD_SCAN_CACHE=str(cache))
     code = _CHILD.format(bench=str(HERE), n=n, fallback=fallback)
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, cwd=root)
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, cwd=root
+    )
     result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
 
 def load() -> str:
-    return Path("/proc/loadavg").read_text().split(" ")[0] if Path("/proc/loadavg").exists() else "?"
+    return (
+        Path("/proc/loadavg").read_text().split(" ")[0] if Path("/proc/loadavg").exists() else "?"
+    )
 
 
 def main() -> None:
@@ -80,7 +84,9 @@ def main() -> None:
     parser.add_argument("--base", type=Path, required=True, help="the checkout to compare against")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--n", type=int, default=300)
-    parser.add_argument("--fallback", action="store_true", help="also this checkout without Hyperscan")
+    parser.add_argument(
+        "--fallback", action="store_true", help="also this checkout without Hyperscan"
+    )
     args = parser.parse_args()
     sides = {"base": (args.base.resolve(), False), "prefilter": (ROOT, False)}
     if args.fallback:
@@ -98,7 +104,9 @@ def main() -> None:
                 results[name].append(run(root, caches[name], args.n, fallback))
             print(f"round {round_ + 1}/{args.rounds} done, load average {load()}", flush=True)
     keys = list(results[names[0]][0])
-    print(f"{'median over ' + str(args.rounds) + ' rounds':28}" + "".join(f"{n:>12}" for n in names))
+    print(
+        f"{'median over ' + str(args.rounds) + ' rounds':28}" + "".join(f"{n:>12}" for n in names)
+    )
     for key in keys:
         row = [statistics.median(r[key] for r in results[name]) for name in names]
         print(f"{key:28}" + "".join(f"{v:12.2f}" for v in row))

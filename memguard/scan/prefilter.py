@@ -13,7 +13,7 @@ tables, same answers). Its :meth:`~PrefilteredRuleSet.matching`:
    at the prefix, its lead checked back from there), so a benign text with no candidate costs the
    pass and nothing else.
 
-Whatever cannot go this way goes through the full matcher (:meth:`RuleSet.matching`), whose answer
+Whatever cannot go this way (and every text when ``MEMGUARD_SCAN_PREFILTER=off``) goes through the full matcher (:meth:`RuleSet.matching`), whose answer
 is the same, and whose work caps bound hostile texts as before: no Hyperscan (an import or a build
 that failed), a text that is not valid UTF-8 (a lone surrogate), a scan of the exact gates
 (``Work(exact=True)``), more than :data:`MAX_CANDIDATES` candidates, a rule tried at more than
@@ -29,23 +29,45 @@ from __future__ import annotations
 
 import base64
 import logging
+import os
 import threading
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from typing import Any
 
-
 from memguard.scan.anchors import branches
-from memguard.scan.match import ATTEMPTS, MAX_ATTEMPTS, MAX_CHARS, Plan, RuleSet, Work, _lead_start, plan
+from memguard.scan.match import (
+    ATTEMPTS,
+    MAX_ATTEMPTS,
+    MAX_CHARS,
+    Plan,
+    RuleSet,
+    Work,
+    _lead_start,
+    plan,
+)
 from memguard.scan.superset import superset
 
-try:  # a platform without a wheel: the full matcher alone, with the same answers
-    import hyperscan  # type: ignore[import-not-found]  # ships no type information
+#: the Hyperscan module (``None``: not installed, and then the full matcher alone, with the same
+#: answers; tests set it so to run that fallback)
+hyperscan: Any
+try:
+    import hyperscan
 except Exception:  # pragma: no cover - the wheel is installed with memguard on x86-64
     hyperscan = None
 
-__all__ = ["MAX_CANDIDATES", "Engine", "PrefilteredRuleSet", "expressions", "hyperscan_version"]
+__all__ = [
+    "ENV",
+    "MAX_CANDIDATES",
+    "Engine",
+    "PrefilteredRuleSet",
+    "expressions",
+    "hyperscan_version",
+]
 
+#: ``off`` turns the prefilter off (the full matcher reads every text; the answers are the same)
+ENV = "MEMGUARD_SCAN_PREFILTER"
+_OFF = frozenset({"0", "off", "no", "none", "false"})
 #: a text with more candidate rules than this goes through the full matcher (its caps then bound
 #: the work, as before)
 MAX_CANDIDATES = 24
@@ -87,11 +109,17 @@ class Engine:
     def __init__(self, patterns: Sequence[str], saved: dict[str, Any] | None = None) -> None:
         if hyperscan is None:
             raise RuntimeError("hyperscan is not installed")
-        flags = hyperscan.HS_FLAG_SINGLEMATCH | hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_PREFILTER
+        flags = (
+            hyperscan.HS_FLAG_SINGLEMATCH
+            | hyperscan.HS_FLAG_MULTILINE
+            | hyperscan.HS_FLAG_PREFILTER
+        )
         database = None
         if saved is not None:
             try:
-                database = hyperscan.loadb(base64.b64decode(saved["database"], validate=True), hyperscan.HS_MODE_BLOCK)
+                database = hyperscan.loadb(
+                    base64.b64decode(saved["database"], validate=True), hyperscan.HS_MODE_BLOCK
+                )
                 always = [int(i) for i in saved["always"]]
             except Exception as exc:  # another build or platform: compiled again below
                 _log.info("saved prefilter database not used: %s", exc)
@@ -125,7 +153,12 @@ class Engine:
         return found
 
 
-_Part = tuple[Callable[[str, int], Any], Callable[[str, int, int], Any] | None, int, tuple[int, int, int] | None]
+_Part = tuple[
+    Callable[[str, int], Any],
+    Callable[[str, int, int], Any] | None,
+    int,
+    tuple[int, int, int] | None,
+]
 
 
 _Entry = tuple[tuple[_Part, ...], tuple[_Part, ...], tuple[int, ...]]
@@ -142,12 +175,29 @@ class _RuleKeys:
 
     __slots__ = ("_local", "database", "entries", "lengths", "prototype")
 
-    def __init__(self, keyed: dict[str, tuple[list[_Part], list[_Part], list[int]]]) -> None:
+    def __init__(
+        self, keyed: dict[str, tuple[list[_Part], list[_Part], list[int]]], saved: str | None = None
+    ) -> None:
         keys = [key.encode("utf-8") for key in keyed]
         self.entries: list[_Entry] = [(tuple(a), tuple(b), tuple(c)) for a, b, c in keyed.values()]
         self.lengths = [len(key) for key in keys]
-        self.database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-        self.database.compile(expressions=keys, ids=list(range(len(keys))), elements=len(keys), flags=0, literal=True)
+        self.database: Any = None
+        if saved is not None:
+            try:
+                self.database = hyperscan.loadb(
+                    base64.b64decode(saved, validate=True), hyperscan.HS_MODE_BLOCK
+                )
+            except Exception as exc:  # another build or platform: compiled again below
+                _log.info("saved prefix database not used: %s", exc)
+        if self.database is None:
+            self.database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+            self.database.compile(
+                expressions=keys,
+                ids=list(range(len(keys))),
+                elements=len(keys),
+                flags=0,
+                literal=True,
+            )
         self.prototype = hyperscan.Scratch(self.database)
         self._local = threading.local()
 
@@ -161,7 +211,9 @@ class _RuleKeys:
         lengths, entries = self.lengths, self.entries
         if len(data) == len(text):  # ASCII: byte offsets are character offsets
             return [(end - lengths[key], entries[key]) for key, end in found]
-        return [(len(data[: end - lengths[key]].decode("utf-8")), entries[key]) for key, end in found]
+        return [
+            (len(data[: end - lengths[key]].decode("utf-8")), entries[key]) for key, end in found
+        ]
 
 
 class PrefilteredRuleSet(RuleSet):
@@ -183,14 +235,24 @@ class PrefilteredRuleSet(RuleSet):
         if hyperscan is None:
             self.engine_error = "hyperscan is not installed"
             return
+        if os.environ.get(ENV, "").strip().lower() in _OFF:
+            self.engine_error = f"turned off ({ENV})"
+            return
         try:
             self.engine = Engine(self.patterns, made.get("prefilter"))
         except Exception as exc:  # the full matcher then: the same answers, at its speed
             self.engine_error = f"{type(exc).__name__}: {exc}"[:300]
-            _log.warning("scan prefilter not built (%s): every text goes through the full matcher", self.engine_error)
+            _log.warning(
+                "scan prefilter not built (%s): every text goes through the full matcher",
+                self.engine_error,
+            )
         else:
-            if "prefilter" not in made:
-                made["prefilter"] = self.engine.saved()  # written with the tables (RuleSet.cached)
+            if "prefilter" not in made:  # written with the tables (RuleSet.cached)
+                made["prefilter"] = self.engine.saved()
+                made["prefilter"]["rules"] = {
+                    str(index): base64.b64encode(hyperscan.dumpb(keys.database)).decode("ascii")
+                    for index, keys in self._confirm.items()
+                }
 
     def _rule_automata(self, made: Plan) -> dict[int, _RuleKeys]:
         """Per rule, a literal matcher over its branches' prefixes and its gates' second anchors
@@ -198,10 +260,10 @@ class PrefilteredRuleSet(RuleSet):
         fast = made["fast"]
         gates = fast["gates"]
         parts = self._parts
-        rule_factors: dict[int, set[int]] = {}
+        factor_rules: dict[int, set[int]] = {}  # the rules whose gates use each factor
         for number, gate in enumerate(gates):
             if gate is not None:
-                rule_factors.setdefault(parts[number][0], set()).add(gate[0])
+                factor_rules.setdefault(gate[0], set()).add(parts[number][0])
         words: dict[int, dict[str, tuple[list[_Part], list[_Part], list[int]]]] = {}
         for key, at in zip(fast["keys"], fast["value_of"], strict=True):
             plain, every, fids = fast["values"][at][0], fast["values"][at][1], fast["values"][at][2]
@@ -211,12 +273,14 @@ class PrefilteredRuleSet(RuleSet):
                     index, _, _, match, lead, reach = parts[number]
                     gate = gates[number]
                     entry = words.setdefault(index, {}).setdefault(key, ([], [], []))
-                    entry[slot].append((match, lead, reach, None if gate is None else tuple(gate)))
+                    (entry[1] if slot else entry[0]).append(
+                        (match, lead, reach, None if gate is None else tuple(gate))
+                    )
             for fid in fids:
-                for index, wanted in rule_factors.items():
-                    if fid in wanted:
-                        words.setdefault(index, {}).setdefault(key, ([], [], []))[2].append(fid)
-        return {index: _RuleKeys(keyed) for index, keyed in words.items()}
+                for index in factor_rules.get(fid, ()):
+                    words.setdefault(index, {}).setdefault(key, ([], [], []))[2].append(fid)
+        saved = (made.get("prefilter") or {}).get("rules") or {}
+        return {index: _RuleKeys(keyed, saved.get(str(index))) for index, keyed in words.items()}
 
     def matching(self, text: str, work: Work | None = None) -> set[int]:
         work = Work() if work is None else work
@@ -226,7 +290,11 @@ class PrefilteredRuleSet(RuleSet):
         try:
             found = self._prefiltered(engine, text, work)
         except Exception as exc:  # the full matcher reads it: never clean for a prefilter fault
-            _log.warning("scan prefilter failed (%s: %s): the full matcher reads the text", type(exc).__name__, exc)
+            _log.warning(
+                "scan prefilter failed (%s: %s): the full matcher reads the text",
+                type(exc).__name__,
+                exc,
+            )
             found = None
         return super().matching(text, work) if found is None else found
 
@@ -290,7 +358,10 @@ class PrefilteredRuleSet(RuleSet):
                         return None
                     if match(text, start) is None:
                         continue
-                    if lead is None or lead(text, _lead_start(text, start, reach), start) is not None:
+                    if (
+                        lead is None
+                        or lead(text, _lead_start(text, start, reach), start) is not None
+                    ):
                         return True, attempts
         for compiled in self._unanchored_of.get(index, ()):
             if compiled.search(text):

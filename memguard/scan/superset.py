@@ -167,7 +167,11 @@ def _byte_class(codes: frozenset[int] | set[int]) -> str:
             spans.append([code, code])
     if len(spans) == 1 and spans[0][0] == spans[0][1]:
         return _byte(spans[0][0])
-    return "[" + "".join(_byte(lo) if lo == hi else f"{_byte(lo)}-{_byte(hi)}" for lo, hi in spans) + "]"
+    return (
+        "["
+        + "".join(_byte(lo) if lo == hi else f"{_byte(lo)}-{_byte(hi)}" for lo, hi in spans)
+        + "]"
+    )
 
 
 def _bytes(data: bytes) -> str:
@@ -184,7 +188,12 @@ def _chars(item: tuple[Any, Any], flags: int) -> _Chars:
     ascii_part = _ascii_members(item, flags)
     high = _non_ascii(item, flags)
     if high is not None and sum(hi - lo + 1 for lo, hi in high) <= SMALL:
-        points = [c for lo, hi in high for c in range(lo, hi + 1) if not _SURROGATES[0] <= c <= _SURROGATES[1]]
+        points = [
+            c
+            for lo, hi in high
+            for c in range(lo, hi + 1)
+            if not _SURROGATES[0] <= c <= _SURROGATES[1]
+        ]
         return _Chars(ascii_part, tuple(chr(c).encode("utf-8") for c in points))
     return _Chars(ascii_part, None)
 
@@ -236,7 +245,10 @@ class _Writer:
             if op is _ATOMIC:
                 return av.getwidth()[0] > 0 and self.word_edge(list(av.data), flags, last)
             if op is sre.BRANCH:
-                return all(alt.getwidth()[0] > 0 and self.word_edge(list(alt.data), flags, last) for alt in av[1])
+                return all(
+                    alt.getwidth()[0] > 0 and self.word_edge(list(alt.data), flags, last)
+                    for alt in av[1]
+                )
             if op in _REPEATS:
                 return av[0] >= 1 and self.word_edge(list(av[2].data), flags, last)
             return False
@@ -257,7 +269,9 @@ class _Writer:
             elif op is _ATOMIC:
                 out.append(f"(?:{self.sequence(list(av.data), flags)})")
             elif op is sre.BRANCH:
-                out.append("(?:" + "|".join(self.sequence(list(alt.data), flags) for alt in av[1]) + ")")
+                out.append(
+                    "(?:" + "|".join(self.sequence(list(alt.data), flags) for alt in av[1]) + ")"
+                )
             elif op in _REPEATS:
                 low, high, sub = av
                 bound = None if high == sre.MAXREPEAT or high > BOUND else high
@@ -277,7 +291,8 @@ class _Writer:
         if where is sre.AT_END and multiline:
             return "$"
         if where is sre.AT_BOUNDARY and (
-            self.word_edge(items[index + 1 :], flags, last=False) or self.word_edge(items[:index], flags, last=True)
+            self.word_edge(items[index + 1 :], flags, last=False)
+            or self.word_edge(items[:index], flags, last=True)
         ):
             return "\\b"
         return ""  # \A, \Z, \B, ^ and $ outside multi-line mode, \b beside anything else: dropped

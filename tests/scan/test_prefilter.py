@@ -27,12 +27,19 @@ from memguard.scan.match import Work
 from memguard.scan.prefilter import Engine, PrefilteredRuleSet
 from memguard.scan.superset import superset
 
-pytestmark = pytest.mark.skipif(prefilter.hyperscan is None, reason="no Hyperscan wheel on this platform (the fallback is tested in test_match)")
+pytestmark = pytest.mark.skipif(
+    prefilter.hyperscan is None,
+    reason="no Hyperscan wheel on this platform (the fallback is tested in test_match)",
+)
 
 HERE = Path(__file__).resolve().parent
 ROWS = [
     json.loads(line)["text"]
-    for path in (HERE.parent / "corpus" / "injections.jsonl", HERE / "holdout.jsonl", HERE / "holdout6.jsonl")
+    for path in (
+        HERE.parent / "corpus" / "injections.jsonl",
+        HERE / "holdout.jsonl",
+        HERE / "holdout6.jsonl",
+    )
     for line in path.read_text("utf-8").splitlines()
     if line.strip()
 ]
@@ -67,7 +74,11 @@ def test_the_engine_reports_every_rule_a_plain_search_matches_on_the_corpora() -
 
 def test_the_prefilter_is_selective_on_benign_text() -> None:
     """It is a filter: most rules are not candidates on a benign memory (else it saves nothing)."""
-    benign = [json.loads(line)["text"].lower() for line in (HERE.parent / "corpus" / "injections.jsonl").read_text("utf-8").splitlines() if '"benign"' in line]
+    benign = [
+        json.loads(line)["text"].lower()
+        for line in (HERE.parent / "corpus" / "injections.jsonl").read_text("utf-8").splitlines()
+        if '"benign"' in line
+    ]
     counts = [len(engine().candidates(t.encode())) for t in benign[:300]]
     assert sum(counts) / len(counts) < 3 and len(PATTERNS) > 100
 
@@ -150,7 +161,9 @@ class _Boom(Exception):
     pass
 
 
-def test_an_engine_that_raises_sends_the_text_to_the_full_matcher(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_engine_that_raises_sends_the_text_to_the_full_matcher(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     rules = rule_set()
     assert isinstance(rules, PrefilteredRuleSet)
 
@@ -163,7 +176,9 @@ def test_an_engine_that_raises_sends_the_text_to_the_full_matcher(monkeypatch: p
     assert verdict.label is Label.MALICIOUS
 
 
-def test_a_scratch_error_sends_the_text_to_the_full_matcher(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_scratch_error_sends_the_text_to_the_full_matcher(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     rules = rule_set()
     assert isinstance(rules, PrefilteredRuleSet) and rules.engine is not None
     found: dict[str, Any] = {}
@@ -264,3 +279,10 @@ def test_a_saved_database_that_does_not_load_is_compiled_again() -> None:
     saved["database"] = saved["database"][:100]
     again = Engine([r"ignore all", r"zz"], saved)
     assert again.candidates(b"please ignore all of it") == {0}
+
+
+def test_the_prefilter_can_be_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(prefilter.ENV, "off")
+    rules = PrefilteredRuleSet([r"ignore all", r"zz"])
+    assert rules.engine is None and "turned off" in (rules.engine_error or "")
+    assert rules.matching("please ignore all of it") == {0}
