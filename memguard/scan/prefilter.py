@@ -16,7 +16,7 @@ tables, same answers). Its :meth:`~PrefilteredRuleSet.matching`:
 Whatever cannot go this way (and every text when ``MEMGUARD_SCAN_PREFILTER=off``) goes through the full matcher (:meth:`RuleSet.matching`), whose answer
 is the same, and whose work caps bound hostile texts as before: no Hyperscan (an import or a build
 that failed), a text that is not valid UTF-8 (a lone surrogate), a scan of the exact gates
-(``Work(exact=True)``), more than :data:`MAX_CANDIDATES` candidates, a rule tried at more than
+(``Work(exact=True)``), more than :data:`MAX_CANDIDATES` candidates, a rule whose prefixes occur more than :data:`MAX_HITS` times, a rule tried at more than
 :data:`~memguard.scan.match.ATTEMPTS` prefixes, a text near the character cap, and any exception in
 the prefilter (logged). A prefilter failure never makes a text clean: the full matcher reads it.
 
@@ -71,6 +71,9 @@ _OFF = frozenset({"0", "off", "no", "none", "false"})
 #: a text with more candidate rules than this goes through the full matcher (its caps then bound
 #: the work, as before)
 MAX_CANDIDATES = 24
+#: a rule whose prefixes and second anchors occur more often than this in one text sends the text
+#: to the full matcher (each occurrence is a Python callback; the matcher's budgets then apply)
+MAX_HITS = 256
 _log = logging.getLogger("memguard.scan.prefilter")
 
 
@@ -164,8 +167,13 @@ _Part = tuple[
 _Entry = tuple[tuple[_Part, ...], tuple[_Part, ...], tuple[int, ...]]
 
 
-def _hit(key: int, start: int, end: int, flags: int, into: list[tuple[int, int]]) -> None:
+def _hit(key: int, start: int, end: int, flags: int, into: list[tuple[int, int]]) -> bool:
     into.append((key, end))
+    return len(into) > MAX_HITS  # stops the scan (ScanTerminated): the full matcher reads it
+
+
+class _TooManyHits(Exception):
+    """A rule's keys occur more than :data:`MAX_HITS` times in one text."""
 
 
 class _RuleKeys:
@@ -207,7 +215,10 @@ class _RuleKeys:
         if scratch is None:
             scratch = self._local.scratch = self.prototype.clone()
         found: list[tuple[int, int]] = []
-        self.database.scan(data, match_event_handler=_hit, context=found, scratch=scratch)
+        try:
+            self.database.scan(data, match_event_handler=_hit, context=found, scratch=scratch)
+        except hyperscan.ScanTerminated:
+            raise _TooManyHits from None
         lengths, entries = self.lengths, self.entries
         if len(data) == len(text):  # ASCII: byte offsets are character offsets
             return [(end - lengths[key], entries[key]) for key, end in found]
@@ -311,7 +322,10 @@ class PrefilteredRuleSet(RuleSet):
         attempts = 0
         budget = MAX_ATTEMPTS - work.attempts
         for index in candidates:
-            tried = self._confirmed(index, text, data)
+            try:
+                tried = self._confirmed(index, text, data)
+            except _TooManyHits:  # a text built to hit one rule's keys everywhere
+                return None
             if tried is None:
                 return None
             matched, spent = tried
