@@ -123,6 +123,13 @@ class Engine:
                 database = hyperscan.loadb(
                     base64.b64decode(saved["database"], validate=True), hyperscan.HS_MODE_BLOCK
                 )
+                # a database built for another CPU fails here, not in every scan
+                database.scan(
+                    b"",
+                    match_event_handler=_found,
+                    context=set(),
+                    scratch=hyperscan.Scratch(database),
+                )
                 always = [int(i) for i in saved["always"]]
             except Exception as exc:  # another build or platform: compiled again below
                 _log.info("saved prefilter database not used: %s", exc)
@@ -195,8 +202,11 @@ class _RuleKeys:
                 self.database = hyperscan.loadb(
                     base64.b64decode(saved, validate=True), hyperscan.HS_MODE_BLOCK
                 )
+                scratch = hyperscan.Scratch(self.database)
+                self.database.scan(b"", match_event_handler=_hit, context=[], scratch=scratch)
             except Exception as exc:  # another build or platform: compiled again below
                 _log.info("saved prefix database not used: %s", exc)
+                self.database = None
         if self.database is None:
             self.database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
             self.database.compile(
