@@ -186,46 +186,47 @@ class _TooManyHits(Exception):
 class _RuleKeys:
     """One rule's prefixes and second anchors in a Hyperscan literal database: where they occur
     in a text, with what to try there (``(branches, the \\b ones, the gates' factor ids)``);
-    a scratch per thread. The database is compiled the first time the rule is a candidate (a few
-    milliseconds; most rules never are on benign text, and 157 of them compiled ahead took 10 MB)."""
+    a scratch per thread."""
 
-    __slots__ = ("_keys", "_local", "_lock", "_made", "entries", "lengths")
+    __slots__ = ("_local", "database", "entries", "lengths", "prototype")
 
-    def __init__(self, keyed: dict[str, tuple[list[_Part], list[_Part], list[int]]]) -> None:
-        self._keys = [key.encode("utf-8") for key in keyed]
+    def __init__(
+        self, keyed: dict[str, tuple[list[_Part], list[_Part], list[int]]], saved: str | None = None
+    ) -> None:
+        keys = [key.encode("utf-8") for key in keyed]
         self.entries: list[_Entry] = [(tuple(a), tuple(b), tuple(c)) for a, b, c in keyed.values()]
-        self.lengths = [len(key) for key in self._keys]
-        self._made: tuple[Any, Any] | None = None  # (database, scratch to clone)
-        self._lock = threading.Lock()
+        self.lengths = [len(key) for key in keys]
+        self.database: Any = None
+        if saved is not None:
+            try:
+                self.database = hyperscan.loadb(
+                    base64.b64decode(saved, validate=True), hyperscan.HS_MODE_BLOCK
+                )
+                scratch = hyperscan.Scratch(self.database)
+                self.database.scan(b"", match_event_handler=_hit, context=[], scratch=scratch)
+            except Exception as exc:  # another build or platform: compiled again below
+                _log.info("saved prefix database not used: %s", exc)
+                self.database = None
+        if self.database is None:
+            self.database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+            self.database.compile(
+                expressions=keys,
+                ids=list(range(len(keys))),
+                elements=len(keys),
+                flags=0,
+                literal=True,
+            )
+        self.prototype = hyperscan.Scratch(self.database)
         self._local = threading.local()
-
-    def _database(self) -> tuple[Any, Any]:
-        made = self._made
-        if made is None:
-            with self._lock:
-                made = self._made
-                if made is None:
-                    database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-                    keys = self._keys
-                    database.compile(
-                        expressions=keys,
-                        ids=list(range(len(keys))),
-                        elements=len(keys),
-                        flags=0,
-                        literal=True,
-                    )
-                    made = self._made = (database, hyperscan.Scratch(database))
-        return made
 
     def hits(self, text: str, data: bytes) -> list[tuple[int, _Entry]]:
         """``(start in text, entry)`` of each key occurrence in ``text`` (``data``: its UTF-8)."""
-        database, prototype = self._database()
         scratch = getattr(self._local, "scratch", None)
         if scratch is None:
-            scratch = self._local.scratch = prototype.clone()
+            scratch = self._local.scratch = self.prototype.clone()
         found: list[tuple[int, int]] = []
         try:
-            database.scan(data, match_event_handler=_hit, context=found, scratch=scratch)
+            self.database.scan(data, match_event_handler=_hit, context=found, scratch=scratch)
         except hyperscan.ScanTerminated:
             raise _TooManyHits from None
         lengths, entries = self.lengths, self.entries
@@ -269,6 +270,10 @@ class PrefilteredRuleSet(RuleSet):
         else:
             if "prefilter" not in made:  # written with the tables (RuleSet.cached)
                 made["prefilter"] = self.engine.saved()
+                made["prefilter"]["rules"] = {
+                    str(index): base64.b64encode(hyperscan.dumpb(keys.database)).decode("ascii")
+                    for index, keys in self._confirm.items()
+                }
 
     def _rule_automata(self, made: Plan) -> dict[int, _RuleKeys]:
         """Per rule, a literal matcher over its branches' prefixes and its gates' second anchors
@@ -295,7 +300,8 @@ class PrefilteredRuleSet(RuleSet):
             for fid in fids:
                 for index in factor_rules.get(fid, ()):
                     words.setdefault(index, {}).setdefault(key, ([], [], []))[2].append(fid)
-        return {index: _RuleKeys(keyed) for index, keyed in words.items()}
+        saved = (made.get("prefilter") or {}).get("rules") or {}
+        return {index: _RuleKeys(keyed, saved.get(str(index))) for index, keyed in words.items()}
 
     def matching(self, text: str, work: Work | None = None) -> set[int]:
         work = Work() if work is None else work

@@ -322,7 +322,7 @@ def test_the_cachetool_file_holds_the_compiled_databases(
     found = rulecache.load(patterns, [tmp_path])
     assert found is not None
     tables = found[0]
-    assert tables["prefilter"]["database"]
+    assert tables["prefilter"]["database"] and tables["prefilter"]["rules"]
 
     def no_compiling(patterns: Any) -> Any:
         raise AssertionError("compiled again")
