@@ -32,7 +32,6 @@ texts (Unicode, case, line breaks, word boundaries).
 from __future__ import annotations
 
 import functools
-import os
 import re
 from re import _compiler as sre_compile  # type: ignore[attr-defined]
 from re import _constants as sre  # type: ignore[attr-defined]
@@ -135,7 +134,7 @@ def _complement(ranges: _Ranges) -> _Ranges:
 
 #: a repeat bounded above this many (bytes) is left unbounded: long bounded gaps make the engine's
 #: automaton large and slow to build, and a prefilter loses little by them
-BOUND = int(os.environ.get("BOUND", "32"))
+BOUND = 32
 #: a class whose non-ASCII members are this many code points or fewer is written out exactly
 SMALL = 32
 
