@@ -9,6 +9,7 @@ from collections.abc import Iterable
 
 from memguard.scan.decode import ROT13_WORD, decoded_texts
 from memguard.scan.match import RuleSet, Work
+from memguard.scan.prefilter import PrefilteredRuleSet
 from memguard.scan.rules import DECODE_LEAD, RULES
 from memguard.scan.unicode import reveal
 from memguard.scan.verdict import Label, ScanContext, Verdict
@@ -136,7 +137,7 @@ def rule_set() -> RuleSet:
     """The rules, the decode lead and the rot13 decoder's gate in one automaton (built once, by the
     first :class:`RuleScanner`, which importing memguard should not cost; its tables come from a
     verified cache file when there is one, :mod:`memguard.scan.rulecache`)."""
-    return RuleSet.cached(PATTERNS)
+    return PrefilteredRuleSet.cached(PATTERNS)
 
 
 def _hits(texts: Iterable[str], work: Work, prefix: str = "") -> dict[str, float]:

@@ -15,6 +15,7 @@ from pathlib import Path
 from memguard.scan import rulecache
 from memguard.scan.builtin import PATTERNS
 from memguard.scan.match import cacheable
+from memguard.scan.prefilter import PrefilteredRuleSet
 
 __all__ = ["main"]
 
@@ -28,7 +29,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if patterns_key is None:
         print("the scanner's source cannot be read: no cache", file=sys.stderr)
         return 1
-    written = rulecache.write(Path(args[0]), patterns_key, cacheable(PATTERNS))
+    tables = cacheable(PATTERNS)
+    PrefilteredRuleSet(PATTERNS, tables=tables)  # adds the prefilter's compiled databases (hsmatch)
+    written = rulecache.write(Path(args[0]), patterns_key, tables)
     print(written if written is not None else "not written")
     return 0 if written is not None else 1
 

@@ -57,7 +57,7 @@ KEEP = 8
 _OFF = frozenset({"", "0", "off", "no", "none", "false"})
 _PACKAGE = Path(__file__).resolve().parent
 #: the modules whose code makes the tables (a change to any of them is another key)
-_SOURCES = ("anchors.py", "match.py", "rulecache.py")
+_SOURCES = ("anchors.py", "match.py", "rulecache.py", "superset.py", "prefilter.py")
 _log = logging.getLogger("memguard.scan.rulecache")
 
 
@@ -76,6 +76,14 @@ def _ahocorasick_version() -> str:
         return metadata.version("pyahocorasick")
     except metadata.PackageNotFoundError:  # pragma: no cover - installed with memguard
         return "unknown"
+
+
+def _hyperscan_version() -> str:
+    """The prefilter's engine (its compiled database is kept in the file too)."""
+    try:
+        return metadata.version("hyperscan")
+    except metadata.PackageNotFoundError:  # no wheel for this platform: no database kept
+        return "none"
 
 
 #: the compiled form of a pattern depends on these (``re``'s engine, its code words' size and order)
@@ -119,7 +127,7 @@ def compiled(source: str, entry: list[Any] | None) -> re.Pattern[str]:
 def key(patterns: Sequence[str]) -> str | None:
     """The key of ``patterns``' tables (``None``: the code's source cannot be read, so no cache)."""
     digest = hashlib.sha256(f"{_FORMAT}\0{_ENGINE}\0".encode())
-    digest.update(f"{_ahocorasick_version()}\0{len(patterns)}\0".encode())
+    digest.update(f"{_ahocorasick_version()}\0{_hyperscan_version()}\0{len(patterns)}\0".encode())
     for pattern in patterns:
         encoded = pattern.encode("utf-8", "surrogatepass")
         digest.update(b"%d\0" % len(encoded) + encoded)

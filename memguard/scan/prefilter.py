@@ -1,0 +1,393 @@
+"""The rule set with a compiled prefilter: one Hyperscan pass says which rules can match a text,
+and only those are confirmed in Python.
+
+:class:`PrefilteredRuleSet` is a :class:`~memguard.scan.match.RuleSet` (same patterns, same
+tables, same answers). Its :meth:`~PrefilteredRuleSet.matching`:
+
+1. scans the text's UTF-8 once with a Hyperscan database of every rule branch's superset
+   (:func:`memguard.scan.superset.superset`, compiled with ``HS_FLAG_PREFILTER``, which lets the
+   engine widen what it cannot build exactly): the rules reported, plus those with no superset,
+   are the candidates; every rule ``re.search`` matches is among them;
+2. confirms each candidate as the matcher does, where one of its branches' literal prefixes occurs
+   (an Aho-Corasick automaton per rule, over that rule's prefixes only; the branch's rest matched
+   at the prefix, its lead checked back from there), so a benign text with no candidate costs the
+   pass and nothing else.
+
+Whatever cannot go this way (and every text when ``MEMGUARD_SCAN_PREFILTER=off``) goes through the full matcher (:meth:`RuleSet.matching`), whose answer
+is the same, and whose work caps bound hostile texts as before: no Hyperscan (an import or a build
+that failed), a text that is not valid UTF-8 (a lone surrogate), a scan of the exact gates
+(``Work(exact=True)``), more than :data:`MAX_CANDIDATES` candidates, a rule whose prefixes occur more than :data:`MAX_HITS` times, a rule tried at more than
+:data:`~memguard.scan.match.ATTEMPTS` prefixes, a text near the character cap, and any exception in
+the prefilter (logged). A prefilter failure never makes a text clean: the full matcher reads it.
+
+The compiled database is kept in the rule-table cache file (:mod:`memguard.scan.rulecache`, whose
+key covers this module, :mod:`~memguard.scan.superset` and Hyperscan's version), so a new process
+does not compile it again. Each thread scans with its own Hyperscan scratch space.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import os
+import threading
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from memguard.scan.anchors import branches
+from memguard.scan.match import (
+    ATTEMPTS,
+    MAX_ATTEMPTS,
+    MAX_CHARS,
+    Plan,
+    RuleSet,
+    Work,
+    _lead_start,
+    plan,
+)
+from memguard.scan.superset import superset
+
+#: the Hyperscan module (``None``: not installed, and then the full matcher alone, with the same
+#: answers; tests set it so to run that fallback)
+hyperscan: Any
+try:
+    import hyperscan
+except Exception:  # pragma: no cover - the wheel is installed with memguard on x86-64
+    hyperscan = None
+
+__all__ = [
+    "ENV",
+    "MAX_CANDIDATES",
+    "Engine",
+    "PrefilteredRuleSet",
+    "expressions",
+    "hyperscan_version",
+]
+
+#: ``off`` turns the prefilter off (the full matcher reads every text; the answers are the same)
+ENV = "MEMGUARD_SCAN_PREFILTER"
+_OFF = frozenset({"0", "off", "no", "none", "false"})
+#: a text with more candidate rules than this goes through the full matcher (its caps then bound
+#: the work, as before)
+MAX_CANDIDATES = 24
+#: a rule whose prefixes and second anchors occur more often than this in one text sends the text
+#: to the full matcher (each occurrence is a Python callback; the matcher's budgets then apply)
+MAX_HITS = 256
+_log = logging.getLogger("memguard.scan.prefilter")
+
+
+def hyperscan_version() -> str | None:
+    """The Hyperscan module's version (``None``: not installed), for the cache key."""
+    if hyperscan is None:
+        return None
+    return str(getattr(hyperscan, "__version__", "unknown"))
+
+
+def expressions(patterns: Sequence[str]) -> tuple[list[bytes], list[int], list[int]]:
+    """The superset of every branch of every pattern (bytes), its pattern's index, and the patterns
+    some branch of which has no superset (tried on every text)."""
+    out: list[bytes] = []
+    ids: list[int] = []
+    always: list[int] = []
+    for index, pattern in enumerate(patterns):
+        supersets = [superset(branch) for branch in branches(pattern)]
+        if any(s is None for s in supersets):
+            always.append(index)
+            continue
+        out += [s.encode("ascii") for s in supersets if s is not None]
+        ids += [index] * len(supersets)
+    return out, ids, always
+
+
+def _found(rule: int, start: int, end: int, flags: int, into: set[int]) -> None:
+    into.add(rule)
+
+
+class Engine:
+    """A compiled Hyperscan database over the patterns' supersets, with one scratch per thread."""
+
+    FLAGS = 0
+
+    def __init__(self, patterns: Sequence[str], saved: dict[str, Any] | None = None) -> None:
+        if hyperscan is None:
+            raise RuntimeError("hyperscan is not installed")
+        flags = (
+            hyperscan.HS_FLAG_SINGLEMATCH
+            | hyperscan.HS_FLAG_MULTILINE
+            | hyperscan.HS_FLAG_PREFILTER
+        )
+        database = None
+        if saved is not None:
+            try:
+                database = hyperscan.loadb(
+                    base64.b64decode(saved["database"], validate=True), hyperscan.HS_MODE_BLOCK
+                )
+                # a database built for another CPU fails here, not in every scan
+                database.scan(
+                    b"",
+                    match_event_handler=_found,
+                    context=set(),
+                    scratch=hyperscan.Scratch(database),
+                )
+                always = [int(i) for i in saved["always"]]
+            except Exception as exc:  # another build or platform: compiled again below
+                _log.info("saved prefilter database not used: %s", exc)
+                database = None
+        if database is None:
+            exprs, ids, always = expressions(patterns)
+            database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+            if exprs:
+                database.compile(expressions=exprs, ids=ids, elements=len(exprs), flags=flags)
+            else:  # pragma: no cover - no pattern has a superset
+                raise RuntimeError("no expression to compile")
+        self.database = database
+        self.always = frozenset(always)
+        self._prototype = hyperscan.Scratch(database)
+        self._local = threading.local()
+
+    def saved(self) -> dict[str, Any]:
+        """The database as plain data (for the cache file)."""
+        return {
+            "database": base64.b64encode(hyperscan.dumpb(self.database)).decode("ascii"),
+            "always": sorted(self.always),
+        }
+
+    def candidates(self, data: bytes) -> set[int]:
+        """The patterns that can match somewhere in ``data`` (UTF-8)."""
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = self._prototype.clone()
+        found = set(self.always)
+        self.database.scan(data, match_event_handler=_found, context=found, scratch=scratch)
+        return found
+
+
+_Part = tuple[
+    Callable[[str, int], Any],
+    Callable[[str, int, int], Any] | None,
+    int,
+    tuple[int, int, int] | None,
+]
+
+
+_Entry = tuple[tuple[_Part, ...], tuple[_Part, ...], tuple[int, ...]]
+
+
+def _hit(key: int, start: int, end: int, flags: int, into: list[tuple[int, int]]) -> bool:
+    into.append((key, end))
+    return len(into) > MAX_HITS  # stops the scan (ScanTerminated): the full matcher reads it
+
+
+class _TooManyHits(Exception):
+    """A rule's keys occur more than :data:`MAX_HITS` times in one text."""
+
+
+class _RuleKeys:
+    """One rule's prefixes and second anchors in a Hyperscan literal database: where they occur
+    in a text, with what to try there (``(branches, the \\b ones, the gates' factor ids)``);
+    a scratch per thread."""
+
+    __slots__ = ("_local", "database", "entries", "lengths", "prototype")
+
+    def __init__(
+        self, keyed: dict[str, tuple[list[_Part], list[_Part], list[int]]], saved: str | None = None
+    ) -> None:
+        keys = [key.encode("utf-8") for key in keyed]
+        self.entries: list[_Entry] = [(tuple(a), tuple(b), tuple(c)) for a, b, c in keyed.values()]
+        self.lengths = [len(key) for key in keys]
+        self.database: Any = None
+        if saved is not None:
+            try:
+                self.database = hyperscan.loadb(
+                    base64.b64decode(saved, validate=True), hyperscan.HS_MODE_BLOCK
+                )
+                scratch = hyperscan.Scratch(self.database)
+                self.database.scan(b"", match_event_handler=_hit, context=[], scratch=scratch)
+            except Exception as exc:  # another build or platform: compiled again below
+                _log.info("saved prefix database not used: %s", exc)
+                self.database = None
+        if self.database is None:
+            self.database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+            self.database.compile(
+                expressions=keys,
+                ids=list(range(len(keys))),
+                elements=len(keys),
+                flags=0,
+                literal=True,
+            )
+        self.prototype = hyperscan.Scratch(self.database)
+        self._local = threading.local()
+
+    def hits(self, text: str, data: bytes) -> list[tuple[int, _Entry]]:
+        """``(start in text, entry)`` of each key occurrence in ``text`` (``data``: its UTF-8)."""
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = self.prototype.clone()
+        found: list[tuple[int, int]] = []
+        try:
+            self.database.scan(data, match_event_handler=_hit, context=found, scratch=scratch)
+        except hyperscan.ScanTerminated:
+            raise _TooManyHits from None
+        lengths, entries = self.lengths, self.entries
+        if len(data) == len(text):  # ASCII: byte offsets are character offsets
+            return [(end - lengths[key], entries[key]) for key, end in found]
+        return [
+            (len(data[: end - lengths[key]].decode("utf-8")), entries[key]) for key, end in found
+        ]
+
+
+class PrefilteredRuleSet(RuleSet):
+    """A :class:`RuleSet` whose :meth:`matching` runs the prefilter first (see the module)."""
+
+    def __init__(self, patterns: Sequence[str], *, tables: Plan | None = None) -> None:
+        made = plan(tuple(patterns)) if tables is None else tables
+        super().__init__(patterns, tables=made)
+        #: per rule, the automaton of its branches' prefixes (``None``: the rule has no anchored
+        #: branch) and its unanchored branches
+        self._confirm: dict[int, _RuleKeys] = {} if hyperscan is None else self._rule_automata(made)
+        self._unanchored_of: dict[int, list[Any]] = {}
+        for index, compiled in self.unanchored:
+            self._unanchored_of.setdefault(index, []).append(compiled)
+        #: the compiled prefilter (``None``: the full matcher for every text)
+        self.engine: Engine | None = None
+        #: why there is no engine, when there is none
+        self.engine_error: str | None = None
+        if hyperscan is None:
+            self.engine_error = "hyperscan is not installed"
+            return
+        if os.environ.get(ENV, "").strip().lower() in _OFF:
+            self.engine_error = f"turned off ({ENV})"
+            return
+        try:
+            self.engine = Engine(self.patterns, made.get("prefilter"))
+        except Exception as exc:  # the full matcher then: the same answers, at its speed
+            self.engine_error = f"{type(exc).__name__}: {exc}"[:300]
+            _log.warning(
+                "scan prefilter not built (%s): every text goes through the full matcher",
+                self.engine_error,
+            )
+        else:
+            if "prefilter" not in made:  # written with the tables (RuleSet.cached)
+                made["prefilter"] = self.engine.saved()
+                made["prefilter"]["rules"] = {
+                    str(index): base64.b64encode(hyperscan.dumpb(keys.database)).decode("ascii")
+                    for index, keys in self._confirm.items()
+                }
+
+    def _rule_automata(self, made: Plan) -> dict[int, _RuleKeys]:
+        """Per rule, a literal matcher over its branches' prefixes and its gates' second anchors
+        (the matcher's fast tables, :func:`~memguard.scan.match.plan`, split by rule)."""
+        fast = made["fast"]
+        gates = fast["gates"]
+        parts = self._parts
+        factor_rules: dict[int, set[int]] = {}  # the rules whose gates use each factor
+        for number, gate in enumerate(gates):
+            if gate is not None:
+                factor_rules.setdefault(gate[0], set()).add(parts[number][0])
+        words: dict[int, dict[str, tuple[list[_Part], list[_Part], list[int]]]] = {}
+        for key, at in zip(fast["keys"], fast["value_of"], strict=True):
+            plain, every, fids = fast["values"][at][0], fast["values"][at][1], fast["values"][at][2]
+            checked = [] if every is None else [n for n in every if n not in plain]
+            for numbers, slot in ((plain, 0), (checked, 1)):
+                for number in numbers:
+                    index, _, _, match, lead, reach = parts[number]
+                    gate = gates[number]
+                    entry = words.setdefault(index, {}).setdefault(key, ([], [], []))
+                    (entry[1] if slot else entry[0]).append(
+                        (match, lead, reach, None if gate is None else tuple(gate))
+                    )
+            for fid in fids:
+                for index in factor_rules.get(fid, ()):
+                    words.setdefault(index, {}).setdefault(key, ([], [], []))[2].append(fid)
+        saved = (made.get("prefilter") or {}).get("rules") or {}
+        return {index: _RuleKeys(keyed, saved.get(str(index))) for index, keyed in words.items()}
+
+    def matching(self, text: str, work: Work | None = None) -> set[int]:
+        work = Work() if work is None else work
+        engine = self.engine
+        if engine is None or work.exact or work.chars + len(text) > MAX_CHARS:
+            return super().matching(text, work)
+        try:
+            found = self._prefiltered(engine, text, work)
+        except Exception as exc:  # the full matcher reads it: never clean for a prefilter fault
+            _log.warning(
+                "scan prefilter failed (%s: %s): the full matcher reads the text",
+                type(exc).__name__,
+                exc,
+            )
+            found = None
+        return super().matching(text, work) if found is None else found
+
+    def _prefiltered(self, engine: Engine, text: str, work: Work) -> set[int] | None:
+        """The matching patterns, or ``None`` when the full matcher must read ``text``."""
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: not UTF-8, which the engine reads
+            return None
+        candidates = engine.candidates(data)
+        if len(candidates) > MAX_CANDIDATES:
+            return None
+        found: set[int] = set()
+        attempts = 0
+        budget = MAX_ATTEMPTS - work.attempts
+        for index in candidates:
+            try:
+                tried = self._confirmed(index, text, data)
+            except _TooManyHits:  # a text built to hit one rule's keys everywhere
+                return None
+            if tried is None:
+                return None
+            matched, spent = tried
+            attempts += spent
+            if attempts > budget:
+                return None
+            if matched:
+                found.add(index)
+        work.take_chars(len(text))
+        work.attempts += attempts
+        return found
+
+    def _confirmed(self, index: int, text: str, data: bytes) -> tuple[bool, int] | None:
+        """Does pattern ``index`` match ``text``, and the anchored attempts that took (``None``:
+        more than :data:`ATTEMPTS`, for the full matcher to count)."""
+        attempts = 0
+        keyed = self._confirm.get(index)
+        if keyed is not None:
+            anchors: list[tuple[int, tuple[_Part, ...]]] = []
+            seen: dict[int, list[int]] = {}  # where each second anchor of the rule's gates starts
+            for start, (plain, checked, factor_ids) in keyed.hits(text, data):
+                for fid in factor_ids:
+                    seen.setdefault(fid, []).append(start)
+                parts = plain
+                if checked:
+                    before = text[start - 1] if start else " "
+                    if not (before.isalnum() or before == "_"):
+                        parts = plain + checked
+                if parts:
+                    anchors.append((start, parts))
+            for positions in seen.values():
+                positions.sort()
+            for start, parts in anchors:
+                for match, lead, reach, gate in parts:
+                    if gate is not None:  # a second anchor must start in the gate's window
+                        places = seen.get(gate[0])
+                        if places is None:
+                            continue
+                        at = bisect_left(places, start + gate[1])
+                        if at == len(places) or places[at] > start + gate[2]:
+                            continue
+                    attempts += 1
+                    if attempts > ATTEMPTS:
+                        return None
+                    if match(text, start) is None:
+                        continue
+                    if (
+                        lead is None
+                        or lead(text, _lead_start(text, start, reach), start) is not None
+                    ):
+                        return True, attempts
+        for compiled in self._unanchored_of.get(index, ()):
+            if compiled.search(text):
+                return True, attempts
+        return False, attempts
