@@ -16,10 +16,13 @@ It prints the load average before and after, and which ``memguard`` it imported.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import statistics
 import tempfile
 import time
+import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import bench_writeforms
@@ -27,6 +30,7 @@ from bench_writeforms import batch
 
 import memguard
 from memguard import Ledger
+from memguard.context import external_fact_id
 from memguard.events import AuditEvent, Decision
 from memguard.provenance import Provenance, new_uuid7
 
@@ -48,6 +52,21 @@ def _write(ledger: Ledger, records: list[Provenance]) -> None:
     ledger.commit(records, [ev])
 
 
+_counter = itertools.count()
+
+
+def _uuid5() -> str:  # what the Qdrant adapter gives point n of a collection
+    return external_fact_id("qdrant", "bench", str(next(_counter)))
+
+
+_IDS: dict[str, Callable[[], object]] = {
+    "uuid7": new_uuid7,
+    "uuid4": uuid.uuid4,
+    "uuid5": _uuid5,
+    "uuid5-sorted": _uuid5,
+}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--prefill", type=int, default=10000, help="facts written before timing")
@@ -56,11 +75,20 @@ def main() -> None:
     ap.add_argument(
         "--uuid4",
         action="store_true",
-        help="random fact ids (the guard makes time-ordered ones: UUID version 7)",
+        help="random fact ids (the guard makes time-ordered ones: UUID version 7); = --ids uuid4",
+    )
+    ap.add_argument(
+        "--ids",
+        choices=_IDS,
+        default="uuid7",
+        help="fact ids: uuid7 (the guard's own, memguard/stamp.py), uuid4 (random), uuid5 "
+        "(adapters' external_fact_id of a counter) or uuid5-sorted (the same, each batch's "
+        "records ordered by fact id before begin and commit)",
     )
     args = ap.parse_args()
-    if not args.uuid4:  # the ids the guard gives new facts (memguard/stamp.py)
-        bench_writeforms.uuid = type("U", (), {"uuid4": staticmethod(new_uuid7)})  # type: ignore[assignment]
+    ids = "uuid4" if args.uuid4 else args.ids
+    bench_writeforms.uuid = type("U", (), {"uuid4": staticmethod(_IDS[ids])})  # type: ignore[assignment]
+    print(f"fact ids: {ids}")
     print(f"memguard from {Path(memguard.__file__).parent}")
     names = ("begin CPU", "begin wall", "begin KiB", "commit CPU", "commit wall", "commit KiB")
     got: dict[str, list[float]] = {n: [] for n in names}
@@ -75,6 +103,8 @@ def main() -> None:
             print(f"load average before: {os.getloadavg()}")
             for b in range(args.warmup + args.batches):
                 records = batch(b)
+                if ids == "uuid5-sorted":
+                    records.sort(key=lambda p: p.fact_id)
                 ev = AuditEvent(action="write", decision=Decision.ALLOW, reason="ok",
                                 fact_ids=tuple(p.fact_id for p in records))  # fmt: skip
                 c0, w0, b0 = time.process_time(), time.perf_counter(), _wchar()
