@@ -90,3 +90,16 @@ def test_external_fact_ids_keep_their_scheme(parts: tuple[str, ...], expected: s
     """Pinned values: facts stored by adapters and adopt are keyed by these ids in existing
     stores and ledgers, so a change of scheme would orphan them."""
     assert external_fact_id(*parts) == expected
+
+
+def test_adapters_ids_are_the_pinned_scheme() -> None:
+    """The adapters' own id functions give the pinned ids (a point written before any change
+    resolves to the same fact); an integer point id and its string form are one point."""
+    qdrant_base = pytest.importorskip("adapters.qdrant.base", reason="qdrant-client not installed")
+    from adapters.mem0.base import memory_fact_id
+    from memguard.adopt.mem0 import mem0_fact_id
+
+    assert qdrant_base.fact_id_of("memories", 1) == "df39a2d4-c613-50eb-8f7a-4f82a5a8e31f"
+    point = "9B2E6A4C-7F7E-4A83-9F3E-3A1F2C4D5E6F"  # Qdrant's canonical form is lower case
+    assert qdrant_base.fact_id_of("memories", point) == "bf6a2ff9-b240-5021-a8f1-78d4ea147644"
+    assert memory_fact_id("m-42") == mem0_fact_id("m-42") == "c861a136-a403-574f-a541-94b3d4af321a"
