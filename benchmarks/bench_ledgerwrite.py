@@ -16,10 +16,14 @@ It prints the load average before and after, and which ``memguard`` it imported.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
+import sqlite3
 import statistics
 import tempfile
 import time
+import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import bench_writeforms
@@ -27,6 +31,7 @@ from bench_writeforms import batch
 
 import memguard
 from memguard import Ledger
+from memguard.context import external_fact_id
 from memguard.events import AuditEvent, Decision
 from memguard.provenance import Provenance, new_uuid7
 
@@ -48,6 +53,45 @@ def _write(ledger: Ledger, records: list[Provenance]) -> None:
     ledger.commit(records, [ev])
 
 
+_counter = itertools.count()
+
+
+def _uuid5() -> str:  # what the Qdrant adapter gives point n of a collection
+    return external_fact_id("qdrant", "bench", str(next(_counter)))
+
+
+_IDS: dict[str, Callable[[], object]] = {
+    "uuid7": new_uuid7,
+    "uuid4": uuid.uuid4,
+    "uuid5": _uuid5,
+    "uuid5-sorted": _uuid5,
+    "uuid7+map": new_uuid7,
+}
+
+
+class _ExternalMap:
+    """What a ledger keyed by time-ordered ids with the adapters' external ids mapped through one
+    index would add per batch (docs/ledger-indexes.md): 64 inserts into a table keyed by the
+    uuid5 of the external id, in its own transaction on the same SQLite file (an upper bound:
+    in the ledger's transaction it would share the commit)."""
+
+    def __init__(self, path: Path) -> None:
+        self.conn = sqlite3.connect(path, isolation_level=None)
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA synchronous=FULL")
+        self.conn.execute(
+            "CREATE TABLE IF NOT EXISTS ext_map (ext_id TEXT PRIMARY KEY, fact_id TEXT NOT NULL)"
+            " WITHOUT ROWID"
+        )
+
+    def put(self, records: list[Provenance]) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+        self.conn.executemany(
+            "INSERT INTO ext_map VALUES (?, ?)", [(_uuid5(), p.fact_id) for p in records]
+        )
+        self.conn.execute("COMMIT")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--prefill", type=int, default=10000, help="facts written before timing")
@@ -56,25 +100,43 @@ def main() -> None:
     ap.add_argument(
         "--uuid4",
         action="store_true",
-        help="random fact ids (the guard makes time-ordered ones: UUID version 7)",
+        help="random fact ids (the guard makes time-ordered ones: UUID version 7); = --ids uuid4",
+    )
+    ap.add_argument(
+        "--ids",
+        choices=_IDS,
+        default="uuid7",
+        help="fact ids: uuid7 (the guard's own, memguard/stamp.py), uuid4 (random), uuid5 "
+        "(adapters' external_fact_id of a counter) or uuid5-sorted (the same, each batch's "
+        "records ordered by fact id before begin and commit) or uuid7+map (uuid7, and the "
+        "uuid5 of the external id put into a table of its own: the 'map' figures)",
     )
     args = ap.parse_args()
-    if not args.uuid4:  # the ids the guard gives new facts (memguard/stamp.py)
-        bench_writeforms.uuid = type("U", (), {"uuid4": staticmethod(new_uuid7)})  # type: ignore[assignment]
+    ids = "uuid4" if args.uuid4 else args.ids
+    bench_writeforms.uuid = type("U", (), {"uuid4": staticmethod(_IDS[ids])})  # type: ignore[assignment]
+    print(f"fact ids: {ids}")
     print(f"memguard from {Path(memguard.__file__).parent}")
     names = ("begin CPU", "begin wall", "begin KiB", "commit CPU", "commit wall", "commit KiB")
+    if ids == "uuid7+map":
+        names += ("map CPU", "map wall", "map KiB")
     got: dict[str, list[float]] = {n: [] for n in names}
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as tmp:
         ledger = Ledger.sqlite(Path(tmp) / "ledger.db", witness=None)
+        ext_map = _ExternalMap(Path(tmp) / "ledger.db") if ids == "uuid7+map" else None
         try:
             t0 = time.perf_counter()
             for b in range(args.prefill // 64):
-                _write(ledger, batch(100000 + b))
+                records = batch(100000 + b)
+                _write(ledger, records)
+                if ext_map is not None:
+                    ext_map.put(records)
             print(f"prefilled {args.prefill // 64 * 64} facts in {time.perf_counter() - t0:.1f} s")
             ledger.log.integrate()
             print(f"load average before: {os.getloadavg()}")
             for b in range(args.warmup + args.batches):
                 records = batch(b)
+                if ids == "uuid5-sorted":
+                    records.sort(key=lambda p: p.fact_id)
                 ev = AuditEvent(action="write", decision=Decision.ALLOW, reason="ok",
                                 fact_ids=tuple(p.fact_id for p in records))  # fmt: skip
                 c0, w0, b0 = time.process_time(), time.perf_counter(), _wchar()
@@ -82,21 +144,24 @@ def main() -> None:
                 c1, w1, b1 = time.process_time(), time.perf_counter(), _wchar()
                 ledger.commit(records, [ev])
                 c2, w2, b2 = time.process_time(), time.perf_counter(), _wchar()
+                figures = [
+                    (c1 - c0) * 1e3,
+                    (w1 - w0) * 1e3,
+                    (b1 - b0) / 1024,
+                    (c2 - c1) * 1e3,
+                    (w2 - w1) * 1e3,
+                    (b2 - b1) / 1024,
+                ]
+                if ext_map is not None:
+                    ext_map.put(records)
+                    c3, w3, b3 = time.process_time(), time.perf_counter(), _wchar()
+                    figures += [(c3 - c2) * 1e3, (w3 - w2) * 1e3, (b3 - b2) / 1024]
                 if b >= args.warmup:
-                    for name, value in zip(
-                        names,
-                        (
-                            (c1 - c0) * 1e3,
-                            (w1 - w0) * 1e3,
-                            (b1 - b0) / 1024,
-                            (c2 - c1) * 1e3,
-                            (w2 - w1) * 1e3,
-                            (b2 - b1) / 1024,
-                        ),
-                        strict=True,
-                    ):
+                    for name, value in zip(names, figures, strict=True):
                         got[name].append(value)
         finally:
+            if ext_map is not None:
+                ext_map.conn.close()
             ledger.engine.dispose()
     print(f"load average after: {os.getloadavg()}")
     for name, values in got.items():

@@ -24,6 +24,7 @@ import random
 import statistics
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 import memguard
@@ -31,8 +32,9 @@ from memguard import Ledger
 from memguard.events import AuditEvent, Decision
 
 
-def _event(rng: random.Random, ids: list[str], links: int) -> AuditEvent:
-    return AuditEvent(action="search", decision=Decision.ALLOW, reason="ok",
+def _event(rng: random.Random, ids: list[str], links: int, *, uuid4: bool = False) -> AuditEvent:
+    extra = {"event_id": str(uuid.uuid4())} if uuid4 else {}  # else the model's own (UUIDv7)
+    return AuditEvent(action="search", decision=Decision.ALLOW, reason="ok", **extra,
                       principal={"subject": "owner-0", "issuer": "https://id.example"},
                       fact_ids=tuple(rng.sample(ids, links)),
                       detail={"k": links, "returned_count": links})  # fmt: skip
@@ -46,8 +48,14 @@ def main() -> None:
     ap.add_argument("--calls", type=int, default=1000)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--url", default=None, help="a ledger URL (empty) instead of a SQLite file")
+    ap.add_argument(
+        "--uuid4-events",
+        action="store_true",
+        help="random event ids (version 4, as before the time-ordered ones) for an A/B",
+    )
     args = ap.parse_args()
     print(f"memguard from {Path(memguard.__file__).parent}")
+    print(f"event ids: {'uuid4' if args.uuid4_events else 'uuid7 (the default)'}")
     rng = random.Random(7)
     ids = [f"{rng.getrandbits(128):032x}" for _ in range(args.facts)]
     with tempfile.TemporaryDirectory() as tmp:
@@ -58,11 +66,16 @@ def main() -> None:
         try:
             for start in range(0, args.prefill, 1000):
                 n = min(1000, args.prefill - start)
-                ledger.record([_event(rng, ids, args.links) for _ in range(n)], durable=False)
+                ledger.record(
+                    [_event(rng, ids, args.links, uuid4=args.uuid4_events) for _ in range(n)],
+                    durable=False,
+                )
             ledger.log.integrate(max_batch=10**9)
             rounds, walls = [], []
             for _ in range(args.rounds):
-                events = [_event(rng, ids, args.links) for _ in range(args.calls)]
+                events = [
+                    _event(rng, ids, args.links, uuid4=args.uuid4_events) for _ in range(args.calls)
+                ]
                 t0, w0 = time.process_time(), time.perf_counter()
                 for ev in events:
                     ledger.record([ev], durable=False)

@@ -81,7 +81,12 @@ class CallContext:
 
 def external_fact_id(system: str, *parts: str) -> str:
     """A stable fact id (a UUID, 36 characters) for an object a backend names by its own ids,
-    e.g. ``external_fact_id("qdrant", collection, str(point_id))``; distinct inputs, distinct ids."""
+    e.g. ``external_fact_id("qdrant", collection, str(point_id))``; distinct inputs, distinct ids.
+
+    Deterministic on purpose: any process finds the ledger record of a store's object from the
+    store's id alone, without trusting the payload. Stored facts are keyed by these ids, so the
+    scheme must not change (pinned in tests/test_event_ids.py). Unlike the guard's own UUIDv7
+    fact ids they scatter the ledger's fact-id indexes (measured in docs/ledger-indexes.md)."""
     key = "\x1f".join((system, *(f"{len(p)}:{p}" for p in parts)))
     return str(uuid.uuid5(_FACT_NAMESPACE, key))
 
