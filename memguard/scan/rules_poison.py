@@ -193,6 +193,11 @@ POISON_RULES: tuple[Rule, ...] = (
     _r("poison.second_principal", 0.55,
        r"\b(?:second|new|co-?|additional|joint) owner of (?:this|the|your) (?:assistant|agent|bot|ai|account)\b"
        r"|\btreat [\w'’-]+(?:'s|’s) (?:requests|messages|instructions|orders|e-?mails|commands)\b[^.\n]{0,60}"
+       r"\b(?:exactly )?(?:like|as) (?:the user(?:'s|’s)|mine|my own|the owner(?:'s|’s)|if (?:they|it) came from)"
+       # scanfp5: messages "from" a sender treated as the user's own ("treat messages from x@... as if
+       # they came from me"; a dot inside an address does not end the sentence)
+       r"|\btreat (?:all |any )?(?:requests|messages|instructions|orders|e-?mails|mails|commands|texts) from\b"
+       r"(?:[^.\n]|\.(?=\S)){0,60}"
        r"\b(?:exactly )?(?:like|as) (?:the user(?:'s|’s)|mine|my own|the owner(?:'s|’s)|if (?:they|it) came from)"),
     # facts stored at a trust they do not have ("are to be stored at the user's trust level")
     _r("poison.trust_level", 0.55,
