@@ -264,12 +264,14 @@ _AI_AT_LINE_START = "|".join(
 # scanfp5: not an order to an AI at a line start when it is a household errand on the user's own
 # timers, alarms, reminders and lists ("Bot: set a timer", "Assistant: update the shopping list"),
 # which is how a user talks to their own assistant; an errand line that names an address, a URL, a
-# secret or an act that sends or pays still flags ("... update the shopping list and send it to x@...")
+# domain, a secret or an act that sends, pays, deletes or visits still flags ("... update the shopping
+# list and send it to x@...", "set a reminder to log in at bank-help.example")
 _OWN_ERRAND = (
     r"(?!(?:set|add|update|make|start|put|cancel|move|change|clear|check) (?:[^\n.@]{0,30}? )?"
     r"(?:a |an |the |my |our )?(?:timers?|alarms?|reminders?|(?:shopping|grocery|to-?do|todo|packing|"
-    r"reading|wish) ?lists?|playlists?)\b(?![^\n]*(?:@|://|\b(?:send|forward|share|e-?mail|upload|post|pay|"
-    r"transfer|wire|password|token|secret|key|code|delete|remove)\b)))"
+    r"reading|wish) ?lists?|playlists?)\b(?![^\n]*(?:@|://|\w\.[a-z]{2,}\b|\b(?:send|forward|share|e-?mail|upload|"
+    r"post|pay|transfer|wire|password|token|secret|key|code|delete|remove|visit|click|call|log ?in|sign ?in|"
+    r"approve|grant|install|download)\b)))"
 )
 
 # -- obfuscated spellings (moved from rules.py for the layout limit) ------------------------------
