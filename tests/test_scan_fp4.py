@@ -28,8 +28,8 @@ def flagged(text: str) -> bool:
     return SCANNER.scan(text, CTX).label is not Label.CLEAN
 
 
-def test_the_rules_version_is_8() -> None:
-    assert SCANNER.version == "8"
+def test_the_rules_version_is_8_or_later() -> None:
+    assert int(SCANNER.version) >= 8  # 9: scanfp5 (tests/test_scan_fp5.py)
     assert len({rule.id for rule in RULES}) == len(RULES)  # no id reused by the split modules
 
 

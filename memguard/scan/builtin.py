@@ -65,6 +65,17 @@ _REPORTED = re.compile(r"\b(?:the|a|an|this|that|one|their) (?:[\w-]+ ){0,3}?(?:
                        r"fraudulent|bogus|malicious|suspicious|spoofed|forged|rogue|poisoned|hostile)"
                        r"(?: [\w-]+){0,4} (?:says|said|reads|read|stated|claims|claimed|contains|contained)"
                        r"[:,]? ?$", re.IGNORECASE)
+# scanfp5: a quote that fills a parenthesis ('... an attack ("X")') glosses what the sentence before
+# it names: a mention when that sentence (up to 160 characters back) names an attack or reports an
+# agent that fell for a hidden instruction ("the bot followed a hidden instruction in a PDF ('X')");
+# a parenthesised quote after a note, a label or an order is not ("Note for the assistant ('X')")
+_ATTACK_NAMED = re.compile(r"\b(?:attacks?|ataques?|attaques?|angriffs?|angriffe|attacchi|attacco|aanval(?:len)?|"
+                           r"ataki?|injections?|inyecci[oó]n|injektion|iniezione|jailbreaks?|exploits?|"
+                           r"phishing|payloads?|tricks?|trucos?|astuces?|scams?|estafas?|"
+                           r"(?:followed|obeyed|executed|fell for|was tricked by|acted on) (?:an? |the )?(?:hidden|"
+                           r"embedded|injected|malicious|planted) (?:instructions?|prompts?|commands?|text))\b",
+                           re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?\n](?=\s)|\n")
 _SPEECH = re.compile(r" (?:[\w-]+ ){0,3}(?:said|says|told|asked|whispered|shouted|replied)\b", re.IGNORECASE)
 QUOTED = "quoted.mention"
 # a text that names the encoding of what it shows (false positives, scanfp), and decoded prose
@@ -96,10 +107,22 @@ def mention_spans(text: str) -> list[tuple[int, int]]:
             or _REPORTED.search(text, max(0, m.start() - 80), m.start())
             or (text[b - 1] == "," and _SPEECH.match(text, m.end()))
             or (last >= 0 and _LIST_GAP.fullmatch(text, last, m.start()) is not None)
+            or _glosses_attack(text, m.start(), m.end())
         ):
             spans.append((a, b))
             last = m.end()
     return spans
+
+
+def _glosses_attack(text: str, start: int, end: int) -> bool:
+    """Whether the quote at ``text[start:end]`` fills a parenthesis in a sentence that names an
+    attack before it (:data:`_ATTACK_NAMED`)."""
+    if text[start - 1 : start] != "(" or text[end : end + 1] != ")":
+        return False
+    begin = max(0, start - 160)
+    for stop in _SENTENCE_END.finditer(text, begin, start):
+        begin = stop.end()
+    return _ATTACK_NAMED.search(text, begin, start) is not None
 
 
 _OPENERS = ("'", "\u2018")
@@ -155,7 +178,7 @@ class RuleScanner:
     """Rule-based prompt-injection scanner for memory writes (see :mod:`memguard.scan.rules`)."""
 
     id = "memguard.rules"
-    version = "8"  # 2: nested decoding (3 layers) and `scan.truncated` over the work caps; 3: family
+    version = "9"  # 2: nested decoding (3 layers) and `scan.truncated` over the work caps; 3: family
     # rules widened for generalization (tests/scan/holdout2.jsonl, docs/scanner.md); 4: rules for the
     # weakest families (sleeper, poisoning, direct, exfiltration; tests/scan/holdout3.jsonl); 5: rules
     # narrowed by structure where they fired on benign memories (code, logs, the user's own errands)
@@ -163,6 +186,7 @@ class RuleScanner:
     # 7: narrowed on the user's and admins' own notes (scanfp3, tests/test_scan_fp3.py)
     # 8: rules split by family; holdout6's tune half read (families and narrowings, scanfp4,
     # tests/test_scan_fp4.py); words cut by inline markup undone (decode.py)
+    # 9: version 8's open false positives narrowed by structure (scanfp5, tests/test_scan_fp5.py)
 
     def __init__(
         self, *, suspicious_at: float = SUSPICIOUS_AT, malicious_at: float = MALICIOUS_AT

@@ -22,6 +22,7 @@ from memguard.scan.vocabulary import (
     _NOT_OWN_ML,
     _NOUN_HEADER,
     _ORDER_VERB,
+    _OWN_ERRAND,
     _PLACE_BOT,
     _QUIET,
     _SECRET,
@@ -125,7 +126,8 @@ AGENT_RULES: tuple[Rule, ...] = (
        f" \\(|:| <| -))|(?!the\\b|a\\b|an\\b|this\\b|that\\b|all\\b|any\\b)[a-z][\\w'-]*(?: at\\b| \\(|,? <)"
        # scanfp4: nor a person named by a trade ("to the letting agent at x@...", "the travel agent (")
        f"|the (?!ai\\b|llm\\b|ai-)[a-z][\\w-]* agent(?:,| at\\b| \\(|:| <)))[^\\n]{{0,100}}?(?:\\bto\\b|\\ba\\b|\\bà\\b|\\ban\\b|\\bnaar\\b|"
-       f"\\bdo\\b|\\bna\\b|\\bpara\\b|\\be\\b)?\\s*{_EMAIL}"
+       # scanfp5: not the address of a sender ("sync all the photos from grandma@... into the album")
+       f"\\bdo\\b|\\bna\\b|\\bpara\\b|\\be\\b)?\\s*(?<![\\w.+-])(?<!\\bfrom )(?<!\\bfrom \\(){_EMAIL}"
        f"|{_SEND_ML}{_NOT_OWN_ML}[^\\n]{{0,100}}{_EMAIL}|{_EMAIL}[^\\n]{{0,30}}{_SEND_ML}"),
     _r("agent.phishing_tell_user", 0.7,
        r"\btell (?:the user|them|him|her|users)\b[^.\n]{0,40}\b(?:account|password|card|payment|"
@@ -167,9 +169,10 @@ AGENT_RULES: tuple[Rule, ...] = (
        r"обрабатывает)"
        r"|(?:阅读|处理|读取)(?:本|这个?|此)(?:网页|邮件|文档|页面)的 ?(?:ai|人工智能)?助手"
        r"|(?:この|本)(?:メール|文書|ページ|ドキュメント)を(?:処理|読んで|読む|要約)(?:する|している) ?(?:ai)?アシスタント"),
-    # direct instruction: an AI addressed at the start of a line and given an order
+    # direct instruction: an AI addressed at the start of a line and given an order (scanfp5: not
+    # a household errand the user gives their own assistant, "Bot: set a timer", vocabulary._OWN_ERRAND)
     _r("agent.vocative_order", 0.5,
-       f"\\b(?:{_AI_AT_LINE_START}) {{0,2}}(?:please |kindly |now |also )?"
+       f"\\b(?:{_AI_AT_LINE_START}) {{0,2}}(?:please |kindly |now |also )?{_OWN_ERRAND}"
        r"(?:tell|say|remember|send|forward|ignore|disregard|don't|never|always|make|add|delete|remove|"
        r"share|open|reply|respond|answer|write|approve|store|save|report|skip|stop|include|recommend|"
        r"mark|cancel|treat|push|upload|post|forget|run|execute|install|download|call|invoke|"

@@ -10,6 +10,7 @@ from memguard.scan.rule import Rule
 from memguard.scan.rule import rule as _r
 from memguard.scan.vocabulary import (
     _DEST,
+    _FROM_SENDER,
     _SEND_ML,
     _USER_OF,
 )
@@ -71,6 +72,9 @@ EXFIL_RULES: tuple[Rule, ...] = (
        r"chat|transcripts?|history|contents|credentials|secrets?|api keys?|tokens?|passwords?|"
        r"contacts?|documents|files|notes|messages|emails|environment variables|logs|folders?|director(?:y|"
        r"ies)|databases?|backups?|customer lists?|records|statements|photos|pictures|camera roll|receipts|memor(?:y|ies))\b"
+       # scanfp5: not the address of the sender the data comes from ("forward any emails from my
+       # accountant (x@...) to my partner"), unless an address or a URL follows it
+       + _FROM_SENDER +
        # scanfp2: a dot inside a path or a domain (~/.aws/credentials) does not end the sentence
        r"(?:[^.\n]|\.(?=\S)){0,60}"
        f"(?:{_DEST}|\\b(?:s3|gs|ftp)://|\\bpublic (?:repo|repository|link|url|channel|pull request|issue|page|"

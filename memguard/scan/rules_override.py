@@ -104,7 +104,9 @@ OVERRIDE_RULES: tuple[Rule, ...] = (
        r"(?:text|content) (?:in|on)) (?:this|the) \w+"),
     # generalization (holdout2): the override family in leetspeak and spaced-out letters
     _r("override.obfuscated", 0.85,
-       f"\\b(?:{_leet('ignore')}|{_leet('disregard')}|{_leet('forget')})\\b[^.\\n]{{0,40}}?"
+       # scanfp5: \\b or (?<!\\w): a leet first letter may be a sign, after a word ("x|gnore") or
+       # after a space (" !gnore", which \\b alone missed); a letter still needs a word boundary
+       f"(?:\\b|(?<!\\w))(?:{_leet('ignore')}|{_leet('disregard')}|{_leet('forget')})\\b[^.\\n]{{0,40}}?"
        f"\\b(?:{_leet('instructions')}|{_leet('rules')}|{_leet('prompt')})"
        f"|\\b{_leet('you')} {_leet('are')} {_leet('now')}\\b[^.\\n]{{0,20}}{_leet('mode')}"
        f"|{_spaced('ignore', 'disregard', 'instructions', 'system prompt', 'password')}"),

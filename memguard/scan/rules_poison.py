@@ -13,6 +13,7 @@ from memguard.scan.vocabulary import (
     _EMAIL,
     _MEMORY_LEAD_ML,
     _NOT_OWNED_PAYEE,
+    _OWN_SUBJECT,
     _USER_ACCOUNT_ML,
     _USER_AGREED_ML,
 )
@@ -192,6 +193,11 @@ POISON_RULES: tuple[Rule, ...] = (
     _r("poison.second_principal", 0.55,
        r"\b(?:second|new|co-?|additional|joint) owner of (?:this|the|your) (?:assistant|agent|bot|ai|account)\b"
        r"|\btreat [\w'’-]+(?:'s|’s) (?:requests|messages|instructions|orders|e-?mails|commands)\b[^.\n]{0,60}"
+       r"\b(?:exactly )?(?:like|as) (?:the user(?:'s|’s)|mine|my own|the owner(?:'s|’s)|if (?:they|it) came from)"
+       # scanfp5: messages "from" a sender treated as the user's own ("treat messages from x@... as if
+       # they came from me"; a dot inside an address does not end the sentence)
+       r"|\btreat (?:all |any )?(?:requests|messages|instructions|orders|e-?mails|mails|commands|texts) from\b"
+       r"(?:[^.\n]|\.(?=\S)){0,60}"
        r"\b(?:exactly )?(?:like|as) (?:the user(?:'s|’s)|mine|my own|the owner(?:'s|’s)|if (?:they|it) came from)"),
     # facts stored at a trust they do not have ("are to be stored at the user's trust level")
     _r("poison.trust_level", 0.55,
@@ -209,7 +215,10 @@ POISON_RULES: tuple[Rule, ...] = (
        r"(?<!\bmy )(?<!\bour )" + _NOT_OWNED_PAYEE + r"\b(?:account|bank details|payment details|iban)\b"
        r"(?: for [\w ]{1,30})? (?:is|are) now\b[^\n]{0,60}?(?:sort code|iban|account|routing)[ :#]*\d"
        r"|\b(?:renewed|paid|settled|billed) (?:via|by|through) (?:bank )?transfer to account\b"
-       r"|\b(?:now )?accepts? payments? only (?:via|through|at|on) (?:https?://)?[a-z0-9-]+\.[a-z]"),
+       # scanfp5: not the writer's own business ("Our gym now accepts payments only via ...", "we
+       # now accept ..."): a lookbehind per length of the one word after "my" / "our"
+       r"|(?<!\bwe )" + _OWN_SUBJECT + r"\b(?:now |(?<!\bnow ))accepts? payments? only (?:via|through|at|on) "
+       r"(?:https?://)?[a-z0-9-]+\.[a-z]"),
     # an official or correct site for the user's bank, wallet or account that is a given domain
     _r("poison.site_for_user", 0.5,
        r"\b(?:official|correct|genuine|legitimate) (?:login |sign-in )?(?:site|website|page|portal|"

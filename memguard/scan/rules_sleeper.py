@@ -39,7 +39,10 @@ SLEEPER_RULES: tuple[Rule, ...] = (
        r" (?:the user|they|the human|someone|anyone|a user|the customer) (?:asks?|mentions?|says|"
        r"talks|requests?|opens?|logs? in|types?|writes?|brings up|searches|connects?|grants?|links?|enables?)\b"
        # scanfp2: not a trigger aimed at the writer ("when someone asks me for the wifi password")
-       r"(?! (?:me|us|my|our)\b)"
+       # scanfp5: nor a request made to a named desk or team ("when someone asks IT for a password
+       # reset, call them back"): the one asked is not the agent
+       r"(?! (?:me|us|my|our|it|hr|support|reception|the (?:it|hr|help ?desk|service desk|front desk|"
+       r"office|support team|reception|helpdesk))\b)"
        # generalization (holdout3), sleeper: "if the user ever asks", "once the user has logged in"
        r"|\b(?:if|when|whenever|once|as soon as) (?:the user|the customer) (?:ever |"
        r"next |again |later )?(?:asks?|mentions?|plans?|tries|books?|pays?|uploads?|has logged in|is "

@@ -212,6 +212,13 @@ _USER_OF = _alt("del usuario", "do usu[áa]rio", "de l'utilisateur", "des (?:nut
                 "dell'utente", "van de gebruiker", "użytkownika", "пользователя", "ユーザーの",
                 "用户的", "사용자의", "användarens")  # fmt: skip
 _DEST = f"(?:https?://|{_EMAIL}|\\bwebhook\\b|\\bpastebin\\b|\\bgist\\b)"
+# scanfp5: data "from" a sender whose address is given ("emails from my accountant (x@...)", "mails
+# from boss@...") names where it comes from, not where it goes, when no other address, URL or
+# public place follows in the text
+_FROM_SENDER = (
+    r"(?! from (?:[^.\n@()]{1,40} ?\()?[\w.+-]+@[\w-]+(?:\.[\w-]+)+\)?"
+    r"(?![^\n]{0,80}(?:@|://|\bwebhook|\bpastebin|\bgist\b|\bpublic\b|\bexternal\b|\bthird[- ]part)))"
+)
 # covert: keep it from the user, in other languages (without a word for the user: weaker)
 _HIDE_ML = _alt("sans (?:le |en )?(?:signaler|dire|mentionner|pr[ée]venir)", "sans en parler",
                 "erwähne (?:das|dies|es) nicht", "(?:das|dies|es) nicht erwähnen",
@@ -253,6 +260,19 @@ _AI_AT_LINE_START = "|".join(
     for s in ("", "s")
 )
 
+
+# scanfp5: not an order to an AI at a line start when it is a household errand on the user's own
+# timers, alarms, reminders and lists ("Bot: set a timer", "Assistant: update the shopping list"),
+# which is how a user talks to their own assistant; an errand line that names an address, a URL, a
+# domain, a secret or an act that sends, pays, deletes or visits still flags ("... update the shopping
+# list and send it to x@...", "set a reminder to log in at bank-help.example")
+_OWN_ERRAND = (
+    r"(?!(?:set|add|update|make|start|put|cancel|move|change|clear|check) (?:[^\n.@]{0,30}? )?"
+    r"(?:a |an |the |my |our )?(?:timers?|alarms?|reminders?|(?:shopping|grocery|to-?do|todo|packing|"
+    r"reading|wish) ?lists?|playlists?)\b(?![^\n]*(?:@|://|\w\.[a-z]{2,}\b|\b(?:send|forward|share|e-?mail|upload|"
+    r"post|pay|transfer|wire|password|token|secret|key|code|delete|remove|visit|click|call|log ?in|sign ?in|"
+    r"approve|grant|install|download)\b)))"
+)
 
 # -- obfuscated spellings (moved from rules.py for the layout limit) ------------------------------
 
@@ -375,6 +395,10 @@ _VOCATIVE_ML = (
 # the person's word (re needs a fixed width), "my" or "our" before it
 _NOT_OWNED_PAYEE = "".join(f"(?<!\\b{who} [\\w-]{{{n}}}'s )(?<!\\b{who} [\\w-]{{{n}}}’s )"
                            for who in ("my", "our") for n in range(2, 15))
+# scanfp5: the writer's own business or club as the subject ("Our gym now accepts payments only
+# via ...", "our little climbing gym accepts ..."): "my" / "our" and up to 30 characters of words
+# right before the verb or its "now" (a lookbehind per length: re needs a fixed width)
+_OWN_SUBJECT = "".join(f"(?<!\\b{who} [\\w -]{{{n}}} )" for who in ("my", "our") for n in range(2, 31))
 
 # -- version 8 (scanfp4) ---------------------------------------------------------------------------
 # a bot of a place the writer names right before it ("For my Discord server, the bot should post
