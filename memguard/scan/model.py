@@ -133,7 +133,8 @@ class ModelScanner:
 
     id = "memguard.model"
     #: a bounded running time (features.MAX_CHARS read, at most MAX_WINDOWS windows): a scan stage
-    #: may run it in the caller's thread over a small batch (not inherited, memguard/scan/stage.py)
+    #: may run it in the caller's thread over a small batch, and call ``scan`` for a batch of one
+    #: (``scan_many`` is ``scan`` of each; not inherited, memguard/scan/stage.py)
     bounded = True
 
     def __init__(

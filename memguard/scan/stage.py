@@ -52,7 +52,10 @@ INLINE_CHARS = 16 << 10
 
 def is_bounded(scanner: object) -> bool:
     """Whether ``scanner``'s own class (not a base class) declares ``bounded = True`` and its
-    ``scan`` is no coroutine function: then a stage may run it inline over a small batch."""
+    ``scan`` is no coroutine function: then a stage may run it inline over a small batch, and
+    calls its ``scan`` for a batch of one even when it has a ``scan_many`` (the declaration says
+    that ``scan_many`` is ``scan`` of each, as :class:`~memguard.scan.model.ModelScanner`'s is:
+    one text scored alone costs less than a batch of one)."""
     return vars(type(scanner)).get("bounded") is True and not inspect.iscoroutinefunction(
         getattr(scanner, "scan", None)
     )
@@ -126,7 +129,8 @@ class ScanStage:
         self._digested: tuple[ScanPolicy | None, str] = (None, "")
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         #: every scanner bounded: small batches are scanned in the caller's thread
-        self._inline = all(is_bounded(s) for s in self.scanners)
+        self._bounded = tuple(is_bounded(s) for s in self.scanners)
+        self._inline = all(self._bounded)
 
     @property
     def name(self) -> str:
@@ -197,9 +201,10 @@ class ScanStage:
     def _run(self, items: list[tuple[str, ScanContext]]) -> list[list[Verdict]]:
         per_item: list[list[Verdict]] = [[] for _ in items]
         pending: list[tuple[int, Awaitable[Verdict]]] = []
-        for scanner in self.scanners:
+        single = len(items) == 1
+        for scanner, bounded in zip(self.scanners, self._bounded, strict=True):
             is_async = inspect.iscoroutinefunction(scanner.scan)
-            many = getattr(scanner, "scan_many", None)
+            many = None if single and bounded else getattr(scanner, "scan_many", None)
             if callable(many) and not is_async:  # scores the batch in one pass (ModelScanner)
                 verdicts = many(items)
                 if not isinstance(verdicts, list) or len(verdicts) != len(items):
