@@ -71,6 +71,13 @@ def measure(fn: Callable[[str], object], texts: list[str], batch: int | None) ->
     return (time.process_time() - c) / kb * 1e6, (time.perf_counter() - w) / kb * 1e6
 
 
+def caller(stage: Any, batch: int | None) -> Callable[[Any], object]:
+    """``stage.scan_batch`` of one text (``batch`` None) or of a list of texts."""
+    if batch is None:
+        return lambda t: stage.scan_batch([(t, CTX)])
+    return lambda ts: stage.scan_batch([(t, CTX) for t in ts])
+
+
 def main() -> None:
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -94,12 +101,7 @@ def main() -> None:
                 wall.setdefault(name, []).append(w)
             for mode, batch in (("stage1", None), ("stage32", 32)):
                 for side in ("AB" if r % 2 == 0 else "BA"):
-                    stage = stages[side]
-                    if batch is None:
-                        fn: Callable[[Any], object] = lambda t, s=stage: s.scan_batch([(t, CTX)])
-                    else:
-                        fn = lambda ts, s=stage: s.scan_batch([(t, CTX) for t in ts])
-                    c, w = measure(fn, texts, batch)
+                    c, w = measure(caller(stages[side], batch), texts, batch)
                     cpu.setdefault(f"{mode} {side}", []).append(c)
                     wall.setdefault(f"{mode} {side}", []).append(w)
         for name in ("rules", "model"):
