@@ -102,7 +102,9 @@ def test_the_builtin_scanners_are_bounded_and_subclasses_and_others_are_not() ->
     rules, model = builtin_scanners()
     assert is_bounded(rules) and is_bounded(model)
     assert ScanStage(builtin_scanners())._inline
-    assert not is_bounded(RulesOwnWay()) and not is_bounded(Undeclared()) and not is_bounded(Hangs())
+    assert (
+        not is_bounded(RulesOwnWay()) and not is_bounded(Undeclared()) and not is_bounded(Hangs())
+    )
 
     class AsyncBounded:
         id, version, bounded = "test.async", "1", True
@@ -150,7 +152,9 @@ def test_an_inline_scan_that_returns_past_the_timeout_is_a_timeout() -> None:
     assert record.cap is TrustLevel.UNTRUSTED
 
 
-def test_an_unbounded_scanner_next_to_the_builtin_ones_still_runs_under_the_thread_timeout() -> None:
+def test_an_unbounded_scanner_next_to_the_builtin_ones_still_runs_under_the_thread_timeout() -> (
+    None
+):
     hangs = Hangs()
     stage = ScanStage([*builtin_scanners(), hangs], ScanPolicy(timeout=0.2))
     try:
@@ -210,7 +214,9 @@ def test_a_text_that_is_not_a_string_is_an_error() -> None:
 
 
 @pytest.fixture
-def guarded(make_guard: Callable[..., MemoryGuard], tokens: LocalTokenService) -> Callable[..., Any]:
+def guarded(
+    make_guard: Callable[..., MemoryGuard], tokens: LocalTokenService
+) -> Callable[..., Any]:
     def build(stage: ScanStage) -> tuple[MemoryGuard, Any]:
         g = make_guard("memory", scan_stage=stage)
         return g, g.authenticate(tokens.issue("alice", ttl=3600))
@@ -223,9 +229,13 @@ def test_an_inline_failure_in_a_write_caps_and_raises_an_alarm(
     guarded: Callable[..., Any], scanner: Bounded
 ) -> None:
     g, alice = guarded(ScanStage([RuleScanner(), scanner], ScanPolicy(timeout=0.1)))
-    prov = g.write(alice, BENIGN, namespace="n", source=USER, turn=Turn(session_id="s", turn_index=1))
+    prov = g.write(
+        alice, BENIGN, namespace="n", source=USER, turn=Turn(session_id="s", turn_index=1)
+    )
     assert threading.current_thread() in scanner.threads
-    assert prov.trust is TrustLevel.UNTRUSTED and prov.scan is not None and prov.scan.label == "error"
+    assert (
+        prov.trust is TrustLevel.UNTRUSTED and prov.scan is not None and prov.scan.label == "error"
+    )
     alarms = [e for e in g.ledger.events(decision="alarm") if e.reason == "scan.failed"]
     assert [e.fact_ids for e in alarms] == [(prov.fact_id,)]
 
