@@ -178,6 +178,10 @@ class RuleScanner:
     """Rule-based prompt-injection scanner for memory writes (see :mod:`memguard.scan.rules`)."""
 
     id = "memguard.rules"
+    #: a bounded running time (:data:`MAX_TEXT` and the work caps of :class:`~memguard.scan.match.Work`):
+    #: a scan stage may run it in the caller's thread over a small batch (not inherited: a subclass
+    #: that scans its own way declares it again, memguard/scan/stage.py)
+    bounded = True
     version = "9"  # 2: nested decoding (3 layers) and `scan.truncated` over the work caps; 3: family
     # rules widened for generalization (tests/scan/holdout2.jsonl, docs/scanner.md); 4: rules for the
     # weakest families (sleeper, poisoning, direct, exfiltration; tests/scan/holdout3.jsonl); 5: rules

@@ -132,6 +132,10 @@ class ModelScanner:
     :class:`~memguard.scan.stage.ScanStage`, where the worse verdict wins."""
 
     id = "memguard.model"
+    #: a bounded running time (features.MAX_CHARS read, at most MAX_WINDOWS windows): a scan stage
+    #: may run it in the caller's thread over a small batch, and call ``scan`` for a batch of one
+    #: (``scan_many`` is ``scan`` of each; not inherited, memguard/scan/stage.py)
+    bounded = True
 
     def __init__(
         self,

@@ -10,6 +10,17 @@ A batch is scanned together, in one worker call with one deadline; scanners whos
 coroutine function run concurrently on an event loop in that worker; a scanner with a
 ``scan_many(items)`` (the trained model) is given the whole batch in one call, and a failure or a
 wrong answer from it is a failure of the batch.
+
+Inline scans (issue 17, inlinescan): handing a call to a worker thread costs more than the built-in
+scanners take over a small text. A scanner whose own class declares ``bounded = True`` (the
+built-in :class:`~memguard.scan.builtin.RuleScanner` and
+:class:`~memguard.scan.model.ModelScanner`: work caps and read limits bound their running time;
+the declaration is not inherited, so a subclass that scans its own way runs in a worker unless it
+declares it again) is run in the caller's thread when every scanner of the stage is bounded, none
+is a coroutine function and the batch's texts total at most :data:`INLINE_CHARS` characters. It
+fails closed the same way: an exception or a wrong answer gives the ``error`` record, and a scan
+that returned after ``timeout`` seconds is treated as timed out (``scan.timeout``), whatever it
+said. Third-party and async scanners, and bigger batches, keep the worker thread and its deadline.
 """
 
 from __future__ import annotations
@@ -19,6 +30,7 @@ import concurrent.futures
 import hashlib
 import inspect
 import json
+import time
 from collections.abc import Awaitable, Sequence
 from typing import Literal, cast
 
@@ -28,11 +40,25 @@ from memguard.provenance import ScanRecord
 from memguard.scan.verdict import Label, ScanContext, Scanner, Verdict
 from memguard.trust import TrustLevel
 
-__all__ = ["REFUSE", "ScanPolicy", "ScanStage"]
+__all__ = ["INLINE_CHARS", "REFUSE", "ScanPolicy", "ScanStage", "is_bounded"]
 
 REFUSE: Literal["refuse"] = "refuse"
 _SEVERITY = {Label.CLEAN: 0, Label.SUSPICIOUS: 1, Label.MALICIOUS: 2}
 _MAX_REASONS = 16
+#: a batch of bounded scanners whose texts total at most this many characters is scanned in the
+#: caller's thread (see the module docstring)
+INLINE_CHARS = 16 << 10
+
+
+def is_bounded(scanner: object) -> bool:
+    """Whether ``scanner``'s own class (not a base class) declares ``bounded = True`` and its
+    ``scan`` is no coroutine function: then a stage may run it inline over a small batch, and
+    calls its ``scan`` for a batch of one even when it has a ``scan_many`` (the declaration says
+    that ``scan_many`` is ``scan`` of each, as :class:`~memguard.scan.model.ModelScanner`'s is:
+    one text scored alone costs less than a batch of one)."""
+    return vars(type(scanner)).get("bounded") is True and not inspect.iscoroutinefunction(
+        getattr(scanner, "scan", None)
+    )
 
 
 def _level(value: object) -> TrustLevel | Literal["refuse"]:
@@ -102,6 +128,9 @@ class ScanStage:
         self.policy = policy or ScanPolicy()
         self._digested: tuple[ScanPolicy | None, str] = (None, "")
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
+        #: every scanner bounded: small batches are scanned in the caller's thread
+        self._bounded = tuple(is_bounded(s) for s in self.scanners)
+        self._inline = all(self._bounded)
 
     @property
     def name(self) -> str:
@@ -124,6 +153,8 @@ class ScanStage:
         """One record per item, in order; any failure gives every item the ``error`` record."""
         if not items:
             return []
+        if self._inline and _small(items):
+            return self._scan_inline(items)
         try:
             if self._pool is None:  # made on first use, and again after close()
                 self._pool = concurrent.futures.ThreadPoolExecutor(
@@ -136,6 +167,20 @@ class ScanStage:
             return [self._record(v) for v in verdicts]
         except concurrent.futures.TimeoutError:
             return [self.error_record("scan.timeout") for _ in items]
+        except Exception as exc:
+            return [self.error_record(f"scan.error:{type(exc).__name__}") for _ in items]
+
+    def _scan_inline(self, items: Sequence[tuple[str, ScanContext]]) -> list[ScanRecord]:
+        """:meth:`scan_batch` in the caller's thread (bounded scanners, a small batch): an
+        exception, a wrong answer or a return past the timeout is a failure of the batch."""
+        start = time.monotonic()
+        try:
+            verdicts = self._run(list(items))
+            if len(verdicts) != len(items):  # pragma: no cover - _run returns one per item
+                raise RuntimeError("scanner returned the wrong number of verdicts")
+            if time.monotonic() - start > self.policy.timeout:
+                return [self.error_record("scan.timeout") for _ in items]
+            return [self._record(v) for v in verdicts]
         except Exception as exc:
             return [self.error_record(f"scan.error:{type(exc).__name__}") for _ in items]
 
@@ -156,9 +201,10 @@ class ScanStage:
     def _run(self, items: list[tuple[str, ScanContext]]) -> list[list[Verdict]]:
         per_item: list[list[Verdict]] = [[] for _ in items]
         pending: list[tuple[int, Awaitable[Verdict]]] = []
-        for scanner in self.scanners:
+        single = len(items) == 1
+        for scanner, bounded in zip(self.scanners, self._bounded, strict=True):
             is_async = inspect.iscoroutinefunction(scanner.scan)
-            many = getattr(scanner, "scan_many", None)
+            many = None if single and bounded else getattr(scanner, "scan_many", None)
             if callable(many) and not is_async:  # scores the batch in one pass (ModelScanner)
                 verdicts = many(items)
                 if not isinstance(verdicts, list) or len(verdicts) != len(items):
@@ -196,6 +242,18 @@ class ScanStage:
             cap=None if cap is None or cap == REFUSE else cap,
             refused=cap == REFUSE,
         )
+
+
+def _small(items: Sequence[tuple[str, ScanContext]]) -> bool:
+    """Whether the texts of ``items`` are strings totalling at most :data:`INLINE_CHARS`."""
+    total = 0
+    for text, _ in items:
+        if type(text) is not str:
+            return False
+        total += len(text)
+        if total > INLINE_CHARS:
+            return False
+    return True
 
 
 def _checked(value: object) -> Verdict:
