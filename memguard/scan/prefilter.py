@@ -20,14 +20,13 @@ that failed), a text that is not valid UTF-8 (a lone surrogate), a scan of the e
 :data:`~memguard.scan.match.ATTEMPTS` prefixes, a text near the character cap, and any exception in
 the prefilter (logged). A prefilter failure never makes a text clean: the full matcher reads it.
 
-The compiled database is kept in the rule-table cache file (:mod:`memguard.scan.rulecache`, whose
-key covers this module, :mod:`~memguard.scan.superset` and Hyperscan's version), so a new process
+The compiled databases are kept in the rule-table cache file's binary companion
+(:mod:`memguard.scan.rulecache`, whose key covers this module, :mod:`~memguard.scan.superset` and Hyperscan's version), so a new process
 does not compile it again. Each thread scans with its own Hyperscan scratch space.
 """
 
 from __future__ import annotations
 
-import base64
 import logging
 import os
 import threading
@@ -120,9 +119,7 @@ class Engine:
         database = None
         if saved is not None:
             try:
-                database = hyperscan.loadb(
-                    base64.b64decode(saved["database"], validate=True), hyperscan.HS_MODE_BLOCK
-                )
+                database = hyperscan.loadb(bytes(saved["database"]), hyperscan.HS_MODE_BLOCK)
                 # a database built for another CPU fails here, not in every scan
                 database.scan(
                     b"",
@@ -147,9 +144,10 @@ class Engine:
         self._local = threading.local()
 
     def saved(self) -> dict[str, Any]:
-        """The database as plain data (for the cache file)."""
+        """The database as plain data (for the cache file, whose binary companion holds the
+        bytes: :data:`memguard.scan.rulecache.BINARY`)."""
         return {
-            "database": base64.b64encode(hyperscan.dumpb(self.database)).decode("ascii"),
+            "database": bytes(hyperscan.dumpb(self.database)),
             "always": sorted(self.always),
         }
 
@@ -191,7 +189,9 @@ class _RuleKeys:
     __slots__ = ("_local", "database", "entries", "lengths", "prototype")
 
     def __init__(
-        self, keyed: dict[str, tuple[list[_Part], list[_Part], list[int]]], saved: str | None = None
+        self,
+        keyed: dict[str, tuple[list[_Part], list[_Part], list[int]]],
+        saved: bytes | memoryview | None = None,
     ) -> None:
         keys = [key.encode("utf-8") for key in keyed]
         self.entries: list[_Entry] = [(tuple(a), tuple(b), tuple(c)) for a, b, c in keyed.values()]
@@ -199,9 +199,7 @@ class _RuleKeys:
         self.database: Any = None
         if saved is not None:
             try:
-                self.database = hyperscan.loadb(
-                    base64.b64decode(saved, validate=True), hyperscan.HS_MODE_BLOCK
-                )
+                self.database = hyperscan.loadb(bytes(saved), hyperscan.HS_MODE_BLOCK)
                 scratch = hyperscan.Scratch(self.database)
                 self.database.scan(b"", match_event_handler=_hit, context=[], scratch=scratch)
             except Exception as exc:  # another build or platform: compiled again below
@@ -271,7 +269,7 @@ class PrefilteredRuleSet(RuleSet):
             if "prefilter" not in made:  # written with the tables (RuleSet.cached)
                 made["prefilter"] = self.engine.saved()
                 made["prefilter"]["rules"] = {
-                    str(index): base64.b64encode(hyperscan.dumpb(keys.database)).decode("ascii")
+                    str(index): bytes(hyperscan.dumpb(keys.database))
                     for index, keys in self._confirm.items()
                 }
 
