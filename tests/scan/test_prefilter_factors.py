@@ -21,10 +21,18 @@ HERE = Path(__file__).resolve().parent
 GAPPED = r"\b(?:ab|cd)\b[^.\n]{0,60}?(?:ef|gh)[^.\n]{0,9}(?:ij|kl)"
 
 
-def _benign(script: str) -> list[str]:
+def _facts(n: int) -> list[str]:
+    """~1 KB facts of benign memories in 14 languages (as ``benchmarks/bench_scanner.py`` makes)."""
     rows = (HERE.parent / "corpus" / "injections.jsonl").read_text("utf-8").splitlines()
-    texts = [json.loads(line)["text"].lower() for line in rows if '"benign"' in line]
-    return [t for t in texts if re.search(script, t)]
+    benign = [json.loads(line)["text"] for line in rows if '"benign"' in line]
+    rng = random.Random(17)
+    out = []
+    for _ in range(n):
+        parts: list[str] = []
+        while sum(len(p) + 1 for p in parts) < 1024:
+            parts.append(rng.choice(benign))
+        out.append("\n".join(parts)[:1024].lower())
+    return out
 
 
 def test_factors_are_the_top_level_groups() -> None:
@@ -67,14 +75,12 @@ def test_a_saved_engine_keeps_its_factors() -> None:
 
 
 def test_the_override_rule_is_no_longer_a_candidate_on_most_multilingual_benign_text() -> None:
-    """Rule 0's last branch, widened by the engine, matched two thirds of the benign facts in
-    non-Latin scripts; its factors (a prior-word, an instruction-word and an ignore-word in those
+    """Rule 0's last branch, widened by the engine, was a candidate on two thirds of 1 KB benign
+    facts in 14 languages (143 of 200); its factors (a prior-word, an instruction-word and an ignore-word in those
     scripts) all occur in few of them."""
     rules = rule_set()
     assert isinstance(rules, PrefilteredRuleSet) and rules.engine is not None
-    texts = _benign(r"[\u0400-\u04ff\u0590-\u06ff\u0900-\u0dff\u3040-\u9fff\uac00-\ud7af]")
-    sample = random.Random(3).sample(texts, min(200, len(texts)))
-    assert len(sample) > 50
+    sample = _facts(200)
     flagged = [t for t in sample if 0 in rules.engine.candidates(t.encode())]
     assert len(flagged) < len(sample) // 10, flagged[:3]
     assert all(not re.search(PATTERNS[0], t, re.MULTILINE) for t in flagged)
