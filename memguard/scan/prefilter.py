@@ -57,6 +57,7 @@ except Exception:  # pragma: no cover - the wheel is installed with memguard on 
 
 __all__ = [
     "ENV",
+    "FACTORED",
     "MAX_CANDIDATES",
     "Engine",
     "PrefilteredRuleSet",
@@ -73,6 +74,11 @@ MAX_CANDIDATES = 24
 #: a rule whose prefixes and second anchors occur more often than this in one text sends the text
 #: to the full matcher (each occurrence is a Python callback; the matcher's budgets then apply)
 MAX_HITS = 256
+#: a branch whose superset is this long (characters) or longer is also held to its factors
+#: (:func:`expressions`): the engine widens large expressions most (rule 0's last branch, 5,600
+#: characters, matched two thirds of multilingual benign facts); factors on every branch (346 of
+#: 415) made the pass 3x slower on benign text, as common words matched on every text
+FACTORED = 3000
 _log = logging.getLogger("memguard.scan.prefilter")
 
 
@@ -88,7 +94,8 @@ def expressions(
 ) -> tuple[list[bytes], list[int], list[int], dict[int, tuple[int, ...]]]:
     """The superset of every branch of every pattern (bytes), its pattern's index (``-1``: a
     factor, below), the patterns some branch of which has no superset (tried on every text), and
-    per branch expression the factor expressions that must all match too.
+    per branch expression the factor expressions that must all match too (branches of a
+    superset :data:`FACTORED` long or longer).
 
     A branch's factors are the supersets of its top-level groups (:func:`~memguard.scan.superset.
     factors`): each is a part of every match of the branch, so each matches wherever the branch
@@ -108,6 +115,8 @@ def expressions(
             continue
         for whole, required in parts:
             assert whole is not None
+            if len(whole) < FACTORED:  # built nearly exactly: factors would cost, not save
+                required = []
             number = len(out)
             out.append(whole.encode("ascii"))
             ids.append(index)

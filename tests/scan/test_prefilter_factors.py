@@ -18,6 +18,13 @@ from memguard.scan.superset import factors
 pytestmark = pytest.mark.skipif(prefilter.hyperscan is None, reason="no hyperscan wheel here")
 
 HERE = Path(__file__).resolve().parent
+
+
+@pytest.fixture(autouse=True)
+def _every_branch_factored(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The small patterns here are held to their factors (the built-in rules: only large branches)."""
+    if "override_rule" not in request.node.name:
+        monkeypatch.setattr(prefilter, "FACTORED", 0)
 GAPPED = r"\b(?:ab|cd)\b[^.\n]{0,60}?(?:ef|gh)[^.\n]{0,9}(?:ij|kl)"
 
 
@@ -43,7 +50,7 @@ def test_factors_are_the_top_level_groups() -> None:
 
 
 def test_a_branch_is_a_candidate_only_with_all_its_factors() -> None:
-    engine = Engine([GAPPED, r"zz"])
+    engine = Engine([GAPPED, r"zz"])  # (FACTORED set to 0 by the fixture)
     assert engine.needs  # the branch has its factors
     assert engine.candidates(b"ab then ef and kl") == {0}
     assert engine.candidates(b"ab then ef and nothing") == set()
@@ -55,7 +62,7 @@ def test_a_factor_the_text_lacks_keeps_the_rule_out_even_if_the_whole_matched(
 ) -> None:
     """The requirement is applied: a branch whose needed factor did not match is no candidate
     (a factor id that never matches stands in for the widened whole matching alone)."""
-    engine = Engine([GAPPED, r"zz"])
+    engine = Engine([GAPPED, r"zz"])  # (FACTORED set to 0 by the fixture)
     text = b"ab then ef and kl"
     (number,) = engine.needs
     never = engine.ids.index(1)  # the "zz" expression: not in the text
