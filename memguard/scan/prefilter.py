@@ -20,14 +20,13 @@ that failed), a text that is not valid UTF-8 (a lone surrogate), a scan of the e
 :data:`~memguard.scan.match.ATTEMPTS` prefixes, a text near the character cap, and any exception in
 the prefilter (logged). A prefilter failure never makes a text clean: the full matcher reads it.
 
-The compiled database is kept in the rule-table cache file (:mod:`memguard.scan.rulecache`, whose
-key covers this module, :mod:`~memguard.scan.superset` and Hyperscan's version), so a new process
+The compiled databases are kept in the rule-table cache file's binary companion
+(:mod:`memguard.scan.rulecache`, whose key covers this module, :mod:`~memguard.scan.superset` and Hyperscan's version), so a new process
 does not compile it again. Each thread scans with its own Hyperscan scratch space.
 """
 
 from __future__ import annotations
 
-import base64
 import logging
 import os
 import threading
@@ -46,7 +45,7 @@ from memguard.scan.match import (
     _lead_start,
     plan,
 )
-from memguard.scan.superset import superset
+from memguard.scan.superset import factors, superset
 
 #: the Hyperscan module (``None``: not installed, and then the full matcher alone, with the same
 #: answers; tests set it so to run that fallback)
@@ -58,6 +57,7 @@ except Exception:  # pragma: no cover - the wheel is installed with memguard on 
 
 __all__ = [
     "ENV",
+    "FACTORED",
     "MAX_CANDIDATES",
     "Engine",
     "PrefilteredRuleSet",
@@ -74,6 +74,11 @@ MAX_CANDIDATES = 24
 #: a rule whose prefixes and second anchors occur more often than this in one text sends the text
 #: to the full matcher (each occurrence is a Python callback; the matcher's budgets then apply)
 MAX_HITS = 256
+#: a branch whose superset is this long (characters) or longer is also held to its factors
+#: (:func:`expressions`): the engine widens large expressions most (rule 0's last branch, 5,600
+#: characters, matched two thirds of multilingual benign facts); factors on every branch (346 of
+#: 415) made the pass 3x slower on benign text, as common words matched on every text
+FACTORED = 3000
 _log = logging.getLogger("memguard.scan.prefilter")
 
 
@@ -84,24 +89,52 @@ def hyperscan_version() -> str | None:
     return str(getattr(hyperscan, "__version__", "unknown"))
 
 
-def expressions(patterns: Sequence[str]) -> tuple[list[bytes], list[int], list[int]]:
-    """The superset of every branch of every pattern (bytes), its pattern's index, and the patterns
-    some branch of which has no superset (tried on every text)."""
+def expressions(
+    patterns: Sequence[str],
+) -> tuple[list[bytes], list[int], list[int], dict[int, tuple[int, ...]]]:
+    """The superset of every branch of every pattern (bytes), its pattern's index (``-1``: a
+    factor, below), the patterns some branch of which has no superset (tried on every text), and
+    per branch expression the factor expressions that must all match too (branches of a
+    superset :data:`FACTORED` long or longer).
+
+    A branch's factors are the supersets of its top-level groups (:func:`~memguard.scan.superset.
+    factors`): each is a part of every match of the branch, so each matches wherever the branch
+    does, and a text the branch matches holds all of them. They are plain alternations the engine
+    builds exactly, where the whole branch, too large for it, is widened (``HS_FLAG_PREFILTER``)
+    into something that matches nearly every text in some scripts; the branch is a candidate
+    only when its widened whole and all its factors match. Equal factors share one expression."""
     out: list[bytes] = []
     ids: list[int] = []
     always: list[int] = []
+    needs: dict[int, tuple[int, ...]] = {}
+    factor_ids: dict[bytes, int] = {}
     for index, pattern in enumerate(patterns):
-        supersets = [superset(branch) for branch in branches(pattern)]
-        if any(s is None for s in supersets):
+        parts = [(superset(branch), factors(branch)) for branch in branches(pattern)]
+        if any(whole is None for whole, _ in parts):
             always.append(index)
             continue
-        out += [s.encode("ascii") for s in supersets if s is not None]
-        ids += [index] * len(supersets)
-    return out, ids, always
+        for whole, required in parts:
+            assert whole is not None
+            if len(whole) < FACTORED:  # built nearly exactly: factors would cost, not save
+                required = []
+            number = len(out)
+            out.append(whole.encode("ascii"))
+            ids.append(index)
+            mine = []
+            for factor in required:
+                encoded = factor.encode("ascii")
+                if encoded not in factor_ids:
+                    factor_ids[encoded] = len(out)
+                    out.append(encoded)
+                    ids.append(-1)
+                mine.append(factor_ids[encoded])
+            if mine:
+                needs[number] = tuple(mine)
+    return out, ids, always, needs
 
 
-def _found(rule: int, start: int, end: int, flags: int, into: set[int]) -> None:
-    into.add(rule)
+def _found(number: int, start: int, end: int, flags: int, into: set[int]) -> None:
+    into.add(number)
 
 
 class Engine:
@@ -112,17 +145,11 @@ class Engine:
     def __init__(self, patterns: Sequence[str], saved: dict[str, Any] | None = None) -> None:
         if hyperscan is None:
             raise RuntimeError("hyperscan is not installed")
-        flags = (
-            hyperscan.HS_FLAG_SINGLEMATCH
-            | hyperscan.HS_FLAG_MULTILINE
-            | hyperscan.HS_FLAG_PREFILTER
-        )
+        single = hyperscan.HS_FLAG_SINGLEMATCH | hyperscan.HS_FLAG_MULTILINE
         database = None
         if saved is not None:
             try:
-                database = hyperscan.loadb(
-                    base64.b64decode(saved["database"], validate=True), hyperscan.HS_MODE_BLOCK
-                )
+                database = hyperscan.loadb(bytes(saved["database"]), hyperscan.HS_MODE_BLOCK)
                 # a database built for another CPU fails here, not in every scan
                 database.scan(
                     b"",
@@ -131,35 +158,65 @@ class Engine:
                     scratch=hyperscan.Scratch(database),
                 )
                 always = [int(i) for i in saved["always"]]
+                ids = [int(i) for i in saved["ids"]]
+                needs = {int(k): tuple(int(f) for f in v) for k, v in saved["needs"].items()}
             except Exception as exc:  # another build or platform: compiled again below
                 _log.info("saved prefilter database not used: %s", exc)
                 database = None
         if database is None:
-            exprs, ids, always = expressions(patterns)
+            exprs, ids, always, needs = expressions(patterns)
             database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-            if exprs:
-                database.compile(expressions=exprs, ids=ids, elements=len(exprs), flags=flags)
-            else:  # pragma: no cover - no pattern has a superset
+            if not exprs:  # pragma: no cover - no pattern has a superset
                 raise RuntimeError("no expression to compile")
+            # the wholes widened where the engine cannot build them; the factors exact
+            flags = [single | (hyperscan.HS_FLAG_PREFILTER if i >= 0 else 0) for i in ids]
+            try:
+                database.compile(
+                    expressions=exprs, ids=list(range(len(exprs))), elements=len(exprs), flags=flags
+                )
+            except Exception:  # a factor too large to build exactly: all widened (supersets still)
+                database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+                database.compile(
+                    expressions=exprs,
+                    ids=list(range(len(exprs))),
+                    elements=len(exprs),
+                    flags=single | hyperscan.HS_FLAG_PREFILTER,
+                )
         self.database = database
         self.always = frozenset(always)
+        #: each expression's pattern (``-1``: a factor) and each branch's factors
+        self.ids = ids
+        self.needs = needs
         self._prototype = hyperscan.Scratch(database)
         self._local = threading.local()
 
     def saved(self) -> dict[str, Any]:
-        """The database as plain data (for the cache file)."""
+        """The database as plain data (for the cache file, whose binary companion holds the
+        bytes: :data:`memguard.scan.rulecache.BINARY`)."""
         return {
-            "database": base64.b64encode(hyperscan.dumpb(self.database)).decode("ascii"),
+            "database": bytes(hyperscan.dumpb(self.database)),
             "always": sorted(self.always),
+            "ids": list(self.ids),
+            "needs": {str(k): list(v) for k, v in self.needs.items()},
         }
 
     def candidates(self, data: bytes) -> set[int]:
-        """The patterns that can match somewhere in ``data`` (UTF-8)."""
+        """The patterns that can match somewhere in ``data`` (UTF-8): those with a branch whose
+        expression and factors all match."""
         scratch = getattr(self._local, "scratch", None)
         if scratch is None:
             scratch = self._local.scratch = self._prototype.clone()
+        seen: set[int] = set()
+        self.database.scan(data, match_event_handler=_found, context=seen, scratch=scratch)
         found = set(self.always)
-        self.database.scan(data, match_event_handler=_found, context=found, scratch=scratch)
+        ids, needs = self.ids, self.needs
+        for number in seen:
+            index = ids[number]
+            if index < 0 or index in found:
+                continue
+            required = needs.get(number)
+            if required is None or all(f in seen for f in required):
+                found.add(index)
         return found
 
 
@@ -191,7 +248,9 @@ class _RuleKeys:
     __slots__ = ("_local", "database", "entries", "lengths", "prototype")
 
     def __init__(
-        self, keyed: dict[str, tuple[list[_Part], list[_Part], list[int]]], saved: str | None = None
+        self,
+        keyed: dict[str, tuple[list[_Part], list[_Part], list[int]]],
+        saved: bytes | memoryview | None = None,
     ) -> None:
         keys = [key.encode("utf-8") for key in keyed]
         self.entries: list[_Entry] = [(tuple(a), tuple(b), tuple(c)) for a, b, c in keyed.values()]
@@ -199,9 +258,7 @@ class _RuleKeys:
         self.database: Any = None
         if saved is not None:
             try:
-                self.database = hyperscan.loadb(
-                    base64.b64decode(saved, validate=True), hyperscan.HS_MODE_BLOCK
-                )
+                self.database = hyperscan.loadb(bytes(saved), hyperscan.HS_MODE_BLOCK)
                 scratch = hyperscan.Scratch(self.database)
                 self.database.scan(b"", match_event_handler=_hit, context=[], scratch=scratch)
             except Exception as exc:  # another build or platform: compiled again below
@@ -271,7 +328,7 @@ class PrefilteredRuleSet(RuleSet):
             if "prefilter" not in made:  # written with the tables (RuleSet.cached)
                 made["prefilter"] = self.engine.saved()
                 made["prefilter"]["rules"] = {
-                    str(index): base64.b64encode(hyperscan.dumpb(keys.database)).decode("ascii")
+                    str(index): bytes(hyperscan.dumpb(keys.database))
                     for index, keys in self._confirm.items()
                 }
 

@@ -18,7 +18,12 @@ file is written again; a cache never changes a verdict, it only saves the analys
 - the patterns it holds are the ones asked for, its format is this one's;
 - on POSIX, the file and its directory belong to this user (or root) and no one else can write
   them: the tables decide where rules are tried, so a file that others could have written is not
-  trusted, as code they could have written would not be.
+  trusted, as code they could have written would not be;
+- its binary companion (the compiled prefilter databases, :data:`BINARY`): ``bytes`` in the tables
+  are not written into the JSON (as base64 they made a 22 MB file and 70 MB more resident at
+  start-up) but into ``rule-tables-<key>-<digest>.bin`` beside it, whose name, size and SHA-256
+  the JSON holds (so its own digest covers them); a companion that is missing, truncated, altered,
+  of another name or writable by others makes the whole file unusable, as a bad JSON body does.
 
 Where (:func:`directories`): ``MEMGUARD_SCAN_CACHE`` names the directory (``off`` turns the cache
 off); by default files shipped in the package (read only, never written at run time), then
@@ -39,6 +44,7 @@ import re
 import stat
 import sys
 import tempfile
+import time
 from array import array
 from collections.abc import Sequence
 from importlib import metadata
@@ -47,11 +53,19 @@ from re import _compiler as sre_compile  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
-__all__ = ["ENV", "KEEP", "MAGIC", "code", "compiled", "directories", "key", "load", "log_rejected", "path_for", "store", "write"]
+__all__ = ["BINARY", "ENV", "KEEP", "MAGIC", "code", "compiled", "directories", "key", "load", "log_rejected", "path_for", "store", "write"]
 
 ENV = "MEMGUARD_SCAN_CACHE"
 MAGIC = b"memguard-rule-tables 1\n"
-_FORMAT = 1
+_FORMAT = 2
+#: the tables' entries whose ``bytes`` values (nested in dicts) go to the binary companion file
+BINARY = ("prefilter",)
+_BLOB = "$blob"
+#: a companion with no cache file naming it is removed once it is this old (seconds)
+_ORPHAN_AGE = 60.0
+#: the JSON's ``blobs`` entry is written first, so it is in this many bytes of the file's head
+_HEAD = 4096
+_COMPANION = re.compile(r"rule-tables-[0-9a-f]{32}-[0-9a-f]{16}\.bin")
 #: how many cache files a directory keeps (the newest)
 KEEP = 8
 _OFF = frozenset({"", "0", "off", "no", "none", "false"})
@@ -172,7 +186,63 @@ def _read(path: Path, patterns: tuple[str, ...], patterns_key: str) -> dict[str,
     tables = content.get("tables")
     if not isinstance(tables, dict) or tables.get("patterns") != list(patterns):
         raise ValueError("other patterns")
+    blobs = content.get("blobs")
+    if blobs is not None:  # (else no bytes were written: the tables hold none)
+        data = _companion(path.parent, blobs)
+        for name in BINARY:
+            if name in tables:
+                tables[name] = _joined(tables[name], memoryview(data))
     return tables
+
+
+def _companion(directory: Path, blobs: Any) -> bytes:
+    """The verified bytes of the binary companion that ``blobs`` (from a verified JSON body)
+    names; raises ``ValueError`` if it is not that file."""
+    if not isinstance(blobs, dict):
+        raise ValueError("bad companion entry")
+    name, size, digest = blobs.get("name"), blobs.get("size"), blobs.get("sha256")
+    if not isinstance(name, str) or not _COMPANION.fullmatch(name) or not isinstance(size, int):
+        raise ValueError("bad companion entry")
+    path = directory / name
+    if not path.is_file() or not _private(path):
+        raise ValueError("companion missing or writable by others")
+    data = path.read_bytes()
+    if len(data) != size or hashlib.sha256(data).hexdigest() != digest:
+        raise ValueError("companion digest mismatch")
+    return data
+
+
+def _joined(value: Any, data: memoryview) -> Any:
+    """``value`` with each ``{"$blob": [offset, length]}`` replaced by that part of ``data`` (a
+    view: no copy)."""
+    if isinstance(value, dict):
+        place = value.get(_BLOB)
+        if place is not None and len(value) == 1:
+            offset, length = place
+            if not (isinstance(offset, int) and isinstance(length, int)) or offset < 0 or length < 0:
+                raise ValueError("bad blob place")
+            if offset + length > len(data):
+                raise ValueError("blob past the companion's end")
+            return data[offset : offset + length]
+        return {k: _joined(v, data) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_joined(v, data) for v in value]
+    return value
+
+
+def _split(value: Any, out: list[bytes], size: list[int]) -> Any:
+    """``value`` with each ``bytes`` (or view) replaced by its place in the companion (appended to
+    ``out``; ``size``: the companion's length so far)."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        part = bytes(value)
+        out.append(part)
+        size[0] += len(part)
+        return {_BLOB: [size[0] - len(part), len(part)]}
+    if isinstance(value, dict):
+        return {k: _split(v, out, size) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_split(v, out, size) for v in value]
+    return value
 
 
 def load(patterns: Sequence[str], places: Sequence[Path]) -> tuple[dict[str, Any], Path] | None:
@@ -211,26 +281,43 @@ def store(patterns: Sequence[str], tables: dict[str, Any], places: Sequence[Path
 
 
 def write(directory: Path, patterns_key: str, tables: dict[str, Any]) -> Path | None:
-    """Write the cache file atomically (a temporary file renamed over it), private to this user."""
-    body = json.dumps(
-        {"format": _FORMAT, "key": patterns_key, "tables": tables}, separators=(",", ":"), ensure_ascii=True
-    ).encode("ascii")
+    """Write the cache file atomically (a temporary file renamed over it), private to this user,
+    its binary companion first (named by its digest, so a process writing the same key at the same
+    time cannot replace it under another's JSON)."""
+    parts: list[bytes] = []
+    written = dict(tables)
+    for name in BINARY:
+        if name in written:
+            written[name] = _split(written[name], parts, [0])
+    content: dict[str, Any] = {"format": _FORMAT, "key": patterns_key, "blobs": None, "tables": written}
     path = path_for(directory, patterns_key)
     try:
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(prefix=".rule-tables-", dir=directory)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
-            os.replace(temporary, path)
-        except BaseException:
-            os.unlink(temporary)
-            raise
+        if parts:
+            data = b"".join(parts)
+            digest = hashlib.sha256(data).hexdigest()
+            companion = path.with_name(f"{path.stem}-{digest[:16]}.bin")
+            _replace(directory, companion, data)
+            content["blobs"] = {"name": companion.name, "size": len(data), "sha256": digest}
+        body = json.dumps(content, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+        _replace(directory, path, MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
     except OSError as exc:
         _log.info("scan rule-table cache not written to %s: %s", directory, exc)
         return None
     _prune(directory, path)
     return path
+
+
+def _replace(directory: Path, path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (a private temporary file renamed over it)."""
+    fd, temporary = tempfile.mkstemp(prefix=".rule-tables-", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
 
 
 def _prune(directory: Path, kept: Path) -> None:
@@ -240,5 +327,26 @@ def _prune(directory: Path, kept: Path) -> None:
         files = sorted(directory.glob("rule-tables-*.json"), key=lambda f: f.stat().st_mtime, reverse=True)
         for old in (f for f in files[KEEP:] if f != kept):
             old.unlink(missing_ok=True)
+            for companion in directory.glob(f"{old.stem}-*.bin"):
+                companion.unlink(missing_ok=True)
+        # a companion whose JSON is gone (replaced by another build of the same key, or never
+        # written by a process that stopped): removed once it is a minute old (a process writing
+        # now writes its companion first)
+        keys = {f.stem for f in directory.glob("rule-tables-*.json")}
+        now = time.time()
+        for companion in directory.glob("rule-tables-*.bin"):
+            stem = companion.stem.rsplit("-", 1)[0]
+            if stem not in keys or (stem == kept.stem and not _referenced(kept, companion)):
+                if now - companion.stat().st_mtime > _ORPHAN_AGE:
+                    companion.unlink(missing_ok=True)
     except OSError:  # another process pruning, or a file going away: nothing to do
         pass
+
+
+def _referenced(path: Path, companion: Path) -> bool:
+    """Does the cache file ``path`` name ``companion`` (a look at its head, not a parse)?"""
+    try:
+        with path.open("rb") as f:
+            return companion.name.encode() in f.read(_HEAD)
+    except OSError:
+        return True  # not known: kept

@@ -40,7 +40,7 @@ from typing import Any, NamedTuple
 
 from memguard.scan.anchors import SPACES
 
-__all__ = ["SMALL", "Unsupported", "superset"]
+__all__ = ["SMALL", "Unsupported", "factors", "superset"]
 
 MAX_CODE_POINT = 0x10FFFF
 #: UTF-8 has no surrogates: the engine is given valid UTF-8 only (a text holding one is not
@@ -68,6 +68,35 @@ def superset(pattern: str, flags: int = re.MULTILINE) -> str | None:
         return _Writer(tree.state).sequence(list(tree.data), tree.state.flags)
     except (Unsupported, RecursionError, re.error):
         return None
+
+
+def factors(pattern: str, flags: int = re.MULTILINE) -> list[str]:
+    """The supersets of ``pattern``'s top-level groups (an alternation, a group; each that cannot
+    match the empty string), when it has more than one top-level item: each is a part of every
+    match of ``pattern``, so each matches wherever ``pattern`` does (``[]``: none such, or no
+    superset). The prefilter requires them all beside the whole's superset, which the engine
+    may widen."""
+    try:
+        tree = sre_parse.parse(pattern, flags)
+        items = list(tree.data)
+        if len(items) < 2:
+            return []
+        writer = _Writer(tree.state)
+        out = []
+        for op, av in items:
+            if op not in (sre.SUBPATTERN, sre.BRANCH):
+                continue
+            sub = av[3] if op is sre.SUBPATTERN else None
+            if sub is not None and sub.getwidth()[0] == 0:
+                continue
+            if op is sre.BRANCH and any(alt.getwidth()[0] == 0 for alt in av[1]):
+                continue
+            written = writer.sequence([(op, av)], tree.state.flags)
+            if written not in out:
+                out.append(written)
+        return out
+    except (Unsupported, RecursionError, re.error):
+        return []
 
 
 @functools.lru_cache(maxsize=4096)
