@@ -157,6 +157,21 @@ def _lead_check(
     return _BoundaryLead(search, source) if source.startswith("\\b") else search
 
 
+def at_word_boundary(text: str, start: int) -> bool:
+    """Whether ``\\b`` holds at ``start`` (``start < len(text)``): a word character on one side
+    only. The anchor's own first character counts: a key may start with ``!``, ``|``, ``[``."""
+    before = text[start - 1] if start else " "
+    first = text[start]
+    return (before.isalnum() or before == "_") != (first.isalnum() or first == "_")
+
+
+def lead_cut_short(lo: int, reach: int) -> bool:
+    """Whether a lead that failed over ``(text, lo, anchor)`` may still match from further back:
+    an unbounded lead's search starts :data:`LEAD_WINDOW` before the anchor, not at the text's start
+    (a run of word characters longer than the window before ``_`` or ``=``)."""
+    return lo > 0 and reach >= LEAD_WINDOW
+
+
 def _lead_start(text: str, start: int, reach: int) -> int:
     while start > 0 and text[start - 1].isspace():  # a lead's trailing \s* (rarely more than one)
         start -= 1
@@ -481,9 +496,7 @@ class RuleSet:
             start = end - back
             if every is not None:  # the \b branches too where the anchor is at a word boundary:
                 # a word character on one side only (the key may start with `!`, `|`, `[`, ...)
-                before = text[start - 1] if start else " "
-                first = text[start]
-                if (before.isalnum() or before == "_") != (first.isalnum() or first == "_"):
+                if at_word_boundary(text, start):
                     candidates, watch = every, watch_every
             if candidates:
                 anchors.append((start, candidates, needs))
@@ -541,11 +554,9 @@ class RuleSet:
                 if lead is not None:
                     lo = _lead_start(text, start, reach)
                     if lead(text, lo, start) is None:
-                        if lo == 0 or reach < LEAD_WINDOW:
+                        if not lead_cut_short(lo, reach):
                             continue
-                        # an unbounded lead cut by the window may start before it (a run of
-                        # word characters longer than the window before `_`, `=`): the branch
-                        # is searched whole once instead, exact as at the attempt budget
+                        # the branch is searched whole once instead, exact as at the budget
                         tries[number] = _SPENT
                         if work.searches >= MAX_SEARCHES:
                             work.truncated = True

@@ -43,6 +43,8 @@ from memguard.scan.match import (
     RuleSet,
     Work,
     _lead_start,
+    at_word_boundary,
+    lead_cut_short,
     plan,
 )
 from memguard.scan.superset import factors, superset
@@ -417,10 +419,8 @@ class PrefilteredRuleSet(RuleSet):
                 for fid in factor_ids:
                     seen.setdefault(fid, []).append(start)
                 parts = plain
-                if checked:
-                    before = text[start - 1] if start else " "
-                    if not (before.isalnum() or before == "_"):
-                        parts = plain + checked
+                if checked and at_word_boundary(text, start):  # the matcher's own test
+                    parts = plain + checked
                 if parts:
                     anchors.append((start, parts))
             for positions in seen.values():
@@ -439,11 +439,13 @@ class PrefilteredRuleSet(RuleSet):
                         return None
                     if match(text, start) is None:
                         continue
-                    if (
-                        lead is None
-                        or lead(text, _lead_start(text, start, reach), start) is not None
-                    ):
+                    if lead is None:
                         return True, attempts
+                    lo = _lead_start(text, start, reach)
+                    if lead(text, lo, start) is not None:
+                        return True, attempts
+                    if lead_cut_short(lo, reach):
+                        return None  # the lead may start before the window: the full matcher decides
         for compiled in self._unanchored_of.get(index, ()):
             if compiled.search(text):
                 return True, attempts
