@@ -19,10 +19,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import memguard.scan as scan  # noqa: E402
-from bench_scanner import facts  # type: ignore[import-not-found]  # noqa: E402
-from memguard.scan.stage import ScanStage  # noqa: E402
-from memguard.trust import SourceKind  # noqa: E402
+from bench_scanner import facts  # type: ignore[import-not-found]
+
+import memguard.scan as scan
+from memguard.scan.stage import ScanStage
+from memguard.trust import SourceKind
 
 
 def main() -> None:
