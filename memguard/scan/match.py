@@ -172,6 +172,16 @@ def lead_cut_short(lo: int, reach: int) -> bool:
     return lo > 0 and reach >= LEAD_WINDOW
 
 
+def _searched_whole(search: Callable[[str], re.Match[str] | None], text: str, work: Work) -> bool:
+    """A branch searched over the whole text once, in place of its anchored attempts (exact);
+    past :data:`MAX_SEARCHES` not searched and the scan marked truncated (never read as clean)."""
+    if work.searches >= MAX_SEARCHES:
+        work.truncated = True
+        return False
+    work.searches += 1
+    return search(text) is not None
+
+
 def _lead_start(text: str, start: int, reach: int) -> int:
     while start > 0 and text[start - 1].isspace():  # a lead's trailing \s* (rarely more than one)
         start -= 1
@@ -528,11 +538,7 @@ class RuleSet:
                     # a text built to make one branch fail at many anchors (each attempt may run
                     # to the end of a line) gets one whole-text search instead: exact, and linear
                     tries[number] = _SPENT
-                    if work.searches >= MAX_SEARCHES:
-                        work.truncated = True
-                        continue
-                    work.searches += 1
-                    if search(text) is not None:
+                    if _searched_whole(search, text, work):
                         found.add(rule)
                     continue
                 if window is not None:
@@ -558,11 +564,7 @@ class RuleSet:
                             continue
                         # the branch is searched whole once instead, exact as at the budget
                         tries[number] = _SPENT
-                        if work.searches >= MAX_SEARCHES:
-                            work.truncated = True
-                            continue
-                        work.searches += 1
-                        if search(text) is None:
+                        if not _searched_whole(search, text, work):
                             continue
                 found.add(rule)
         work.attempts = attempts
