@@ -39,6 +39,7 @@ from corpus_helpers import BuiltinCorpus
 from helpers import load_script
 
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 CORPUS = HERE / "scan" / "holdout8.jsonl"
 BUILD = HERE / "scan" / "build_holdout8.py"
 DISGUISE = HERE / "scan" / "holdout8_disguise.py"
@@ -141,6 +142,19 @@ def test_the_disguise_helpers_round_trip() -> None:
 # (65.4%), 10/160 (6.2%). The floors (129/199, 123/191) and ceilings (18/174, 12/160) sit two rows
 # below / above it, so losing three detections or gaining three false positives in a half fails.
 # The rules alone (50.8% / 51.3%) and the model alone (39.7% / 32.5%) fall below both floors.
+def test_holdout8_is_no_training_source_and_no_training_text() -> None:
+    """The trained model never saw this corpus: it is no source of tools/train_scan_model.py and
+    no training row carries one of its texts (a blind corpus stays blind)."""
+    train = load_script(ROOT / "tools" / "train_scan_model.py")
+    for name, (path, _) in train.SOURCES.items():
+        assert "holdout8" not in str(path) and "holdout8" not in name, name
+    rows = train.training_rows()
+    texts = {r["text"] for r in HELD.load()}
+    strings = {x for row in rows for x in row if isinstance(x, str)}
+    assert not any(s.startswith("h8-") for s in strings)
+    assert not texts & strings
+
+
 FLOORS = {"tune": 0.648, "held": 0.643}
 CEILINGS = {"tune": 0.104, "held": 0.076}
 
