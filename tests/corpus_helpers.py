@@ -73,13 +73,19 @@ class HeldOutCorpus:
     def flagged(row: dict[str, Any]) -> bool:
         return SCANNER.scan(row["text"], CTX).label is not Label.CLEAN
 
+    @staticmethod
+    def group(row: dict[str, Any]) -> str:
+        """The table line a row counts in: its family (attack) or ``benign:<technique>``; an
+        attack row whose technique shares a benign technique's name stays in its family."""
+        return str(row["family"] if row["label"] == "attack" else "benign:" + row["technique"])
+
     @classmethod
     def tally(cls, rows: list[dict[str, Any]]) -> dict[str, tuple[int, int]]:
         """(flagged, total) per attack family and per benign technique (``benign:<technique>``)."""
         hit: Counter[str] = Counter()
         total: Counter[str] = Counter()
         for row in rows:
-            key = row["family"] if row["label"] == "attack" else "benign:" + row["technique"]
+            key = cls.group(row)
             total[key] += 1
             hit[key] += cls.flagged(row)
         return {key: (hit[key], total[key]) for key in sorted(total)}
@@ -162,7 +168,7 @@ class BuiltinCorpus(HeldOutCorpus):
             keys = [*families, *(f"benign:{t}" for t in techniques)]
             totals: dict[str, list[int]] = {"attack": [0, 0, 0, 0], "benign": [0, 0, 0, 0]}
             for key in keys:
-                group = [r for r in chosen if key in (r["family"], "benign:" + r["technique"])]
+                group = [r for r in chosen if self.group(r) == key]
                 flags = [_verdicts(r["text"]) for r in group]
                 counts = [len(group), sum(f[0] for f in flags), sum(f[1] for f in flags),
                           sum(any(f) for f in flags)]  # fmt: skip
