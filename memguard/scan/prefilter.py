@@ -296,15 +296,78 @@ class _RuleKeys:
         ]
 
 
+class _Layout:
+    """The matcher's fast tables (:func:`~memguard.scan.match.plan`) split by rule: what each
+    rule's :class:`_RuleKeys` is made of, computed per rule when it is first needed (splitting
+    all of them, and loading every rule's database, was most of a process's scanner start-up).
+
+    The keys are grouped by their automaton value (most keys share one) and each value by the
+    rules it involves, once; a rule's keys are then its values' keys in the tables' order."""
+
+    __slots__ = ("factor_rules", "gates", "keys_of_value", "parts", "saved", "tables", "values_of_rule")
+
+    def __init__(self, made: Plan, parts: Sequence[Any]) -> None:
+        fast = made["fast"]
+        self.tables = fast
+        self.gates = fast["gates"]
+        self.parts = parts
+        #: the rules whose gates use each factor
+        self.factor_rules: dict[int, set[int]] = {}
+        for number, gate in enumerate(self.gates):
+            if gate is not None:
+                self.factor_rules.setdefault(gate[0], set()).add(parts[number][0])
+        self.keys_of_value: list[list[int]] = [[] for _ in fast["values"]]
+        for k, at in enumerate(fast["value_of"]):
+            self.keys_of_value[at].append(k)
+        #: per rule, the automaton values whose keys it is tried at or gated on
+        self.values_of_rule: dict[int, list[int]] = {}
+        for at, (plain, every, fids, *_) in enumerate(fast["values"]):
+            if not self.keys_of_value[at]:
+                continue
+            rules = {parts[n][0] for n in plain}
+            rules.update(parts[n][0] for n in every or ())
+            for fid in fids:
+                rules.update(self.factor_rules.get(fid, ()))
+            for index in rules:
+                self.values_of_rule.setdefault(index, []).append(at)
+        saved = (made.get("prefilter") or {}).get("rules") or {}
+        #: each rule's saved database (copied: the cache file's bytes are not kept)
+        self.saved = {int(index): bytes(blob) for index, blob in saved.items()}
+
+    def keyed(
+        self, index: int
+    ) -> tuple[dict[str, tuple[list[_Part], list[_Part], list[int]]], bytes | None]:
+        """Rule ``index``'s keys, each with ``(its branches there, the \\b ones, the factor ids
+        of its gates)``, in the tables' key order, and its saved database (``None``: none)."""
+        fast, gates, parts = self.tables, self.gates, self.parts
+        numbers = sorted(k for at in self.values_of_rule[index] for k in self.keys_of_value[at])
+        keyed: dict[str, tuple[list[_Part], list[_Part], list[int]]] = {}
+        for k in numbers:
+            plain, every, fids = fast["values"][fast["value_of"][k]][:3]
+            checked = [] if every is None else [n for n in every if n not in plain]
+            entry: tuple[list[_Part], list[_Part], list[int]] = ([], [], [])
+            for numbers_, slot in ((plain, entry[0]), (checked, entry[1])):
+                for number in numbers_:
+                    rule, _, _, match, lead, reach = parts[number]
+                    if rule == index:
+                        gate = gates[number]
+                        slot.append((match, lead, reach, None if gate is None else tuple(gate)))
+            entry[2].extend(fid for fid in fids if index in self.factor_rules.get(fid, ()))
+            keyed[fast["keys"][k]] = entry
+        return keyed, self.saved.get(index)
+
+
 class PrefilteredRuleSet(RuleSet):
     """A :class:`RuleSet` whose :meth:`matching` runs the prefilter first (see the module)."""
 
     def __init__(self, patterns: Sequence[str], *, tables: Plan | None = None) -> None:
         made = plan(tuple(patterns)) if tables is None else tables
         super().__init__(patterns, tables=made)
-        #: per rule, the automaton of its branches' prefixes (``None``: the rule has no anchored
-        #: branch) and its unanchored branches
-        self._confirm: dict[int, _RuleKeys] = {} if hyperscan is None else self._rule_automata(made)
+        #: per rule, the automaton of its branches' prefixes (none: the rule has no anchored
+        #: branch), each built on the first text the rule is a candidate for (:meth:`_rule_keys`),
+        #: and its unanchored branches
+        self._confirm: dict[int, _RuleKeys] = {}
+        self._layout = _Layout(made, self._parts) if hyperscan is not None else None
         self._unanchored_of: dict[int, list[Any]] = {}
         for index, compiled in self.unanchored:
             self._unanchored_of.setdefault(index, []).append(compiled)
@@ -329,38 +392,25 @@ class PrefilteredRuleSet(RuleSet):
         else:
             if "prefilter" not in made:  # written with the tables (RuleSet.cached)
                 made["prefilter"] = self.engine.saved()
+                built = ((index, self._rule_keys(index)) for index in self._layout_rules())
                 made["prefilter"]["rules"] = {
                     str(index): bytes(hyperscan.dumpb(keys.database))
-                    for index, keys in self._confirm.items()
+                    for index, keys in built
+                    if keys is not None
                 }
 
-    def _rule_automata(self, made: Plan) -> dict[int, _RuleKeys]:
-        """Per rule, a literal matcher over its branches' prefixes and its gates' second anchors
-        (the matcher's fast tables, :func:`~memguard.scan.match.plan`, split by rule)."""
-        fast = made["fast"]
-        gates = fast["gates"]
-        parts = self._parts
-        factor_rules: dict[int, set[int]] = {}  # the rules whose gates use each factor
-        for number, gate in enumerate(gates):
-            if gate is not None:
-                factor_rules.setdefault(gate[0], set()).add(parts[number][0])
-        words: dict[int, dict[str, tuple[list[_Part], list[_Part], list[int]]]] = {}
-        for key, at in zip(fast["keys"], fast["value_of"], strict=True):
-            plain, every, fids = fast["values"][at][0], fast["values"][at][1], fast["values"][at][2]
-            checked = [] if every is None else [n for n in every if n not in plain]
-            for numbers, slot in ((plain, 0), (checked, 1)):
-                for number in numbers:
-                    index, _, _, match, lead, reach = parts[number]
-                    gate = gates[number]
-                    entry = words.setdefault(index, {}).setdefault(key, ([], [], []))
-                    (entry[1] if slot else entry[0]).append(
-                        (match, lead, reach, None if gate is None else tuple(gate))
-                    )
-            for fid in fids:
-                for index in factor_rules.get(fid, ()):
-                    words.setdefault(index, {}).setdefault(key, ([], [], []))[2].append(fid)
-        saved = (made.get("prefilter") or {}).get("rules") or {}
-        return {index: _RuleKeys(keyed, saved.get(str(index))) for index, keyed in words.items()}
+    def _layout_rules(self) -> list[int]:
+        """The rules with an anchored branch or a gate's second anchor (a prefix matcher each)."""
+        return [] if self._layout is None else sorted(self._layout.values_of_rule)
+
+    def _rule_keys(self, index: int) -> _RuleKeys | None:
+        """Rule ``index``'s literal matcher over its branches' prefixes and its gates' second
+        anchors (``None``: it has none), built on first use: a process loads only the matchers
+        of the rules some text made candidates (two threads may both build one: the same)."""
+        keys = self._confirm.get(index)
+        if keys is None and self._layout is not None and index in self._layout.values_of_rule:
+            keys = self._confirm[index] = _RuleKeys(*self._layout.keyed(index))
+        return keys
 
     def matching(self, text: str, work: Work | None = None) -> set[int]:
         work = Work() if work is None else work
@@ -411,7 +461,7 @@ class PrefilteredRuleSet(RuleSet):
         """Does pattern ``index`` match ``text``, and the anchored attempts that took (``None``:
         more than :data:`ATTEMPTS`, for the full matcher to count)."""
         attempts = 0
-        keyed = self._confirm.get(index)
+        keyed = self._confirm.get(index) or self._rule_keys(index)
         if keyed is not None:
             anchors: list[tuple[int, tuple[_Part, ...]]] = []
             seen: dict[int, list[int]] = {}  # where each second anchor of the rule's gates starts
