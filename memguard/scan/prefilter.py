@@ -10,8 +10,11 @@ tables, same answers). Its :meth:`~PrefilteredRuleSet.matching`:
    are the candidates; every rule ``re.search`` matches is among them;
 2. confirms each candidate as the matcher does, where one of its branches' literal prefixes occurs
    (an Aho-Corasick automaton per rule, over that rule's prefixes only; the branch's rest matched
-   at the prefix, its lead checked back from there), so a benign text with no candidate costs the
-   pass and nothing else.
+   at the prefix, its lead checked back from there: the matcher's own gate check and attempt,
+   :func:`~memguard.scan.match.window_holds` and :func:`~memguard.scan.match.attempt`), so a benign
+   text with no candidate costs the pass and nothing else. Past :data:`~memguard.scan.match.ATTEMPTS`
+   attempts for one rule, or a lead cut short, the full matcher decides (its budgets count per
+   branch and search a branch whole; this one hands the text over instead).
 
 Whatever cannot go this way (and every text when ``MEMGUARD_SCAN_PREFILTER=off``) goes through the full matcher (:meth:`RuleSet.matching`), whose answer
 is the same, and whose work caps bound hostile texts as before: no Hyperscan (an import or a build
@@ -30,22 +33,23 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from memguard.scan.anchors import branches
 from memguard.scan.match import (
     ATTEMPTS,
+    CUT,
+    MATCHED,
     MAX_ATTEMPTS,
     MAX_CHARS,
     Plan,
     RuleSet,
     Work,
-    _lead_start,
     at_word_boundary,
-    lead_cut_short,
+    attempt,
     plan,
+    window_holds,
 )
 from memguard.scan.superset import factors, superset
 
@@ -477,24 +481,16 @@ class PrefilteredRuleSet(RuleSet):
                 positions.sort()
             for start, parts in anchors:
                 for match, lead, reach, gate in parts:
-                    if gate is not None:  # a second anchor must start in the gate's window
-                        places = seen.get(gate[0])
-                        if places is None:
-                            continue
-                        at = bisect_left(places, start + gate[1])
-                        if at == len(places) or places[at] > start + gate[2]:
-                            continue
+                    # a second anchor must start in the gate's window
+                    if gate is not None and not window_holds(seen, start, gate):
+                        continue
                     attempts += 1
                     if attempts > ATTEMPTS:
                         return None
-                    if match(text, start) is None:
-                        continue
-                    if lead is None:
+                    outcome = attempt(text, start, match, lead, reach)
+                    if outcome == MATCHED:
                         return True, attempts
-                    lo = _lead_start(text, start, reach)
-                    if lead(text, lo, start) is not None:
-                        return True, attempts
-                    if lead_cut_short(lo, reach):
+                    if outcome == CUT:
                         return None  # the lead may start before the window: the full matcher decides
         for compiled in self._unanchored_of.get(index, ()):
             if compiled.search(text):
