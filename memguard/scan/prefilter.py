@@ -295,9 +295,16 @@ class _RuleKeys:
         lengths, entries = self.lengths, self.entries
         if len(data) == len(text):  # ASCII: byte offsets are character offsets
             return [(end - lengths[key], entries[key]) for key, end in found]
-        return [
-            (len(data[: end - lengths[key]].decode("utf-8")), entries[key]) for key, end in found
-        ]
+        # each start's character offset, the text decoded once from one start to the next (a key
+        # starts with a character's first byte, so every start is a character boundary); not
+        # the text before each hit decoded again (quadratic in the hits)
+        chars_at: dict[int, int] = {}
+        chars = done = 0
+        for byte in sorted({end - lengths[key] for key, end in found}):
+            chars += len(data[done:byte].decode("utf-8"))
+            chars_at[byte] = chars
+            done = byte
+        return [(chars_at[end - lengths[key]], entries[key]) for key, end in found]
 
 
 class _Layout:
