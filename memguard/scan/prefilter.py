@@ -351,20 +351,23 @@ class _Layout:
         """Rule ``index``'s keys, each with ``(its branches there, the \\b ones, the factor ids
         of its gates)``, in the tables' key order, and its saved database (``None``: none)."""
         fast, gates, parts = self.tables, self.gates, self.parts
-        numbers = sorted(k for at in self.values_of_rule[index] for k in self.keys_of_value[at])
-        keyed: dict[str, tuple[list[_Part], list[_Part], list[int]]] = {}
-        for k in numbers:
-            plain, every, fids = fast["values"][fast["value_of"][k]][:3]
+        # what the rule has at each of its values' keys (the same at every key of one value)
+        found: dict[int, tuple[list[_Part], list[_Part], list[int]]] = {}
+        for at in self.values_of_rule[index]:
+            plain, every, fids = fast["values"][at][:3]
             checked = [] if every is None else [n for n in every if n not in plain]
             entry: tuple[list[_Part], list[_Part], list[int]] = ([], [], [])
-            for numbers_, slot in ((plain, entry[0]), (checked, entry[1])):
-                for number in numbers_:
+            for numbers, slot in ((plain, entry[0]), (checked, entry[1])):
+                for number in numbers:
                     rule, _, _, match, lead, reach = parts[number]
                     if rule == index:
                         gate = gates[number]
                         slot.append((match, lead, reach, None if gate is None else tuple(gate)))
             entry[2].extend(fid for fid in fids if index in self.factor_rules.get(fid, ()))
-            keyed[fast["keys"][k]] = entry
+            found[at] = entry
+        keys, value_of = fast["keys"], fast["value_of"]
+        order = sorted(k for at in found for k in self.keys_of_value[at])
+        keyed = {keys[k]: found[value_of[k]] for k in order}  # (_RuleKeys copies each entry)
         return keyed, self.saved.get(index)
 
 
