@@ -27,7 +27,7 @@ import ahocorasick  # type: ignore[import-not-found]  # ships no type informatio
 from memguard.scan import rulecache
 from memguard.scan.anchors import branches, factors, literal_prefixes, markup, split_lead
 
-__all__ = ["ATTEMPTS", "LEAD_WINDOW", "MAX_ATTEMPTS", "MAX_CHARS", "MAX_SEARCHES", "Plan", "RuleSet", "Work", "cacheable", "plan"]
+__all__ = ["ATTEMPTS", "CUT", "FAILED", "LEAD_WINDOW", "MATCHED", "MAX_ATTEMPTS", "MAX_CHARS", "MAX_SEARCHES", "Plan", "RuleSet", "Work", "attempt", "cacheable", "plan", "window_holds"]
 
 #: anchored attempts per branch and text before the branch is searched over the whole text once
 ATTEMPTS = 32
@@ -170,6 +170,43 @@ def lead_cut_short(lo: int, reach: int) -> bool:
     an unbounded lead's search starts :data:`LEAD_WINDOW` before the anchor, not at the text's start
     (a run of word characters longer than the window before ``_`` or ``=``)."""
     return lo > 0 and reach >= LEAD_WINDOW
+
+
+def window_holds(seen: dict[int, list[int]], start: int, gate: tuple[int, int, int]) -> bool:
+    """Whether a second anchor of ``gate``'s factor (``seen``: where each factor's prefixes start,
+    sorted) starts within ``[start + low, start + high]``: the gate check of an anchored attempt,
+    in the full matcher and in the prefilter's confirmation alike."""
+    places = seen.get(gate[0])
+    if places is None:
+        return False
+    at = bisect_left(places, start + gate[1])
+    return at != len(places) and places[at] <= start + gate[2]
+
+
+#: what one anchored attempt (:func:`attempt`) found
+FAILED, MATCHED, CUT = 0, 1, 2
+
+
+def attempt(
+    text: str,
+    start: int,
+    match: Callable[[str, int], re.Match[str] | None],
+    lead: Callable[[str, int, int], re.Match[str] | None] | None,
+    reach: int,
+) -> int:
+    """One anchored attempt of a branch at ``start``, the confirmation step the full matcher and
+    the prefilter share: its rest matched there, then its lead searched back from there.
+    :data:`MATCHED`, :data:`FAILED`, or :data:`CUT`: the lead failed within its window but may
+    start further back (:func:`lead_cut_short`), so only a whole-text search of the branch can
+    decide (the full matcher searches it; the prefilter hands the text to the full matcher)."""
+    if match(text, start) is None:
+        return FAILED
+    if lead is None:
+        return MATCHED
+    lo = _lead_start(text, start, reach)
+    if lead(text, lo, start) is not None:
+        return MATCHED
+    return CUT if lead_cut_short(lo, reach) else FAILED
 
 
 def _searched_whole(search: Callable[[str], re.Match[str] | None], text: str, work: Work) -> bool:
@@ -541,31 +578,22 @@ class RuleSet:
                     if _searched_whole(search, text, work):
                         found.add(rule)
                     continue
-                if window is not None:
-                    fid, low, high = window
-                    places = seen.get(fid)
-                    if places is None:
-                        continue
-                    at = bisect_left(places, start + low)
-                    if at == len(places) or places[at] > start + high:
-                        continue
+                if window is not None and not window_holds(seen, start, window):
+                    continue
                 if attempts >= cap:
                     work.attempts, work.truncated = attempts, True
                     work.heavy = not work.exact
                     return found
                 attempts += 1
                 tries[number] = tried + 1
-                if match(text, start) is None:
+                outcome = attempt(text, start, match, lead, reach)
+                if outcome == FAILED:
                     continue
-                if lead is not None:
-                    lo = _lead_start(text, start, reach)
-                    if lead(text, lo, start) is None:
-                        if not lead_cut_short(lo, reach):
-                            continue
-                        # the branch is searched whole once instead, exact as at the budget
-                        tries[number] = _SPENT
-                        if not _searched_whole(search, text, work):
-                            continue
+                if outcome == CUT:
+                    # the branch is searched whole once instead, exact as at the budget
+                    tries[number] = _SPENT
+                    if not _searched_whole(search, text, work):
+                        continue
                 found.add(rule)
         work.attempts = attempts
         if (met or work.reach) and not work.exact:

@@ -10,8 +10,11 @@ tables, same answers). Its :meth:`~PrefilteredRuleSet.matching`:
    are the candidates; every rule ``re.search`` matches is among them;
 2. confirms each candidate as the matcher does, where one of its branches' literal prefixes occurs
    (an Aho-Corasick automaton per rule, over that rule's prefixes only; the branch's rest matched
-   at the prefix, its lead checked back from there), so a benign text with no candidate costs the
-   pass and nothing else.
+   at the prefix, its lead checked back from there: the matcher's own gate check and attempt,
+   :func:`~memguard.scan.match.window_holds` and :func:`~memguard.scan.match.attempt`), so a benign
+   text with no candidate costs the pass and nothing else. Past :data:`~memguard.scan.match.ATTEMPTS`
+   attempts for one rule, or a lead cut short, the full matcher decides (its budgets count per
+   branch and search a branch whole; this one hands the text over instead).
 
 Whatever cannot go this way (and every text when ``MEMGUARD_SCAN_PREFILTER=off``) goes through the full matcher (:meth:`RuleSet.matching`), whose answer
 is the same, and whose work caps bound hostile texts as before: no Hyperscan (an import or a build
@@ -30,22 +33,23 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from memguard.scan.anchors import branches
 from memguard.scan.match import (
     ATTEMPTS,
+    CUT,
+    MATCHED,
     MAX_ATTEMPTS,
     MAX_CHARS,
     Plan,
     RuleSet,
     Work,
-    _lead_start,
     at_word_boundary,
-    lead_cut_short,
+    attempt,
     plan,
+    window_holds,
 )
 from memguard.scan.superset import factors, superset
 
@@ -291,9 +295,80 @@ class _RuleKeys:
         lengths, entries = self.lengths, self.entries
         if len(data) == len(text):  # ASCII: byte offsets are character offsets
             return [(end - lengths[key], entries[key]) for key, end in found]
-        return [
-            (len(data[: end - lengths[key]].decode("utf-8")), entries[key]) for key, end in found
-        ]
+        # each start's character offset, the text decoded once from one start to the next (a key
+        # starts with a character's first byte, so every start is a character boundary); not
+        # the text before each hit decoded again (quadratic in the hits)
+        chars_at: dict[int, int] = {}
+        chars = done = 0
+        for byte in sorted({end - lengths[key] for key, end in found}):
+            chars += len(data[done:byte].decode("utf-8"))
+            chars_at[byte] = chars
+            done = byte
+        return [(chars_at[end - lengths[key]], entries[key]) for key, end in found]
+
+
+class _Layout:
+    """The matcher's fast tables (:func:`~memguard.scan.match.plan`) split by rule: what each
+    rule's :class:`_RuleKeys` is made of, computed per rule when it is first needed (splitting
+    all of them, and loading every rule's database, was most of a process's scanner start-up).
+
+    The keys are grouped by their automaton value (most keys share one) and each value by the
+    rules it involves, once; a rule's keys are then its values' keys in the tables' order."""
+
+    __slots__ = ("factor_rules", "gates", "keys_of_value", "parts", "saved", "tables", "values_of_rule")
+
+    def __init__(self, made: Plan, parts: Sequence[Any]) -> None:
+        fast = made["fast"]
+        self.tables = fast
+        self.gates = fast["gates"]
+        self.parts = parts
+        #: the rules whose gates use each factor
+        self.factor_rules: dict[int, set[int]] = {}
+        for number, gate in enumerate(self.gates):
+            if gate is not None:
+                self.factor_rules.setdefault(gate[0], set()).add(parts[number][0])
+        self.keys_of_value: list[list[int]] = [[] for _ in fast["values"]]
+        for k, at in enumerate(fast["value_of"]):
+            self.keys_of_value[at].append(k)
+        #: per rule, the automaton values whose keys it is tried at or gated on
+        self.values_of_rule: dict[int, list[int]] = {}
+        for at, (plain, every, fids, *_) in enumerate(fast["values"]):
+            if not self.keys_of_value[at]:
+                continue
+            rules = {parts[n][0] for n in plain}
+            rules.update(parts[n][0] for n in every or ())
+            for fid in fids:
+                rules.update(self.factor_rules.get(fid, ()))
+            for index in rules:
+                self.values_of_rule.setdefault(index, []).append(at)
+        saved = (made.get("prefilter") or {}).get("rules") or {}
+        #: each rule's saved database (copied: the cache file's bytes are not kept)
+        self.saved = {int(index): bytes(blob) for index, blob in saved.items()}
+
+    def keyed(
+        self, index: int
+    ) -> tuple[dict[str, tuple[list[_Part], list[_Part], list[int]]], bytes | None]:
+        """Rule ``index``'s keys, each with ``(its branches there, the \\b ones, the factor ids
+        of its gates)``, in the tables' key order, and its saved database (``None``: none)."""
+        fast, gates, parts = self.tables, self.gates, self.parts
+        # what the rule has at each of its values' keys (the same at every key of one value)
+        found: dict[int, tuple[list[_Part], list[_Part], list[int]]] = {}
+        for at in self.values_of_rule[index]:
+            plain, every, fids = fast["values"][at][:3]
+            checked = [] if every is None else [n for n in every if n not in plain]
+            entry: tuple[list[_Part], list[_Part], list[int]] = ([], [], [])
+            for numbers, slot in ((plain, entry[0]), (checked, entry[1])):
+                for number in numbers:
+                    rule, _, _, match, lead, reach = parts[number]
+                    if rule == index:
+                        gate = gates[number]
+                        slot.append((match, lead, reach, None if gate is None else tuple(gate)))
+            entry[2].extend(fid for fid in fids if index in self.factor_rules.get(fid, ()))
+            found[at] = entry
+        keys, value_of = fast["keys"], fast["value_of"]
+        order = sorted(k for at in found for k in self.keys_of_value[at])
+        keyed = {keys[k]: found[value_of[k]] for k in order}  # (_RuleKeys copies each entry)
+        return keyed, self.saved.get(index)
 
 
 class PrefilteredRuleSet(RuleSet):
@@ -302,9 +377,11 @@ class PrefilteredRuleSet(RuleSet):
     def __init__(self, patterns: Sequence[str], *, tables: Plan | None = None) -> None:
         made = plan(tuple(patterns)) if tables is None else tables
         super().__init__(patterns, tables=made)
-        #: per rule, the automaton of its branches' prefixes (``None``: the rule has no anchored
-        #: branch) and its unanchored branches
-        self._confirm: dict[int, _RuleKeys] = {} if hyperscan is None else self._rule_automata(made)
+        #: per rule, the automaton of its branches' prefixes (none: the rule has no anchored
+        #: branch), each built on the first text the rule is a candidate for (:meth:`_rule_keys`),
+        #: and its unanchored branches
+        self._confirm: dict[int, _RuleKeys] = {}
+        self._layout = _Layout(made, self._parts) if hyperscan is not None else None
         self._unanchored_of: dict[int, list[Any]] = {}
         for index, compiled in self.unanchored:
             self._unanchored_of.setdefault(index, []).append(compiled)
@@ -329,38 +406,25 @@ class PrefilteredRuleSet(RuleSet):
         else:
             if "prefilter" not in made:  # written with the tables (RuleSet.cached)
                 made["prefilter"] = self.engine.saved()
+                built = ((index, self._rule_keys(index)) for index in self._layout_rules())
                 made["prefilter"]["rules"] = {
                     str(index): bytes(hyperscan.dumpb(keys.database))
-                    for index, keys in self._confirm.items()
+                    for index, keys in built
+                    if keys is not None
                 }
 
-    def _rule_automata(self, made: Plan) -> dict[int, _RuleKeys]:
-        """Per rule, a literal matcher over its branches' prefixes and its gates' second anchors
-        (the matcher's fast tables, :func:`~memguard.scan.match.plan`, split by rule)."""
-        fast = made["fast"]
-        gates = fast["gates"]
-        parts = self._parts
-        factor_rules: dict[int, set[int]] = {}  # the rules whose gates use each factor
-        for number, gate in enumerate(gates):
-            if gate is not None:
-                factor_rules.setdefault(gate[0], set()).add(parts[number][0])
-        words: dict[int, dict[str, tuple[list[_Part], list[_Part], list[int]]]] = {}
-        for key, at in zip(fast["keys"], fast["value_of"], strict=True):
-            plain, every, fids = fast["values"][at][0], fast["values"][at][1], fast["values"][at][2]
-            checked = [] if every is None else [n for n in every if n not in plain]
-            for numbers, slot in ((plain, 0), (checked, 1)):
-                for number in numbers:
-                    index, _, _, match, lead, reach = parts[number]
-                    gate = gates[number]
-                    entry = words.setdefault(index, {}).setdefault(key, ([], [], []))
-                    (entry[1] if slot else entry[0]).append(
-                        (match, lead, reach, None if gate is None else tuple(gate))
-                    )
-            for fid in fids:
-                for index in factor_rules.get(fid, ()):
-                    words.setdefault(index, {}).setdefault(key, ([], [], []))[2].append(fid)
-        saved = (made.get("prefilter") or {}).get("rules") or {}
-        return {index: _RuleKeys(keyed, saved.get(str(index))) for index, keyed in words.items()}
+    def _layout_rules(self) -> list[int]:
+        """The rules with an anchored branch or a gate's second anchor (a prefix matcher each)."""
+        return [] if self._layout is None else sorted(self._layout.values_of_rule)
+
+    def _rule_keys(self, index: int) -> _RuleKeys | None:
+        """Rule ``index``'s literal matcher over its branches' prefixes and its gates' second
+        anchors (``None``: it has none), built on first use: a process loads only the matchers
+        of the rules some text made candidates (two threads may both build one: the same)."""
+        keys = self._confirm.get(index)
+        if keys is None and self._layout is not None and index in self._layout.values_of_rule:
+            keys = self._confirm[index] = _RuleKeys(*self._layout.keyed(index))
+        return keys
 
     def matching(self, text: str, work: Work | None = None) -> set[int]:
         work = Work() if work is None else work
@@ -411,7 +475,7 @@ class PrefilteredRuleSet(RuleSet):
         """Does pattern ``index`` match ``text``, and the anchored attempts that took (``None``:
         more than :data:`ATTEMPTS`, for the full matcher to count)."""
         attempts = 0
-        keyed = self._confirm.get(index)
+        keyed = self._confirm.get(index) or self._rule_keys(index)
         if keyed is not None:
             anchors: list[tuple[int, tuple[_Part, ...]]] = []
             seen: dict[int, list[int]] = {}  # where each second anchor of the rule's gates starts
@@ -427,24 +491,16 @@ class PrefilteredRuleSet(RuleSet):
                 positions.sort()
             for start, parts in anchors:
                 for match, lead, reach, gate in parts:
-                    if gate is not None:  # a second anchor must start in the gate's window
-                        places = seen.get(gate[0])
-                        if places is None:
-                            continue
-                        at = bisect_left(places, start + gate[1])
-                        if at == len(places) or places[at] > start + gate[2]:
-                            continue
+                    # a second anchor must start in the gate's window
+                    if gate is not None and not window_holds(seen, start, gate):
+                        continue
                     attempts += 1
                     if attempts > ATTEMPTS:
                         return None
-                    if match(text, start) is None:
-                        continue
-                    if lead is None:
+                    outcome = attempt(text, start, match, lead, reach)
+                    if outcome == MATCHED:
                         return True, attempts
-                    lo = _lead_start(text, start, reach)
-                    if lead(text, lo, start) is not None:
-                        return True, attempts
-                    if lead_cut_short(lo, reach):
+                    if outcome == CUT:
                         return None  # the lead may start before the window: the full matcher decides
         for compiled in self._unanchored_of.get(index, ()):
             if compiled.search(text):

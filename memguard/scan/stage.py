@@ -201,7 +201,8 @@ class ScanStage:
         pending: list[tuple[int, Awaitable[Verdict]]] = []
         single = len(items) == 1
         for scanner, bounded in zip(self.scanners, self._bounded, strict=True):
-            is_async = inspect.iscoroutinefunction(scanner.scan)
+            # (a bounded scanner's scan is no coroutine function: is_bounded asked at __init__)
+            is_async = not bounded and inspect.iscoroutinefunction(scanner.scan)
             many = None if single and bounded else getattr(scanner, "scan_many", None)
             if callable(many) and not is_async:  # scores the batch in one pass (ModelScanner)
                 verdicts = many(items)
@@ -212,7 +213,9 @@ class ScanStage:
                 continue
             for i, (text, context) in enumerate(items):
                 result = scanner.scan(text, context)
-                if is_async or inspect.isawaitable(result):
+                if type(result) is Verdict:  # (the common case: no awaitable to look for)
+                    per_item[i].append(result)
+                elif is_async or inspect.isawaitable(result):
                     pending.append((i, cast(Awaitable[Verdict], result)))
                 else:
                     per_item[i].append(_checked(result))

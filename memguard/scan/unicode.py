@@ -127,8 +127,31 @@ def _mixed_words(text: str) -> int:
     return count
 
 
+#: the last non-ASCII texts revealed, by identity (``id`` -> (the text, its reveal)): a scan stage
+#: runs the rules and then the model over the same string object, and both reveal it (issue 17,
+#: scanspeed). Each entry holds its text, so an ``id`` in it is never another live object's; at
+#: most :data:`_MEMO_ENTRIES` texts of at most :data:`_MEMO_CHARS` characters are kept
+_MEMO: dict[int, tuple[str, Reveal]] = {}
+_MEMO_ENTRIES = 64
+_MEMO_CHARS = 4096
+
+
 def reveal(text: str) -> Reveal:
     """Count the hiding characters in ``text`` and return the readable versions to scan as well."""
+    if text.isascii():  # ASCII holds no hiding character
+        return _NOTHING
+    known = _MEMO.get(id(text))
+    if known is not None and known[0] is text:
+        return known[1]
+    found = _reveal(text)
+    if len(text) <= _MEMO_CHARS and type(text) is str:
+        if len(_MEMO) >= _MEMO_ENTRIES:
+            _MEMO.clear()
+        _MEMO[id(text)] = (text, found)
+    return found
+
+
+def _reveal(text: str) -> Reveal:
     raw = text.encode("utf-8", "surrogatepass")
     has_invisible, mixed, unstyled = False, 0, None
     if len(raw) != len(text):  # not ASCII (ASCII holds neither)
