@@ -56,6 +56,7 @@ from memguard.ledger.records import (
 )
 from memguard.ledger.recovery import OWNER, lease, ops_metadata, orphaned, this_process
 from memguard.ledger.replay import EntryCache, LoggedHead, logged_heads
+from memguard.ledger.supersede import supersede
 from memguard.ledger.tables import (
     CHANGES,
     FLAGGED,
@@ -328,18 +329,7 @@ class Ledger:
                 [{"child_id": c, "parent_id": p, "kind": k} for c, p, k in dict.fromkeys(edges)],
                 changes,
             )
-        for prov in records:
-            if prov.version > 1:
-                changes.update(
-                    conn,
-                    _PROV,
-                    and_(
-                        _PROV.c.fact_id == prov.fact_id,
-                        _PROV.c.version < prov.version,
-                        _state_is(FactState.COMMITTED),
-                    ),
-                    {"state": FactState.SUPERSEDED.value},
-                )
+        supersede(conn, records, changes)  # older committed versions (supersede.py)
         # the events, then the change entry (after its rows), in one insert: seqs follow the
         # order given (one statement, one queue insert and one link insert each, not two)
         change = changes.event()
