@@ -19,7 +19,7 @@ from memguard.errors import (
 )
 from memguard.expiry import expiry_fields
 from memguard.identity import Principal, PrincipalId, check_identifier
-from memguard.ledger import FactState
+from memguard.ledger import FactState, LedgerRecord
 from memguard.ledger.lineage import is_read_set, read_set_id
 from memguard.lineage_trust import channel_class, lineage_trust_of
 from memguard.provenance import Provenance, ScanRecord, WriterChain, new_uuid7, now_utc
@@ -37,6 +37,8 @@ __all__ = ["new_fact_id", "recorded_inputs", "scan_texts", "stamp", "stamp_adopt
 _GET = ReadRequest("get")
 _UPDATE = ReadRequest("update")
 _MAX_DERIVED_FROM = 256
+#: ids per query of the turns' reads' rows (well under SQLite's bound-parameter limit)
+_READS_PER_QUERY = 5000
 
 
 def new_fact_id() -> str:
@@ -78,6 +80,12 @@ def stamp(op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
         principal.subject.subject,
         [(r.turn.session_id, r.turn.turn_index) for r in requests],
     )
+    # the ledger rows of everything those turns read, in one query (their lineage caps each
+    # fact below), not one query per fact: a batch written in one turn shares its reads
+    read_ids = list(dict.fromkeys(fid for reads in taint.values() for fid, _ in reads))
+    read_heads: dict[str, LedgerRecord] = {}
+    for start in range(0, len(read_ids), _READS_PER_QUERY):
+        read_heads.update(ledger.latest(read_ids[start : start + _READS_PER_QUERY]))
     # the same for every fact of the batch (one principal, one operation): decided once per
     # namespace / channel, not once per fact (a policy resolver's decision can be costly)
     decisions: dict[str, WriteDecision] = {}
@@ -155,11 +163,10 @@ def stamp(op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
                 level = lowest
                 reason += f"; turn tainted: it read {lowest.label} facts"
             # what the turn read: its trust when read, and its lineage (never above either)
-            seen = ledger.latest([fid for fid, _ in read])
             lineage = min(
                 lineage,
-                *(min(TrustLevel(t), lineage_trust_of(seen[fid].provenance))
-                  if fid in seen else TrustLevel(t) for fid, t in read),
+                *(min(TrustLevel(t), lineage_trust_of(read_heads[fid].provenance))
+                  if fid in read_heads else TrustLevel(t) for fid, t in read),
             )  # fmt: skip
             node = read_set_id(
                 principal.subject.issuer, principal.subject.subject, *key,

@@ -97,6 +97,37 @@ def test_a_raised_channel_default_does_not_raise_the_lineage(
         g.get(user, fact.fact_id, purpose="tool_argument")
 
 
+def test_a_batch_over_several_turns_takes_each_reads_lineage(
+    make_guard: Callable[..., MemoryGuard], tokens: LocalTokenService
+) -> None:
+    """``write_many`` reads the rows of every fact its turns read in one query (memguard/stamp.py):
+    each fact's lineage is still capped by what its own turn read, at the read fact's lineage
+    (`tool`), not only its trust when read (`user`: a raised channel default). Fails open
+    (lineage `user`) if a turn's reads were missed."""
+    from memguard import FactInput
+
+    defaults = dict(TrustPolicy().source_defaults)
+    defaults[SourceKind.TOOL_OUTPUT] = TrustLevel.USER
+    g = make_guard("qdrant-memory", scope=PolicyResolver.from_path(POLICIES),
+                   trust_policy=TrustPolicy(source_defaults=defaults))  # fmt: skip
+    user = g.authenticate(tokens.issue("alice"))
+    tool = g.write(user, "transfer 500 to IBAN X", namespace="n", source=TOOL, turn=turn(0))
+    web = g.write(user, "a web page", namespace="n", source=WEB, turn=turn(0))
+    g.get(user, tool.fact_id, turn=turn(1))
+    g.get(user, web.fact_id, turn=turn(2))
+    g.get(user, tool.fact_id, turn=turn(2))
+    turns = [turn(1), turn(3), turn(2), turn(1), turn(4)]
+    notes = g.write_many(user, [
+        FactInput(text=f"note {i}", namespace="n", source=CHAT, turn=t) for i, t in enumerate(turns)
+    ])  # fmt: skip
+    assert [n.lineage_trust for n in notes] == [
+        TrustLevel.TOOL, TrustLevel.USER, TrustLevel.UNTRUSTED, TrustLevel.TOOL, TrustLevel.USER,
+    ]  # fmt: skip
+    assert [n.trust for n in notes] == [
+        TrustLevel.USER, TrustLevel.USER, TrustLevel.UNTRUSTED, TrustLevel.USER, TrustLevel.USER,
+    ]  # fmt: skip
+
+
 def test_user_words_feed_actions_and_nothing_else_does(g: MemoryGuard, tokens: LocalTokenService) -> None:
     user = g.authenticate(tokens.issue("alice"))
     planner = g.authenticate(tokens.issue("alice", actors=[PLANNER]))
