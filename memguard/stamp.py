@@ -31,13 +31,15 @@ from memguard.trust import SourceKind, TrustLevel
 
 if TYPE_CHECKING:
     from memguard.kernel import Operation, StampRequest
+    from memguard.ledger import Ledger
 
 __all__ = ["new_fact_id", "recorded_inputs", "scan_texts", "stamp", "stamp_adopted"]
 
 _GET = ReadRequest("get")
 _UPDATE = ReadRequest("update")
 _MAX_DERIVED_FROM = 256
-#: ids per query of the turns' reads' rows (well under SQLite's bound-parameter limit)
+#: ids per query of the rows a batch's turns read and its inputs (well under SQLite's
+#: bound-parameter limit)
 _READS_PER_QUERY = 5000
 
 
@@ -83,9 +85,12 @@ def stamp(op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
     # the ledger rows of everything those turns read, in one query (their lineage caps each
     # fact below), not one query per fact: a batch written in one turn shares its reads
     read_ids = list(dict.fromkeys(fid for reads in taint.values() for fid, _ in reads))
-    read_heads: dict[str, LedgerRecord] = {}
-    for start in range(0, len(read_ids), _READS_PER_QUERY):
-        read_heads.update(ledger.latest(read_ids[start : start + _READS_PER_QUERY]))
+    read_heads = _latest(ledger, read_ids)
+    # the same for the inputs the batch names (each fact's are checked against these rows; a
+    # request naming too many is refused below, before anything of it is read)
+    named_inputs = (i for r in requests if len(r.derived_from) <= _MAX_DERIVED_FROM
+                    for i in r.derived_from)  # fmt: skip
+    input_heads = _latest(ledger, list(dict.fromkeys(named_inputs)))
     # the same for every fact of the batch (one principal, one operation): decided once per
     # namespace / channel, not once per fact (a policy resolver's decision can be costly)
     decisions: dict[str, WriteDecision] = {}
@@ -144,7 +149,8 @@ def stamp(op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
             if new_inputs:  # named now: the writer must be able to read each of them
                 if "get" not in plans:
                     plans["get"] = op.read_plan(_GET)
-                records = op.visible_records(plans["get"], _GET, list(new_inputs))
+                records = op.visible_records(plans["get"], _GET, list(new_inputs),
+                                             known=input_heads)  # fmt: skip
                 upstream.extend(r.provenance for r in records)
             # the fact's own inputs may since be deleted, quarantined or out of its owner's
             # scope: the edge stays (to the tombstone) and every version they had still caps
@@ -228,6 +234,14 @@ def stamp(op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
         op._fence[fact_id] = {*new_inputs, *(fid for fid, _ in read)}
         out.append(prov)
     return telemetry.stamped(op, out)
+
+
+def _latest(ledger: Ledger, fact_ids: list[str]) -> dict[str, LedgerRecord]:
+    """:meth:`Ledger.latest` of ``fact_ids``, a query per :data:`_READS_PER_QUERY` ids."""
+    out: dict[str, LedgerRecord] = {}
+    for start in range(0, len(fact_ids), _READS_PER_QUERY):
+        out.update(ledger.latest(fact_ids[start : start + _READS_PER_QUERY]))
+    return out
 
 
 def scan_texts(op: Operation, requests: Sequence[StampRequest]) -> list[ScanRecord | None]:

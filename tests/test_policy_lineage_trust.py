@@ -250,3 +250,42 @@ def test_legacy_records_keep_their_digest_and_have_no_index_lineage() -> None:
     stamped = Provenance.model_validate({**legacy.json_dict(), "lineage_trust": "tool"})
     assert stamped.record_digest != legacy.record_digest  # the field is covered by the digest
     assert set(CHANNEL_CLASS) == set(SourceKind)
+
+
+def test_a_batch_checks_each_facts_inputs_from_one_read(
+    make_guard: Callable[..., MemoryGuard], tokens: LocalTokenService
+) -> None:
+    """``write_many`` reads the rows of every input its facts name in one query (memguard/stamp.py)
+    and checks each fact's own inputs against them: each is capped by its own inputs, and one
+    input the writer cannot see (another owner's, or none at all) refuses the whole batch."""
+    from memguard import FactInput
+
+    g = make_guard("qdrant-memory")
+    alice = g.authenticate(tokens.issue("alice"))
+    bob = g.authenticate(tokens.issue("bob"))
+    mine = g.write(alice, "my note", namespace="n", source=CHAT, turn=turn(0))
+    page = g.write(alice, "a web page", namespace="n", source=WEB, turn=turn(0))
+    theirs = g.write(bob, "bob's note", namespace="n", source=CHAT, turn=turn(0))
+
+    def fact(text: str, *inputs: str) -> FactInput:
+        return FactInput(text=text, namespace="n", source=CHAT, turn=turn(1), derived_from=inputs)
+
+    notes = g.write_many(alice, [fact("a", mine.fact_id), fact("b", page.fact_id, mine.fact_id),
+                                 fact("c"), fact("d", mine.fact_id)])  # fmt: skip
+    assert [n.trust for n in notes] == [TrustLevel.USER, TrustLevel.UNTRUSTED, TrustLevel.USER,
+                                        TrustLevel.USER]  # fmt: skip
+    assert [n.lineage_trust for n in notes] == [TrustLevel.USER, TrustLevel.UNTRUSTED,
+                                                TrustLevel.USER, TrustLevel.USER]  # fmt: skip
+    assert [n.derived_from for n in notes] == [(mine.fact_id,), (page.fact_id, mine.fact_id), (),
+                                               (mine.fact_id,)]  # fmt: skip
+    from memguard.ledger import FactState
+
+    before = len(g.ledger.events(limit=10_000))
+    rows = len(g.ledger.in_state(FactState.COMMITTED)) + len(g.ledger.in_state(FactState.PENDING))
+    for hidden in (theirs.fact_id, "no-such-fact"):
+        with pytest.raises(FactNotFound):
+            g.write_many(alice, [fact("e", mine.fact_id), fact("f", mine.fact_id, hidden)])
+    events = g.ledger.events(limit=10_000)[before:]
+    assert [(e.action, e.decision.value) for e in events] == [("write", "deny")] * 2
+    after = len(g.ledger.in_state(FactState.COMMITTED)) + len(g.ledger.in_state(FactState.PENDING))
+    assert after == rows  # nothing was staged
