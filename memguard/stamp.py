@@ -7,7 +7,7 @@ stamp). :meth:`memguard.kernel.Operation.stamp` runs :func:`stamp`; nothing else
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from memguard.errors import (
@@ -71,6 +71,11 @@ def stamp(op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
         kernel.resolve_stuck(stuck)
         heads = ledger.latest(named)
     next_versions = ledger.next_versions(named) if named else {}
+    # every version of the inputs the known facts were derived from (a new version stays
+    # capped by them), in one query for the batch
+    inherited_ids = list(dict.fromkeys(i for h in heads.values() if h.state is FactState.COMMITTED
+                                       for i in h.provenance.derived_from))  # fmt: skip
+    inherited_versions = ledger.versions_many(inherited_ids) if inherited_ids else {}
     bars = kernel.write_bars()
     plans: dict[str, ScopePlan] = {}
     read_sets: dict[str, bool] = {}
@@ -154,7 +159,7 @@ def stamp(op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
                 upstream.extend(r.provenance for r in records)
             # the fact's own inputs may since be deleted, quarantined or out of its owner's
             # scope: the edge stays (to the tombstone) and every version they had still caps
-            upstream.extend(recorded_inputs(op, inherited))
+            upstream.extend(recorded_inputs(op, inherited, known=inherited_versions))
             weakest = min(p.trust for p in upstream)
             if weakest < level:  # model output (agent_inference) is already capped at derived
                 level = weakest
@@ -282,12 +287,19 @@ def scan_texts(op: Operation, requests: Sequence[StampRequest]) -> list[ScanReco
     return out
 
 
-def recorded_inputs(op: Operation, fact_ids: Sequence[str]) -> list[Provenance]:
+def recorded_inputs(
+    op: Operation,
+    fact_ids: Sequence[str],
+    *,
+    known: Mapping[str, list[LedgerRecord]] | None = None,
+) -> list[Provenance]:
     """Every recorded version of each input, whatever its state now (deleted, quarantined, out
-    of scope): a new version of a fact stays capped by the inputs it was derived from."""
+    of scope): a new version of a fact stays capped by the inputs it was derived from.
+    ``known``: :meth:`Ledger.versions_many` of a set of ids that holds ``fact_ids`` (a batch's,
+    read once)."""
     out: list[Provenance] = []
     for fact_id in fact_ids:
-        versions = op.kernel.ledger.versions(fact_id)
+        versions = op.kernel.ledger.versions(fact_id) if known is None else known.get(fact_id)
         if not versions:  # pragma: no cover - an input id the ledger never held
             raise FactNotFound("fact not found")
         out.extend(v.provenance for v in versions)

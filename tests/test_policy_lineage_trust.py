@@ -289,3 +289,33 @@ def test_a_batch_checks_each_facts_inputs_from_one_read(
     assert [(e.action, e.decision.value) for e in events] == [("write", "deny")] * 2
     after = len(g.ledger.in_state(FactState.COMMITTED)) + len(g.ledger.in_state(FactState.PENDING))
     assert after == rows  # nothing was staged
+
+
+def test_a_batch_update_keeps_each_fact_capped_by_its_own_recorded_inputs(
+    g: MemoryGuard, tokens: LocalTokenService
+) -> None:
+    """``write_many(fact_ids=...)`` of new versions reads every version of the inputs the facts
+    were derived from in one query (``Ledger.versions_many``): each fact stays capped by its own
+    inputs, a deleted one included (fails open, `user`, if a fact's inputs were missed)."""
+    from memguard import FactInput
+
+    user = g.authenticate(tokens.issue("alice"))
+    said = g.write(user, "meeting at 10", namespace="n", source=CHAT, turn=turn(0))
+    page = g.write(user, "room 4 is free", namespace="n", source=WEB, turn=turn(1))
+    tool = g.write(user, "room 5 is booked", namespace="n", source=TOOL, turn=turn(1))
+    derived = g.write_many(user, [
+        FactInput(text=t, namespace="n", source=CHAT, turn=turn(2), derived_from=inputs)
+        for t, inputs in (("a", (said.fact_id,)), ("b", (said.fact_id, page.fact_id)),
+                          ("c", (tool.fact_id,)), ("d", ()))
+    ])  # fmt: skip
+    g.delete(user, page.fact_id)
+    again = g.write_many(user, [
+        FactInput(text=f"{p.fact_id} again", namespace="n", source=CHAT, turn=turn(3))
+        for p in derived
+    ], fact_ids=[p.fact_id for p in derived])  # fmt: skip
+    assert [p.version for p in again] == [2, 2, 2, 2]
+    assert [p.trust for p in again] == [TrustLevel.USER, TrustLevel.UNTRUSTED, TrustLevel.TOOL,
+                                        TrustLevel.USER]  # fmt: skip
+    assert [p.lineage_trust for p in again] == [TrustLevel.USER, TrustLevel.UNTRUSTED,
+                                                TrustLevel.TOOL, TrustLevel.USER]  # fmt: skip
+    assert [p.derived_from for p in again] == [p.derived_from for p in derived]

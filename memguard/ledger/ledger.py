@@ -551,11 +551,20 @@ class Ledger:
 
     def versions(self, fact_id: str) -> list[LedgerRecord]:
         """Every version of a fact, oldest first (aborted ones included, for the audit trail)."""
+        return self.versions_many([fact_id]).get(fact_id, [])
+
+    def versions_many(self, fact_ids: Sequence[str]) -> dict[str, list[LedgerRecord]]:
+        """:meth:`versions` of each fact id the ledger knows, one query per 500 ids."""
+        ids, out = list(dict.fromkeys(fact_ids)), dict[str, list[LedgerRecord]]()
+        if not ids:
+            return out
         with self._tx() as conn:
-            rows = conn.execute(
-                select(_PROV).where(_PROV.c.fact_id == fact_id).order_by(_PROV.c.version)
-            ).all()
-        return [_record(r) for r in rows]
+            for start in range(0, len(ids), 500):
+                rows = conn.execute(select(_PROV).where(_PROV.c.fact_id.in_(ids[start : start + 500]))
+                    .order_by(_PROV.c.fact_id, _PROV.c.version)).all()  # fmt: skip
+                for r in rows:
+                    out.setdefault(str(r.fact_id), []).append(_record(r))
+        return out
 
     def in_state(self, state: FactState, *, purged: bool | None = None) -> list[LedgerRecord]:
         query = select(_PROV).where(_PROV.c.state == state.value)
