@@ -6,7 +6,8 @@ checkouts measure the very same folder: copy it first, writes change it), then m
 - guarded search (k=10, the caller's scope holds ~10% of the facts) vs the same engine's raw
   filtered search with the filter the guard pushes down: CPU ms per call (``time.process_time``)
   and wall ms, and their difference (the guard's share);
-- guarded ``write_many`` of 64 facts: CPU and wall ms per batch;
+- guarded ``write_many`` of 64 facts: CPU and wall ms per batch; with ``--update-batches``, of 64
+  new versions of facts written just before (``fact_ids=``, the same writer);
 - guarded search with a ``turn`` (a new one each: the turn's reads are recorded too), CPU ms;
 - SQL statements (SQLAlchemy's and SQLite's own count) and commits per search;
 - ``--profile search|write``: a cProfile of that phase (top entries by cumulative time);
@@ -284,6 +285,9 @@ def main() -> None:
     ap.add_argument("--batches", type=int, default=12)
     ap.add_argument("--turn-queries", type=int, default=100,
                     help="searches with a turn (each a new one) after the plain ones; 0: none")
+    ap.add_argument("--update-batches", type=int, default=0,
+                    help="then write_many(64) of new versions of that many of the timed batches "
+                         "(fact_ids= the batch's ids, the same writer): CPU and wall per batch")
     ap.add_argument("--profile", choices=("search", "write"), default=None)
     ap.add_argument("--top", type=int, default=45)
     ap.add_argument("--stages", action="store_true", help="tables of the guarded search's CPU and of write_many's CPU and wall, by stage")
@@ -349,13 +353,22 @@ def main() -> None:
             tc.append(time.process_time() - p0)
         wprof = cProfile.Profile(time.process_time) if args.profile == "write" else None
         wc, ww = [], []
+        written: list[tuple[Any, list[str]]] = []
         for i in range(args.batches):
             batch = facts(unit(rng, 64), f"w{os.getpid()}-{i}")
             writer = guard.authenticate(stack.tokens.issue(f"owner-{i % OWNERS}", ttl=3600))
             p0, t0 = time.process_time(), time.perf_counter()
-            profiled(lambda b=batch, w=writer: guard.write_many(w, b), wprof)
+            recs = profiled(lambda b=batch, w=writer: guard.write_many(w, b), wprof)
             ww.append(time.perf_counter() - t0)
             wc.append(time.process_time() - p0)
+            written.append((writer, [r.fact_id for r in recs]))
+        uc, uw = [], []
+        for i, (writer, ids) in enumerate(written[: args.update_batches]):
+            batch = facts(unit(rng, 64), f"u{os.getpid()}-{i}")
+            p0, t0 = time.process_time(), time.perf_counter()
+            guard.write_many(writer, batch, fact_ids=ids)
+            uw.append(time.perf_counter() - t0)
+            uc.append(time.process_time() - p0)
         wstaged = ""
         if args.stages and args.batches:  # more batches, wrapped (the figures above are not)
             wstages = Stages(store, _write_stage_targets(store))
@@ -385,6 +398,9 @@ def main() -> None:
           f"trace, with BEGIN/COMMIT/ROLLBACK), commits {per_search[1]:.2f} per search")  # fmt: skip
     if wc:
         print(f"write_many(64): CPU {mean(wc) * 1e3:.2f} ms (wall median {statistics.median(ww) * 1e3:.2f})")
+    if uc:
+        print(f"write_many(64) of new versions: CPU {mean(uc) * 1e3:.2f} ms (wall median "
+              f"{statistics.median(uw) * 1e3:.2f}), {len(uc)} batches")  # fmt: skip
     print(f"load average after: {os.getloadavg()}")
     if staged:
         print(staged)

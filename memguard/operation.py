@@ -229,13 +229,20 @@ class Operation:
     # -- verify -----------------------------------------------------------------------------------
 
     def visible_records(
-        self, plan: ScopePlan, request: ReadRequest, fact_ids: Sequence[str]
+        self,
+        plan: ScopePlan,
+        request: ReadRequest,
+        fact_ids: Sequence[str],
+        *,
+        known: Mapping[str, LedgerRecord] | None = None,
     ) -> list[LedgerRecord]:
         """The ledger rows of ``fact_ids`` if every one is visible to this principal, in order.
 
         Unknown, uncommitted, quarantined and out-of-scope ids all raise :class:`FactNotFound`.
+        ``known``: :meth:`Ledger.latest` of a set of ids that holds ``fact_ids``, read by the
+        caller in this operation (a batch's inputs, read once), instead of reading them here.
         """
-        records = self.kernel.ledger.latest(list(fact_ids))
+        records = self.kernel.ledger.latest(list(fact_ids)) if known is None else known
         out = []
         for fact_id in fact_ids:
             record = records.get(fact_id)

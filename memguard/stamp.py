@@ -7,7 +7,7 @@ stamp). :meth:`memguard.kernel.Operation.stamp` runs :func:`stamp`; nothing else
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from memguard.errors import (
@@ -19,7 +19,7 @@ from memguard.errors import (
 )
 from memguard.expiry import expiry_fields
 from memguard.identity import Principal, PrincipalId, check_identifier
-from memguard.ledger import FactState
+from memguard.ledger import FactState, LedgerRecord
 from memguard.ledger.lineage import is_read_set, read_set_id
 from memguard.lineage_trust import channel_class, lineage_trust_of
 from memguard.provenance import Provenance, ScanRecord, WriterChain, new_uuid7, now_utc
@@ -31,12 +31,16 @@ from memguard.trust import SourceKind, TrustLevel
 
 if TYPE_CHECKING:
     from memguard.kernel import Operation, StampRequest
+    from memguard.ledger import Ledger
 
 __all__ = ["new_fact_id", "recorded_inputs", "scan_texts", "stamp", "stamp_adopted"]
 
 _GET = ReadRequest("get")
 _UPDATE = ReadRequest("update")
 _MAX_DERIVED_FROM = 256
+#: ids per query of the rows a batch's turns read and its inputs (well under SQLite's
+#: bound-parameter limit)
+_READS_PER_QUERY = 5000
 
 
 def new_fact_id() -> str:
@@ -67,6 +71,11 @@ def stamp(op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
         kernel.resolve_stuck(stuck)
         heads = ledger.latest(named)
     next_versions = ledger.next_versions(named) if named else {}
+    # every version of the inputs the known facts were derived from (a new version stays
+    # capped by them), in one query for the batch
+    inherited_ids = list(dict.fromkeys(i for h in heads.values() if h.state is FactState.COMMITTED
+                                       for i in h.provenance.derived_from))  # fmt: skip
+    inherited_versions = ledger.versions_many(inherited_ids) if inherited_ids else {}
     bars = kernel.write_bars()
     plans: dict[str, ScopePlan] = {}
     read_sets: dict[str, bool] = {}
@@ -78,6 +87,15 @@ def stamp(op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
         principal.subject.subject,
         [(r.turn.session_id, r.turn.turn_index) for r in requests],
     )
+    # the ledger rows of everything those turns read, in one query (their lineage caps each
+    # fact below), not one query per fact: a batch written in one turn shares its reads
+    read_ids = list(dict.fromkeys(fid for reads in taint.values() for fid, _ in reads))
+    read_heads = _latest(ledger, read_ids)
+    # the same for the inputs the batch names (each fact's are checked against these rows; a
+    # request naming too many is refused below, before anything of it is read)
+    named_inputs = (i for r in requests if len(r.derived_from) <= _MAX_DERIVED_FROM
+                    for i in r.derived_from)  # fmt: skip
+    input_heads = _latest(ledger, list(dict.fromkeys(named_inputs)))
     # the same for every fact of the batch (one principal, one operation): decided once per
     # namespace / channel, not once per fact (a policy resolver's decision can be costly)
     decisions: dict[str, WriteDecision] = {}
@@ -136,11 +154,12 @@ def stamp(op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
             if new_inputs:  # named now: the writer must be able to read each of them
                 if "get" not in plans:
                     plans["get"] = op.read_plan(_GET)
-                records = op.visible_records(plans["get"], _GET, list(new_inputs))
+                records = op.visible_records(plans["get"], _GET, list(new_inputs),
+                                             known=input_heads)  # fmt: skip
                 upstream.extend(r.provenance for r in records)
             # the fact's own inputs may since be deleted, quarantined or out of its owner's
             # scope: the edge stays (to the tombstone) and every version they had still caps
-            upstream.extend(recorded_inputs(op, inherited))
+            upstream.extend(recorded_inputs(op, inherited, known=inherited_versions))
             weakest = min(p.trust for p in upstream)
             if weakest < level:  # model output (agent_inference) is already capped at derived
                 level = weakest
@@ -155,11 +174,10 @@ def stamp(op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
                 level = lowest
                 reason += f"; turn tainted: it read {lowest.label} facts"
             # what the turn read: its trust when read, and its lineage (never above either)
-            seen = ledger.latest([fid for fid, _ in read])
             lineage = min(
                 lineage,
-                *(min(TrustLevel(t), lineage_trust_of(seen[fid].provenance))
-                  if fid in seen else TrustLevel(t) for fid, t in read),
+                *(min(TrustLevel(t), lineage_trust_of(read_heads[fid].provenance))
+                  if fid in read_heads else TrustLevel(t) for fid, t in read),
             )  # fmt: skip
             node = read_set_id(
                 principal.subject.issuer, principal.subject.subject, *key,
@@ -223,6 +241,14 @@ def stamp(op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
     return telemetry.stamped(op, out)
 
 
+def _latest(ledger: Ledger, fact_ids: list[str]) -> dict[str, LedgerRecord]:
+    """:meth:`Ledger.latest` of ``fact_ids``, a query per :data:`_READS_PER_QUERY` ids."""
+    out: dict[str, LedgerRecord] = {}
+    for start in range(0, len(fact_ids), _READS_PER_QUERY):
+        out.update(ledger.latest(fact_ids[start : start + _READS_PER_QUERY]))
+    return out
+
+
 def scan_texts(op: Operation, requests: Sequence[StampRequest]) -> list[ScanRecord | None]:
     """The scan stage: every request with text, scanned together; fails closed per fact.
 
@@ -261,12 +287,19 @@ def scan_texts(op: Operation, requests: Sequence[StampRequest]) -> list[ScanReco
     return out
 
 
-def recorded_inputs(op: Operation, fact_ids: Sequence[str]) -> list[Provenance]:
+def recorded_inputs(
+    op: Operation,
+    fact_ids: Sequence[str],
+    *,
+    known: Mapping[str, list[LedgerRecord]] | None = None,
+) -> list[Provenance]:
     """Every recorded version of each input, whatever its state now (deleted, quarantined, out
-    of scope): a new version of a fact stays capped by the inputs it was derived from."""
+    of scope): a new version of a fact stays capped by the inputs it was derived from.
+    ``known``: :meth:`Ledger.versions_many` of a set of ids that holds ``fact_ids`` (a batch's,
+    read once)."""
     out: list[Provenance] = []
     for fact_id in fact_ids:
-        versions = op.kernel.ledger.versions(fact_id)
+        versions = op.kernel.ledger.versions(fact_id) if known is None else known.get(fact_id)
         if not versions:  # pragma: no cover - an input id the ledger never held
             raise FactNotFound("fact not found")
         out.extend(v.provenance for v in versions)

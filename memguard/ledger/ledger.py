@@ -56,6 +56,7 @@ from memguard.ledger.records import (
 )
 from memguard.ledger.recovery import OWNER, lease, ops_metadata, orphaned, this_process
 from memguard.ledger.replay import EntryCache, LoggedHead, logged_heads
+from memguard.ledger.supersede import supersede
 from memguard.ledger.tables import (
     CHANGES,
     FLAGGED,
@@ -328,18 +329,7 @@ class Ledger:
                 [{"child_id": c, "parent_id": p, "kind": k} for c, p, k in dict.fromkeys(edges)],
                 changes,
             )
-        for prov in records:
-            if prov.version > 1:
-                changes.update(
-                    conn,
-                    _PROV,
-                    and_(
-                        _PROV.c.fact_id == prov.fact_id,
-                        _PROV.c.version < prov.version,
-                        _state_is(FactState.COMMITTED),
-                    ),
-                    {"state": FactState.SUPERSEDED.value},
-                )
+        supersede(conn, records, changes)  # older committed versions (supersede.py)
         # the events, then the change entry (after its rows), in one insert: seqs follow the
         # order given (one statement, one queue insert and one link insert each, not two)
         change = changes.event()
@@ -561,11 +551,20 @@ class Ledger:
 
     def versions(self, fact_id: str) -> list[LedgerRecord]:
         """Every version of a fact, oldest first (aborted ones included, for the audit trail)."""
+        return self.versions_many([fact_id]).get(fact_id, [])
+
+    def versions_many(self, fact_ids: Sequence[str]) -> dict[str, list[LedgerRecord]]:
+        """:meth:`versions` of each fact id the ledger knows, one query per 500 ids."""
+        ids, out = list(dict.fromkeys(fact_ids)), dict[str, list[LedgerRecord]]()
+        if not ids:
+            return out
         with self._tx() as conn:
-            rows = conn.execute(
-                select(_PROV).where(_PROV.c.fact_id == fact_id).order_by(_PROV.c.version)
-            ).all()
-        return [_record(r) for r in rows]
+            for start in range(0, len(ids), 500):
+                rows = conn.execute(select(_PROV).where(_PROV.c.fact_id.in_(ids[start : start + 500]))
+                    .order_by(_PROV.c.fact_id, _PROV.c.version)).all()  # fmt: skip
+                for r in rows:
+                    out.setdefault(str(r.fact_id), []).append(_record(r))
+        return out
 
     def in_state(self, state: FactState, *, purged: bool | None = None) -> list[LedgerRecord]:
         query = select(_PROV).where(_PROV.c.state == state.value)
