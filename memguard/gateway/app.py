@@ -35,9 +35,9 @@ This module assembles the app; the routes live by area (:mod:`.routes_facts`,
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI
 from starlette.routing import Route
@@ -52,6 +52,11 @@ from memguard.gateway.routes_facts import RECEIPT_HEADER
 from memguard.gateway.stack import GatewayStack
 from memguard.tokens.uses import TOKEN_PATH
 
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+    from memguard.gateway.ssf_poll import SsfPoller
+
 __all__ = ["CONSOLE_PATH", "RECEIPT_HEADER", "create_app"]
 
 #: Where the gateway serves the audit console (sign-in with the gateway's own bearer token).
@@ -59,7 +64,7 @@ CONSOLE_PATH = "/console"
 
 
 def _lifespan(
-    pollers: list[Any], mcp_server: Any
+    pollers: Sequence[SsfPoller], mcp_server: MCPServer[Any] | None
 ) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
     """Start the SSF pollers and run the MCP session manager while the app serves."""
 
@@ -100,7 +105,7 @@ def create_app(stack: GatewayStack, *, mcp: bool | None = None) -> FastAPI:
             json_response=True,
         )
 
-    pollers: list[Any] = []
+    pollers: list[SsfPoller] = []
     if stack.ssf is not None:  # RFC 8936 poll delivery (memguard.gateway.ssf_poll)
         from memguard.gateway.ssf_poll import build_pollers
 
