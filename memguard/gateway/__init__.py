@@ -2,7 +2,9 @@
 
 - :mod:`.config` the YAML configuration (frozen models, unknown keys are errors)
 - :mod:`.stack` the guard, store, ledger, token service and policy one process serves with
-- :mod:`.app` the FastAPI application; :mod:`.mcp_server` the MCP tools
+- :mod:`.app` the FastAPI application, assembled from :mod:`.routes_facts`, :mod:`.routes_lineage`,
+  :mod:`.routes_discovery` and :mod:`.routes_health` over one :mod:`.context`; :mod:`.mcp_server`
+  the MCP tools
 - :mod:`.auth` RFC 6750 bearer handling; :mod:`.errors` the error tree mapped to HTTP;
   :mod:`.limits` body size, time, concurrency and rate limits
 - :mod:`.server` running it with uvicorn; :mod:`.cli` ``memguard serve``
