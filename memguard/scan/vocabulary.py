@@ -164,6 +164,10 @@ _SEND_ML = _alt(
     # generalization (holdout3), exfiltration: upload, publish, forward, infinitives
     "envoy(?:er|ez)", "schick(?:e|en)?", "sube", "publi(?:que|ca|car)", "inoltra", "carica", "envie", "encaminhe",
     "prześlij", "wgraj", "отправля\\w*", "загрузи", "上传", "转发", "アップロード", "転送",
+    # scanfp6 (holdout7 tune half): Czech, German "leite ... weiter", Hebrew, Swedish, Romanian,
+    # Indonesian, Vietnamese
+    "přepošli", "pošli", "odešli", "leite", "לשלוח", "שלח", "skicka", "vidarebefordra", "trimite",
+    "kirim(?:kan)?", "teruskan", "gửi", "chuyển tiếp",
 )  # fmt: skip
 _FUTURE_ML = _alt(
     "dans les (?:prochaines|futures) sessions", "in den (?:nächsten|kommenden) sitzungen",
@@ -227,7 +231,10 @@ _HIDE_ML = _alt("sans (?:le |en )?(?:signaler|dire|mentionner|pr[ée]venir)", "s
                 "sem (?:avisar|informar|contar)", "zonder (?:het )?te (?:vertellen|melden)",
                 "nie (?:informuj|mów|wspominaj)", "ничего не (?:говори|сообщай)", "не упоминай",
                 "utan att (?:berätta|nämna)", "nämn inte", "sag(?:e|en sie)? nichts",
-                "sin explicar(?:lo)?", "sans (?:l')?expliquer", "senza spiegar(?:lo|e)")  # fmt: skip
+                "sin explicar(?:lo)?", "sans (?:l')?expliquer", "senza spiegar(?:lo|e)",
+                # scanfp6: Czech, Romanian, Indonesian, Swedish
+                "nic (?:mu|jí|jim) ne(?:říkej|řeknete|říkejte)", "neříkej (?:mu|jí|jim) (?:nic|to)",
+                "fără să (?:îi |le )?(?:spui|spuneți)", "jangan (?:beri ?tahu|bilang)", "säg inget")  # fmt: skip
 _HIDE_USER_ML = _alt("(?:ne (?:le )?(?:dis|dites) (?:rien|pas)|sans (?:le )?dire) à l'utilisateur",
                      "(?:sag|sagen sie) (?:es )?(?:dem|der) (?:nutzer|benutzer)\\w* nicht",
                      "no (?:se lo )?(?:digas|informes|muestres) al usuario",
