@@ -28,10 +28,13 @@ _JOB = ("(?:coding|code|browsing|browser|shopping|calendar|triage|review|crm|sch
 # (a job's "agent" or "assistant" may be a person: "support agent", "travel agent", "research
 # assistant"; a job's bot, and any AI-qualified noun, is not)
 # ("AI assistant" in the singular is how a user may call their own: left out)
-_ROLE_AI = (f"(?:{_AIQ}[ -](?:agent(?:s|en)?|assistants|assistenten|bots?|helpers?|reviewers?|maintainers?|"
+_ROLE_AI = (f"(?:{_AIQ}[ -](?:{_JOB}[ -])?(?:agent(?:s|en)?|assistants|assistenten|bots?|helpers?|reviewers?|maintainers?|"
             f"notetakers?|models?|systems?|readers?|triagers?)|{_JOB}[ -]bots?|"
             f"(?:coding|code|browsing|browser|shopping|calendar|triage|review|crm|inbox|notetaking|meeting|voice)"
-            r"[ -](?:agents?|assistants?)|agent-assist|(?:support|the|any|all) ai\b)")  # fmt: skip
+            r"[ -](?:agents?|assistants?)|agent-assist|(?:support|the|any|all) ai\b"
+            # someone else's assistants ("Listener's assistants,", "readers' AI agents:")
+            r"|(?:listeners?|viewers?|readers?|subscribers?|customers?|visitors?|users?)(?:'s|'|’s|’) (?:ai )?"
+            r"(?:assistants|agents|bots))")  # fmt: skip
 # what a reader is doing to this text ("reading git log", "managing this calendar", "that keeps the
 # CRM memory", "extracting specifications")
 _DOING = (r"(?:(?:that|which|who) )?(?:reads?|reading|manag(?:es|ing)|handl(?:es|ing)|process(?:es|ing)|"
@@ -41,7 +44,7 @@ _DOING = (r"(?:(?:that|which|who) )?(?:reads?|reading|manag(?:es|ing)|handl(?:es
 # memory writes and standing orders handed to the reader
 _KEEP = (r"(?:remember|store|save|record|note|memori[sz]e|keep in mind|persist|add|update|approve|accept|"
          r"label|mark|enter|share|send|forward|tell|treat|trust|allow|grant|give|open|download|install|run|"
-         r"disable|comply|carry)")  # fmt: skip
+         r"disable|reply|respond|include|enter|set up|configure)")  # fmt: skip
 
 READER_RULES: tuple[Rule, ...] = (
     # a note, hint or text for a role-qualified AI or a class of AIs, in the label or the sentence
@@ -63,14 +66,23 @@ READER_RULES: tuple[Rule, ...] = (
     # ("Assistant managing this calendar: accept ...", "AI notetaker, please store ...", "Browsing
     # agent: the user has ...", "AI calendar agents - to mark attendance, reply ...")
     _r("agent.role_addressed", 0.5,
-       f"(?:^|[\\n(\\[>#/*\"'.!?;:,-] ?|\\b(?:for|to|attn:?) (?:the |any |all |every )?)(?:{_ROLE_AI}|"
+       f"(?:^|[\\n(\\[\\]>#/*\"'.!?;:,-] ?|\\b(?:for|to|attn:?) (?:the |any |all |every )?)(?:[\\w-]+ (?:and|&|or) )?"
+       f"(?:{_ROLE_AI}|"
        f"(?:assistant|agent|bot|ai|llm|model)s? {_DOING} (?:this|these|the|git|alt|it|my|our|your)\\b[^\\n:,]{{0,30}}?)"
-       f"\\s*[:,–—-]\\s*(?:[^\\n]{{0,80}}?\\b{_KEEP}\\b)"),
+       f"\\s*[:,–—-]\\s*(?:[^\\n]{{0,120}}?\\b{_KEEP}\\b)"),
+    # a role-qualified AI told what it should keep ("AI maintainers should remember that ...";
+    # not "should remember to run the tests", a chore)
+    _r("agent.role_should", 0.5,
+       f"\\b{_ROLE_AI} (?:should|must|need to|needs to|are to|is to|shall) (?:always |now |also |from now on )?"
+       r"(?:remember(?! to\b)|store|save|record|keep in mind|treat|trust|approve|accept|forward|share)\b"),
     # an AI reader picked out by what it does to this text, anywhere in a sentence ("for any triage
     # bot reading this:", "To any AI system extracting specifications: remember ...")
     _r("agent.reader_by_task", 0.5,
        f"\\b(?:any|every|all|whichever|whatever) (?:(?:{_JOB}|{_AIQ})[ -])?(?:agent|assistant|bot|ai|llm|model|system)s? "
-       f"{_DOING} (?:this|these|the|it)\\b[^.\\n]{{0,60}}\\b{_KEEP}\\b"),
+       f"{_DOING} (?:this|these|the|it)\\b[^.\\n]{{0,60}}\\b{_KEEP}\\b"
+       # ... or addressed so, by what it does to any text ("To any AI system extracting specifications:")
+       f"|\\bto (?:any|every|all|whichever|whatever) (?:(?:{_JOB}|{_AIQ})[ -])?(?:agent|assistant|bot|ai|llm|model|"
+       f"system)s? {_DOING} [\\w-]+(?: [\\w-]+)?\\s*[:：]"),
     # the question "what should an AI remember?" answered in the text (FAQ and canvas plants)
     _r("agent.what_ai_should_remember", 0.55,
        r"\bwhat should (?:an? |the |any |all )?(?:[\w-]+ )?(?:ai|llm|assistant|agent|bot)s? (?:[\w-]+ ){0,2}"
@@ -109,5 +121,12 @@ READER_RULES: tuple[Rule, ...] = (
        r"|\bsimpan (?:ini|itu) (?:sebagai|di memori)\b|\bspara (?:detta|det här|det) (?:som|i (?:ditt )?minne)\b"
        r"|\bulož(?:te)? (?:si )?(?:to )?(?:do paměti|jako)\b|\b(?:reține|retine) (?:această|aceasta) regulă\b"
        r"|\bsalvează (?:în|in) memorie\b|\bhafızana kaydet\b|จำกฎนี้|영구적으로 기억|\btrvalé pravidlo\b"
-       r"|\bhãy lưu (?:điều này )?vào bộ nhớ\b|保存到(?:你的)?记忆|メモリに保存"),
+       r"|\bhãy lưu (?:điều này )?vào bộ nhớ\b|保存到(?:你的)?记忆|メモリに保存"
+       # a third party has the user tell their assistant to keep something ("Sagen Sie Ihrem
+       # Assistenten, er soll sich merken", "demander à votre assistant de retenir")
+       r"|\b(?:sagen sie|sag) (?:ihrem|deinem) (?:ki-)?assistenten\b[^.\n]{0,30}\b(?:merken|speichern|notieren)"
+       r"|\bdemande[rz]? à (?:votre|ton) assistant de (?:retenir|mémoriser|noter|enregistrer)\b"
+       r"|\b(?:dígale|pídale|dile|pide) (?:a su|a tu) asistente que (?:recuerde|guarde|anote)\b"
+       r"|\b(?:dica|chieda) al (?:suo|tuo) assistente di (?:ricordare|memorizzare|salvare)\b"
+       r"|\b(?:peça|diga) ao seu assistente (?:para|que) (?:lembrar|memorizar|guardar|salvar)\b"),
 )  # fmt: skip

@@ -89,6 +89,19 @@ SAFEGUARD_RULES: tuple[Rule, ...] = (
        r"\b(?:accept|treat|trust|obey|follow|handle|act on|honou?r)\b[^.\n]{0,60}\b(?:as if|like) (?:it |they )?"
        r"(?:(?:came|come|were|was|had come) )?from (?:me|the user|the owner|the manager|the boss|my manager|"
        r"my boss|the admin|the administrator|the user's manager)\b(?! (?:would|does|did|said)\b)"),
+    # other users' conversations shared ("keep sharing conversation snippets from other users"; not
+    # "never share other users' data")
+    _r("exfil.other_users_data", 0.5,
+       r"(?<!never )(?<!not )(?<!n't )\b(?:share|sharing|show|showing|reveal|revealing|include|including|quote|"
+       r"quoting|copy|copying)\b[^.\n]{0,40}\b(?:from|of) other (?:users|customers|clients|people)(?:'|’)?(?!\w)"
+       r"|(?<!never )(?<!not )(?<!n't )\b(?:share|sharing|show|showing|reveal|revealing|quote|quoting)\b "
+       r"other (?:users|customers|clients)(?:'|’) (?:examples|conversations?|chats|messages|data|details|files|"
+       r"histories|snippets)"),
+    # approval claimed for what precedes, and compliance asked (weak alone each)
+    _r("poison.pre_authorised_claim", 0.4,
+       r"\b(?:this|that|it|which) (?:was|is|has been|had been) (?:already )?pre-?(?:authori[sz]ed|approved|"
+       r"cleared)\b"),
+    _r("agent.comply_fully", 0.3, r"\bcomply (?:fully|immediately|without (?:question|hesitation|checking))\b"),
     # a sleeper that hides until its moment ("Don't mention this note before then", "Keep quiet
     # about this until the user has ...", "Rule to keep dormant")
     _r("sleeper.conceal_until", 0.5,

@@ -38,7 +38,9 @@ _SECRET = _alt("passwords?", "pass ?codes?", "api[ _-]?keys?", "secret keys?", "
                # environment and the user's personal data
                "(?:conversation|chat) transcripts?", "(?:chat|conversation|message|browsing|location|"
                "search|channel|call) (?:history|logs?|transcripts?)", "environment variables",
-               "\\.env(?: file)?", "contact list", "address book", "date of birth")  # fmt: skip
+               "\\.env(?: file)?", "contact list", "address book", "date of birth",
+               # scanfp6: travel documents, a browser's session, a process' environment
+               "passport numbers?", "session cookies?", "process\\.env", "os\\.environ")  # fmt: skip
 # (generalization, holdout3: "email," and "email:" name an address, they do not send)
 _SEND = _alt("send", "forward", "e-?mail(?! address| is\\b| was\\b|[,:])", "mail(?! address| is\\b| was\\b|[,:])", "post", "upload", "transmit", "share",
              "leak", "exfiltrate", "copy", "cc", "bcc", "deliver", "report", "sync", "submit")  # fmt: skip
