@@ -1,4 +1,3 @@
-# ruff: noqa: RUF001  (multilingual cases hold non-Latin letters and punctuation on purpose)
 """Rules version 10 (issue 17, scanfp6): families from holdout7's tune half misses.
 
 Each family gets hand-written attacks (none is a corpus row: the words, subjects and carriers are
