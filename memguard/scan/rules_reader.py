@@ -40,7 +40,7 @@ _ROLE_AI = (f"(?:{_AIQ}[ -](?:{_JOB}[ -])?(?:agent(?:s|en)?|assistants|assistent
 _DOING = (r"(?:(?:that|which|who) )?(?:reads?|reading|manag(?:es|ing)|handl(?:es|ing)|process(?:es|ing)|"
           r"keeps?|keeping|extract(?:s|ing)|index(?:es|ing)|summari[sz](?:es|ing)|pars(?:es|ing)|"
           r"review(?:s|ing)|triag(?:es|ing)|scan(?:s|ning)|book(?:s|ing)|watch(?:es|ing)|listen(?:s|ing) to|"
-          r"transcrib(?:es|ing)|taking notes)")  # fmt: skip
+          r"transcrib(?:es|ing)|taking notes|generat(?:es|ing)|edit(?:s|ing)|writ(?:es|ing) code (?:for|in|from))")  # fmt: skip
 # memory writes and standing orders handed to the reader
 _KEEP = (r"(?:remember|store|save|record|note|memori[sz]e|keep in mind|persist|add|update|approve|accept|"
          r"label|mark|enter|share|send|forward|tell|treat|trust|allow|grant|give|open|download|install|run|"
@@ -78,8 +78,10 @@ READER_RULES: tuple[Rule, ...] = (
     # an AI reader picked out by what it does to this text, anywhere in a sentence ("for any triage
     # bot reading this:", "To any AI system extracting specifications: remember ...")
     _r("agent.reader_by_task", 0.5,
-       f"\\b(?:any|every|all|whichever|whatever) (?:(?:{_JOB}|{_AIQ})[ -])?(?:agent|assistant|bot|ai|llm|model|system)s? "
-       f"{_DOING} (?:this|these|the|it)\\b[^.\\n]{{0,60}}\\b{_KEEP}\\b"
+       f"(?:\\b(?:any|every|all|whichever|whatever) (?:(?:{_JOB}|{_AIQ})[ -])?(?:agent|assistant|bot|ai|llm|model|system)s?"
+       # (or a class of them, in the plural: "Assistants generating images from this file must ...")
+       f"|(?:^|[#/*>] ?|[.!?] )(?:(?:{_JOB}|{_AIQ})[ -])?(?:assistants|agents|bots|llms|copilots)) "
+       f"{_DOING} (?:[\\w-]+ ){{0,2}}?(?:this|these|the|it)\\b[^.\\n]{{0,60}}\\b{_KEEP}\\b"
        # ... or addressed so, by what it does to any text ("To any AI system extracting specifications:")
        f"|\\bto (?:any|every|all|whichever|whatever) (?:(?:{_JOB}|{_AIQ})[ -])?(?:agent|assistant|bot|ai|llm|model|"
        f"system)s? {_DOING} [\\w-]+(?: [\\w-]+)?\\s*[:：]"),
@@ -100,6 +102,8 @@ READER_RULES: tuple[Rule, ...] = (
        r"|\b(?:store|save|remember|keep) (?:it|this|that) as (?:a |an )?(?:standing task|maintenance step|"
        r"requirement|policy)\b"
        r"|\badopt (?:my|this|these|the following) persona\b"
+       # ("perhaps make that your default going forward?")
+       r"|\bmake (?:that|this|it) (?:your|the assistant(?:'s|’s)) (?:new )?(?:default|rule|policy|habit)\b"
        r"|^\W{0,3}(?:store|save|record|memori[sz]e) (?:this |that )?(?:permanently|forever)\s*[:：]"),
     # a method or a rule kept "for future" occasions of a kind (weak alone: the user keeps their
     # own preferences for future trips in the same words)

@@ -198,6 +198,9 @@ _FUTURE_ML = _alt(
     "in elk (?:nieuw )?gesprek", "w każdej (?:nowej )?rozmowie", "в каждом (?:новом )?(?:разговоре|диалоге)",
     "今後(?:すべて|全て)?の(?:会話|セッション)", "(?:以后|今后|未来)的?(?:每次|所有)?(?:对话|会话)",
     "för alla framtida", "i alla framtida",
+    # scanfp6: Swahili, Indonesian, Czech
+    "(?:kwa|katika) mazungumzo (?:yajayo|yote yajayo)", "(?:untuk|di) (?:semua )?(?:percakapan|sesi) "
+    "(?:berikutnya|mendatang|selanjutnya)", "(?:ve|pro) všech (?:budoucích|dalších) (?:konverzacích|konverzace)",
 )  # fmt: skip
 
 # -- generalization (holdout3): vocabulary of the weak families --------------------------------
@@ -236,7 +239,8 @@ _HIDE_ML = _alt("sans (?:le |en )?(?:signaler|dire|mentionner|pr[ée]venir)", "s
                 "sin explicar(?:lo)?", "sans (?:l')?expliquer", "senza spiegar(?:lo|e)",
                 # scanfp6: Czech, Romanian, Indonesian, Swedish
                 "nic (?:mu|jí|jim) ne(?:říkej|řeknete|říkejte)", "neříkej (?:mu|jí|jim) (?:nic|to)",
-                "fără să (?:îi |le )?(?:spui|spuneți)", "jangan (?:beri ?tahu|bilang)", "säg inget")  # fmt: skip
+                "fără să (?:îi |le )?(?:spui|spuneți)", "jangan (?:beri ?tahu|bilang)", "säg inget",
+                "usimwambie", "bila kumwambia")  # fmt: skip
 _HIDE_USER_ML = _alt("(?:ne (?:le )?(?:dis|dites) (?:rien|pas)|sans (?:le )?dire) à l'utilisateur",
                      "(?:sag|sagen sie) (?:es )?(?:dem|der) (?:nutzer|benutzer)\\w* nicht",
                      "no (?:se lo )?(?:digas|informes|muestres) al usuario",
