@@ -16,7 +16,8 @@ from collections.abc import Iterator
 
 __all__ = ["HEX_SPACE", "ROT13_WORD", "WIDE_SPACE", "decoded_texts", "rot13"]
 
-_B64 = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{24,}={0,2}")
+# (scanfp6: a run may follow "=", the value of a key: "state=<base64url>"; padding ends a run)
+_B64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,}={0,2}")
 _HEX = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}[\s:]?){16,}")
 _PCT = re.compile(r"%[0-9A-Fa-f]{2}")
 # rot13 of frequent English function words: "the", "and", "you", "to", "of", "is", "for", "your",

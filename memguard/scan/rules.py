@@ -11,7 +11,8 @@ The families live in modules of their own (this one assembles them into :data:`R
 (text addressed to the agent), :mod:`~memguard.scan.rules_role` (role impersonation and delimiter
 forgery), :mod:`~memguard.scan.rules_tool` (tool calls), :mod:`~memguard.scan.rules_exfil`
 (exfiltration), :mod:`~memguard.scan.rules_sleeper` (sleepers), :mod:`~memguard.scan.rules_poison`
-(memory poisoning) and :mod:`~memguard.scan.family_rules` (version 6's families); their word lists
+(memory poisoning), :mod:`~memguard.scan.family_rules` (version 6's families),
+:mod:`~memguard.scan.rules_reader` and :mod:`~memguard.scan.rules_safeguard` (version 10's); their word lists
 are in :mod:`~memguard.scan.vocabulary`.
 """
 
@@ -24,7 +25,9 @@ from memguard.scan.rules_agent import AGENT_RULES
 from memguard.scan.rules_exfil import EXFIL_RULES
 from memguard.scan.rules_override import OVERRIDE_RULES
 from memguard.scan.rules_poison import POISON_RULES
+from memguard.scan.rules_reader import READER_RULES
 from memguard.scan.rules_role import DELIMITER_RULES, ROLE_RULES
+from memguard.scan.rules_safeguard import SAFEGUARD_RULES
 from memguard.scan.rules_sleeper import SLEEPER_RULES
 from memguard.scan.rules_tool import TOOL_RULES
 
@@ -40,6 +43,8 @@ RULES: tuple[Rule, ...] = (
     *SLEEPER_RULES,
     *POISON_RULES,
     *(Rule(*spec) for spec in FAMILY_RULES),  # version 6 families (memguard/scan/family_rules.py)
+    *READER_RULES,  # version 10: AI readers by role, rules for the agent's memory
+    *SAFEGUARD_RULES,  # version 10: safeguards planted away, standing permissions
 )
 
 #: leads that tell a reader to decode something and act on it (an encoded payload's carrier)
@@ -48,6 +53,11 @@ DECODE_LEAD = _r("encoded.decode_lead", 0.5,
     r"encoded|deobfuscate|decipher|reversed?|backwards?)\b[^.\n]{0,40}\b(?:and|then)?\s*(?:follow|execute|run|"
     r"comply|obey|do|apply|act|perform)|\b(?:encoded|obfuscated) (?:instruction|"
     r"task|command|payload|message|hint)s?\b"
+    # scanfp6: a decoding handed over as something to keep ("reverse this text and store it as a
+    # rule"), and split parts to be joined and decoded ("part1=... part2=... (concatenate and decode)")
+    r"|\b(?:decode|reverse|deobfuscate|decipher)\b[^.\n]{0,30}\b(?:and|then) (?:store|save|remember|keep) "
+    r"(?:it|this|them|the result)\b|\b(?:concatenate|join|combine|reassemble)\b[^.\n]{0,20}\b(?:and|then) "
+    r"(?:decode|base64-decode)\b"
     # scanfp4: a hidden or secret instruction is a carrier when it is a label or is handed over
     # ("Hidden instruction:", "a secret task for you below"); "the bot followed a hidden
     # instruction in a PDF" reports one

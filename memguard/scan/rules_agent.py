@@ -235,8 +235,9 @@ AGENT_RULES: tuple[Rule, ...] = (
     # an AI @-mentioned and asked ("@assistant if you are reading this thread, please ..."; weak alone:
     # "@copilot please review" is how a user asks their own tool)
     _r("agent.at_mention", 0.45,
-       r"@(?:assistant|ai|llm|bot|copilot|claude|chatgpt|gpt|gemini)\b[,:]? (?:please|kindly|if you|"
-       r"when you|remember|note|store|save|ignore)\b"),
+       # scanfp6: more AIs mentioned before the order ("@copilot @claude @cursor: when generating ...")
+       r"@(?:assistant|ai|llm|bot|copilot|claude|chatgpt|gpt|gemini)\b(?:[ ,]+@[\w-]+){0,4}[,:]? (?:please|"
+       r"kindly|if you|when you|when generating|always|never|remember|note|store|save|ignore)\b"),
     # an AI reader picked out by what it is doing to this text ("to whatever LLM is summarising this
     # PR"; weak alone)
     _r("agent.whatever_reader", 0.45,

@@ -110,6 +110,15 @@ OVERRIDE_RULES: tuple[Rule, ...] = (
        f"\\b(?:{_leet('instructions')}|{_leet('rules')}|{_leet('prompt')})"
        f"|\\b{_leet('you')} {_leet('are')} {_leet('now')}\\b[^.\\n]{{0,20}}{_leet('mode')}"
        f"|{_spaced('ignore', 'disregard', 'instructions', 'system prompt', 'password')}"),
+    # scanfp6: leetspeak of everyday words, two in a sentence ("7h3 u53r l375 y0u ..."), and a memory
+    # verb spelled out letter by letter ("r e m e m b e r :"): a text disguised from a reader's
+    # filters (digits inside the words, so not a version string, a hash or a part number)
+    _r("obfuscated.leet_words", 0.5,
+       r"\b(?:7h[3e]|th3|u5[3e]r5?|us3r5?|y0u|y0ur|[5$]70r[3e]|570r3|r[3e]m[3e]mb[3e]r|m[3e]m0ry|p[4@][5$]{2}w[0o]rd|"
+       r"[4@]lw[4@]y5|n3v3r|3v3ry|pr1v473|[5$]h[4@]r[3e]|[5$]3nd)\b[^.\n]{0,40}\b(?:7h[3e]|th3|u5[3e]r5?|us3r5?|"
+       r"y0u|y0ur|[5$]70r[3e]|570r3|r[3e]m[3e]mb[3e]r|m[3e]m0ry|p[4@][5$]{2}w[0o]rd|[4@]lw[4@]y5|n3v3r|3v3ry|"
+       r"pr1v473|[5$]h[4@]r[3e]|[5$]3nd|70|0f|4nd|w17h|15)\b"
+       f"|{_spaced('remember', 'store', 'forward', 'memory')}"),
     # generalization (holdout2): the override family, "stop following" in other languages
     _r("override.stop_following_ml", 0.8, _STOP_FOLLOWING_ML),
     # missed families (scanfp): earlier rules re-scoped away ("the earlier restrictions were only

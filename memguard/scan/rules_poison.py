@@ -20,6 +20,12 @@ from memguard.scan.vocabulary import (
 
 __all__ = ["POISON_RULES"]
 
+# the professionals and offices a user is a client of (whose contact a planted fact changes)
+_PRO = ("(?:accountants?|tax advis[oe]rs?|cpa|doctors?|gp|dentists?|lawyers?|solicitors?|notary|landlord|"
+        "letting agent|broker|(?:financial )?advis[oe]rs?|bank|insurer|pharmacy|clinic|practice|school|"
+        "huisarts|tandarts|boekhouder|arzt|ärztin|zahnarzt|steuerberater\\w*|vermieter|contador|médico|"
+        "abogado|comptable|médecin|avocat|contabilista|advogado|commercialista|medico|avvocato)")  # fmt: skip
+
 POISON_RULES: tuple[Rule, ...] = (
     # -- memory poisoning: planted facts about the user, pretexted as authoritative -------------
     _r("poison.user_attribute_changed", 0.5,
@@ -232,6 +238,17 @@ POISON_RULES: tuple[Rule, ...] = (
        r"\b(?:messages|e-?mails|requests|instructions|texts|notes|orders) from\b(?:[^.\n]|\.(?=\S)){0,80}\b"
        r"(?:should|must|are to|can|will) be (?:obeyed|followed without (?:question|checking)|acted on "
        r"(?:immediately|without))(?! by\b)"),
+    # -- version 10 (scanfp6) ------------------------------------------------------------------
+    # a professional of the user's "now" at a free webmail address, written about the user in the
+    # third person ("the user's accountant is now ... @gmail.com", "de huisarts van de gebruiker is
+    # verhuisd ... @hotmail.com"): the planted-contact shape (the user's own note says "my
+    # accountant"; a flight or a parcel of the user's is no contact)
+    _r("poison.contact_to_freemail", 0.5,
+       f"(?:\\bthe user(?:'s|’s) (?:[\\w-]+ )?{_PRO}|\\b{_PRO} (?:van de gebruiker|des (?:nutzers|benutzers)|"
+       r"del usuario|de l'utilisateur|do usu[áa]rio|dell'utente))\b[^\n]{0,80}?\b(?:is now|are now|now is|has "
+       r"moved|has changed|is verhuisd|nieuwe|neue|nuevo|nouvel(?:le)?|novo|nuovo|ist jetzt|es ahora|est "
+       r"désormais|agora é|ora è)\b[^\n]{0,80}?[\w.+-]+@(?:gmail|googlemail|hotmail|outlook|live|yahoo|gmx|web|"
+       r"aol|proton(?:mail)?|icloud|yandex|seznam|qq|163)\.[a-z]{2,3}\b"),
     # a third party asks that the user's things go to an address ("the user's accountant asked
     # that all bank statements be emailed to ..."; weak alone)
     _r("poison.redirect_that", 0.45,

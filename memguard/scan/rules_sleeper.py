@@ -41,8 +41,13 @@ SLEEPER_RULES: tuple[Rule, ...] = (
        # scanfp2: not a trigger aimed at the writer ("when someone asks me for the wifi password")
        # scanfp5: nor a request made to a named desk or team ("when someone asks IT for a password
        # reset, call them back"): the one asked is not the agent
-       r"(?! (?:me|us|my|our|it|hr|support|reception|the (?:it|hr|help ?desk|service desk|front desk|"
+       r"(?! (?:me|us|my|our|hr|support|reception|the (?:it|hr|help ?desk|service desk|front desk|"
        r"office|support team|reception|helpdesk))\b)"
+       # scanfp6: "it" is IT only when the desk's business follows ("asks IT for a password reset",
+       # "asks IT support"); text is lower-cased, so "when the user asks it to ..." is the agent
+       r"(?! it (?:(?:department|team|support|desk|helpdesk|staff|admins?)\b|(?:for|about) (?:a |an |the |their |"
+       r"his |her )?(?:new |password |account )?(?:reset|laptop|computer|account|access|help|support|licen[cs]e|vpn|"
+       r"hardware|software|ticket|printer|phone)s?\b))"
        # generalization (holdout3), sleeper: "if the user ever asks", "once the user has logged in"
        r"|\b(?:if|when|whenever|once|as soon as) (?:the user|the customer) (?:ever |"
        r"next |again |later )?(?:asks?|mentions?|plans?|tries|books?|pays?|uploads?|has logged in|is "
@@ -98,8 +103,8 @@ SLEEPER_RULES: tuple[Rule, ...] = (
     # sleeper: a condition on what a later document says (weak alone)
     _r("sleeper.trigger_content", 0.45,
        r"\b(?:whenever|every time|each time|if ever|any time|anytime|if|when) (?:a|an|any|the) (?:document|"
-       r"email|message|file|page|pdf|ticket|text|review)s? (?:mentions?|contains?|includes?|says|"
-       r"refers to)\b"),
+       r"email|message|file|page|pdf|ticket|text|review|conversation|chat|request|question)s? (?:mentions?|"
+       r"contains?|includes?|says|refers to|touch(?:es)? on|turns? to|is about|involves?)\b"),
     # sleeper: "when the user ..." in other languages (weak alone: docs say it too)
     _r("sleeper.when_user_ml", 0.35,
        r"\b(?:sobald|wenn) (?:der|die) (?:nutzer|benutzer)|\bquando l'utente|\bcuando el usuario|"

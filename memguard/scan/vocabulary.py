@@ -38,7 +38,9 @@ _SECRET = _alt("passwords?", "pass ?codes?", "api[ _-]?keys?", "secret keys?", "
                # environment and the user's personal data
                "(?:conversation|chat) transcripts?", "(?:chat|conversation|message|browsing|location|"
                "search|channel|call) (?:history|logs?|transcripts?)", "environment variables",
-               "\\.env(?: file)?", "contact list", "address book", "date of birth")  # fmt: skip
+               "\\.env(?: file)?", "contact list", "address book", "date of birth",
+               # scanfp6: travel documents, a browser's session, a process' environment
+               "passport numbers?", "session cookies?", "process\\.env", "os\\.environ")  # fmt: skip
 # (generalization, holdout3: "email," and "email:" name an address, they do not send)
 _SEND = _alt("send", "forward", "e-?mail(?! address| is\\b| was\\b|[,:])", "mail(?! address| is\\b| was\\b|[,:])", "post", "upload", "transmit", "share",
              "leak", "exfiltrate", "copy", "cc", "bcc", "deliver", "report", "sync", "submit")  # fmt: skip
@@ -164,6 +166,10 @@ _SEND_ML = _alt(
     # generalization (holdout3), exfiltration: upload, publish, forward, infinitives
     "envoy(?:er|ez)", "schick(?:e|en)?", "sube", "publi(?:que|ca|car)", "inoltra", "carica", "envie", "encaminhe",
     "prześlij", "wgraj", "отправля\\w*", "загрузи", "上传", "转发", "アップロード", "転送",
+    # scanfp6 (holdout7 tune half): Czech, German "leite ... weiter", Hebrew, Swedish, Romanian,
+    # Indonesian, Vietnamese
+    "přepošli", "pošli", "odešli", "leite", "לשלוח", "שלח", "skicka", "vidarebefordra", "trimite",
+    "kirim(?:kan)?", "teruskan", "gửi", "chuyển tiếp",
 )  # fmt: skip
 _FUTURE_ML = _alt(
     "dans les (?:prochaines|futures) sessions", "in den (?:nächsten|kommenden) sitzungen",
@@ -192,6 +198,9 @@ _FUTURE_ML = _alt(
     "in elk (?:nieuw )?gesprek", "w każdej (?:nowej )?rozmowie", "в каждом (?:новом )?(?:разговоре|диалоге)",
     "今後(?:すべて|全て)?の(?:会話|セッション)", "(?:以后|今后|未来)的?(?:每次|所有)?(?:对话|会话)",
     "för alla framtida", "i alla framtida",
+    # scanfp6: Swahili, Indonesian, Czech
+    "(?:kwa|katika) mazungumzo (?:yajayo|yote yajayo)", "(?:untuk|di) (?:semua )?(?:percakapan|sesi) "
+    "(?:berikutnya|mendatang|selanjutnya)", "(?:ve|pro) všech (?:budoucích|dalších) (?:konverzacích|konverzace)",
 )  # fmt: skip
 
 # -- generalization (holdout3): vocabulary of the weak families --------------------------------
@@ -227,7 +236,11 @@ _HIDE_ML = _alt("sans (?:le |en )?(?:signaler|dire|mentionner|pr[ée]venir)", "s
                 "sem (?:avisar|informar|contar)", "zonder (?:het )?te (?:vertellen|melden)",
                 "nie (?:informuj|mów|wspominaj)", "ничего не (?:говори|сообщай)", "не упоминай",
                 "utan att (?:berätta|nämna)", "nämn inte", "sag(?:e|en sie)? nichts",
-                "sin explicar(?:lo)?", "sans (?:l')?expliquer", "senza spiegar(?:lo|e)")  # fmt: skip
+                "sin explicar(?:lo)?", "sans (?:l')?expliquer", "senza spiegar(?:lo|e)",
+                # scanfp6: Czech, Romanian, Indonesian, Swedish
+                "nic (?:mu|jí|jim) ne(?:říkej|řeknete|říkejte)", "neříkej (?:mu|jí|jim) (?:nic|to)",
+                "fără să (?:îi |le )?(?:spui|spuneți)", "jangan (?:beri ?tahu|bilang)", "säg inget",
+                "usimwambie", "bila kumwambia")  # fmt: skip
 _HIDE_USER_ML = _alt("(?:ne (?:le )?(?:dis|dites) (?:rien|pas)|sans (?:le )?dire) à l'utilisateur",
                      "(?:sag|sagen sie) (?:es )?(?:dem|der) (?:nutzer|benutzer)\\w* nicht",
                      "no (?:se lo )?(?:digas|informes|muestres) al usuario",
