@@ -22,7 +22,7 @@ from typing import Any
 from helpers import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
-HALVED = {f"holdout{n}" for n in (2, 3, 4, 5, 6)}
+HALVED = {f"holdout{n}" for n in (2, 3, 4, 5, 6, 7)}
 #: character 5-gram Jaccard similarity at or above which two texts count as near copies (a
 #: changed name, number or a few words in a row of 100 characters stays above it; two rows that
 #: share a template phrase only stay well below)

@@ -64,6 +64,8 @@ SCRIPT_VERSION = "4"
 BITS = 16
 C = 8.0
 FP_BUDGET = 0.015
+#: a feature is trained on only if it occurs in at least this many sources (1: every feature)
+SUPPORT = 1
 
 SOURCES: dict[str, tuple[str, bool]] = {  # name -> (path, only the tune half)
     "corpus": ("tests/corpus/injections.jsonl", False),
@@ -73,6 +75,7 @@ SOURCES: dict[str, tuple[str, bool]] = {  # name -> (path, only the tune half)
     "holdout4": ("tests/scan/holdout4.jsonl", True),
     "holdout5": ("tests/scan/holdout5.jsonl", True),
     "holdout6": ("tests/scan/holdout6.jsonl", True),
+    "holdout7": ("tests/scan/holdout7.jsonl", True),
     "multilingual": ("tests/scan/train_multilingual.jsonl", False),
     "hard": ("tests/scan/train_hard.jsonl", False),
     "agent": ("tests/scan/train_agent.jsonl", False),
@@ -88,6 +91,9 @@ EXCLUDED = frozenset({
     "h5-a150", "h5-a153", "h5-a159", "h5-a160", "h5-a161", "h5-b200", "h5-b203",
     "h6-a189", "h6-a190", "h6-a193", "h6-a196", "h6-a201", "h6-a202", "h6-a203", "h6-a205",
     "h6-a208", "h6-b001", "h6-b004", "h6-b005", "mg-b0006", "mg-b0076", "sh-012", "sh-013",
+    "h7-a206", "h7-a230", "h7-a231", "h7-a234", "h7-a235", "h7-a237", "h7-a239", "h7-a242",
+    "h7-a243", "h7-a244", "h7-a246", "h7-a247", "h7-b051", "h7-b266", "h7-b267", "h7-b268",
+    "h7-b271",
 })  # fmt: skip
 #: long texts for the thresholds: this many benign rows of one corpus joined, and the same with
 #: one of its attack rows in the middle (a buried payload)
@@ -190,11 +196,29 @@ def sample_weights(sources: list[str], labels: npt.NDArray[np.int_]) -> npt.NDAr
     return w * len(sources)
 
 
+def supported(x: sparse.csr_matrix, sources: list[str], least: int) -> npt.NDArray[np.bool_]:
+    """The features (columns) that occur in the rows of at least ``least`` sources."""
+    seen = np.zeros(x.shape[1], dtype=np.int_)
+    src = np.array(sources)
+    for name in sorted(set(sources)):
+        cols = np.unique(x[np.flatnonzero(src == name)].indices)
+        seen[cols] += 1
+    return np.asarray(seen >= least)
+
+
 def fit(
-    x: sparse.csr_matrix, y: npt.NDArray[np.int_], w: npt.NDArray[np.float64], c: float
+    x: sparse.csr_matrix, y: npt.NDArray[np.int_], w: npt.NDArray[np.float64], c: float,
+    sources: list[str] | None = None,
 ) -> LogisticRegression:
+    """A logistic regression; with :data:`SUPPORT` above 1 (and ``sources``), over the features
+    that occur in at least that many sources only (the others get weight 0: a feature that one
+    corpus alone has is that corpus' phrasing, not an attack family's)."""
+    from scipy import sparse
     from sklearn.linear_model import LogisticRegression
 
+    if SUPPORT > 1 and sources is not None:
+        keep = supported(x, sources, SUPPORT)
+        x = x @ sparse.diags(keep.astype(np.float64))
     model = LogisticRegression(C=c, solver="liblinear", max_iter=1000, tol=1e-6, random_state=0)
     model.fit(x, y, sample_weight=w)
     return model
@@ -214,14 +238,8 @@ def held_one_out(
     for name in SOURCES:
         out = np.array([s == name for s in sources])
         keep = ~out[:trained]
-        model = fit(
-            x[keep],
-            y[:trained][keep],
-            sample_weights(
-                [s for s, k in zip(sources, keep, strict=False) if k], y[:trained][keep]
-            ),
-            c,
-        )
+        kept = [s for s, k in zip(sources, keep, strict=False) if k]
+        model = fit(x[keep], y[:trained][keep], sample_weights(kept, y[:trained][keep]), c, kept)
         z[out], windowed[out] = logits(model, [r[3] for r, o in zip(rows, out, strict=True) if o])
     return z, windowed
 
@@ -288,7 +306,7 @@ def train() -> tuple[bytes, dict[str, Any]]:
     suspicious, malicious = thresholds(logistic(z[whole]), y_all[whole])
     offset = window_offset(z, windowed & (y_all == 0), suspicious, malicious)
     probs = logistic(z - offset * windowed)
-    model = fit(x, y, sample_weights([r[0] for r in rows], y), C)
+    model = fit(x, y, sample_weights([r[0] for r in rows], y), C, [r[0] for r in rows])
     meta = {
         "bits": BITS,
         "c": C,
