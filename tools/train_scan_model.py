@@ -66,6 +66,8 @@ C = 8.0
 FP_BUDGET = 0.015
 #: a feature is trained on only if it occurs in at least this many sources (1: every feature)
 SUPPORT = 1
+#: the word n-grams' columns are scaled by this for the fit (1: as the character n-grams')
+WORD_SCALE = 1.0
 
 SOURCES: dict[str, tuple[str, bool]] = {  # name -> (path, only the tune half)
     "corpus": ("tests/corpus/injections.jsonl", False),
@@ -79,6 +81,7 @@ SOURCES: dict[str, tuple[str, bool]] = {  # name -> (path, only the tune half)
     "multilingual": ("tests/scan/train_multilingual.jsonl", False),
     "hard": ("tests/scan/train_hard.jsonl", False),
     "agent": ("tests/scan/train_agent.jsonl", False),
+    "families": ("tests/scan/train_families.jsonl", False),
 }
 #: rows never trained on although their file is a source: each has the same text as, or nearly the
 #: same text as (character 5-gram Jaccard >= 0.5: tests/test_scan_model_data.py), a ``held``-half
@@ -207,20 +210,29 @@ def supported(x: sparse.csr_matrix, sources: list[str], least: int) -> npt.NDArr
 
 
 def fit(
-    x: sparse.csr_matrix, y: npt.NDArray[np.int_], w: npt.NDArray[np.float64], c: float,
+    x: sparse.csr_matrix,
+    y: npt.NDArray[np.int_],
+    w: npt.NDArray[np.float64],
+    c: float,
     sources: list[str] | None = None,
 ) -> LogisticRegression:
     """A logistic regression; with :data:`SUPPORT` above 1 (and ``sources``), over the features
     that occur in at least that many sources only (the others get weight 0: a feature that one
-    corpus alone has is that corpus' phrasing, not an attack family's)."""
+    corpus alone has is that corpus' phrasing, not an attack family's); the word n-grams' columns
+    scaled by :data:`WORD_SCALE` for the fit and their weights by the same after it (the same
+    scores: below 1, the L2 penalty holds the word weights back more than the character ones)."""
     from scipy import sparse
     from sklearn.linear_model import LogisticRegression
 
+    scale = np.ones(x.shape[1])
+    scale[x.shape[1] // 2 :] = WORD_SCALE
     if SUPPORT > 1 and sources is not None:
-        keep = supported(x, sources, SUPPORT)
-        x = x @ sparse.diags(keep.astype(np.float64))
+        scale *= supported(x, sources, SUPPORT)
+    if (scale != 1.0).any():
+        x = x @ sparse.diags(scale)
     model = LogisticRegression(C=c, solver="liblinear", max_iter=1000, tol=1e-6, random_state=0)
     model.fit(x, y, sample_weight=w)
+    model.coef_ = model.coef_ * scale
     return model
 
 
