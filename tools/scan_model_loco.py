@@ -119,6 +119,8 @@ def main() -> None:
     parser.add_argument("--support", type=int, default=None)
     parser.add_argument("--budget", type=float, default=None)
     parser.add_argument("--word-scale", type=float, default=None)
+    parser.add_argument("--rule-weight", type=float, default=None)
+    parser.add_argument("--bag", action="store_true")
     parser.add_argument("--only", action="append", choices=LEFT_OUT, default=[])
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
@@ -131,13 +133,16 @@ def main() -> None:
         train.FP_BUDGET = args.budget
     if args.word_scale is not None:
         train.WORD_SCALE = args.word_scale
+    if args.rule_weight is not None:
+        train.RULE_WEIGHT = args.rule_weight
+    train.BAG = args.bag
     everything = dict(train.SOURCES)
     if args.data == "v4":
         everything = {k: v for k, v in everything.items() if k not in NEW_IN_V5}
     elif args.data == "v5-h7":  # holdout7's tune half, not the new hand-written rows
         everything = {k: v for k, v in everything.items() if k != "families"}
     train.SOURCES = everything
-    recipe = f"data {args.data} C={train.C} support={train.SUPPORT} budget={train.FP_BUDGET} word_scale={train.WORD_SCALE}"
+    recipe = f"data {args.data} C={train.C} support={train.SUPPORT} budget={train.FP_BUDGET} word_scale={train.WORD_SCALE} rule_weight={train.RULE_WEIGHT} bag={train.BAG}"
     print(f"{recipe}; load {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     results = {}
     for name in args.only or LEFT_OUT:

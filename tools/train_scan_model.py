@@ -68,6 +68,10 @@ FP_BUDGET = 0.015
 SUPPORT = 1
 #: the word n-grams' columns are scaled by this for the fit (1: as the character n-grams')
 WORD_SCALE = 1.0
+#: a training row the rule scanner flags weighs this much of one it does not (1: the same)
+RULE_WEIGHT = 1.0
+#: ship the mean of the leave-one-corpus-out models instead of one model fitted on every source
+BAG = False
 
 SOURCES: dict[str, tuple[str, bool]] = {  # name -> (path, only the tune half)
     "corpus": ("tests/corpus/injections.jsonl", False),
@@ -186,8 +190,15 @@ def long_texts(rows: list[tuple[str, str, int, str]]) -> list[tuple[str, str, in
     return out
 
 
-def sample_weights(sources: list[str], labels: npt.NDArray[np.int_]) -> npt.NDArray[np.float64]:
-    """Each corpus weighs the same, each class within a corpus the same; mean weight 1."""
+def sample_weights(
+    sources: list[str],
+    labels: npt.NDArray[np.int_],
+    ruled: npt.NDArray[np.bool_] | None = None,
+) -> npt.NDArray[np.float64]:
+    """Each corpus weighs the same, each class within a corpus the same; mean weight 1. With
+    ``ruled`` (the rows the rule scanner flags) and :data:`RULE_WEIGHT` below 1, a flagged row
+    weighs that much less than an unflagged one of its corpus and class (the class's total is
+    kept: the model leans on what the rules miss)."""
     w = np.zeros(len(sources))
     names = sorted(set(sources))
     src = np.array(sources)
@@ -195,8 +206,23 @@ def sample_weights(sources: list[str], labels: npt.NDArray[np.int_]) -> npt.NDAr
         for label in (0, 1):
             mask = (src == name) & (labels == label)
             if mask.any():
-                w[mask] = 1.0 / (2 * len(names) * mask.sum())
+                if ruled is None or RULE_WEIGHT == 1.0:
+                    w[mask] = 1.0 / (2 * len(names) * mask.sum())
+                else:
+                    f = np.where(ruled[mask], RULE_WEIGHT, 1.0)
+                    w[mask] = f / (2 * len(names) * f.sum())
     return w * len(sources)
+
+
+def rule_flags(texts: list[str]) -> npt.NDArray[np.bool_]:
+    """Whether the rule scanner flags each text (only when :data:`RULE_WEIGHT` is not 1)."""
+    if RULE_WEIGHT == 1.0:
+        return np.zeros(len(texts), dtype=bool)
+    from memguard.scan import Label, RuleScanner, ScanContext
+    from memguard.trust import SourceKind
+
+    rules, ctx = RuleScanner(), ScanContext(namespace="train", source=SourceKind.WEB)
+    return np.array([rules.scan(t, ctx).label is not Label.CLEAN for t in texts], dtype=bool)
 
 
 def supported(x: sparse.csr_matrix, sources: list[str], least: int) -> npt.NDArray[np.bool_]:
@@ -237,11 +263,15 @@ def fit(
 
 
 def held_one_out(
-    rows: list[tuple[str, str, int, str]], x: sparse.csr_matrix, c: float
+    rows: list[tuple[str, str, int, str]],
+    x: sparse.csr_matrix,
+    c: float,
+    ruled: npt.NDArray[np.bool_] | None = None,
+    models: list[LogisticRegression] | None = None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
     """Each row's highest window logit (and whether it was windowed) from a model trained
     without its corpus (``rows`` may hold texts that are not in ``x``, after its rows: the long
-    texts, never trained on)."""
+    texts, never trained on); the models are appended to ``models`` if given."""
     sources = [r[0] for r in rows]
     y = np.array([r[2] for r in rows])
     trained = x.shape[0]
@@ -251,7 +281,10 @@ def held_one_out(
         out = np.array([s == name for s in sources])
         keep = ~out[:trained]
         kept = [s for s, k in zip(sources, keep, strict=False) if k]
-        model = fit(x[keep], y[:trained][keep], sample_weights(kept, y[:trained][keep]), c, kept)
+        w = sample_weights(kept, y[:trained][keep], None if ruled is None else ruled[keep])
+        model = fit(x[keep], y[:trained][keep], w, c, kept)
+        if models is not None:
+            models.append(model)
         z[out], windowed[out] = logits(model, [r[3] for r, o in zip(rows, out, strict=True) if o])
     return z, windowed
 
@@ -311,14 +344,19 @@ def train() -> tuple[bytes, dict[str, Any]]:
     extra = long_texts(rows)
     both = rows + extra
     y_all = np.array([r[2] for r in both])
-    z, windowed = held_one_out(both, x, C)
+    ruled = rule_flags([r[3] for r in rows])
+    folds: list[LogisticRegression] = []
+    z, windowed = held_one_out(both, x, C, ruled, folds)
     # the thresholds from the texts scored whole, the window offset from the windowed benign
     # ones (the long texts and the few long rows): windows must not flag more benign text
     whole = ~windowed
     suspicious, malicious = thresholds(logistic(z[whole]), y_all[whole])
     offset = window_offset(z, windowed & (y_all == 0), suspicious, malicious)
     probs = logistic(z - offset * windowed)
-    model = fit(x, y, sample_weights([r[0] for r in rows], y), C, [r[0] for r in rows])
+    model = fit(x, y, sample_weights([r[0] for r in rows], y, ruled), C, [r[0] for r in rows])
+    if BAG:  # the mean of the leave-one-corpus-out models (each blind to one corpus)
+        model.coef_ = np.mean([m.coef_ for m in folds], axis=0)
+        model.intercept_ = np.mean([m.intercept_ for m in folds], axis=0)
     meta = {
         "bits": BITS,
         "c": C,
