@@ -141,7 +141,11 @@ def test_the_disguise_helpers_round_trip() -> None:
 # Final of stop 30 (rules version 8 with model 4, still blind: no rule or training row saw it):
 # tune 101/173 (58.4%) at 9/138, held 101/155 (65.2%) at 7/133; floors (99/173, 99/155) and
 # ceilings (11/138, 9/133) two rows from it.
-FLOORS = {"tune": 0.572, "held": 0.638}
+# Model version 5 (3+1fd9df4a1d27, scanmodel5) trains on holdout7's tune half, so from here on
+# the tune figure is a fit, not a measurement, and the held half (never trained on) is what counts:
+# tune 160/173 (92.5%) at 8/138 (5.8%), held 110/155 (71.0%) at 8/133 (6.0%), rules version 8; the
+# floors (158/173, 108/155) two rows below that, the ceilings kept.
+FLOORS = {"tune": 0.913, "held": 0.696}
 CEILINGS = {"tune": 0.080, "held": 0.068}
 
 
