@@ -12,7 +12,8 @@ counts. The assertions pin exactly those first-look properties. The version-2 we
 the multilingual training rows: tests/test_scan_model_windows.py) and the version-3 weights
 (character 3-grams, group sums over count**0.3, holdout4's tune half and tests/scan/train_hard.jsonl
 trained on) still meet every one of them, and so do the version-4 weights (the tune halves of
-holdout5 and holdout6 and tests/scan/train_agent.jsonl trained on).
+holdout5 and holdout6 and tests/scan/train_agent.jsonl trained on) and the version-5 weights
+(holdout7's tune half and tests/scan/train_families.jsonl).
 """
 
 from __future__ import annotations
