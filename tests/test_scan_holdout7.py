@@ -141,11 +141,13 @@ def test_the_disguise_helpers_round_trip() -> None:
 # Final of stop 30 (rules version 8 with model 4, still blind: no rule or training row saw it):
 # tune 101/173 (58.4%) at 9/138, held 101/155 (65.2%) at 7/133; floors (99/173, 99/155) and
 # ceilings (11/138, 9/133) two rows from it.
-# Rules version 10 (scanfp6) read this corpus' TUNE half (its families, never its strings), so from
-# here the tune half is no longer blind and the held half is what stays unseen: tune 161/173 (93.1%)
-# at 9/138, held 110/155 (71.0%) at 7/133 (the rules alone: tune 91.3% / 5.8%, held 55.5% / 3.0%).
-# The floors move to two rows below that (159/173, 108/155); the ceilings stay (two rows above).
-FLOORS = {"tune": 0.919, "held": 0.696}
+# Rules version 10 (scanfp6) read this corpus' TUNE half (its families, never its strings) and
+# Model version 5 (3+1fd9df4a1d27, scanmodel5) trains on holdout7's tune half, so from here on
+# the tune figure is a fit, not a measurement, and the held half (never trained on) is what counts:
+# tune 160/173 (92.5%) at 8/138 (5.8%), held 110/155 (71.0%) at 8/133 (6.0%), rules version 8; the
+# floors (158/173, 108/155) two rows below that, the ceilings kept.
+# Both together: see the line below (measured at the merge).
+FLOORS = {"tune": 0.913, "held": 0.696}
 CEILINGS = {"tune": 0.080, "held": 0.068}
 
 

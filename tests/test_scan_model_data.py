@@ -1,8 +1,8 @@
-"""The trained scanner's training data (tools/train_scan_model.py, model version 4) never holds a
+"""The trained scanner's training data (tools/train_scan_model.py, model version 5) never holds a
 held-half row of a holdout corpus, nor a near copy of one (docs/scanner.md, Generalization).
 
-Model version 4 trains on the ``tune`` halves of holdout2-6 and on hand-written rows
-(``tests/scan/train_*.jsonl``). A held-half row must not reach training by any road: as itself (a
+Model version 5 trains on the ``tune`` halves of holdout2-7 and on hand-written rows
+(``tests/scan/train_*.jsonl``); holdout8, the next blind corpus, is never a source. A held-half row must not reach training by any road: as itself (a
 halved source gives only its tune half), as the same text under another id (a tune row of one
 corpus equal to a held row of another), or as a near copy (a hand-written row that paraphrases a
 held row closely). The check compares texts only and reports training ids, never a held text.
@@ -19,10 +19,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import pytest
 from helpers import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
-HALVED = {f"holdout{n}" for n in (2, 3, 4, 5, 6)}
+HALVED = {f"holdout{n}" for n in (2, 3, 4, 5, 6, 7)}
 #: character 5-gram Jaccard similarity at or above which two texts count as near copies (a
 #: changed name, number or a few words in a row of 100 characters stays above it; two rows that
 #: share a template phrase only stay well below)
@@ -52,7 +53,7 @@ def _shingles(text: str) -> frozenset[str]:
 
 @cache
 def _held() -> tuple[frozenset[str], ...]:
-    """The shingle sets of every held-half row of holdout2-6 (texts kept in memory only)."""
+    """The shingle sets of every held-half row of holdout2-7 (texts kept in memory only)."""
     out = []
     for name in sorted(HALVED):
         path = ROOT / "tests" / "scan" / f"{name}.jsonl"
@@ -85,13 +86,13 @@ def near_copies(texts: dict[str, str]) -> list[str]:
     return bad
 
 
-def test_the_halved_sources_are_holdout2_to_6_and_give_only_their_tune_half() -> None:
+def test_the_halved_sources_are_holdout2_to_7_and_give_only_their_tune_half() -> None:
     train = _train()
     halved = {name for name, (_, tune_only) in train.SOURCES.items() if tune_only}
     assert halved == HALVED
     for name, (path, tune_only) in train.SOURCES.items():
         assert tune_only == (name in HALVED), name
-        assert "holdout7" not in path and "holdout7" not in name  # the next blind corpus
+        assert "holdout8" not in path and "holdout8" not in name  # the next blind corpus
     rows = train.training_rows()
     assert [r for r in rows if r[0] in HALVED and _half(r[1]) != "tune"] == []
     assert {r[0] for r in rows} == set(train.SOURCES)
@@ -128,12 +129,17 @@ def test_the_near_copy_check_catches_small_edits_of_a_held_row() -> None:
     assert near_copies({"other": "Alice prefers aisle seats on morning flights to Lisbon."}) == []
 
 
-def test_the_agent_training_file_is_the_builders_output() -> None:
-    builder = load_script(ROOT / "tests" / "scan" / "build_train_agent.py")
-    committed = builder.OUT.read_text("utf-8")
-    assert committed == builder.render()
+@pytest.mark.parametrize(("builder", "prefix"), [("agent", "ag"), ("families", "fm")])
+def test_the_hand_written_training_files_are_their_builders_output(
+    builder: str, prefix: str
+) -> None:
+    script = load_script(ROOT / "tests" / "scan" / f"build_train_{builder}.py")
+    committed = script.OUT.read_text("utf-8")
+    assert committed == script.render()
     rows = [json.loads(line) for line in committed.splitlines()]
     assert len({r["id"] for r in rows}) == len(rows) == len({r["text"] for r in rows})
     assert all(set(r) == {"id", "label", "family", "language", "text"} for r in rows)
-    assert all(r["id"].startswith("ag-a" if r["label"] == "attack" else "ag-b") for r in rows)
+    assert all(
+        r["id"].startswith(f"{prefix}-a" if r["label"] == "attack" else f"{prefix}-b") for r in rows
+    )
     assert {r["label"] for r in rows} == {"attack", "benign"}

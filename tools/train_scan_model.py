@@ -14,11 +14,11 @@ and the ROC area; ``--c`` another regularisation constant, ``--without`` more so
 Needs scikit-learn (a dev-only dependency: the ``dev`` extra); memguard itself reads the weights
 with numpy alone (memguard/scan/model.py).
 
-Training data (docs/scanner.md, "The trained scanner" and "Version 4"): every row of
+Training data (docs/scanner.md, "The trained scanner", "Version 4" and "Version 5"): every row of
 tests/corpus/injections.jsonl, tests/scan/holdout.jsonl, tests/scan/train_multilingual.jsonl,
-tests/scan/train_hard.jsonl and tests/scan/train_agent.jsonl, and the ``tune`` halves of
-tests/scan/holdout2.jsonl to holdout6.jsonl (``HeldOutCorpus.half``), less :data:`EXCLUDED` (rows
-that equal or nearly equal a held row). The ``held`` halves are never used here (a ``held`` row is
+tests/scan/train_hard.jsonl, tests/scan/train_agent.jsonl and tests/scan/train_families.jsonl, and
+the ``tune`` halves of tests/scan/holdout2.jsonl to holdout7.jsonl (``HeldOutCorpus.half``), less
+:data:`EXCLUDED` (rows that equal or nearly equal a held row). The ``held`` halves are never used here (a ``held`` row is
 dropped by the hash of its id before anything else of it is looked at); no other corpus is named.
 The model is a logistic regression (liblinear, L2) over
 :func:`memguard.scan.features.features`; each corpus weighs the same in total (the
@@ -60,10 +60,18 @@ if TYPE_CHECKING:
     from sklearn.linear_model import LogisticRegression
 
 #: bump with any change to what this script does (recorded in the weights file)
-SCRIPT_VERSION = "4"
+SCRIPT_VERSION = "5"
 BITS = 16
 C = 8.0
 FP_BUDGET = 0.015
+#: a feature is trained on only if it occurs in at least this many sources (1: every feature)
+SUPPORT = 1
+#: the word n-grams' columns are scaled by this for the fit (1: as the character n-grams')
+WORD_SCALE = 1.0
+#: a training row the rule scanner flags weighs this much of one it does not (1: the same)
+RULE_WEIGHT = 1.0
+#: ship the mean of the leave-one-corpus-out models instead of one model fitted on every source
+BAG = False
 
 SOURCES: dict[str, tuple[str, bool]] = {  # name -> (path, only the tune half)
     "corpus": ("tests/corpus/injections.jsonl", False),
@@ -73,13 +81,15 @@ SOURCES: dict[str, tuple[str, bool]] = {  # name -> (path, only the tune half)
     "holdout4": ("tests/scan/holdout4.jsonl", True),
     "holdout5": ("tests/scan/holdout5.jsonl", True),
     "holdout6": ("tests/scan/holdout6.jsonl", True),
+    "holdout7": ("tests/scan/holdout7.jsonl", True),
     "multilingual": ("tests/scan/train_multilingual.jsonl", False),
     "hard": ("tests/scan/train_hard.jsonl", False),
     "agent": ("tests/scan/train_agent.jsonl", False),
+    "families": ("tests/scan/train_families.jsonl", False),
 }
 #: rows never trained on although their file is a source: each has the same text as, or nearly the
 #: same text as (character 5-gram Jaccard >= 0.5: tests/test_scan_model_data.py), a ``held``-half
-#: row of holdout2-6. Most are the long notes of holdout5's and holdout6's tune halves
+#: row of holdout2-7. Most are the long notes of holdout5's, holdout6's and holdout7's tune halves
 #: (``buried_long`` attacks and their ``long_note`` controls), which share their note with a held
 #: row; h4-b027 has the text of a holdout5 row.
 EXCLUDED = frozenset({
@@ -88,6 +98,9 @@ EXCLUDED = frozenset({
     "h5-a150", "h5-a153", "h5-a159", "h5-a160", "h5-a161", "h5-b200", "h5-b203",
     "h6-a189", "h6-a190", "h6-a193", "h6-a196", "h6-a201", "h6-a202", "h6-a203", "h6-a205",
     "h6-a208", "h6-b001", "h6-b004", "h6-b005", "mg-b0006", "mg-b0076", "sh-012", "sh-013",
+    "h7-a206", "h7-a230", "h7-a231", "h7-a234", "h7-a235", "h7-a237", "h7-a239", "h7-a242",
+    "h7-a243", "h7-a244", "h7-a246", "h7-a247", "h7-b051", "h7-b266", "h7-b267", "h7-b268",
+    "h7-b271",
 })  # fmt: skip
 #: long texts for the thresholds: this many benign rows of one corpus joined, and the same with
 #: one of its attack rows in the middle (a buried payload)
@@ -177,8 +190,15 @@ def long_texts(rows: list[tuple[str, str, int, str]]) -> list[tuple[str, str, in
     return out
 
 
-def sample_weights(sources: list[str], labels: npt.NDArray[np.int_]) -> npt.NDArray[np.float64]:
-    """Each corpus weighs the same, each class within a corpus the same; mean weight 1."""
+def sample_weights(
+    sources: list[str],
+    labels: npt.NDArray[np.int_],
+    ruled: npt.NDArray[np.bool_] | None = None,
+) -> npt.NDArray[np.float64]:
+    """Each corpus weighs the same, each class within a corpus the same; mean weight 1. With
+    ``ruled`` (the rows the rule scanner flags) and :data:`RULE_WEIGHT` below 1, a flagged row
+    weighs that much less than an unflagged one of its corpus and class (the class's total is
+    kept: the model leans on what the rules miss)."""
     w = np.zeros(len(sources))
     names = sorted(set(sources))
     src = np.array(sources)
@@ -186,26 +206,72 @@ def sample_weights(sources: list[str], labels: npt.NDArray[np.int_]) -> npt.NDAr
         for label in (0, 1):
             mask = (src == name) & (labels == label)
             if mask.any():
-                w[mask] = 1.0 / (2 * len(names) * mask.sum())
+                if ruled is None or RULE_WEIGHT == 1.0:
+                    w[mask] = 1.0 / (2 * len(names) * mask.sum())
+                else:
+                    f = np.where(ruled[mask], RULE_WEIGHT, 1.0)
+                    w[mask] = f / (2 * len(names) * f.sum())
     return w * len(sources)
 
 
+def rule_flags(texts: list[str]) -> npt.NDArray[np.bool_]:
+    """Whether the rule scanner flags each text (only when :data:`RULE_WEIGHT` is not 1)."""
+    if RULE_WEIGHT == 1.0:
+        return np.zeros(len(texts), dtype=bool)
+    from memguard.scan import Label, RuleScanner, ScanContext
+    from memguard.trust import SourceKind
+
+    rules, ctx = RuleScanner(), ScanContext(namespace="train", source=SourceKind.WEB)
+    return np.array([rules.scan(t, ctx).label is not Label.CLEAN for t in texts], dtype=bool)
+
+
+def supported(x: sparse.csr_matrix, sources: list[str], least: int) -> npt.NDArray[np.bool_]:
+    """The features (columns) that occur in the rows of at least ``least`` sources."""
+    seen = np.zeros(x.shape[1], dtype=np.int_)
+    src = np.array(sources)
+    for name in sorted(set(sources)):
+        cols = np.unique(x[np.flatnonzero(src == name)].indices)
+        seen[cols] += 1
+    return np.asarray(seen >= least)
+
+
 def fit(
-    x: sparse.csr_matrix, y: npt.NDArray[np.int_], w: npt.NDArray[np.float64], c: float
+    x: sparse.csr_matrix,
+    y: npt.NDArray[np.int_],
+    w: npt.NDArray[np.float64],
+    c: float,
+    sources: list[str] | None = None,
 ) -> LogisticRegression:
+    """A logistic regression; with :data:`SUPPORT` above 1 (and ``sources``), over the features
+    that occur in at least that many sources only (the others get weight 0: a feature that one
+    corpus alone has is that corpus' phrasing, not an attack family's); the word n-grams' columns
+    scaled by :data:`WORD_SCALE` for the fit and their weights by the same after it (the same
+    scores: below 1, the L2 penalty holds the word weights back more than the character ones)."""
+    from scipy import sparse
     from sklearn.linear_model import LogisticRegression
 
+    scale = np.ones(x.shape[1])
+    scale[x.shape[1] // 2 :] = WORD_SCALE
+    if SUPPORT > 1 and sources is not None:
+        scale *= supported(x, sources, SUPPORT)
+    if (scale != 1.0).any():
+        x = x @ sparse.diags(scale)
     model = LogisticRegression(C=c, solver="liblinear", max_iter=1000, tol=1e-6, random_state=0)
     model.fit(x, y, sample_weight=w)
+    model.coef_ = model.coef_ * scale
     return model
 
 
 def held_one_out(
-    rows: list[tuple[str, str, int, str]], x: sparse.csr_matrix, c: float
+    rows: list[tuple[str, str, int, str]],
+    x: sparse.csr_matrix,
+    c: float,
+    ruled: npt.NDArray[np.bool_] | None = None,
+    models: list[LogisticRegression] | None = None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
     """Each row's highest window logit (and whether it was windowed) from a model trained
     without its corpus (``rows`` may hold texts that are not in ``x``, after its rows: the long
-    texts, never trained on)."""
+    texts, never trained on); the models are appended to ``models`` if given."""
     sources = [r[0] for r in rows]
     y = np.array([r[2] for r in rows])
     trained = x.shape[0]
@@ -214,14 +280,11 @@ def held_one_out(
     for name in SOURCES:
         out = np.array([s == name for s in sources])
         keep = ~out[:trained]
-        model = fit(
-            x[keep],
-            y[:trained][keep],
-            sample_weights(
-                [s for s, k in zip(sources, keep, strict=False) if k], y[:trained][keep]
-            ),
-            c,
-        )
+        kept = [s for s, k in zip(sources, keep, strict=False) if k]
+        w = sample_weights(kept, y[:trained][keep], None if ruled is None else ruled[keep])
+        model = fit(x[keep], y[:trained][keep], w, c, kept)
+        if models is not None:
+            models.append(model)
         z[out], windowed[out] = logits(model, [r[3] for r, o in zip(rows, out, strict=True) if o])
     return z, windowed
 
@@ -281,14 +344,19 @@ def train() -> tuple[bytes, dict[str, Any]]:
     extra = long_texts(rows)
     both = rows + extra
     y_all = np.array([r[2] for r in both])
-    z, windowed = held_one_out(both, x, C)
+    ruled = rule_flags([r[3] for r in rows])
+    folds: list[LogisticRegression] = []
+    z, windowed = held_one_out(both, x, C, ruled, folds)
     # the thresholds from the texts scored whole, the window offset from the windowed benign
     # ones (the long texts and the few long rows): windows must not flag more benign text
     whole = ~windowed
     suspicious, malicious = thresholds(logistic(z[whole]), y_all[whole])
     offset = window_offset(z, windowed & (y_all == 0), suspicious, malicious)
     probs = logistic(z - offset * windowed)
-    model = fit(x, y, sample_weights([r[0] for r in rows], y), C)
+    model = fit(x, y, sample_weights([r[0] for r in rows], y, ruled), C, [r[0] for r in rows])
+    if BAG:  # the mean of the leave-one-corpus-out models (each blind to one corpus)
+        model.coef_ = np.mean([m.coef_ for m in folds], axis=0)
+        model.intercept_ = np.mean([m.intercept_ for m in folds], axis=0)
     meta = {
         "bits": BITS,
         "c": C,

@@ -42,7 +42,7 @@ __all__ = ["FORMAT", "WEIGHTS", "WEIGHTS_SHA256", "ModelScanner", "ModelUnavaila
 FORMAT = b"memguard-scan-model/1\n"
 WEIGHTS = Path(__file__).with_name("model.bin")
 #: the SHA-256 of the shipped weights file (tools/train_scan_model.py prints it)
-WEIGHTS_SHA256 = "a6f393af898b22a851c1e20a71a6b12ea77469f765b62a2b696a93c6e76881b0"
+WEIGHTS_SHA256 = "1fd9df4a1d271b09b675f143d9780128385d3eac6bc99a17d1af20953a018208"
 _MAX_FILE = 16 << 20
 _REASON = "model.injection"
 
