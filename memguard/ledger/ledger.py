@@ -24,6 +24,7 @@ from sqlalchemy import (
     event,
     func,
     inspect,
+    or_,
     select,
     text,
 )
@@ -34,7 +35,7 @@ from sqlmodel import SQLModel
 from memguard.denials import note_deny
 from memguard.errors import ConfigurationError, Fenced, LedgerError
 from memguard.events import AuditEvent, Decision
-from memguard.ledger import auditschema, provindexes
+from memguard.ledger import auditschema, provindexes, readlinks
 from memguard.ledger.auditlog import AuditLog, VerifyReport
 from memguard.ledger.changelinks import CHANGE_FACT, MARKER, entry_links, migrate
 from memguard.ledger.changelog import CHANGE_ACTION, PROJECTIONS, ChangeSet, key_of
@@ -160,6 +161,7 @@ class Ledger:
             migrate(self)  # mg_change_fact, backfilled once (memguard/ledger/changelinks.py)
             provindexes.migrate(self)  # mg_provenance's index set (provindexes.py)
             auditschema.migrate(self)  # the audit tables' indexes (memguard/ledger/auditschema.py)
+        readlinks.open_mark(self)  # reads' links as a projection (memguard/ledger/readlinks.py)
 
     def _create_tables(self) -> bool:
         """Create what is missing; whether the ledger is new. Several processes opening a new
@@ -576,12 +578,20 @@ class Ledger:
         return [_record(r) for r in rows]
 
     def events_for(self, fact_id: str) -> list[tuple[int, AuditEvent, str]]:
-        """``(seq, event, stored digest)`` of every event that touched ``fact_id``, in log order."""
+        """``(seq, event, stored digest)`` of every event that touched ``fact_id``, in log order:
+        its links and, in the same snapshot, the reads above the links' mark that name it
+        (memguard/ledger/readlinks.py)."""
         with self._tx() as conn:
+            upto = readlinks.backlog_start(conn)
+            linked = (
+                select(_EVENT_FACT.c.event_seq).where(_EVENT_FACT.c.fact_id == fact_id)
+            ).scalar_subquery()
+            seqs = _EVENT.c.seq.in_(linked)
+            if upto is not None:
+                seqs = or_(seqs, _EVENT.c.seq.in_(readlinks.events_above(conn, fact_id, upto)))
             rows = conn.execute(
                 select(_EVENT.c.seq, _EVENT.c.event, _EVENT.c.event_digest)
-                .join(_EVENT_FACT, _EVENT_FACT.c.event_seq == _EVENT.c.seq)
-                .where(and_(_EVENT_FACT.c.fact_id == fact_id, _EVENT.c.action != CHANGE_ACTION))
+                .where(and_(seqs, _EVENT.c.action != CHANGE_ACTION))
                 .order_by(_EVENT.c.seq)
             ).all()
         return [(r.seq, AuditEvent.model_validate_json(r.event), r.event_digest) for r in rows]
@@ -765,6 +775,14 @@ class Ledger:
             except Exception:
                 pass
             return 0
+
+    def project_reads(self) -> int:
+        """Write the reads' links not written yet and move their mark (memguard/ledger/readlinks.py);
+        how many links it wrote or found present."""
+        try:
+            return readlinks.project(self)
+        except self.log._dbapi_error as exc:
+            raise LedgerError(f"ledger operation failed: {type(exc).__name__}") from exc
 
     def close(self, *, drain: bool = False) -> None:
         """Close the connections; ``drain``: first integrate and sign what is queued
