@@ -62,6 +62,7 @@ def test_the_driver_path_stores_what_the_sqlalchemy_path_stores(ledgers: tuple[L
     assert _stored(lean, ev.event_id)[2] == []  # its links: a projection, written in batches
     assert lean.events_for("f-1")[-1][1] == ev  # ... and the answer has it meanwhile
     lean.project_reads()  # memguard/ledger/readlinks.py
+    full.project_reads()
     assert _stored(lean, ev.event_id) == _stored(full, ev.event_id)
     assert _stored(lean, ev.event_id)[2] == ["f-1", "f-2"]
 

@@ -136,6 +136,36 @@ def test_verify_finds_a_mark_moved_past_the_log_and_a_link_no_event_names(tmp_pa
         ledger.close()
 
 
+def test_a_mark_moved_up_past_a_read_without_links_is_found(tmp_path: Path) -> None:
+    ledger = Ledger.sqlite(tmp_path / "l.db")
+    try:
+        ledger.record([_read("f-1")], durable=False)
+        ledger.record([AuditEvent(action="write", decision=Decision.ALLOW, reason="ok",
+                                  fact_ids=("f-2",))])  # fmt: skip
+        assert _problems(ledger) == []
+        _sql(ledger, "UPDATE mg_read_projection SET upto = upto + 1")  # past the read
+        assert _problems(ledger) == [("row_deleted", "mg_audit_fact")]
+    finally:
+        ledger.close()
+
+
+def test_a_deleted_link_of_an_event_that_does_not_defer_is_found_above_the_mark(
+    tmp_path: Path,
+) -> None:
+    ledger = Ledger.sqlite(tmp_path / "l.db")
+    try:
+        for action, decision in (("write", Decision.ALLOW), ("search", Decision.DENY)):
+            ledger.record([AuditEvent(action=action, decision=decision, reason="x",
+                                      fact_ids=("f-1",))])  # fmt: skip
+        assert len(_links(ledger, "f-1")) == 2  # written at once, above the mark
+        for seq in _links(ledger, "f-1"):
+            _sql(ledger, "DELETE FROM mg_audit_fact WHERE event_seq = ?", seq)
+            assert ("row_deleted", "mg_audit_fact") in _problems(ledger)
+            _sql(ledger, "INSERT INTO mg_audit_fact (event_seq, fact_id) VALUES (?, 'f-1')", seq)
+    finally:
+        ledger.close()
+
+
 def test_a_deleted_mark_is_reported_answers_stay_complete_and_a_flush_rebuilds(
     tmp_path: Path,
 ) -> None:
@@ -198,7 +228,8 @@ def test_a_guarded_read_is_in_the_facts_audit_before_any_batch(tmp_path: Path) -
 def test_a_ledger_from_before_opens_with_its_links_as_they_are(tmp_path: Path) -> None:
     path = tmp_path / "l.db"
     first = Ledger.sqlite(path)
-    first.record([_read("f-1")])  # durable: written with its links
+    first.record([_read("f-1")])
+    first.project_reads()  # every link written, as the previous release left its ledgers
     first.close()
     engine = create_engine(f"sqlite:///{path}")
     with engine.begin() as conn:

@@ -403,6 +403,8 @@ class Ledger:
             changes = ChangeSet("turn.read")
             with self._tx(durable=durable) as conn:
                 self._insert_events(conn, events)
+                if self._read_events is not None:  # a read's links: its batch (readlinks.py)
+                    self._read_events.note_others(conn, events)
                 if turn_reads:
                     self._insert_ignore(
                         conn,
@@ -491,9 +493,11 @@ class Ledger:
         seqs = self._event_insert.events(conn, rows)  # compiled once (readpath.py)
         # same transaction: an event is never committed without its queued leaf hash
         self.log.enqueue(conn, zip(seqs, (str(row["event"]) for row in rows), strict=True))
+        defer = self._read_events is not None  # a read's links: a projection (readlinks.py)
         links = [
             {"event_seq": seq, "fact_id": fact_id}
             for seq, ev in zip(seqs, events, strict=True)
+            if not (defer and readlinks.deferrable(ev.action, ev.decision.value))
             for fact_id in dict.fromkeys(ev.fact_ids)
         ]
         if links:

@@ -31,7 +31,6 @@ from sqlalchemy.sql.compiler import SQLCompiler
 from memguard.errors import LedgerError
 from memguard.events import AuditEvent, Decision
 from memguard.ledger import readlinks
-from memguard.ledger.changelog import CHANGE_ACTION
 from memguard.ledger.durability import relax, synchronous_hook
 from memguard.ledger.logtables import PENDING
 from memguard.ledger.opening import precheck
@@ -94,6 +93,8 @@ class ReadEvents:
         self._pending = _Insert(insert(PENDING), PENDING, dialect)
         #: this process's events not linked yet (seq -> fact ids), so a flush need not parse them
         self._unlinked: dict[int, list[str]] = {}
+        #: and how many reads with turn reads it wrote through the SQLAlchemy path (note_others)
+        self._others = 0
         self._lock = threading.Lock()
         self._errors: type[Exception] = dialect.loaded_dbapi.Error
         # the hook that sets a connection this leaves at NORMAL back to FULL for the next
@@ -102,10 +103,31 @@ class ReadEvents:
 
     @staticmethod
     def takes(events: Sequence[AuditEvent], turn_reads: Sequence[Any]) -> bool:
-        """Whether these are a read's allow events (no change entry, no turn reads)."""
+        """Whether these are a read's allow events (no turn reads; each of an action that defers
+        its links: memguard/ledger/readlinks.py)."""
         return bool(events) and not turn_reads and all(
-            e.decision is Decision.ALLOW and e.action != CHANGE_ACTION for e in events
+            e.decision is Decision.ALLOW and e.action in readlinks.DEFERRED_ACTIONS
+            for e in events
         )
+
+    def note_others(self, conn: Any, events: Sequence[AuditEvent]) -> None:
+        """Count the deferred reads ``events`` written in ``conn``'s transaction through the
+        SQLAlchemy path (a read with turn reads), after their inserts (the write lock is held):
+        the batch's turn flushes there."""
+        n = sum(readlinks.deferrable(e.action, e.decision.value) for e in events)
+        if not n:
+            return
+        with self._lock:
+            self._others += n
+            due = len(self._unlinked) + self._others >= readlinks.BATCH
+            self._others = 0 if due else self._others
+        if due:
+            dbapi = conn.connection.dbapi_connection
+            assert dbapi is not None
+            try:
+                readlinks.flush(dbapi)
+            except self._errors as exc:  # the caller's transaction rolls back: the read fails
+                raise LedgerError(f"ledger operation failed: {type(exc).__name__}") from exc
 
     def record(self, events: Sequence[AuditEvent], now: float) -> list[tuple[int, str]]:
         """Insert ``events`` with their queued leaves (``queued_at`` = ``now``) in one relaxed
@@ -145,8 +167,9 @@ class ReadEvents:
             ids[seq] = list(dict.fromkeys(ev.fact_ids))
         dbapi.executemany(self._pending.sql, pending)
         with self._lock:
-            due = len(self._unlinked) + len(ids) >= readlinks.BATCH
+            due = len(self._unlinked) + self._others + len(ids) >= readlinks.BATCH
             known = {**self._unlinked, **ids} if due else {}
+            self._others = 0 if due else self._others
         if due:  # in this transaction: the write lock is held, every lower seq is committed
             readlinks.flush(dbapi, known)
         dbapi.commit()

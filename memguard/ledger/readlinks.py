@@ -7,10 +7,12 @@ facts: each lands on a random page of the ``fact_id`` index. Here a read's allow
 (memguard/ledger/readevent.py) commits its row and queued leaf hash only; its links are derived
 from the events afterwards, in batches:
 
+- **which events**: the allow events of :data:`DEFERRED_ACTIONS` (the reads, with or without an
+  agent's turn, and ``audit``), on SQLite. Every other event still writes its links in its own
+  transaction, so the deletion fence (memguard/ledger/fence.py) and the change-entry lookups see
+  them at once, and verify can tell a deferred link from a deleted one by the event alone.
 - **the mark**: ``mg_read_projection`` holds ``upto``, a log seq such that every event at or below
-  it has its links in ``mg_audit_fact``. Events above it may not (only reads' allow events are
-  written without: every other event still writes its links in its own transaction, so the
-  deletion fence (memguard/ledger/fence.py) and the change-entry lookups see them at once).
+  it has its links in ``mg_audit_fact``.
 - **the flush** (:func:`flush`): the events above the mark (change entries skipped: their links
   are always written), their ``fact_ids`` inserted (already-present links ignored) sorted by fact
   id, the mark moved to the newest event, all in the transaction of a read event every
@@ -23,8 +25,11 @@ from the events afterwards, in batches:
   :meth:`Ledger.events_for` (``memguard audit``, the console, receipts) merges them. So a crash
   between a read's event and the flush loses nothing: the links are rebuilt from the events.
 - **verify** (memguard/ledger/replay.py) compares links and events as before for every event at
-  or below the mark; above it a missing link is the projection's backlog, not a problem, and a
-  link no event names is still ``row_unlogged``. A mark past the newest event is reported.
+  or below the mark and for every event that is not a deferred read; a deferred read above the
+  mark may lack its links (the backlog), and a link no event names is still ``row_unlogged``. A
+  mark past the newest event, and a row other than the mark, are reported; a mark moved up past a
+  read whose links are not written shows as those links missing; a mark moved down has no effect
+  but more work for the next flush (``tests/test_ledger_tamper.py`` leaves its value out).
 
 A ledger from before this module has every link written: at its first open the table is created
 with the mark at its newest event (:func:`migrate`, under the write lock). A mark row that is
@@ -64,8 +69,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BATCH",
+    "DEFERRED_ACTIONS",
     "MARK",
     "backlog_start",
+    "deferrable",
     "deferred",
     "events_above",
     "fact_ids_of",
@@ -83,6 +90,10 @@ _EVENT_FACT = AuditFactRow.__table__  # type: ignore[attr-defined]
 
 #: reads a process writes between two flushes
 BATCH = 256
+#: the actions whose allow events defer their links: the reads (``get``, ``search``, ``list``)
+#: and ``audit`` (whose events name the facts they showed). Every other event, and every denial
+#: or alarm, writes its links in its own transaction.
+DEFERRED_ACTIONS = ("get", "search", "list", "audit")
 _NAME = "mg_audit_fact"
 
 mark_metadata = MetaData()
@@ -171,14 +182,34 @@ def events_above(conn: Connection, fact_id: str, upto: int) -> list[int]:
     return [int(seq) for seq, text in rows if fact_id in fact_ids_of(text)]
 
 
+def deferrable(action: str, decision: str) -> bool:
+    """Whether an event of this action and decision defers its links (on SQLite)."""
+    return decision == "allow" and action in DEFERRED_ACTIONS
+
+
 def projected_links(
-    logged: Iterable[tuple[int, str]], stored: set[tuple[int, str]], upto: int | None
+    conn: Connection,
+    logged: Iterable[tuple[int, str]],
+    stored: set[tuple[int, str]],
+    upto: int | None,
 ) -> set[tuple[int, str]]:
-    """The links the projection must hold: every logged link at or below the mark, and those
-    above it that are written already (``upto`` ``None``: every logged link)."""
+    """The links the projection must hold: every logged link at or below the mark, those of
+    events that do not defer theirs, and those above it that are written already (``upto``
+    ``None``: every logged link). Which events defer: their stored action and decision (verify
+    compares those columns with the event JSON)."""
     if upto is None:
         return set(logged)
-    return {link for link in logged if link[0] <= upto or link in stored}
+    backlog = {
+        int(seq)
+        for seq in conn.execute(
+            select(_EVENT.c.seq).where(
+                _EVENT.c.seq > upto,
+                _EVENT.c.decision == "allow",
+                _EVENT.c.action.in_(DEFERRED_ACTIONS),
+            )
+        ).scalars()
+    }
+    return {link for link in logged if link[0] not in backlog or link in stored}
 
 
 def newest_seq(conn: Connection) -> int:

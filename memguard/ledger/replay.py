@@ -211,7 +211,7 @@ def check_projections(conn: Connection, problems: _Problems) -> int:
         _compare(conn, table, expected[name], problems)
     stored = {(int(s), str(f)) for s, f in conn.execute(select(_EVENT_FACT))}
     compare_links(problems, _EVENT_FACT.name, stored,
-                  readlinks.projected_links(links, stored, read_mark(conn, problems)))  # fmt: skip
+                  readlinks.projected_links(conn, links, stored, read_mark(conn, problems)))  # fmt: skip
     compare_links(problems, CHANGE_FACT.name, stored_links(conn), change_links)
     return replayed
 
@@ -220,10 +220,15 @@ def read_mark(conn: Connection, problems: _Problems) -> int | None:
     """The reads' links mark (memguard/ledger/readlinks.py) to compare ``mg_audit_fact`` up to:
     ``None`` (every link compared) on a ledger that writes them all at once, or when the mark's
     row is gone (reported, ``row_deleted``); a mark past the newest event is reported
-    (``row_edited``: the reads above the real point would have no links and be excused)."""
+    (``row_edited``: the reads above the real point would have no links and be excused), and so
+    is a row other than the mark (``row_unlogged``)."""
     if not readlinks.deferred(conn):
         return None
     key = {"name": "mg_audit_fact"}
+    for (name,) in conn.execute(select(readlinks.MARK.c.name).where(
+            readlinks.MARK.c.name != key["name"])):  # fmt: skip
+        _row_problem(problems, ProblemKind.ROW_UNLOGGED, readlinks.MARK.name, {"name": name},
+                     None, None, "present")  # fmt: skip
     upto = readlinks.mark_row(conn)
     if upto is None:
         _row_problem(problems, ProblemKind.ROW_DELETED, readlinks.MARK.name, key, None,

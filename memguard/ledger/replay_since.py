@@ -112,7 +112,7 @@ def check_projections_since(conn: Connection, problems: _Problems, tree_size: in
             for s, f in conn.execute(select(_EVENT_FACT).where(_EVENT_FACT.c.event_seq.in_(chunk)))
         )
     upto = read_mark(conn, problems)  # above the reads' links mark: the backlog (readlinks.py)
-    compare_links(problems, _EVENT_FACT.name, stored, projected_links(links, stored, upto))
+    compare_links(problems, _EVENT_FACT.name, stored, projected_links(conn, links, stored, upto))
     compare_links(problems, CHANGE_FACT.name, stored_links(conn, seqs), change_links)
     return replayed
 
