@@ -15,7 +15,6 @@ from sqlalchemy import text
 from memguard import Ledger, LocalTokenService, MemoryGuard, Source, SourceKind, Turn
 from memguard.errors import FactNotFound, MemguardError
 from memguard.ledger import readlinks
-from memguard.ledger.readevent import ReadEvents
 from memguard.revocation import RevocationSelector
 from memguard.stores.memory import InMemoryStore
 
