@@ -24,7 +24,6 @@ from sqlalchemy import (
     event,
     func,
     inspect,
-    or_,
     select,
     text,
 )
@@ -586,18 +585,7 @@ class Ledger:
         its links and, in the same snapshot, the reads above the links' mark that name it
         (memguard/ledger/readlinks.py)."""
         with self._tx() as conn:
-            upto = readlinks.backlog_start(conn)
-            linked = (
-                select(_EVENT_FACT.c.event_seq).where(_EVENT_FACT.c.fact_id == fact_id)
-            ).scalar_subquery()
-            seqs = _EVENT.c.seq.in_(linked)
-            if upto is not None:
-                seqs = or_(seqs, _EVENT.c.seq.in_(readlinks.events_above(conn, fact_id, upto)))
-            rows = conn.execute(
-                select(_EVENT.c.seq, _EVENT.c.event, _EVENT.c.event_digest)
-                .where(and_(seqs, _EVENT.c.action != CHANGE_ACTION))
-                .order_by(_EVENT.c.seq)
-            ).all()
+            rows = readlinks.events_of(conn, fact_id)
         return [(r.seq, AuditEvent.model_validate_json(r.event), r.event_digest) for r in rows]
 
     def events(self, *, limit: int = 1000, decision: str | None = None) -> list[AuditEvent]:
@@ -781,12 +769,8 @@ class Ledger:
             return 0
 
     def project_reads(self) -> int:
-        """Write the reads' links not written yet and move their mark (memguard/ledger/readlinks.py);
-        how many links it wrote or found present."""
-        try:
-            return readlinks.project(self)
-        except self.log._dbapi_error as exc:
-            raise LedgerError(f"ledger operation failed: {type(exc).__name__}") from exc
+        """Write the reads' links not written yet (memguard/ledger/readlinks.py); how many."""
+        return readlinks.project(self)
 
     def close(self, *, drain: bool = False) -> None:
         """Close the connections; ``drain``: first integrate and sign what is queued

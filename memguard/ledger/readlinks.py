@@ -53,13 +53,16 @@ from sqlalchemy import (
     Column,
     Connection,
     MetaData,
+    Row,
     String,
     Table,
     func,
     inspect,
+    or_,
     select,
 )
 
+from memguard.errors import LedgerError
 from memguard.ledger.changelog import CHANGE_ACTION
 from memguard.ledger.tables import AuditEventRow, AuditFactRow
 from memguard.logging import get_logger
@@ -75,6 +78,7 @@ __all__ = [
     "deferrable",
     "deferred",
     "events_above",
+    "events_of",
     "fact_ids_of",
     "flush",
     "mark_row",
@@ -240,11 +244,31 @@ def open_mark(ledger: Ledger) -> bool:
 
 def project(ledger: Ledger) -> int:
     """Flush the read links now (:meth:`Ledger.project_reads`): how many links it wrote or
-    found present (0 on a ledger that writes every link at once)."""
+    found present (0 on a ledger that writes every link at once); a driver error is raised as
+    :class:`~memguard.errors.LedgerError`."""
     if ledger.dialect != "sqlite":
         return 0
     with ledger._tx() as conn:
         conn.exec_driver_sql("BEGIN IMMEDIATE")
         dbapi = conn.connection.dbapi_connection
         assert dbapi is not None
-        return flush(dbapi)
+        try:
+            return flush(dbapi)
+        except ledger.log._dbapi_error as exc:
+            raise LedgerError(f"ledger operation failed: {type(exc).__name__}") from exc
+
+
+def events_of(conn: Connection, fact_id: str) -> list[Row[Any]]:
+    """``(seq, event, event_digest)`` of every event but change entries that touched ``fact_id``,
+    in log order (:meth:`Ledger.events_for`): its links and, in the same snapshot, the deferred
+    reads above the mark that name it."""
+    linked = select(_EVENT_FACT.c.event_seq).where(_EVENT_FACT.c.fact_id == fact_id)
+    seqs = _EVENT.c.seq.in_(linked.scalar_subquery())
+    upto = backlog_start(conn)
+    if upto is not None:
+        seqs = or_(seqs, _EVENT.c.seq.in_(events_above(conn, fact_id, upto)))
+    return list(conn.execute(
+        select(_EVENT.c.seq, _EVENT.c.event, _EVENT.c.event_digest)
+        .where(seqs, _EVENT.c.action != CHANGE_ACTION)
+        .order_by(_EVENT.c.seq)
+    ).all())  # fmt: skip
