@@ -75,6 +75,7 @@ def test_report_has_lineage_reads_and_signed_inclusion(
 def test_an_edited_event_fails_the_audit(g: MemoryGuard, tokens: LocalTokenService) -> None:
     c = chain(g, tokens)
     g.ledger.log.flush()
+    g.ledger.project_reads()  # the reads' links (memguard/ledger/readlinks.py), for the query below
     table = AuditEventRow.__table__  # type: ignore[attr-defined]
     with g.ledger.engine.begin() as conn:
         seq, event = conn.execute(

@@ -197,6 +197,7 @@ def test_several_processes_opening_an_old_ledger_migrate_it_once(
 
 
 def _read_event(guard: MemoryGuard, fact_id: str) -> int:
+    guard.ledger.project_reads()  # the reads' links (memguard/ledger/readlinks.py)
     rows = _sql(guard, "SELECT max(e.seq) FROM mg_audit_event e JOIN mg_audit_fact f"
                        " ON f.event_seq = e.seq WHERE f.fact_id = :f AND e.action = 'search'",
                 f=fact_id)  # fmt: skip

@@ -14,7 +14,7 @@ from sqlalchemy import text
 
 from memguard import Ledger, LocalTokenService, MemoryGuard, Source, SourceKind, Turn
 from memguard.errors import FactNotFound, MemguardError
-from memguard.ledger.readevent import ReadEvents
+from memguard.ledger import readlinks
 from memguard.revocation import RevocationSelector
 from memguard.stores.memory import InMemoryStore
 
@@ -101,43 +101,40 @@ def test_a_read_after_a_revocation_never_serves_the_revoked_fact(
 
 
 def test_a_read_whose_fact_links_fail_commits_no_allow_and_returns_nothing(
-    tmp_path: Any, tokens: LocalTokenService, clock: Callable[[], float]
+    tmp_path: Any, tokens: LocalTokenService, clock: Callable[[], float], monkeypatch: Any
 ) -> None:
-    """The driver-level allow event: the event row and its leaf inserted, then the fact links fail.
-    The read raises, a deny is recorded, and no allow event of that read is left without its
-    links or its leaf."""
+    """The driver-level allow event: the event row and its leaf inserted, then the batch of fact
+    links (memguard/ledger/readlinks.py) that falls in this read's transaction fails. The read
+    raises, a deny is recorded, and no allow event of that read is left without its leaf."""
     guard = _guard(f"sqlite:///{tmp_path / 'l.db'}", tokens, clock)
     try:
         alice = guard.authenticate(tokens.issue("alice"))
         fid = _write(guard, alice, "a fact to read")
         assert guard.get(alice, fid) is not None
         allows = len(_events(guard, "allow"))
-        original = ReadEvents._insert
+        original = readlinks.flush
         failed: list[int] = []
 
-        def failing_links(self: ReadEvents, dbapi: Any, events: Any, now: float) -> Any:
-            real = self._link
-            broken = type(real).__new__(type(real))
-            broken.__dict__.update(real.__dict__)
-            broken.sql = real.sql.replace("mg_audit_fact", "mg_no_such_table")
-            self._link = broken
+        def failing_links(dbapi: Any, known: Any = {}) -> int:  # noqa: B006
             try:
-                return original(self, dbapi, events, now)
+                monkeypatch.setattr(readlinks, "_INSERT", real.replace("mg_audit_fact",
+                                                                       "mg_no_such_table"))
+                return original(dbapi, known)
             except Exception:
-                failed.append(len(events))
+                failed.append(len(known))
                 raise
             finally:
-                self._link = real
+                monkeypatch.setattr(readlinks, "_INSERT", real)
 
-        ReadEvents._insert = failing_links  # type: ignore[method-assign]
-        try:
-            with pytest.raises(MemguardError):
-                guard.get(alice, fid)
-            with pytest.raises(MemguardError):
-                guard.search(alice, "a fact to read", k=3, namespaces=[NS])
-        finally:
-            ReadEvents._insert = original  # type: ignore[method-assign]
-        assert failed == [1, 1]  # both failed at the links, after the event row and its leaf
+        real = readlinks._INSERT
+        monkeypatch.setattr(readlinks, "flush", failing_links)
+        monkeypatch.setattr(readlinks, "BATCH", 1)  # every read's transaction runs the batch
+        with pytest.raises(MemguardError):
+            guard.get(alice, fid)
+        with pytest.raises(MemguardError):
+            guard.search(alice, "a fact to read", k=3, namespaces=[NS])
+        monkeypatch.undo()
+        assert len(failed) == 2  # both failed at the links, after the event row and its leaf
         assert len(_events(guard, "allow")) == allows  # no allow of the failed reads committed
         denied = _events(guard, "deny")[-2:]
         assert [e["action"] for e in denied] == ["get", "search"]

@@ -34,7 +34,7 @@ from sqlmodel import SQLModel
 from memguard.denials import note_deny
 from memguard.errors import ConfigurationError, Fenced, LedgerError
 from memguard.events import AuditEvent, Decision
-from memguard.ledger import auditschema, provindexes
+from memguard.ledger import auditschema, provindexes, readlinks
 from memguard.ledger.auditlog import AuditLog, VerifyReport
 from memguard.ledger.changelinks import CHANGE_FACT, MARKER, entry_links, migrate
 from memguard.ledger.changelog import CHANGE_ACTION, PROJECTIONS, ChangeSet, key_of
@@ -161,6 +161,7 @@ class Ledger:
             migrate(self)  # mg_change_fact, backfilled once (memguard/ledger/changelinks.py)
             provindexes.migrate(self)  # mg_provenance's index set (provindexes.py)
             auditschema.migrate(self)  # the audit tables' indexes (memguard/ledger/auditschema.py)
+        readlinks.open_mark(self)  # reads' links as a projection (memguard/ledger/readlinks.py)
 
     def _create_tables(self) -> bool:
         """Create what is missing; whether the ledger is new. Several processes opening a new
@@ -391,6 +392,8 @@ class Ledger:
             changes = ChangeSet("turn.read")
             with self._tx(durable=durable) as conn:
                 self._insert_events(conn, events)
+                if self._read_events is not None:  # a read's links: its batch (readlinks.py)
+                    self._read_events.note_others(conn, events)
                 if turn_reads:
                     self._insert_ignore(
                         conn,
@@ -479,9 +482,11 @@ class Ledger:
         seqs = self._event_insert.events(conn, rows)  # compiled once (readpath.py)
         # same transaction: an event is never committed without its queued leaf hash
         self.log.enqueue(conn, zip(seqs, (str(row["event"]) for row in rows), strict=True))
+        defer = self._read_events is not None  # a read's links: a projection (readlinks.py)
         links = [
             {"event_seq": seq, "fact_id": fact_id}
             for seq, ev in zip(seqs, events, strict=True)
+            if not (defer and readlinks.deferrable(ev.action, ev.decision.value))
             for fact_id in dict.fromkeys(ev.fact_ids)
         ]
         if links:
@@ -575,14 +580,11 @@ class Ledger:
         return [_record(r) for r in rows]
 
     def events_for(self, fact_id: str) -> list[tuple[int, AuditEvent, str]]:
-        """``(seq, event, stored digest)`` of every event that touched ``fact_id``, in log order."""
+        """``(seq, event, stored digest)`` of every event that touched ``fact_id``, in log order:
+        its links and, in the same snapshot, the reads above the links' mark that name it
+        (memguard/ledger/readlinks.py)."""
         with self._tx() as conn:
-            rows = conn.execute(
-                select(_EVENT.c.seq, _EVENT.c.event, _EVENT.c.event_digest)
-                .join(_EVENT_FACT, _EVENT_FACT.c.event_seq == _EVENT.c.seq)
-                .where(and_(_EVENT_FACT.c.fact_id == fact_id, _EVENT.c.action != CHANGE_ACTION))
-                .order_by(_EVENT.c.seq)
-            ).all()
+            rows = readlinks.events_of(conn, fact_id)
         return [(r.seq, AuditEvent.model_validate_json(r.event), r.event_digest) for r in rows]
 
     def events(self, *, limit: int = 1000, decision: str | None = None) -> list[AuditEvent]:
@@ -764,6 +766,10 @@ class Ledger:
             except Exception:
                 pass
             return 0
+
+    def project_reads(self) -> int:
+        """Write the reads' links not written yet (memguard/ledger/readlinks.py); how many."""
+        return readlinks.project(self)
 
     def close(self, *, drain: bool = False) -> None:
         """Close the connections; ``drain``: first integrate and sign what is queued

@@ -1,8 +1,11 @@
 """The allow event that ends a read, written on the driver connection (SQLite; issue 16).
 
-Every search, get and list ends with one audit event: its row, its queued leaf hash
-(``mg_log_pending``) and one ``mg_audit_fact`` link per returned fact, in one relaxed transaction
-(no fsync at commit: memguard/ledger/durability.py). Through SQLAlchemy, its connection checkout,
+Every search, get and list ends with one audit event: its row and its queued leaf hash
+(``mg_log_pending``) in one relaxed transaction (no fsync at commit:
+memguard/ledger/durability.py). Its ``mg_audit_fact`` links (one per returned fact) are a
+projection of the logged event, written in batches: every :data:`~memguard.ledger.readlinks.BATCH`
+reads of a process, the read's transaction also links the events above the projection's mark
+(memguard/ledger/readlinks.py). Through SQLAlchemy, its connection checkout,
 ``begin`` hook, execution context and commit cost about as much as SQLite's own work on the three
 inserts. Here the same transaction runs on a pooled connection's driver (``sqlite3``): the same
 statements, compiled by SQLAlchemy once, each value through its column type's bind processor (the
@@ -18,6 +21,7 @@ leaf hash) and is raised as :class:`~memguard.errors.LedgerError`: the read then
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,18 +30,17 @@ from sqlalchemy.sql.compiler import SQLCompiler
 
 from memguard.errors import LedgerError
 from memguard.events import AuditEvent, Decision
-from memguard.ledger.changelog import CHANGE_ACTION
+from memguard.ledger import readlinks
 from memguard.ledger.durability import relax, synchronous_hook
 from memguard.ledger.logtables import PENDING
 from memguard.ledger.opening import precheck
 from memguard.ledger.rfc6962 import leaf_hash
-from memguard.ledger.tables import AuditEventRow, AuditFactRow
+from memguard.ledger.tables import AuditEventRow
 from memguard.provenance import sha256_digest
 
 __all__ = ["ReadEvents", "event_row"]
 
 _EVENT = AuditEventRow.__table__  # type: ignore[attr-defined]
-_EVENT_FACT = AuditFactRow.__table__  # type: ignore[attr-defined]
 
 
 def event_row(ev: AuditEvent, canonical: bytes) -> dict[str, Any]:
@@ -88,7 +91,11 @@ class ReadEvents:
         values = {c: bindparam(c, type_=_EVENT.c[c].type) for c in columns}
         self._event = _Insert(insert(_EVENT).values(values).returning(_EVENT.c.seq), _EVENT, dialect)
         self._pending = _Insert(insert(PENDING), PENDING, dialect)
-        self._link = _Insert(insert(_EVENT_FACT), _EVENT_FACT, dialect)
+        #: this process's events not linked yet (seq -> fact ids), so a flush need not parse them
+        self._unlinked: dict[int, list[str]] = {}
+        #: and how many reads with turn reads it wrote through the SQLAlchemy path (note_others)
+        self._others = 0
+        self._lock = threading.Lock()
         self._errors: type[Exception] = dialect.loaded_dbapi.Error
         # the hook that sets a connection this leaves at NORMAL back to FULL for the next
         # durable transaction: installed before the first relaxed one, as transaction() does
@@ -96,14 +103,36 @@ class ReadEvents:
 
     @staticmethod
     def takes(events: Sequence[AuditEvent], turn_reads: Sequence[Any]) -> bool:
-        """Whether these are a read's allow events (no change entry, no turn reads)."""
+        """Whether these are a read's allow events (no turn reads; each of an action that defers
+        its links: memguard/ledger/readlinks.py)."""
         return bool(events) and not turn_reads and all(
-            e.decision is Decision.ALLOW and e.action != CHANGE_ACTION for e in events
+            e.decision is Decision.ALLOW and e.action in readlinks.DEFERRED_ACTIONS
+            for e in events
         )
 
+    def note_others(self, conn: Any, events: Sequence[AuditEvent]) -> None:
+        """Count the deferred reads ``events`` written in ``conn``'s transaction through the
+        SQLAlchemy path (a read with turn reads), after their inserts (the write lock is held):
+        the batch's turn flushes there."""
+        n = sum(readlinks.deferrable(e.action, e.decision.value) for e in events)
+        if not n:
+            return
+        with self._lock:
+            self._others += n
+            due = len(self._unlinked) + self._others >= readlinks.BATCH
+            self._others = 0 if due else self._others
+        if due:
+            dbapi = conn.connection.dbapi_connection
+            assert dbapi is not None
+            try:
+                readlinks.flush(dbapi)
+            except self._errors as exc:  # the caller's transaction rolls back: the read fails
+                raise LedgerError(f"ledger operation failed: {type(exc).__name__}") from exc
+
     def record(self, events: Sequence[AuditEvent], now: float) -> list[tuple[int, str]]:
-        """Insert ``events`` with their queued leaves (``queued_at`` = ``now``) and fact links
-        in one relaxed transaction; their ``(seq, canonical JSON)``."""
+        """Insert ``events`` with their queued leaves (``queued_at`` = ``now``) in one relaxed
+        transaction (with a flush of the read links every :data:`readlinks.BATCH` reads); their
+        ``(seq, canonical JSON)``."""
         precheck(self._engine)  # a read-only state: the typed error, before SQLite writes
         raw = self._engine.raw_connection()
         try:
@@ -126,7 +155,7 @@ class ReadEvents:
 
         done: list[tuple[int, str]] = []
         pending: list[tuple[Any, ...]] = []
-        links: list[tuple[Any, ...]] = []
+        ids: dict[int, list[str]] = {}
         for ev in events:
             canonical = event_canonical(ev)  # once: the stored text, its digest and leaf
             row = event_row(ev, canonical)
@@ -135,11 +164,19 @@ class ReadEvents:
             pending.append(self._pending.params(
                 {"event_seq": seq, "leaf_hash": leaf_hash(canonical), "queued_at": now}
             ))  # fmt: skip
-            links.extend(self._link.params({"event_seq": seq, "fact_id": f})
-                         for f in dict.fromkeys(ev.fact_ids))  # fmt: skip
+            ids[seq] = list(dict.fromkeys(ev.fact_ids))
         dbapi.executemany(self._pending.sql, pending)
-        if links:
-            dbapi.executemany(self._link.sql, links)
+        with self._lock:
+            due = len(self._unlinked) + self._others + len(ids) >= readlinks.BATCH
+            known = {**self._unlinked, **ids} if due else {}
+            self._others = 0 if due else self._others
+        if due:  # in this transaction: the write lock is held, every lower seq is committed
+            readlinks.flush(dbapi, known)
         dbapi.commit()
+        with self._lock:
+            if due:
+                for seq in known:
+                    self._unlinked.pop(seq, None)
+            else:
+                self._unlinked.update(ids)
         return done
-

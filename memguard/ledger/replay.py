@@ -28,6 +28,7 @@ from typing import Any
 from sqlalchemy import Connection, Row, Table, bindparam, func, select, union
 from sqlalchemy.sql.expression import Executable
 
+from memguard.ledger import readlinks
 from memguard.ledger.auditlog import LEAF, PENDING, ProblemKind, _Problems
 from memguard.ledger.changelinks import CHANGE_FACT, links_of, stored_links
 from memguard.ledger.changelinks import rewrite as rewrite_links
@@ -47,6 +48,7 @@ __all__ = [
     "compare_links",
     "expected_projection",
     "logged_heads",
+    "read_mark",
     "repair_derived",
 ]
 
@@ -208,9 +210,36 @@ def check_projections(conn: Connection, problems: _Problems) -> int:
     for name, table in PROJECTIONS.items():
         _compare(conn, table, expected[name], problems)
     stored = {(int(s), str(f)) for s, f in conn.execute(select(_EVENT_FACT))}
-    compare_links(problems, _EVENT_FACT.name, stored, links)
+    compare_links(problems, _EVENT_FACT.name, stored,
+                  readlinks.projected_links(conn, links, stored, read_mark(conn, problems)))  # fmt: skip
     compare_links(problems, CHANGE_FACT.name, stored_links(conn), change_links)
     return replayed
+
+
+def read_mark(conn: Connection, problems: _Problems) -> int | None:
+    """The reads' links mark (memguard/ledger/readlinks.py) to compare ``mg_audit_fact`` up to:
+    ``None`` (every link compared) on a ledger that writes them all at once, or when the mark's
+    row is gone (reported, ``row_deleted``); a mark past the newest event is reported
+    (``row_edited``: the reads above the real point would have no links and be excused), and so
+    is a row other than the mark (``row_unlogged``)."""
+    if not readlinks.deferred(conn):
+        return None
+    key = {"name": "mg_audit_fact"}
+    for (name,) in conn.execute(select(readlinks.MARK.c.name).where(
+            readlinks.MARK.c.name != key["name"])):  # fmt: skip
+        _row_problem(problems, ProblemKind.ROW_UNLOGGED, readlinks.MARK.name, {"name": name},
+                     None, None, "present")  # fmt: skip
+    upto = readlinks.mark_row(conn)
+    if upto is None:
+        _row_problem(problems, ProblemKind.ROW_DELETED, readlinks.MARK.name, key, None,
+                     "present", None)  # fmt: skip
+        return None
+    newest = readlinks.newest_seq(conn)
+    if upto > newest:
+        _row_problem(problems, ProblemKind.ROW_EDITED, readlinks.MARK.name, key, "upto",
+                     f"<= {newest}", upto)  # fmt: skip
+        return None
+    return upto
 
 
 def compare_links(
@@ -301,6 +330,10 @@ def repair_derived(conn: Connection) -> dict[str, int]:
     missing = sorted(links - stored)
     if missing:
         conn.execute(_EVENT_FACT.insert(), [{"event_seq": s, "fact_id": f} for s, f in missing])
+    if readlinks.deferred(conn):  # every event's links are written now
+        conn.execute(readlinks.MARK.delete())
+        conn.execute(readlinks.MARK.insert().values(name="mg_audit_fact",
+                                                    upto=readlinks.newest_seq(conn)))  # fmt: skip
     return {"event_columns": fixed, "fact_links": len(stored - links) + len(missing),
             "change_links": rewrite_links(conn)}  # fmt: skip
 

@@ -21,12 +21,14 @@ from sqlalchemy import Connection, Row, Table, func, or_, select
 from memguard.ledger.auditlog import LEAF, PENDING, ProblemKind, _Problems
 from memguard.ledger.changelinks import CHANGE_FACT, stored_links
 from memguard.ledger.changelog import PROJECTIONS, encode_row
+from memguard.ledger.readlinks import projected_links
 from memguard.ledger.replay import (
     _EVENT,
     _EVENT_FACT,
     _key,
     _row_problem,
     compare_links,
+    read_mark,
     replay_event,
 )
 from memguard.ledger.rfc6962 import leaf_hash
@@ -109,7 +111,8 @@ def check_projections_since(conn: Connection, problems: _Problems, tree_size: in
             (int(s), str(f))
             for s, f in conn.execute(select(_EVENT_FACT).where(_EVENT_FACT.c.event_seq.in_(chunk)))
         )
-    compare_links(problems, _EVENT_FACT.name, stored, links)
+    upto = read_mark(conn, problems)  # above the reads' links mark: the backlog (readlinks.py)
+    compare_links(problems, _EVENT_FACT.name, stored, projected_links(conn, links, stored, upto))
     compare_links(problems, CHANGE_FACT.name, stored_links(conn, seqs), change_links)
     return replayed
 
