@@ -85,7 +85,9 @@ def logged_change_links(conn: Connection) -> set[tuple[int, str]]:
 def _marker_ops(ev: dict[str, Any], marked: bool) -> bool:
     """Whether the marker row is logged as present after this change entry."""
     for op in ops_of(ev.get("detail") or {}):
-        key = op.get("key") if isinstance(op, dict) else None
+        if not isinstance(op, dict):
+            continue  # an edited entry: `ledger verify` names it (the open must not fail on it)
+        key = op.get("key")
         if op.get("t") == _META.name and isinstance(key, dict) and key.get("key") == MARKER:
             marked = op.get("op") in ("put", "set") or (op.get("op") != "del" and marked)
     return marked
