@@ -64,7 +64,8 @@ def links_of(ev: Any) -> list[str]:
     if not isinstance(ev, dict) or ev.get("action") != CHANGE_ACTION:
         return []
     fact_ids = ev.get("fact_ids")
-    return [str(f) for f in dict.fromkeys(fact_ids)] if isinstance(fact_ids, list) else []
+    # (as strings first: an entry edited to hold a list or an object there must not stop verify)
+    return list(dict.fromkeys(str(f) for f in fact_ids)) if isinstance(fact_ids, list) else []
 
 
 def entry_links(seqs: Sequence[int], events: Sequence[AuditEvent]) -> list[dict[str, Any]]:
