@@ -142,3 +142,68 @@ def test_verify_reports_a_change_entry_edited_into_other_json_types(url: str, ed
         assert any(p.kind is ProblemKind.EDITED for p in report.problems), report.problems
     finally:
         ledger.close()
+
+
+#: JSON values an edit puts in place of a field (lists and objects where strings were, and so on)
+VALUES: list[Any] = [None, [], {}, "x", 1, -1, 1.5, True, [["a"]], [{"a": 1}], {"a": [1]},
+                     2**70, ["x"], {"ops": "x"}]  # fmt: skip
+
+
+def _paths(value: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [at] if at else []
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, inner in items:
+        out += _paths(inner, (*at, key))
+    return out
+
+
+def test_random_edits_of_logged_events_are_reported_never_fatal(tmp_path: Path) -> None:
+    """A ledger with writes, reads and a revocation; 40 seeded edits of one field of one change
+    entry's JSON into another JSON type (where the replay reads types): each ledger opens and
+    ``verify`` reports it (on 8d79f91 some of them raised from the open or from verify)."""
+    from memguard import LocalTokenService, MemoryGuard, Source, SourceKind, Turn
+    from memguard.revocation import RevocationSelector
+    from memguard.stores.memory import InMemoryStore
+
+    built = tmp_path / "built.db"
+    tokens = LocalTokenService(tmp_path / "keys")
+    guard = MemoryGuard(store=InMemoryStore(dimension=384), verifier=tokens.verifier(),
+                        ledger=Ledger.from_url(f"sqlite:///{built}", witness=None))  # fmt: skip
+    alice = guard.authenticate(tokens.issue("alice"))
+    ids = [guard.write(alice, f"note {i} on Lisbon trams", namespace="notes",
+                       source=Source(kind=SourceKind.WEB, uri="https://x.example/p"),
+                       turn=Turn(session_id="s1", turn_index=i)).fact_id for i in range(3)]  # fmt: skip
+    guard.search(alice, "Lisbon", k=5)
+    guard.get(alice, ids[0])
+    guard.revoke(alice, RevocationSelector.source("https://x.example/p"), reason="test")
+    guard.close()
+    engine = create_engine(f"sqlite:///{built}")
+    with engine.connect() as conn:
+        events = [tuple(r) for r in conn.execute(text(
+            "SELECT seq, event FROM mg_audit_event WHERE action = 'ledger.change'"))]  # fmt: skip
+    engine.dispose()
+    rnd = __import__("random").Random(31)
+    for n in range(40):
+        seq, raw = rnd.choice(events)
+        event = json.loads(raw)
+        *parents, last = rnd.choice(_paths(event))
+        holder = event
+        for key in parents:
+            holder = holder[key]
+        holder[last] = json.loads(json.dumps(rnd.choice(VALUES)))
+        if json.dumps(event, sort_keys=True) == json.dumps(json.loads(raw), sort_keys=True):
+            continue  # (the same value put back: no edit)
+        copy = tmp_path / f"edit{n}.db"
+        copy.write_bytes(built.read_bytes())
+        url = f"sqlite:///{copy}"
+        engine = create_engine(url)
+        with engine.begin() as conn:
+            conn.execute(text("UPDATE mg_audit_event SET event = :e WHERE seq = :s"),
+                         {"e": json.dumps(event), "s": seq})  # fmt: skip
+        engine.dispose()
+        ledger = Ledger.from_url(url, witness=None)
+        try:
+            report = ledger.verify()
+            assert not report.ok, (seq, holder, last)
+        finally:
+            ledger.close()
