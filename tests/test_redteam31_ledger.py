@@ -207,3 +207,101 @@ def test_random_edits_of_logged_events_are_reported_never_fatal(tmp_path: Path) 
             assert not report.ok, (seq, holder, last)
         finally:
             ledger.close()
+
+
+def _edit_change_entries(db: Path, fact_id: str, edit: Any) -> None:
+    """Apply ``edit`` to the JSON of every change entry that names ``fact_id`` (around the log)."""
+    engine = create_engine(f"sqlite:///{db}")
+    try:
+        with engine.begin() as conn:
+            rows = conn.execute(
+                text("SELECT seq, event FROM mg_audit_event WHERE action = 'ledger.change'")
+            ).all()
+            for seq, raw in rows:
+                if fact_id in raw:
+                    event = json.loads(raw)
+                    edit(event)
+                    conn.execute(text("UPDATE mg_audit_event SET event = :e WHERE seq = :s"),
+                                 {"e": json.dumps(event, separators=(",", ":")), "s": seq})  # fmt: skip
+    finally:
+        engine.dispose()
+
+
+def test_a_read_of_a_fact_whose_entry_holds_a_list_fact_id_alarms(tmp_path: Path) -> None:
+    """The read path's entry scan read ``fact_ids`` with ``dict.fromkeys``: a list in it raised
+    ``TypeError``, recorded as the caller's ``invalid_request``, with no integrity alarm."""
+    from memguard import LocalTokenService, MemoryGuard, Source, SourceKind, Turn
+    from memguard.errors import FactNotFound
+    from memguard.stores.memory import InMemoryStore
+
+    db, store = tmp_path / "l.db", InMemoryStore(dimension=384)
+    tokens = LocalTokenService(tmp_path / "keys")
+
+    def guard() -> MemoryGuard:
+        return MemoryGuard(store=store, verifier=tokens.verifier(),
+                           ledger=Ledger.from_url(f"sqlite:///{db}", witness=None))  # fmt: skip
+
+    g = guard()
+    alice = g.authenticate(tokens.issue("alice"))
+    fact = g.write(alice, "Lisbon trams run late", namespace="notes",
+                   source=Source(kind=SourceKind.USER_MESSAGE),
+                   turn=Turn(session_id="s1", turn_index=1))  # fmt: skip
+    g.close()
+    _edit_change_entries(db, fact.fact_id, lambda ev: ev["fact_ids"].append(["x"]))
+    g = guard()
+    try:
+        alice = g.authenticate(tokens.issue("alice"))
+        with pytest.raises(FactNotFound):
+            g.get(alice, fact.fact_id)
+        assert g.search(alice, "Lisbon trams", k=3) == []
+        with g.ledger.engine.connect() as conn:
+            decided = conn.execute(text(
+                "SELECT action, decision, reason FROM mg_audit_event WHERE action IN ('get', 'search')"
+            )).all()  # fmt: skip
+        assert ("get", "alarm", "integrity.unlogged_row") in decided, decided
+        assert ("search", "alarm", "integrity.unlogged_row") in decided, decided
+    finally:
+        g.close()
+
+
+def test_incremental_verify_reports_a_row_key_edited_into_a_list(tmp_path: Path) -> None:
+    """``verify --incremental`` replays the entries after its marker with its own ``_apply``:
+    a row key holding a list raised ``TypeError`` there (exit 1, not 4)."""
+    from memguard import Source, SourceKind, Turn
+    from memguard.embedded import open_embedded
+    from memguard.ledger.cli import ledger_app
+
+    state = tmp_path / "state"
+
+    def write(start: int) -> list[str]:
+        stack = open_embedded(state, dimension=8)
+        try:
+            alice = stack.guard.authenticate(stack.tokens.issue("alice", ttl=600))
+            return [stack.guard.write(alice, f"Alice fact {i}", namespace="n",
+                                      source=Source(kind=SourceKind.USER_MESSAGE, name="chat"),
+                                      turn=Turn(session_id="s", turn_index=i),
+                                      vector=[float(i + 1)] * 8).fact_id
+                    for i in range(start, start + 2)]  # fmt: skip
+        finally:
+            stack.close()
+
+    def verify(*args: str) -> int:
+        saved = structlog.get_config()
+        try:
+            got = CliRunner().invoke(ledger_app, ["verify", "--json", "--state-dir", str(state), *args])
+        finally:
+            structlog.configure(**saved)
+        return got.exit_code
+
+    write(0)
+    assert verify() == ExitCode.OK  # the marker of a clean full verify
+    late = write(2)
+
+    def key_to_list(ev: dict[str, Any]) -> None:
+        for op in ev["detail"]["ops"]:
+            if op.get("t") == "mg_provenance":
+                op["key"]["fact_id"] = [op["key"]["fact_id"]]
+
+    _edit_change_entries(state / "ledger.db", late[0], key_to_list)
+    assert verify("--incremental") == ExitCode.VERIFY_FAILED
+    assert verify() == ExitCode.VERIFY_FAILED
