@@ -64,7 +64,8 @@ def links_of(ev: Any) -> list[str]:
     if not isinstance(ev, dict) or ev.get("action") != CHANGE_ACTION:
         return []
     fact_ids = ev.get("fact_ids")
-    return [str(f) for f in dict.fromkeys(fact_ids)] if isinstance(fact_ids, list) else []
+    # (as strings first: an entry edited to hold a list or an object there must not stop verify)
+    return list(dict.fromkeys(str(f) for f in fact_ids)) if isinstance(fact_ids, list) else []
 
 
 def entry_links(seqs: Sequence[int], events: Sequence[AuditEvent]) -> list[dict[str, Any]]:
@@ -85,7 +86,9 @@ def logged_change_links(conn: Connection) -> set[tuple[int, str]]:
 def _marker_ops(ev: dict[str, Any], marked: bool) -> bool:
     """Whether the marker row is logged as present after this change entry."""
     for op in ops_of(ev.get("detail") or {}):
-        key = op.get("key") if isinstance(op, dict) else None
+        if not isinstance(op, dict):
+            continue  # an edited entry: `ledger verify` names it (the open must not fail on it)
+        key = op.get("key")
         if op.get("t") == _META.name and isinstance(key, dict) and key.get("key") == MARKER:
             marked = op.get("op") in ("put", "set") or (op.get("op") != "del" and marked)
     return marked

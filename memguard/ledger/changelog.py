@@ -193,6 +193,8 @@ class ChangeSet:
         )
 
 
-def ops_of(detail: Mapping[str, Any]) -> Sequence[Mapping[str, Any]]:
+def ops_of(detail: Any) -> Sequence[Mapping[str, Any]]:
+    if not isinstance(detail, Mapping):  # an entry edited around the log: verify names it
+        return []
     ops = detail.get("ops")
     return ops if isinstance(ops, list) else []

@@ -143,4 +143,4 @@ def _names(text: str) -> frozenset[str] | None:
         return None
     if not isinstance(names, list):
         return None
-    return frozenset(str(f) for f in dict.fromkeys(names))
+    return frozenset(str(f) for f in names)  # (a list or an object there: an edited entry)

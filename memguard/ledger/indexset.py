@@ -75,7 +75,9 @@ def _logged(conn: Connection, marker: str) -> bool:
         except ValueError:
             continue  # the tree pass of `ledger verify` reports an entry that is not JSON
         for op in ops_of(ev.get("detail") or {}) if isinstance(ev, dict) else []:
-            key = op.get("key") if isinstance(op, dict) else None
+            if not isinstance(op, dict):
+                continue  # an edited entry: `ledger verify` names it (the open must not fail on it)
+            key = op.get("key")
             if op.get("t") == _META.name and isinstance(key, dict) and key.get("key") == marker:
                 marked = op.get("op") in ("put", "set") or (op.get("op") != "del" and marked)
     return marked

@@ -74,6 +74,8 @@ def _apply(touched: dict[str, dict[tuple[Any, ...], _Touched]], ops: Any) -> Non
         if table is None or not isinstance(key, Mapping) or not isinstance(row, Mapping):
             continue
         rows, k = touched[table.name], _key(table, key)
+        if not all(isinstance(v, str | int | None) for v in k):
+            continue  # an edited entry (a list or an object as a key): verify names it
         kind = op.get("op")
         if kind == "put":
             rows[k] = _Touched(columns=dict(row), known=True)
