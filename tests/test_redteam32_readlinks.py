@@ -55,8 +55,12 @@ def test_a_guarded_get_of_a_quoted_caller_chosen_id_is_in_memguard_audit(tmp_pat
         fact_id = 'note"1'
         (fact,) = guard.write_many(
             me,
-            [FactInput(text="the sky is blue", namespace="n", source=SRC,
-                       turn=Turn(session_id="s", turn_index=0))],  # fmt: skip
+            [
+                FactInput(
+                    text="the sky is blue", namespace="n", source=SRC,
+                    turn=Turn(session_id="s", turn_index=0),
+                )
+            ],
             fact_ids=[fact_id],
         )
         assert fact.fact_id == fact_id

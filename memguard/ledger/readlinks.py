@@ -66,6 +66,7 @@ from memguard.errors import LedgerError
 from memguard.ledger.changelog import CHANGE_ACTION
 from memguard.ledger.tables import AuditEventRow, AuditFactRow
 from memguard.logging import get_logger
+from memguard.provenance import canonical_json
 
 if TYPE_CHECKING:
     from memguard.ledger.ledger import Ledger
@@ -175,12 +176,14 @@ def backlog_start(conn: Connection) -> int | None:
 def events_above(conn: Connection, fact_id: str, upto: int) -> list[int]:
     """The seqs of the events above ``upto`` (not change entries) whose ``fact_ids`` name
     ``fact_id``: what the projection has not linked yet (a text match narrows, each candidate is
-    then read as JSON)."""
+    then read as JSON). The match is on the id as the stored JSON spells it: a caller-chosen id
+    may hold ``"``, ``\\`` or a control character, which the event's JSON escapes."""
+    spelled = {fact_id, canonical_json(fact_id).decode("utf-8")[1:-1]}
     rows = conn.execute(
         select(_EVENT.c.seq, _EVENT.c.event).where(
             _EVENT.c.seq > upto,
             _EVENT.c.action != CHANGE_ACTION,
-            _EVENT.c.event.contains(fact_id, autoescape=True),
+            or_(*(_EVENT.c.event.contains(s, autoescape=True) for s in sorted(spelled))),
         )
     ).all()
     return [int(seq) for seq, text in rows if fact_id in fact_ids_of(text)]
