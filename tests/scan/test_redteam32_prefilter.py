@@ -113,3 +113,36 @@ def test_a_build_that_fails_for_some_rules_never_loses_a_match(
         if not truncated:
             assert fresh.matching(text) == want, text[:80]
     assert calls["n"] > 3  # builds failed on the way
+
+
+_CHARS = [chr(c) for c in range(128)] + list(
+    "\u00e9\u00df\u200b\u202e\U000e0041\u0430\u043e\U0001d41a\U0001d482\uff21\ufb01\u0130\u0131\u03a9"
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet=st.sampled_from(_CHARS), max_size=60), min_size=1, max_size=8))
+def test_the_reveal_memo_answers_as_an_uncached_reveal(texts_: list[str]) -> None:
+    """``reveal`` is memoised by object identity (memguard/scan/unicode.py): the memo must never
+    answer for another text (an id reused) nor differ from the uncached reveal."""
+    from memguard.scan import unicode
+
+    for text in texts_ + texts_[::-1]:
+        assert unicode.reveal(text) == unicode._reveal(text)
+        copy = "".join(list(text))  # an equal text, another object
+        assert unicode.reveal(copy) == unicode._reveal(text)
+
+
+def test_threads_revealing_at_once_get_their_own_texts_reveal() -> None:
+    from memguard.scan import unicode
+
+    def work(seed: int) -> int:
+        rnd = random.Random(seed)
+        wrong = 0
+        for _ in range(2000):
+            text = "".join(rnd.choice(_CHARS) for _ in range(rnd.randint(1, 40)))
+            wrong += unicode.reveal(text) != unicode._reveal(text)
+        return wrong
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        assert sum(pool.map(work, range(8))) == 0
