@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import json
 import random
+import sqlite3
 from pathlib import Path
 
 import pytest
+from sqlalchemy import event
 
 from memguard import Ledger, LocalTokenService, MemoryGuard, Source, SourceKind, Turn
 from memguard.audit import audit_fact
 from memguard.events import AuditEvent, Decision
 from memguard.guard import FactInput
+from memguard.ledger import readlinks
 from memguard.ledger.records import TurnRead
 from memguard.stores.memory import InMemoryStore
 
@@ -154,3 +157,29 @@ def test_model_every_read_is_in_its_facts_audit_answer_through_every_path(
     finally:
         for lg in ledgers:
             lg.close()
+
+
+def test_a_hot_facts_backlog_larger_than_sqlites_variable_limit_still_answers(
+    tmp_path: Path,
+) -> None:
+    """Short-lived processes that each read fewer than a batch never flush: the backlog of a
+    fact read by all of them outgrows SQLite's bound-variable limit (999 on older builds, 32766
+    on current ones) and an answer that bound one variable per backlog read failed (``memguard
+    audit``, the console and receipts down for that fact) though nothing was wrong."""
+    path = tmp_path / "l.db"
+    n = 0
+    for _ in range(5):  # five processes, each short of a batch
+        lg = Ledger.sqlite(path)
+        for _ in range(readlinks.BATCH - 6):
+            lg.record([_read("hot")], durable=False)
+            n += 1
+        lg.engine.dispose()
+    reader = Ledger.sqlite(path)
+    reader.engine.dispose()
+    event.listen(reader.engine, "connect",
+                 lambda dbapi, _rec: dbapi.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, 999))  # fmt: skip
+    try:
+        assert n > 999
+        assert len(reader.events_for("hot")) == n
+    finally:
+        reader.close()
