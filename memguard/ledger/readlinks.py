@@ -66,6 +66,7 @@ from memguard.errors import LedgerError
 from memguard.ledger.changelog import CHANGE_ACTION
 from memguard.ledger.tables import AuditEventRow, AuditFactRow
 from memguard.logging import get_logger
+from memguard.provenance import canonical_json
 
 if TYPE_CHECKING:
     from memguard.ledger.ledger import Ledger
@@ -176,16 +177,24 @@ def backlog_start(conn: Connection) -> int | None:
 
 def events_above(conn: Connection, fact_id: str, upto: int) -> list[int]:
     """The seqs of the events above ``upto`` (not change entries) whose ``fact_ids`` name
-    ``fact_id``: what the projection has not linked yet (a text match narrows, each candidate is
-    then read as JSON)."""
+    ``fact_id``: what the projection has not linked yet."""
+    return [int(row.seq) for row in _rows_above(conn, fact_id, upto)]
+
+
+def _rows_above(conn: Connection, fact_id: str, upto: int) -> list[Row[Any]]:
+    """``(seq, event, event_digest)`` of the events above ``upto`` (not change entries) whose
+    ``fact_ids`` name ``fact_id`` (a text match narrows, each candidate is then read as JSON).
+    The match is on the id as the stored JSON spells it: a caller-chosen id may hold ``"``,
+    ``\\`` or a control character, which the event's JSON escapes."""
+    spelled = {fact_id, canonical_json(fact_id).decode("utf-8")[1:-1]}
     rows = conn.execute(
-        select(_EVENT.c.seq, _EVENT.c.event).where(
+        select(_EVENT.c.seq, _EVENT.c.event, _EVENT.c.event_digest).where(
             _EVENT.c.seq > upto,
             _EVENT.c.action != CHANGE_ACTION,
-            _EVENT.c.event.contains(fact_id, autoescape=True),
+            or_(*(_EVENT.c.event.contains(s, autoescape=True) for s in sorted(spelled))),
         )
     ).all()
-    return [int(seq) for seq, text in rows if fact_id in fact_ids_of(text)]
+    return [row for row in rows if fact_id in fact_ids_of(row.event)]
 
 
 def deferrable(action: str, decision: str) -> bool:
@@ -262,15 +271,22 @@ def project(ledger: Ledger) -> int:
 
 def events_of(conn: Connection, fact_id: str) -> list[Row[Any]]:
     """``(seq, event, event_digest)`` of every event but change entries that touched ``fact_id``,
-    in log order (:meth:`Ledger.events_for`): its links and, in the same snapshot, the deferred
-    reads above the mark that name it."""
-    linked = select(_EVENT_FACT.c.event_seq).where(_EVENT_FACT.c.fact_id == fact_id)
-    seqs = _EVENT.c.seq.in_(linked.scalar_subquery())
+    in log order (:meth:`Ledger.events_for`): its links and the deferred reads above the mark
+    that name it. The mark is read first: an event at or below it has its links (read after
+    it), one above it is read from the events (never deleted), so a flush in between loses
+    none; the backlog's rows are merged here, not bound one variable each into the links'
+    query (a backlog of one fact's reads can outgrow SQLite's bound-variable limit)."""
     upto = backlog_start(conn)
-    if upto is not None:
-        seqs = or_(seqs, _EVENT.c.seq.in_(events_above(conn, fact_id, upto)))
-    return list(conn.execute(
+    above = [] if upto is None else _rows_above(conn, fact_id, upto)
+    linked = select(_EVENT_FACT.c.event_seq).where(_EVENT_FACT.c.fact_id == fact_id)
+    rows = conn.execute(
         select(_EVENT.c.seq, _EVENT.c.event, _EVENT.c.event_digest)
-        .where(seqs, _EVENT.c.action != CHANGE_ACTION)
+        .where(_EVENT.c.seq.in_(linked.scalar_subquery()), _EVENT.c.action != CHANGE_ACTION)
         .order_by(_EVENT.c.seq)
-    ).all())  # fmt: skip
+    ).all()
+    if not above:
+        return list(rows)
+    merged = {int(row.seq): row for row in rows}
+    for row in above:
+        merged.setdefault(int(row.seq), row)
+    return [merged[seq] for seq in sorted(merged)]
