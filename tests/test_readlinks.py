@@ -263,3 +263,46 @@ def test_postgresql_writes_every_link_in_the_reads_transaction(pg_url: str) -> N
     finally:
         ledger.close()
 
+
+
+def test_closing_a_ledger_writes_the_links_of_the_reads_it_deferred(tmp_path: Path) -> None:
+    """A short-lived process (fewer reads than a batch) leaves no backlog behind it."""
+    ledger = Ledger.sqlite(tmp_path / "l.db")
+    reads = [_read("f-1", "f-2"), _read("f-2")]
+    for ev in reads:
+        ledger.record([ev], durable=False)
+    assert _links(ledger, "f-2") == []
+    ledger.close()
+    again = Ledger.sqlite(tmp_path / "l.db")
+    try:
+        assert len(_links(again, "f-2")) == 2 and len(_links(again, "f-1")) == 1
+        newest = _sql(again, "SELECT max(seq) FROM mg_audit_event")[0][0]
+        assert _sql(again, "SELECT upto FROM mg_read_projection")[0][0] == newest
+        assert _reads_of(again, "f-2") == [reads[0].event_id, reads[1].event_id]
+        assert _problems(again) == []
+    finally:
+        again.close()
+
+
+def test_a_failing_flush_at_close_leaves_the_backlog_answerable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The flush at close never raises (the events are committed); the answers stay complete
+    and the next flush writes the links."""
+    ledger = Ledger.sqlite(tmp_path / "l.db")
+    read = _read("f-1")
+    ledger.record([read], durable=False)
+
+    def broken(*_: object, **__: object) -> int:
+        raise LedgerError("ledger operation failed: OperationalError")
+
+    monkeypatch.setattr(readlinks, "project", broken)
+    ledger.close()  # does not raise
+    monkeypatch.undo()
+    again = Ledger.sqlite(tmp_path / "l.db")
+    try:
+        assert _links(again, "f-1") == []
+        assert _reads_of(again, "f-1") == [read.event_id]
+        assert again.project_reads() == 1 and len(_links(again, "f-1")) == 1
+    finally:
+        again.close()

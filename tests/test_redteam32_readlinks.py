@@ -168,7 +168,7 @@ def test_a_hot_facts_backlog_larger_than_sqlites_variable_limit_still_answers(
     audit``, the console and receipts down for that fact) though nothing was wrong."""
     path = tmp_path / "l.db"
     n = 0
-    for _ in range(5):  # five processes, each short of a batch
+    for _ in range(1000 // (readlinks.BATCH - 6) + 1):  # processes, each short of a batch
         lg = Ledger.sqlite(path)
         for _ in range(readlinks.BATCH - 6):
             lg.record([_read("hot")], durable=False)

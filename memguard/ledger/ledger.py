@@ -777,5 +777,6 @@ class Ledger:
         try:
             if drain:
                 self.drain()
+            readlinks.project_at_close(self)
         finally:
             self.engine.dispose()

@@ -101,6 +101,11 @@ class ReadEvents:
         # durable transaction: installed before the first relaxed one, as transaction() does
         synchronous_hook(engine)
 
+    def backlog(self) -> bool:
+        """Whether this process committed reads whose links are not written yet."""
+        with self._lock:
+            return bool(self._unlinked) or self._others > 0
+
     @staticmethod
     def takes(events: Sequence[AuditEvent], turn_reads: Sequence[Any]) -> bool:
         """Whether these are a read's allow events (no turn reads; each of an action that defers

@@ -16,7 +16,8 @@ from the events afterwards, in batches:
 - **the flush** (:func:`flush`): the events above the mark (change entries skipped: their links
   are always written), their ``fact_ids`` inserted (already-present links ignored) sorted by fact
   id, the mark moved to the newest event, all in the transaction of a read event every
-  :data:`BATCH` reads of a process (:class:`~memguard.ledger.readevent.ReadEvents`), or on demand
+  :data:`BATCH` reads of a process (:class:`~memguard.ledger.readevent.ReadEvents`), when a
+  ledger that deferred reads is closed (:func:`project_at_close`), or on demand
   (:meth:`Ledger.project_reads`, ``memguard ledger repair``). SQLite has one writer at a time and
   the flush holds the write lock, so every event at or below the newest seq is committed and seen:
   the mark never passes an event whose links were not written.
@@ -267,6 +268,23 @@ def project(ledger: Ledger) -> int:
             return flush(dbapi)
         except ledger.log._dbapi_error as exc:
             raise LedgerError(f"ledger operation failed: {type(exc).__name__}") from exc
+
+
+def project_at_close(ledger: Ledger) -> None:
+    """At close: write the links of the reads this process deferred, so a short-lived process
+    (the CLI, a serverless call, a ledger per request) leaves no backlog for every later
+    ``events_for`` to scan and one later read to pay for. Never raises: the events are committed
+    either way and the next flush writes their links; a failure is logged."""
+    pending = ledger._read_events
+    if pending is None or not pending.backlog():
+        return
+    try:
+        project(ledger)
+    except Exception as exc:
+        try:
+            get_logger().warning("ledger.read_links_left", error=type(exc).__name__)
+        except Exception:
+            pass
 
 
 def events_of(conn: Connection, fact_id: str) -> list[Row[Any]]:
