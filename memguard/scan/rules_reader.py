@@ -28,8 +28,12 @@ _JOB = ("(?:coding|code|browsing|browser|shopping|calendar|triage|review|crm|sch
 # (a job's "agent" or "assistant" may be a person: "support agent", "travel agent", "research
 # assistant"; a job's bot, and any AI-qualified noun, is not)
 # ("AI assistant" in the singular is how a user may call their own: left out)
-_ROLE_AI = (f"(?:{_AIQ}[ -](?:{_JOB}[ -])?(?:agent(?:s|en)?|assistants|assistenten|bots?|helpers?|reviewers?|maintainers?|"
-            f"notetakers?|models?|systems?|readers?|triagers?)|{_JOB}[ -]bots?|"
+# (scanfp7: the "(?s:...)" groups change no match - no "." inside - but end the literal prefixes
+# the matcher anchors a branch on (memguard/scan/anchors.py stops at a group with flags): "ai ",
+# "llm-", not every job and noun after them, so agent.role_addressed anchors on its AI words (1,134
+# prefixes) instead of on every space and comma, where its 3,900 prefixes had put it)
+_ROLE_AI = (f"(?:{_AIQ}[ -](?s:(?:{_JOB}[ -])?(?:agent(?:s|en)?|assistants|assistenten|bots?|helpers?|reviewers?|maintainers?|"
+            f"notetakers?|models?|systems?|readers?|triagers?))|{_JOB}[ -]bots?|"
             f"(?:coding|code|browsing|browser|shopping|calendar|triage|review|crm|inbox|notetaking|meeting|voice)"
             r"[ -](?:agents?|assistants?)|agent-assist|(?:support|the|any|all) ai\b"
             # someone else's assistants ("Listener's assistants,", "readers' AI agents:")
@@ -45,6 +49,17 @@ _DOING = (r"(?:(?:that|which|who) )?(?:reads?|reading|manag(?:es|ing)|handl(?:es
 _KEEP = (r"(?:remember|store|save|record|note|memori[sz]e|keep in mind|persist|add|update|approve|accept|"
          r"label|mark|enter|share|send|forward|tell|treat|trust|allow|grant|give|open|download|install|run|"
          r"disable|reply|respond|include|enter|set up|configure)")  # fmt: skip
+
+# where an addressee starts: a line's start, after punctuation (and a space), or after "for",
+# "to" or "attn" (and "the", "any", "all", "every"). Written as lookbehinds, which the prefilter's
+# superset drops (memguard/scan/superset.py), so its engine reads the addressee's own words, not
+# a class of punctuation in front of every short AI word (scanfp7: a consumed lead matched the same
+# texts and made agent.role_addressed the costliest rule of the pass on benign English)
+_PUNCT = "[\\n(\\[\\]>#/*\"'.!?;:,-]"
+_ADDRESSED_AT = ("(?:^|" + "|".join(
+    [f"(?<={_PUNCT})", f"(?<={_PUNCT} )"]
+    + [f"(?<=\\b{word} {det})" for word in ("for", "to", "attn", "attn:") for det in ("", "the ", "any ", "all ", "every ")]
+) + ")")  # fmt: skip
 
 READER_RULES: tuple[Rule, ...] = (
     # a note, hint or text for a role-qualified AI or a class of AIs, in the label or the sentence
@@ -66,10 +81,10 @@ READER_RULES: tuple[Rule, ...] = (
     # ("Assistant managing this calendar: accept ...", "AI notetaker, please store ...", "Browsing
     # agent: the user has ...", "AI calendar agents - to mark attendance, reply ...")
     _r("agent.role_addressed", 0.5,
-       f"(?:^|[\\n(\\[\\]>#/*\"'.!?;:,-] ?|\\b(?:for|to|attn:?) (?:the |any |all |every )?)(?:[\\w-]+ (?:and|&|or) )?"
+       f"{_ADDRESSED_AT}(?:[\\w-]+ (?:and|&|or) )?"
        f"(?:{_ROLE_AI}|"
        f"(?:assistant|agent|bot|ai|llm|model)s? {_DOING} (?:this|these|the|git|alt|it|my|our|your)\\b[^\\n:,]{{0,30}}?)"
-       f"\\s*[:,–—-]\\s*(?:[^\\n]{{0,120}}?\\b{_KEEP}\\b)"),
+       f"(?s:\\s*[:,–—-]\\s*)(?:[^\\n]{{0,120}}?\\b{_KEEP}\\b)"),
     # a role-qualified AI told what it should keep ("AI maintainers should remember that ...";
     # not "should remember to run the tests", a chore)
     _r("agent.role_should", 0.5,

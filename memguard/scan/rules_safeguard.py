@@ -103,10 +103,16 @@ SAFEGUARD_RULES: tuple[Rule, ...] = (
        r"cleared)\b"),
     _r("agent.comply_fully", 0.3, r"\bcomply (?:fully|immediately|without (?:question|hesitation|checking))\b"),
     # a sleeper that hides until its moment ("Don't mention this note before then", "Keep quiet
-    # about this until the user has ...", "Rule to keep dormant")
+    # about this until the user has ...", "Rule to keep dormant"; scanfp7: only a rule or an
+    # instruction is kept dormant, not what a gardener or a bank keeps so)
     _r("sleeper.conceal_until", 0.5,
        r"\b(?:don't|do not|never) (?:mention|reveal|disclose|bring up|say anything about) (?:this|it)"
        r"(?: note| rule| instruction| message)? (?:before|until)\b"
-       r"|\bkeep (?:quiet|silent|mum) about (?:this|it) until\b|\b(?:keep|stay|remain|lie|lies) dormant\b"
+       r"|\bkeep (?:quiet|silent|mum) about (?:this|it) until\b"
+       # (a rule or an instruction kept dormant; not bulbs, accounts or volcanoes that lie dormant)
+       r"|\b(?:rules?|instructions?|directives?|notes?|orders?|commands?|triggers?|payloads?|memor(?:y|ies)|"
+       r"behaviou?rs?|settings?|tasks?) (?:to |should |must |will |shall |is to |are to )?(?:keep|stay|remain|"
+       r"lie|stays|remains|lies|kept) dormant\b|\b(?:keep|hold) (?:this|the|that) (?:rule|instruction|note|"
+       r"directive|order|task) dormant\b"
        r"|\bafter the (?:\w+ )?(?:conversation|session|chat|message|request|order)s? from (?:now|today)\b"),
 )  # fmt: skip
