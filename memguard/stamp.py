@@ -111,10 +111,13 @@ def stamp(op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
             decision = decisions[req.namespace] = kernel.scope.write_decision(
                 principal, req.namespace
             )
-        if req.fact_id is not None and (
-            not (0 < len(req.fact_id) <= 64) or is_read_set(req.fact_id)
-        ):
-            raise InvalidRequest("a fact id has 1 to 64 characters and no reserved prefix")
+        if req.fact_id is not None:
+            if not (0 < len(req.fact_id) <= 64) or is_read_set(req.fact_id):
+                raise InvalidRequest("a fact id has 1 to 64 characters and no reserved prefix")
+            try:  # stored, logged, shown in the console: no control, bidi or zero-width marks
+                check_identifier(req.fact_id, "fact id")
+            except IdentityError:
+                raise InvalidRequest("fact id has forbidden characters") from None
         if len(req.derived_from) > _MAX_DERIVED_FROM:
             raise InvalidRequest(f"at most {_MAX_DERIVED_FROM} inputs per derived fact")
         op.policy_digest = decision.policy_digest

@@ -103,3 +103,29 @@ def test_a_requested_trust_above_the_cap_is_refused_after_a_cached_assignment(
     batch.append(_fact("capped", SourceKind.USER_MESSAGE, 3, trust=TrustLevel.USER))
     with pytest.raises(TrustEscalation):
         guard.write_many(me, batch)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["a\x00b", "a\nb", "a\x1bb", "a\u202eb", "a\u200bb", "a\u2028b", "\ufeffa", "\uff41b", "a\ud800"],
+)
+def test_a_caller_chosen_fact_id_with_hidden_or_control_characters_refuses_the_batch(
+    guard: MemoryGuard, bad: str
+) -> None:
+    """A fact id is stored, logged, put in audit answers and shown in the console: the identifier
+    rules (no control, bidi, zero-width, separator, surrogate or NFKC-changed code points) hold
+    for it, for the whole batch, and nothing is written."""
+    from memguard.errors import InvalidRequest
+
+    me = _me(guard)
+    batch = [_fact("notes", SourceKind.USER_MESSAGE, i) for i in range(3)]
+    with pytest.raises(InvalidRequest):
+        guard.write_many(me, batch, fact_ids=["ok-1", "ok-2", bad])
+    assert guard.list_facts(me)[0] == []
+
+
+def test_a_printable_caller_chosen_fact_id_is_kept_as_given(guard: MemoryGuard) -> None:
+    me = _me(guard)
+    (fact,) = guard.write_many(me, [_fact("notes", SourceKind.USER_MESSAGE, 0)],
+                               fact_ids=['note"1\\x'])  # fmt: skip
+    assert fact.fact_id == 'note"1\\x'
