@@ -306,3 +306,30 @@ def test_a_failing_flush_at_close_leaves_the_backlog_answerable(
         assert again.project_reads() == 1 and len(_links(again, "f-1")) == 1
     finally:
         again.close()
+
+
+def test_a_flush_projects_only_the_deferred_reads_not_the_writes_above_the_mark(
+    tmp_path: Path,
+) -> None:
+    """Writes, denials and change entries above the mark wrote their links at once: a flush
+    neither parses nor re-inserts them (a write's JSON names up to 512 facts; a write-heavy
+    ledger made every flush re-project every write since the last one), and the answers still
+    list them through their links."""
+    ledger = Ledger.sqlite(tmp_path / "l.db")
+    try:
+        write = AuditEvent(action="write", decision=Decision.ALLOW, reason="ok",
+                           principal={"subject": "alice", "issuer": "https://id.example"},
+                           fact_ids=tuple(f"w-{i}" for i in range(50)))  # fmt: skip
+        denied = AuditEvent(action="search", decision=Decision.DENY, reason="no",
+                            principal={"subject": "alice", "issuer": "https://id.example"},
+                            fact_ids=("w-1",))  # fmt: skip
+        ledger.record([write], durable=False)
+        ledger.record([denied], durable=False)
+        read = _read("w-1", "w-2")
+        ledger.record([read], durable=False)
+        assert ledger.project_reads() == 2  # the read's two links only
+        assert _reads_of(ledger, "w-1") == [write.event_id, denied.event_id, read.event_id]
+        assert _reads_of(ledger, "w-49") == [write.event_id]
+        assert _problems(ledger) == []
+    finally:
+        ledger.close()

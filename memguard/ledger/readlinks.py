@@ -13,10 +13,10 @@ from the events afterwards, in batches:
   them at once, and verify can tell a deferred link from a deleted one by the event alone.
 - **the mark**: ``mg_read_projection`` holds ``upto``, a log seq such that every event at or below
   it has its links in ``mg_audit_fact``.
-- **the flush** (:func:`flush`): the events above the mark (change entries skipped: their links
-  are always written), their ``fact_ids`` inserted (already-present links ignored) sorted by fact
-  id, the mark moved to the newest event, all in the transaction of a read event every
-  :data:`BATCH` reads of a process (:class:`~memguard.ledger.readevent.ReadEvents`), when a
+- **the flush** (:func:`flush`): the deferred reads above the mark (every other event wrote its
+  links in its own transaction; a write's JSON is neither parsed nor projected again), their
+  ``fact_ids`` inserted (already-present links ignored) sorted by fact id, the mark moved to the
+  newest event, all in the transaction of a read event every :data:`BATCH` reads of a process (:class:`~memguard.ledger.readevent.ReadEvents`), when a
   ledger that deferred reads is closed (:func:`project_at_close`), or on demand
   (:meth:`Ledger.project_reads`, ``memguard ledger repair``). SQLite has one writer at a time and
   the flush holds the write lock, so every event at or below the newest seq is committed and seen:
@@ -113,8 +113,11 @@ MARK = Table(
 )
 
 _SELECT_MARK = f"SELECT upto FROM {MARK.name} WHERE name = ?"
+#: the deferred reads above the mark (every other event above it wrote its links at once: its
+#: JSON, a write's can name 512 facts, is neither parsed nor projected again)
 _ABOVE = (
-    f"SELECT seq, event FROM {_EVENT.name} WHERE seq > ? AND action != ? ORDER BY seq"
+    f"SELECT seq, event FROM {_EVENT.name} WHERE seq > ? AND decision = 'allow'"
+    f" AND action IN ({', '.join('?' * len(DEFERRED_ACTIONS))}) ORDER BY seq"
 )
 _INSERT = f"INSERT OR IGNORE INTO {_EVENT_FACT.name} (event_seq, fact_id) VALUES (?, ?)"
 _NEWEST = f"SELECT max(seq) FROM {_EVENT.name}"
@@ -143,7 +146,7 @@ def flush(dbapi: Any, known: Mapping[int, Sequence[str]] = {}) -> int:
         get_logger().warning("ledger.read_projection_mark_missing", rebuilt_from=0,
                              hint="memguard ledger verify")  # fmt: skip
     links: list[tuple[int, str]] = []
-    for seq, text in dbapi.execute(_ABOVE, (upto, CHANGE_ACTION)).fetchall():
+    for seq, text in dbapi.execute(_ABOVE, (upto, *DEFERRED_ACTIONS)).fetchall():
         ids = known.get(seq)
         links.extend((seq, f) for f in (ids if ids is not None else fact_ids_of(text)))
     links.sort(key=lambda link: (link[1], link[0]))  # the fact_id index's order: fewer pages
@@ -183,15 +186,17 @@ def events_above(conn: Connection, fact_id: str, upto: int) -> list[int]:
 
 
 def _rows_above(conn: Connection, fact_id: str, upto: int) -> list[Row[Any]]:
-    """``(seq, event, event_digest)`` of the events above ``upto`` (not change entries) whose
-    ``fact_ids`` name ``fact_id`` (a text match narrows, each candidate is then read as JSON).
+    """``(seq, event, event_digest)`` of the deferred reads above ``upto`` whose ``fact_ids`` name
+    ``fact_id`` (a text match narrows, each candidate is then read as JSON; every other event
+    above the mark wrote its links at once, so the links' query finds it).
     The match is on the id as the stored JSON spells it: a caller-chosen id may hold ``"``,
     ``\\`` or a control character, which the event's JSON escapes."""
     spelled = {fact_id, canonical_json(fact_id).decode("utf-8")[1:-1]}
     rows = conn.execute(
         select(_EVENT.c.seq, _EVENT.c.event, _EVENT.c.event_digest).where(
             _EVENT.c.seq > upto,
-            _EVENT.c.action != CHANGE_ACTION,
+            _EVENT.c.decision == "allow",
+            _EVENT.c.action.in_(DEFERRED_ACTIONS),
             or_(*(_EVENT.c.event.contains(s, autoescape=True) for s in sorted(spelled))),
         )
     ).all()
