@@ -17,8 +17,9 @@ from the events afterwards, in batches:
   links in its own transaction; a write's JSON is neither parsed nor projected again), their
   ``fact_ids`` inserted (already-present links ignored) sorted by fact id, the mark moved to the
   newest event, all in the transaction of a read event every :data:`BATCH` reads of a process
-  (:class:`~memguard.ledger.readevent.ReadEvents`), when a ledger that deferred reads is closed (:func:`project_at_close`), or on demand
-  (:meth:`Ledger.project_reads`, ``memguard ledger repair``). SQLite has one writer at a time and
+  (:class:`~memguard.ledger.readevent.ReadEvents`), when a ledger that deferred reads is closed
+  (:func:`project_at_close`), or on demand (:meth:`Ledger.project_reads`, ``memguard ledger
+  repair``). SQLite has one writer at a time and
   the flush holds the write lock, so every event at or below the newest seq is committed and seen:
   the mark never passes an event whose links were not written.
 - **the answers stay complete** without a write: :func:`events_above` gives the events above the
