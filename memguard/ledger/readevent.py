@@ -29,7 +29,7 @@ from sqlalchemy import Engine, bindparam, insert
 from sqlalchemy.sql.compiler import SQLCompiler
 
 from memguard.errors import LedgerError
-from memguard.events import AuditEvent, Decision
+from memguard.events import AuditEvent
 from memguard.ledger import readlinks
 from memguard.ledger.durability import relax, synchronous_hook
 from memguard.ledger.logtables import PENDING
@@ -111,8 +111,7 @@ class ReadEvents:
         """Whether these are a read's allow events (no turn reads; each of an action that defers
         its links: memguard/ledger/readlinks.py)."""
         return bool(events) and not turn_reads and all(
-            e.decision is Decision.ALLOW and e.action in readlinks.DEFERRED_ACTIONS
-            for e in events
+            readlinks.deferrable(e.action, e.decision.value) for e in events
         )
 
     def note_others(self, conn: Any, events: Sequence[AuditEvent]) -> None:

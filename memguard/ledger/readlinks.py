@@ -58,6 +58,7 @@ from sqlalchemy import (
     Row,
     String,
     Table,
+    and_,
     func,
     inspect,
     or_,
@@ -103,6 +104,8 @@ BATCH = 64
 #: and ``audit`` (whose events name the facts they showed). Every other event, and every denial
 #: or alarm, writes its links in its own transaction.
 DEFERRED_ACTIONS = ("get", "search", "list", "audit")
+#: the stored events that defer their links (:func:`deferrable` on the columns)
+_DEFERRED = and_(_EVENT.c.decision == "allow", _EVENT.c.action.in_(DEFERRED_ACTIONS))
 _NAME = "mg_audit_fact"
 
 mark_metadata = MetaData()
@@ -196,8 +199,7 @@ def _rows_above(conn: Connection, fact_id: str, upto: int) -> list[Row[Any]]:
     rows = conn.execute(
         select(_EVENT.c.seq, _EVENT.c.event, _EVENT.c.event_digest).where(
             _EVENT.c.seq > upto,
-            _EVENT.c.decision == "allow",
-            _EVENT.c.action.in_(DEFERRED_ACTIONS),
+            _DEFERRED,
             or_(*(_EVENT.c.event.contains(s, autoescape=True) for s in sorted(spelled))),
         )
     ).all()
@@ -226,8 +228,7 @@ def projected_links(
         for seq in conn.execute(
             select(_EVENT.c.seq).where(
                 _EVENT.c.seq > upto,
-                _EVENT.c.decision == "allow",
-                _EVENT.c.action.in_(DEFERRED_ACTIONS),
+                _DEFERRED,
             )
         ).scalars()
     }
