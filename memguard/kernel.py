@@ -175,7 +175,7 @@ class Kernel:
             )
             self._emit(event)
             self.ledger.record([event])
-            self._after_events()
+            self.events_committed()
         except Exception as exc:  # a flag is advice: it never turns a verified call into a refusal
             self._log.error("confusable_check_failed", error=type(exc).__name__)
 
@@ -301,7 +301,7 @@ class Kernel:
         self._emit(event)
         try:
             self.ledger.record([event])
-            self._after_events()
+            self.events_committed()
         except MemguardError as ledger_exc:
             # The ledger is down: the refusal stands, the operational log keeps the event.
             self._log.error(
@@ -328,7 +328,13 @@ class Kernel:
         except Exception:  # the ledger is the record; a broken log must not flip a decision
             pass
 
-    def _after_events(self) -> None:
+    def events_committed(self) -> None:
+        """Run the ``after_events`` hook (the audit-log integration) once events have committed.
+
+        Every module that commits audit events outside the kernel's own calls (the protocol
+        wrappers, revocation, recovery, the gateway's refusal recorder) calls this; a failing hook
+        is logged and never turns a committed decision into an error.
+        """
         hook = self.after_events
         if hook is None:
             return

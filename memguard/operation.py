@@ -386,7 +386,7 @@ class Operation:
             [self.kernel._allow_event(self, reason, **detail)], reads, durable=False
         )
         self.finished = True
-        self.kernel._after_events()
+        self.kernel.events_committed()
 
     def alarm(self, fact_id: str, reason: str) -> None:
         """An integrity or scope alarm about one fact, recorded at once in its own event."""

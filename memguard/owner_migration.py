@@ -113,7 +113,7 @@ def migrate_exchanged_owners(
         )
         ledger.reown([], [event])
         op.finished = True
-    guard.kernel._after_events()
+    guard.kernel.events_committed()
     return MigrationReport(True, token_service, target, tuple(reowned))
 
 

@@ -110,7 +110,7 @@ def _commit(
         op.kernel.ledger.commit(records, [event])
     op.kernel._emit(event)
     op.finished = True
-    op.kernel._after_events()
+    op.kernel.events_committed()
 
 
 def _abort(op: Operation, records: Sequence[Provenance]) -> None:
@@ -141,7 +141,7 @@ def delete_flow(
     op.kernel.ledger.mark_deleted(ids, [event])
     op.kernel._emit(event)
     op.finished = True
-    op.kernel._after_events()
+    op.kernel.events_committed()
     result = yield from purge()
     op.kernel.ledger.mark_purged(ids)
     return result

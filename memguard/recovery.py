@@ -174,7 +174,7 @@ def recover_pending(
                     kernel.ledger.commit([prov], [event])
                     kernel._emit(event)
                     op.finished = True
-                    kernel._after_events()
+                    kernel.events_committed()
                     committed.append(rec.fact_id)
                 else:
                     kernel.ledger.abort([prov])

@@ -126,7 +126,7 @@ def revoke(
         op.fact_ids = affected
         op.finished = True
         kernel._refresh_revocations()
-        kernel._after_events()
+        kernel.events_committed()
         shown = affected
         if op.principal is not None:  # the report shows what the revoker may see, counts the rest
             from memguard.audit import reader_visibility
@@ -172,5 +172,5 @@ def endorse(
         event = kernel._allow_event(op, "endorsed", endorsement_reason=reason)
         lifted = kernel.ledger.lineage.lift(ids, event)
         op.finished = True
-        kernel._after_events()
+        kernel.events_committed()
     return lifted

@@ -54,7 +54,7 @@ def install_middleware(
 
     def record_refusal(events: Sequence[AuditEvent]) -> None:
         stack.guard.ledger.record(events)
-        stack.guard.kernel._after_events()
+        stack.guard.kernel.events_committed()
 
     # outermost: whatever refused the request, exactly one deny event (memguard/gateway/refusals.py)
     app.add_middleware(RefusalAuditMiddleware, record=record_refusal, mcp_path=config.mcp.path)
