@@ -13,8 +13,13 @@ from types import ModuleType
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "holdout9.jsonl"
-ATTACK_MODULES = ("holdout9_attacks_a", "holdout9_attacks_b", "holdout9_attacks_c")
-BENIGN_MODULES = ("holdout9_benign_a", "holdout9_benign_b")
+ATTACK_MODULES = (
+    "holdout9_attacks_a",
+    "holdout9_attacks_b",
+    "holdout9_attacks_c",
+    "holdout9_attacks_d",
+)
+BENIGN_MODULES = ("holdout9_benign_a", "holdout9_benign_b", "holdout9_benign_c")
 KEYS = ("id", "label", "family", "technique", "language", "text")
 
 Row = tuple[str, str, str, str]
@@ -33,9 +38,7 @@ def _load(name: str) -> ModuleType:
 def _rows(names: tuple[str, ...]) -> list[Row]:
     rows: list[Row] = []
     for name in names:
-        path = HERE / f"{name}.py"
-        if path.exists():
-            rows.extend(_load(name).ROWS)
+        rows.extend(_load(name).ROWS)
     return rows
 
 
