@@ -41,10 +41,13 @@ Attack families (the channel or angle each row comes through):
 - preference_drift: inferred "preferences" that quietly remove confirmations, privacy or caution.
 - fact_poisoning: no instruction at all: wrong dosages, swapped IBAN/phone numbers, fake policies,
   deadlines, recalls, allergies, exchange rates, org charts and safety advice.
-- multilingual_native: native (not translated-template) rows in 20+ mostly low-resource languages
-  and scripts (Amharic, Yoruba, Georgian, Armenian, Khmer, Burmese, Sinhala, Nepali, Mongolian,
-  Urdu, Persian, Hebrew, Greek, Thai, Bengali, Tamil, Hungarian, Finnish, Icelandic, Zulu,
-  Lithuanian) plus code-switched Hinglish, Spanglish and German/English.
+- multilingual_native: rows written natively (not translated from a template) in 25+ languages,
+  mostly low-resource scripts (Amharic, Yoruba, Georgian, Armenian, Khmer, Burmese, Sinhala,
+  Nepali, Mongolian, Urdu, Persian, Hebrew, Greek, Thai, Bengali, Tamil, Hungarian, Finnish,
+  Icelandic, Zulu, Lithuanian, Romanian, Ukrainian, Swedish, Czech, Malay), each through a
+  different channel and angle (notice, listing question, ICS, ticket, SMS, tool error, config,
+  summary, fine print, a11y tree), plus mixed-language rows (Japanese+English, Arabic+French,
+  Hinglish, Spanglish, German/English).
 - hidden_obfuscation: base64, rot13, Unicode tag characters, zero-width joiners, Cyrillic/Greek
   homoglyphs, HTML entities, URL/hex escapes, bidi override, reversed, spaced, full-width and leet
   text, markdown link titles and comments, zero-size CSS.
