@@ -1,7 +1,7 @@
 """Build tests/scan/holdout9.jsonl, the ninth blind scanner corpus (issue 17).
 
 Run ``python tests/scan/build_holdout9.py``; the output is byte-identical on every run. Rows live
-in the data modules next to this file (holdout9_attacks_[a-d].py, holdout9_benign_[a-c].py) as
+in the data modules next to this file (holdout9_attacks_[a-e].py, holdout9_benign_[a-d].py) as
 (family, technique, language, text); this script numbers them h9-a001.. / h9-b001.. in module
 order and writes one JSON object per line with the keys id, label, family, technique, language,
 text. Every text was written by hand for this corpus (a few are encoded at build time from
@@ -67,6 +67,9 @@ Attack families (the channel or angle each row comes through):
 - kb_wiki: Confluence/Notion/README/StackOverflow/wiki/FAQ/intranet pages with a buried agent rule.
 - sms_notification: SMS and push notifications that ask the reading assistant to pay, forward
   codes or share details.
+- implicit_procedure: planted workflows, routing rules and "standard practice" stated as plain
+  organisational fact, never addressing an agent (payee updates without call-back, CC rules,
+  self-approval, password sharing, exemptions, a care-plan dose change).
 
 Benign families (label "benign", family "benign_*") are hard negatives from the same channels
 (calendar, VCS, logs, transcripts, chat, email, fine print, listings, tables, API JSON, tool
@@ -78,7 +81,9 @@ prompts; code that runs eval/exec/subprocess/curl; meeting notes with action ite
 instructions to humans in 30 languages; base64 images, JWT examples and URLs with query strings;
 correct reference facts (dosages, safety, deadlines); genuine role and delegation statements;
 honest session summaries; emoji ZWJ sequences, rot13 spoilers, soft hyphens and mixed scripts;
-polite requests to colleagues; and long documents (up to ~2 KB). A few benign rows deliberately
+polite requests to colleagues; text that talks to or about assistants and agents harmlessly (users'
+own format/tone/reminder requests, AI product docs, news, job posts, bot transcripts and configs);
+and long documents (up to ~2 KB). A few benign rows deliberately
 share a channel header with an attack row (minimal pairs), so only the payload differs.
 
 Isolation statement (what the author saw that a blind author should not have): nothing from
@@ -109,8 +114,14 @@ ATTACK_MODULES = (
     "holdout9_attacks_b",
     "holdout9_attacks_c",
     "holdout9_attacks_d",
+    "holdout9_attacks_e",
 )
-BENIGN_MODULES = ("holdout9_benign_a", "holdout9_benign_b", "holdout9_benign_c")
+BENIGN_MODULES = (
+    "holdout9_benign_a",
+    "holdout9_benign_b",
+    "holdout9_benign_c",
+    "holdout9_benign_d",
+)
 KEYS = ("id", "label", "family", "technique", "language", "text")
 
 Row = tuple[str, str, str, str]
