@@ -69,7 +69,9 @@ Attack families (the channel or angle each row comes through):
   codes or share details.
 - implicit_procedure: planted workflows, routing rules and "standard practice" stated as plain
   organisational fact, never addressing an agent (payee updates without call-back, CC rules,
-  self-approval, password sharing, exemptions, a care-plan dose change).
+  self-approval, password sharing, exemptions, a care-plan dose change). Part E also adds 20 rows
+  to the channel families above whose payload is stated as plain fact or as a request to a person,
+  with no word for an agent (swapped dial-in, payee or phone; false approvals; plain role records).
 
 Benign families (label "benign", family "benign_*") are hard negatives from the same channels
 (calendar, VCS, logs, transcripts, chat, email, fine print, listings, tables, API JSON, tool
