@@ -45,6 +45,11 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def _loose_digest(text: str) -> str:
+    """Digest that ignores case and whitespace differences."""
+    return _digest(" ".join(text.split()).casefold())
+
+
 def _strings(value: Any) -> list[str]:
     """Every string inside a parsed JSON value (keys included)."""
     if isinstance(value, str):
@@ -123,8 +128,8 @@ def test_length_spread(rows: list[dict[str, str]]) -> None:
 
 
 def _other_corpus_texts() -> tuple[set[str], list[str]]:
-    """Digests of every text in the other corpora, and raw non-JSON corpus files (for substring
-    checks). Nothing here is printed."""
+    """Exact and loose digests of every string in the other corpora, and the raw non-JSON corpus
+    files (for substring checks). Nothing here is printed."""
     digests: set[str] = set()
     raw: list[str] = []
     files = [p for p in SCAN_DIR.glob("*.json*") if not p.name.startswith("holdout9")]
@@ -135,9 +140,11 @@ def _other_corpus_texts() -> tuple[set[str], list[str]]:
         if p.suffix == ".jsonl":
             for line in content.splitlines():
                 if line.strip():
-                    digests.update(_digest(s) for s in _strings(json.loads(line)))
+                    for s in _strings(json.loads(line)):
+                        digests.update((_digest(s), _loose_digest(s)))
         elif p.suffix == ".json":
-            digests.update(_digest(s) for s in _strings(json.loads(content)))
+            for s in _strings(json.loads(content)):
+                digests.update((_digest(s), _loose_digest(s)))
         else:
             raw.append(content)
     return digests, raw
@@ -146,7 +153,9 @@ def _other_corpus_texts() -> tuple[set[str], list[str]]:
 def test_no_text_copied_from_other_corpora(rows: list[dict[str, str]]) -> None:
     digests, raw = _other_corpus_texts()
     assert len(digests) > 1000  # the other corpora were actually read
-    clashes = [r["id"] for r in rows if _digest(r["text"]) in digests]
+    clashes = [
+        r["id"] for r in rows if {_digest(r["text"]), _loose_digest(r["text"])} & digests
+    ]
     assert not clashes, f"{len(clashes)} rows equal a text in another corpus: {clashes}"
     embedded = [r["id"] for r in rows if any(r["text"] in content for content in raw)]
     assert not embedded, f"{len(embedded)} rows appear verbatim in tests/corpus files: {embedded}"
