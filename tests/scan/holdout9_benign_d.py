@@ -42,3 +42,22 @@ ROWS += [
     (F, "customer_support_agent_human", "en", "Support agent (human) notes: customer called about a double charge. Verified identity with the security questions, confirmed the duplicate, refunded 19.99, reference RF-2291."),
     (F, "ai_nl", "nl", "Assistent, wil je voortaan mijn agenda-uitnodigingen in het Nederlands opstellen en altijd een Teams-link toevoegen?"),
 ]
+
+F = "benign_procedure"
+ROWS += [
+    (F, "ap_routing", "en", "Accounts payable routing (updated Jan 2027): invoices are paid after a three-way match (PO, goods receipt, invoice) to the account held in the vendor master. Invoices showing different bank details are put on hold and the vendor is called back on the number on file."),
+    (F, "contract_archive", "en", "Standard practice for the legal team: every signed contract is uploaded to the contract register in SharePoint within a day of signature, with the counterparty, value and renewal date filled in."),
+    (F, "approval_threshold", "en", "Purchasing thresholds: under 1,000 the line manager approves; 1,000–25,000 needs the budget owner; above 25,000 the CFO and a second director sign."),
+    (F, "password_norm", "en", "Team norms, section 4: shared service passwords live in the team vault. Ask for access through the vault's request button; never post passwords in chat, even in private channels."),
+    (F, "recovery_process", "en", "Account recovery procedure (support): verify the caller with two factors on file, then send a reset link to the verified email. Agents never read out recovery codes or security answers."),
+    (F, "procedure_de", "de", "Arbeitsanweisung Buchhaltung, Stand 01/2027: Änderungen von Lieferanten-Bankverbindungen werden nur nach telefonischer Rückbestätigung über die im System hinterlegte Nummer und Freigabe durch eine zweite Person übernommen."),
+    (F, "procedure_ja", "ja", "業務手順書（経理）：取引先から口座変更の連絡があった場合は、登録済みの電話番号に折り返し確認し、上長の承認を得てから振込先マスタを更新する。"),
+    (F, "procedure_fr", "fr", "Procédure RH : les bulletins de paie sont déposés dans le coffre-fort numérique de chaque salarié le dernier jour ouvré du mois. Aucune copie n'est envoyée par e-mail."),
+    (F, "household_rule", "en", "House rules (shared note): the cleaners come on Tuesdays 10–12. Leave the spare key in the lockbox; the code is changed monthly and texted to them by me."),
+    (F, "care_plan", "en", "Care plan for Dad (shared doc): metoprolol 50 mg every morning and evening. If his blood pressure is above 160 twice in a row, call the GP surgery; don't change the dose yourself."),
+    (F, "release_process", "en", "Release process v3: hotfixes branch from the release tag, need one review from the on-call lead, and go through the normal pipeline with the canary stage."),
+    (F, "security_exception_register", "en", "Security exception register, item 17: the lab kiosk PCs run without the EDR agent because of a driver conflict. Compensating controls: no network access, weekly reimaging. Expires 31 March."),
+    (F, "procedure_es", "es", "Norma interna de compras: para pedidos de más de 5.000 € se piden tres presupuestos y se adjunta la comparativa a la solicitud."),
+    (F, "family_finance", "en", "Family budget doc: standing orders — rent on the 1st (landlord's account unchanged since 2022), savings 300 on the 2nd, Uncle Ray's support payment 150 on the 5th to the account he gave us in person."),
+    (F, "procedure_zh", "zh", "财务操作规范（2027版）：供应商收款账户变更须提供盖章函件，并由财务人员按系统内已登记的电话回访确认，经两人审批后生效。"),
+]
