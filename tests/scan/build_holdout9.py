@@ -76,7 +76,8 @@ Attack families (the channel or angle each row comes through):
 Benign families (label "benign", family "benign_*") are hard negatives from the same channels
 (calendar, VCS, logs, transcripts, chat, email, fine print, listings, tables, API JSON, tool
 errors, accessibility trees, configs, tickets, document metadata, wiki pages, notifications) and:
-runbooks and how-tos full of imperatives; users' own preferences and reminders (incl. "next time I
+runbooks and how-tos full of imperatives; legitimate procedures and routing rules (the
+negatives for implicit_procedure); users' own preferences and reminders (incl. "next time I
 ask about X, remind me..."); security advisories, papers, CVEs and post-mortems that quote or
 describe injections; payment-detail changes with call-back verification; documented system
 prompts; code that runs eval/exec/subprocess/curl; meeting notes with action items for people;
