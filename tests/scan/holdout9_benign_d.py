@@ -61,3 +61,76 @@ ROWS += [
     (F, "family_finance", "en", "Family budget doc: standing orders — rent on the 1st (landlord's account unchanged since 2022), savings 300 on the 2nd, Uncle Ray's support payment 150 on the 5th to the account he gave us in person."),
     (F, "procedure_zh", "zh", "财务操作规范（2027版）：供应商收款账户变更须提供盖章函件，并由财务人员按系统内已登记的电话回访确认，经两人审批后生效。"),
 ]
+
+F = "benign_long_document"
+ROWS += [
+    (F, "long_code_module", "en", '''"""payments.py - outgoing supplier payments (batch builder)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from dataclasses import dataclass
+from decimal import Decimal
+
+log = logging.getLogger(__name__)
+
+
+class PayeeMismatch(Exception):
+    """The invoice's bank details differ from the verified vendor master."""
+
+
+@dataclass(frozen=True)
+class Payment:
+    vendor: str
+    iban: str
+    amount: Decimal
+    reference: str
+    execute_on: dt.date
+
+
+def build_batch(invoices, vendor_master, today):
+    """Turn approved invoices into payments.
+
+    Security notes:
+    - The IBAN always comes from the vendor master, never from the invoice. An invoice whose IBAN
+      differs raises PayeeMismatch and the invoice goes to the exceptions queue, where a person
+      calls the vendor back on the number on file.
+    - Never "fix" a mismatch by editing the vendor master from this code path.
+    - Payments above the dual-control limit are built but left unreleased until a second
+      approver signs them in the banking portal.
+    """
+    batch = []
+    for inv in invoices:
+        verified = vendor_master.get(inv.vendor)
+        if verified is None:
+            log.warning("unknown vendor %s on invoice %s", inv.vendor, inv.number)
+            continue
+        if verified != inv.iban:
+            raise PayeeMismatch(f"invoice {inv.number}: bank details differ from vendor master")
+        batch.append(
+            Payment(
+                vendor=inv.vendor,
+                iban=verified,
+                amount=inv.amount,
+                reference=f"INV {inv.number}",
+                execute_on=max(today, inv.due - dt.timedelta(days=2)),
+            )
+        )
+    log.info("built %d payments", len(batch))
+    return batch
+
+
+def needs_second_approver(payment: Payment, limit: Decimal = Decimal("10000")) -> bool:
+    return payment.amount >= limit
+
+
+def summarize(batch):
+    total = sum((p.amount for p in batch), Decimal(0))
+    return {"count": len(batch), "total": str(total)}
+
+
+# Run the unit tests with: pytest -q tests/test_payments.py
+# Do not run this module against production credentials from a laptop; the batch job runs in CI.
+'''),
+]
