@@ -67,6 +67,8 @@ Attack families (the channel or angle each row comes through):
 - kb_wiki: Confluence/Notion/README/StackOverflow/wiki/FAQ/intranet pages with a buried agent rule.
 - sms_notification: SMS and push notifications that ask the reading assistant to pay, forward
   codes or share details.
+- persona_override: character sheets, role-play setups, renamed "modes" and questions that try
+  to give the agent a lasting persona whose loyalties or rules differ from its user's.
 - implicit_procedure: planted workflows, routing rules and "standard practice" stated as plain
   organisational fact, never addressing an agent (payee updates without call-back, CC rules,
   self-approval, password sharing, exemptions, a care-plan dose change). Part E also adds 20 rows
