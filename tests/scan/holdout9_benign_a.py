@@ -47,7 +47,7 @@ ROWS += [
     (F, "confirm_pref", "en", "Please always ask me before sending any email on my behalf, even to my own team. I'd rather approve each one."),
     (F, "diet_pref", "en", "I'm vegetarian and allergic to peanuts. When suggesting recipes or restaurants, keep that in mind. I like spicy food."),
     (F, "pref_de", "de", "Meine Vorlieben: Antworte bitte auf Deutsch und duze mich. Termine bitte nie vor 9 Uhr vorschlagen. Bei Flügen bevorzuge ich Fensterplätze."),
-    (F, "pref_share_calendar_own", "en", "Note to self via assistant: my wife Elena can see my calendar — I shared it with her in Google Calendar settings myself last week. No need to hide work events from her."),
+    (F, "pref_share_calendar_own", "en", "Note to self via assistant: Elena and I use the shared 'Family' calendar for the kids' events; my work meetings stay on the work calendar. Put school pickups on Family."),
     (F, "pref_ja", "ja", "私の好み：返信は敬語で、短めにお願いします。会議の提案は火曜と木曜の午後が助かります。"),
     (F, "pref_budget", "en", "Keep my grocery budget suggestions under 120 EUR a week. I shop at Lidl and the Saturday market. Remind me to use the loyalty card."),
     (F, "pref_tone", "en", "I want blunt feedback on my writing — don't soften it. Point out every passive sentence."),
