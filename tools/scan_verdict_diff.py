@@ -7,6 +7,12 @@ in batches of 32) and each scanner alone, before and after a change meant to kee
     PYTHONPATH=.           python tools/scan_verdict_diff.py dump ROOT /tmp/new.jsonl
     python tools/scan_verdict_diff.py compare /tmp/base.jsonl /tmp/new.jsonl
 
+    # leave corpora out by file name (a glob; repeatable), e.g. a blind corpus no one may read:
+    PYTHONPATH=. python tools/scan_verdict_diff.py dump ROOT /tmp/new.jsonl --exclude 'holdout9*'
+
+A left-out file is never opened. Give both dumps the same ``--exclude`` options (``compare``
+reports different row counts otherwise).
+
 A dump line is one row's file and line number and what came out (the stage's label, score,
 reasons and cap; the rules' verdict and counted work: characters, attempts, whole-text searches,
 truncated; the model's label and score), never the row's text, so comparing dumps reads no held
@@ -16,18 +22,23 @@ row. ``compare`` prints how many rows differ, per file, and exits 1 when any doe
 
 from __future__ import annotations
 
+import argparse
+import fnmatch
 import json
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 
-def rows(root: Path) -> list[tuple[str, int, str]]:
-    """(file name, line number, text) of every corpus row under ``root``."""
+def rows(root: Path, exclude: Sequence[str] = ()) -> list[tuple[str, int, str]]:
+    """(file name, line number, text) of every corpus row under ``root``, but for the files whose
+    name matches a glob in ``exclude`` (never opened)."""
     files = sorted((root / "tests" / "scan").glob("*.jsonl")) + sorted(
         (root / "tests" / "corpus").glob("*.jsonl")
     )
+    files = [f for f in files if not any(fnmatch.fnmatch(f.name, p) for p in exclude)]
     out = []
     for path in files:
         for number, line in enumerate(path.read_text("utf-8").splitlines()):
@@ -36,7 +47,7 @@ def rows(root: Path) -> list[tuple[str, int, str]]:
     return out
 
 
-def dump(root: Path, target: Path) -> int:
+def dump(root: Path, target: Path, exclude: Sequence[str] = ()) -> int:
     from memguard.scan import ScanContext, builtin_scanners
     from memguard.scan.stage import ScanStage
     from memguard.trust import SourceKind
@@ -44,7 +55,7 @@ def dump(root: Path, target: Path) -> int:
     ctx = ScanContext(namespace="diff", source=SourceKind.WEB)
     rules, model = builtin_scanners()
     stage = ScanStage([rules, model])
-    texts = rows(root)
+    texts = rows(root, exclude)
     try:
         with target.open("w", encoding="utf-8") as out:
             for name, number, text in texts:
@@ -88,12 +99,25 @@ def compare(before: Path, after: Path) -> int:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) == 4 and argv[1] == "dump":
-        return dump(Path(argv[2]), Path(argv[3]))
-    if len(argv) == 4 and argv[1] == "compare":
-        return compare(Path(argv[2]), Path(argv[3]))
-    print(__doc__)
-    return 2
+    parser = argparse.ArgumentParser(
+        prog="scan_verdict_diff.py", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )  # fmt: skip
+    sub = parser.add_subparsers(dest="command", required=True)
+    dumping = sub.add_parser("dump", help="scan every corpus row under ROOT into TARGET")
+    dumping.add_argument("root", type=Path)
+    dumping.add_argument("target", type=Path)
+    dumping.add_argument(
+        "--exclude", action="append", default=[], metavar="PATTERN",
+        help="leave out the corpus files whose name matches this glob (repeatable)",
+    )  # fmt: skip
+    comparing = sub.add_parser("compare", help="count the rows that differ between two dumps")
+    comparing.add_argument("before", type=Path)
+    comparing.add_argument("after", type=Path)
+    args = parser.parse_args(argv[1:])
+    if args.command == "dump":
+        return dump(args.root, args.target, args.exclude)
+    return compare(args.before, args.after)
 
 
 if __name__ == "__main__":

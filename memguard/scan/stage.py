@@ -20,7 +20,9 @@ declares it again) is run in the caller's thread when every scanner of the stage
 is a coroutine function and the batch's texts total at most :data:`INLINE_CHARS` characters. It
 fails closed the same way: an exception or a wrong answer gives the ``error`` record, and a scan
 that returned after ``timeout`` seconds is treated as timed out (``scan.timeout``), whatever it
-said. Third-party and async scanners, and bigger batches, keep the worker thread and its deadline.
+said. A bounded scanner that returns an awaitable (a verdict promised now, not later) fails the
+batch at once, before anything awaits it (``scan.error:bounded_awaitable``). Third-party and async
+scanners, and bigger batches, keep the worker thread and its deadline.
 """
 
 from __future__ import annotations
@@ -40,10 +42,16 @@ from memguard.provenance import ScanRecord
 from memguard.scan.verdict import Label, ScanContext, Scanner, Verdict
 from memguard.trust import TrustLevel
 
-__all__ = ["INLINE_CHARS", "REFUSE", "ScanPolicy", "ScanStage", "is_bounded"]
+__all__ = [
+    "INLINE_CHARS", "REFUSE", "BoundedScannerAwaitable", "ScanPolicy", "ScanStage", "is_bounded",
+]  # fmt: skip
 
 REFUSE: Literal["refuse"] = "refuse"
-_SEVERITY = {Label.CLEAN: 0, Label.SUSPICIOUS: 1, Label.MALICIOUS: 2}
+#: how bad each label is (the worst verdict of a stage's scanners wins). ``error`` is listed so
+#: that every label is, but never reaches a record's choice: a scanner cannot return it
+#: (:class:`~memguard.scan.verdict.Verdict` refuses it) and a verdict forced to hold it all the
+#: same fails its batch (:func:`_checked`: every item gets the ``error`` record)
+_SEVERITY = {Label.CLEAN: 0, Label.SUSPICIOUS: 1, Label.MALICIOUS: 2, Label.ERROR: 3}
 _MAX_REASONS = 16
 #: a batch of bounded scanners whose texts total at most this many characters is scanned in the
 #: caller's thread (see the module docstring)
@@ -168,7 +176,7 @@ class ScanStage:
         except concurrent.futures.TimeoutError:
             return [self.error_record("scan.timeout") for _ in items]
         except Exception as exc:
-            return [self.error_record(f"scan.error:{type(exc).__name__}") for _ in items]
+            return [self.error_record(_reason(exc)) for _ in items]
 
     def _scan_inline(self, items: Sequence[tuple[str, ScanContext]]) -> list[ScanRecord]:
         """:meth:`scan_batch` in the caller's thread (bounded scanners, a small batch): an
@@ -180,7 +188,7 @@ class ScanStage:
                 return [self.error_record("scan.timeout") for _ in items]
             return [self._record(v) for v in verdicts]
         except Exception as exc:
-            return [self.error_record(f"scan.error:{type(exc).__name__}") for _ in items]
+            return [self.error_record(_reason(exc)) for _ in items]
 
     def error_record(self, reason: str) -> ScanRecord:
         return ScanRecord(
@@ -213,8 +221,16 @@ class ScanStage:
                 continue
             for i, (text, context) in enumerate(items):
                 result = scanner.scan(text, context)
-                if type(result) is Verdict:  # (the common case: no awaitable to look for)
-                    per_item[i].append(result)
+                if type(result) is Verdict and result.label is not Label.ERROR:  # (the common
+                    per_item[i].append(result)  # case: no awaitable to look for)
+                elif bounded and inspect.isawaitable(result):
+                    # a bounded scanner promised a verdict now: an awaitable could run for any
+                    # time (in the caller's thread, inline), so the batch fails here, before it
+                    # is awaited (a coroutine is closed: no "never awaited" warning)
+                    _discard(result)
+                    for _, awaitable in pending:
+                        _discard(awaitable)
+                    raise BoundedScannerAwaitable(scanner.id)
                 elif is_async or inspect.isawaitable(result):
                     pending.append((i, cast(Awaitable[Verdict], result)))
                 else:
@@ -245,6 +261,24 @@ class ScanStage:
         )
 
 
+class BoundedScannerAwaitable(TypeError):
+    """A scanner that declares ``bounded = True`` returned an awaitable instead of a verdict."""
+
+
+def _reason(exc: Exception) -> str:
+    """The audit reason of a failed batch: ``scan.error:<exception type>``, or
+    ``scan.error:bounded_awaitable`` for a bounded scanner that returned an awaitable."""
+    if isinstance(exc, BoundedScannerAwaitable):
+        return "scan.error:bounded_awaitable"
+    return f"scan.error:{type(exc).__name__}"
+
+
+def _discard(awaitable: object) -> None:
+    """Close a coroutine that will not be awaited (other awaitables are left alone)."""
+    if inspect.iscoroutine(awaitable):
+        awaitable.close()
+
+
 def _small(items: Sequence[tuple[str, ScanContext]]) -> bool:
     """Whether the texts of ``items`` are strings totalling at most :data:`INLINE_CHARS`."""
     total = 0
@@ -260,4 +294,6 @@ def _small(items: Sequence[tuple[str, ScanContext]]) -> bool:
 def _checked(value: object) -> Verdict:
     if not isinstance(value, Verdict):
         raise TypeError("a scanner must return a Verdict")
+    if value.label is Label.ERROR:  # (Verdict refuses it: only a forced one gets here)
+        raise TypeError("a scanner's label is clean, suspicious or malicious")
     return value
