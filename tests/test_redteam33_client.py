@@ -1,0 +1,138 @@
+"""redteam33: the gateway client (memguard/client/) against a hostile or broken answer.
+
+Driven by httpx's ``MockTransport`` (the client's transport seam): what the network or a proxy in
+front of the gateway can answer, not what the gateway itself does.
+
+- an answer that is not a 2xx and not an error (a 3xx a proxy or a moved gateway sends) was taken
+  as success: ``delete`` returned as if the fact were gone, though nothing was deleted;
+- a ``Retry-After`` of many digits (a float overflowing to infinity) raised ``OverflowError`` out
+  of the client instead of the typed refusal;
+- redirects are never followed: the bearer token and the workload credential never reach
+  another host.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+import httpx
+import pytest
+
+from memguard.client import AsyncMemguardClient, MemguardClient, RateLimited, RetryPolicy
+from memguard.errors import BackendError, MemguardError
+
+FID = "0190f1a2-0000-7000-8000-000000000001"
+BASE = "https://gateway.example"
+Handler = Callable[[httpx.Request], httpx.Response]
+
+
+def _client(handler: Handler) -> MemguardClient:
+    return MemguardClient(BASE, "tok-secret", workload_credential="svid-secret",
+                          retry=RetryPolicy.none(), transport=httpx.MockTransport(handler))  # fmt: skip
+
+
+def _aclient(handler: Handler) -> AsyncMemguardClient:
+    return AsyncMemguardClient(BASE, "tok-secret", workload_credential="svid-secret",
+                               retry=RetryPolicy.none(),
+                               transport=httpx.MockTransport(handler))  # fmt: skip
+
+
+@pytest.mark.parametrize("status", [300, 301, 302, 303, 304, 307, 308])
+def test_a_redirect_is_not_a_successful_delete_and_is_not_followed(status: int) -> None:
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(status, headers={"Location": f"https://evil.example/v1/facts/{FID}"})
+
+    with _client(handler) as client, pytest.raises(MemguardError):
+        client.delete(FID)
+    assert [r.url.host for r in seen] == ["gateway.example"]  # never sent to the Location
+
+
+@pytest.mark.parametrize("status", [302, 307])
+def test_the_async_client_takes_no_redirect_as_a_delete(status: int) -> None:
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(status, headers={"Location": "https://evil.example/x"})
+
+    async def run() -> None:
+        async with _aclient(handler) as client:
+            await client.delete(FID)
+
+    with pytest.raises(MemguardError):
+        asyncio.run(run())
+    assert [r.url.host for r in seen] == ["gateway.example"]
+
+
+@pytest.mark.parametrize("status", [429, 503])
+@pytest.mark.parametrize("value", ["9" * 400, "9" * 309, "1" + "0" * 30])
+def test_a_huge_retry_after_is_the_typed_refusal(status: int, value: str) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        body = {"error": {"code": "limits.rate_limited" if status == 429 else "limits.overloaded",
+                          "message": "slow down"}}  # fmt: skip
+        return httpx.Response(status, json=body, headers={"Retry-After": value})
+
+    expected = RateLimited if status == 429 else BackendError
+    with _client(handler) as client, pytest.raises(expected) as caught:
+        client.get(FID)
+    wait = getattr(caught.value, "retry_after", None)
+    assert isinstance(wait, int | float) and wait > 0
+
+
+@pytest.mark.parametrize("status", [429, 503])
+@pytest.mark.parametrize("value", ["\u00b2", "\u0663", "1\u00b2", "\uff11"])
+def test_a_retry_after_of_non_ascii_digits_is_the_typed_refusal(status: int, value: str) -> None:
+    """``str.isdigit`` holds for superscripts and other scripts' digits, which ``float``
+    refuses (``ValueError`` out of the client) or reads; RFC 9110's delay is ASCII digits."""
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(status, json={"error": {"code": "limits.overloaded"}},
+                              headers=[(b"Retry-After", value.encode())])  # fmt: skip
+
+    expected = RateLimited if status == 429 else BackendError
+    with _client(handler) as client, pytest.raises(expected):
+        client.get(FID)
+
+
+def test_a_huge_retry_after_waits_at_most_max_wait() -> None:
+    """Retried under a policy: the wait is capped at ``max_wait`` (not a sleep of 10^400
+    seconds, nor an ``OverflowError`` out of the waiter)."""
+    calls = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            return httpx.Response(429, json={"error": {"code": "limits.rate_limited"}},
+                                  headers={"Retry-After": "9" * 400})  # fmt: skip
+        return httpx.Response(204)
+
+    policy = RetryPolicy(attempts=2, max_wait=0.01, deadline=5.0)
+    with MemguardClient(BASE, "t", retry=policy, transport=httpx.MockTransport(handler)) as client:
+        client.delete(FID)
+    assert calls == 2
+
+
+def test_credentials_never_leave_in_the_url_and_no_env_proxy_is_used(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``trust_env=False``: an ``HTTPS_PROXY`` in the environment does not route the token
+    through another host; the credentials go in headers only."""
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.evil.example:3128")
+    monkeypatch.setenv("ALL_PROXY", "http://proxy.evil.example:3128")
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(204)
+
+    with _client(handler) as client:
+        client.delete(FID)
+    (request,) = seen
+    assert request.url.host == "gateway.example"
+    assert "secret" not in str(request.url)
+    assert request.headers["authorization"] == "Bearer tok-secret"

@@ -1,0 +1,146 @@
+"""redteam33: a read's allow event written at the driver level (memguard/ledger/readevent.py) and
+its deferred links (memguard/ledger/readlinks.py), attacked.
+
+The driver path skips SQLAlchemy, which turns anything raised while a statement runs (a bind
+processor's or the driver's ``TypeError``) into a ``StatementError`` and so into
+:class:`~memguard.errors.LedgerError`. The driver path only translated the driver's own
+``sqlite3.Error``: anything else reached the kernel's operation, which files ``ValueError`` and
+``TypeError`` as the *caller's* ``invalid_request``. A failing ledger must read as one (deny +
+an audit event with the reason ``backend.ledger``), never as the caller's fault, whatever the
+driver raised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import text
+
+from memguard import Ledger, LocalTokenService, MemoryGuard, Source, SourceKind, Turn
+from memguard.errors import InvalidRequest, LedgerError
+from memguard.events import AuditEvent, Decision
+from memguard.identity import Identity
+from memguard.ledger import readevent, readlinks
+from memguard.stores.memory import InMemoryStore
+
+SRC = Source(kind=SourceKind.USER_MESSAGE)
+
+
+class Setup:
+    def __init__(self, tmp_path: Path) -> None:
+        self.tokens = LocalTokenService(tmp_path / "keys")
+        self.guard = MemoryGuard(store=InMemoryStore(dimension=8),
+                                 ledger=Ledger.sqlite(tmp_path / "l.db", witness=None),
+                                 verifier=self.tokens.verifier())  # fmt: skip
+        self.me: Identity = self.guard.authenticate(self.tokens.issue("alice"))
+        self.fact_id = self.guard.write(self.me, "the sky is blue", namespace="n", source=SRC,
+                                        turn=Turn(session_id="s", turn_index=0)).fact_id  # fmt: skip
+
+    def sql(self, statement: str) -> None:
+        with self.guard.ledger.engine.begin() as conn:
+            conn.exec_driver_sql(statement)
+
+    def decisions(self, action: str) -> list[tuple[str, str]]:
+        with self.guard.ledger.engine.connect() as conn:
+            rows = conn.execute(text(
+                "SELECT decision, reason FROM mg_audit_event WHERE action = :a ORDER BY seq"
+            ), {"a": action}).all()  # fmt: skip
+        return [(str(d), str(r)) for d, r in rows]
+
+
+@pytest.fixture
+def setup(tmp_path: Path) -> Iterator[Setup]:
+    s = Setup(tmp_path)
+    try:
+        yield s
+    finally:
+        s.guard.close()
+
+
+def test_a_read_event_the_database_silently_drops_is_a_ledger_failure(setup: Setup) -> None:
+    """A trigger that drops the read's allow event (``RAISE(IGNORE)``: the insert's ``RETURNING``
+    gives no row, and the driver path's ``fetchone()[0]`` raises ``TypeError``): the read failed
+    as the caller's ``invalid_request``. It must be a ledger failure, audited as such."""
+    setup.sql(
+        "CREATE TRIGGER drop_reads BEFORE INSERT ON mg_audit_event "
+        "WHEN NEW.action = 'get' AND NEW.decision = 'allow' BEGIN SELECT RAISE(IGNORE); END"
+    )
+    with pytest.raises(LedgerError) as caught:
+        setup.guard.get(setup.me, setup.fact_id)
+    assert not isinstance(caught.value, InvalidRequest)
+    assert setup.decisions("get") == [("deny", "backend.ledger")]
+
+
+@pytest.mark.parametrize("raised", [TypeError, ValueError, OverflowError])
+def test_a_bind_or_driver_error_on_the_read_event_is_a_ledger_failure(
+    setup: Setup, monkeypatch: pytest.MonkeyPatch, raised: type[Exception]
+) -> None:
+    """What a column's bind processor or the driver raises for a value it cannot bind (the
+    SQLAlchemy path raises it as ``StatementError``, a ledger failure)."""
+
+    def params(self: Any, row: dict[str, Any]) -> tuple[Any, ...]:
+        raise raised("cannot bind")
+
+    monkeypatch.setattr(readevent._Insert, "params", params)
+    with pytest.raises(LedgerError):
+        setup.guard.get(setup.me, setup.fact_id)
+    with pytest.raises(LedgerError):
+        setup.guard.search(setup.me, "sky", k=3)
+    assert setup.decisions("get") == [("deny", "backend.ledger")]
+    assert setup.decisions("search") == [("deny", "backend.ledger")]
+
+
+def _read(*fact_ids: str) -> AuditEvent:
+    return AuditEvent(action="get", decision=Decision.ALLOW, reason="ok",
+                      principal={"subject": "alice", "issuer": "https://id.example"},
+                      fact_ids=fact_ids)  # fmt: skip
+
+
+#: marks SQLite keeps as it is given (the column's INTEGER affinity converts only what reads
+#: as an integer): text, a blob, infinity, a real too large for a seq, a fraction
+MARKS = ["'abc'", "x'00'", "'1e999'", "1e300", "5.5", "'12abc'"]
+
+
+def _problems(ledger: Ledger) -> list[tuple[str, str]]:
+    return [(p.kind.value, str(p.table)) for p in ledger.verify().problems
+            if p.severity == "tamper"]  # fmt: skip
+
+
+@pytest.mark.parametrize("mark", MARKS)
+def test_a_crafted_mark_is_reported_and_answers_stay_complete(tmp_path: Path, mark: str) -> None:
+    """The mark's column is typed, but SQLite keeps what it cannot convert. ``int(upto)`` then
+    raised ``ValueError`` / ``OverflowError`` (or bound a seq SQLite cannot hold) in verify (a
+    crash, not a report), in ``events_for`` (``memguard audit``, the console, receipts: the
+    caller's ``invalid_request`` through the guard) and in ``project_reads``. A mark that is
+    not a seq is taken as gone: reported by verify, answers look at every event, the next flush
+    rebuilds the links and puts a seq back."""
+    ledger = Ledger.sqlite(tmp_path / "l.db", witness=None)
+    try:
+        reads = [_read("f1", "f2") for _ in range(3)]
+        for ev in reads:
+            ledger.record([ev], durable=False)
+        with ledger.engine.begin() as conn:
+            conn.exec_driver_sql(f"UPDATE mg_read_projection SET upto = {mark}")
+        assert ("row_edited", "mg_read_projection") in _problems(ledger)
+        want = [ev.event_id for ev in reads]
+        assert [e.event_id for _, e, _ in ledger.events_for("f1")] == want
+        ledger.project_reads()
+        assert [e.event_id for _, e, _ in ledger.events_for("f2")] == want
+        assert _problems(ledger) == []
+    finally:
+        ledger.close()
+
+
+@pytest.mark.parametrize("mark", MARKS[:3])
+def test_reads_over_a_crafted_mark_are_served_and_audited(setup: Setup, mark: str) -> None:
+    """Through the guard: the read that flushes (every ``BATCH`` reads) raised ``ValueError``
+    out of ``int(upto)`` and was denied as the caller's ``invalid_request``."""
+    setup.sql(f"UPDATE mg_read_projection SET upto = {mark}")
+    for _ in range(readlinks.BATCH + 1):
+        setup.guard.get(setup.me, setup.fact_id)
+    assert setup.decisions("get") == [("allow", "ok")] * (readlinks.BATCH + 1)
+    report = setup.guard.audit(setup.me, setup.fact_id)
+    assert len([r for r in report["reads"] if r["action"] == "get"]) == readlinks.BATCH + 1
