@@ -174,7 +174,7 @@ def test_concurrent_flushes_from_two_ledgers_and_threads_lose_no_read(tmp_path: 
                     reads = [TurnRead("https://id.example", "alice", f"s{seed}", step, f, 30)
                              for f in ids]  # fmt: skip
                     lg.record([_read(*ids)], reads, durable=False)
-        except BaseException as exc:  # noqa: BLE001 - reported below
+        except BaseException as exc:
             errors.append(exc)
 
     try:
@@ -201,3 +201,31 @@ def test_concurrent_flushes_from_two_ledgers_and_threads_lose_no_read(tmp_path: 
     finally:
         for lg in ledgers:
             lg.close()
+
+
+@pytest.mark.parametrize("edit", ['{"fact_ids": ["{fid}"], "x": 1}', "[1, 2]", '"{fid}"'])
+@pytest.mark.parametrize("flushed", [False, True])
+def test_an_audit_answer_over_an_event_edited_into_another_shape_is_an_integrity_error(
+    setup: Setup, edit: str, flushed: bool
+) -> None:
+    """A read's stored event edited into JSON that is not an audit event (still naming the fact,
+    or, once its links are written, anything): ``events_for`` raised pydantic's
+    ``ValidationError`` and the kernel filed it as the caller's ``invalid_request``; the audit
+    answer must refuse as tampering (``integrity.*``), or show the event (never drop it)."""
+    from memguard.errors import IntegrityError
+
+    setup.guard.get(setup.me, setup.fact_id)
+    if flushed:
+        setup.guard.ledger.project_reads()
+    raw = edit.replace("{fid}", setup.fact_id)
+    with setup.guard.ledger.engine.begin() as conn:
+        conn.exec_driver_sql("UPDATE mg_audit_event SET event = ? WHERE action = 'get'", (raw,))
+    if not flushed and not raw.startswith("{"):
+        pytest.skip("names no fact and has no link yet: not this fact's event (verify reports it)")
+    with pytest.raises(IntegrityError):
+        setup.guard.audit(setup.me, setup.fact_id)
+    assert [d for d in setup.decisions("audit") if d[0] == "deny"] == [
+        ("deny", "integrity.event_unreadable")
+    ]
+    with pytest.raises(IntegrityError):
+        setup.guard.ledger.events_for(setup.fact_id)
