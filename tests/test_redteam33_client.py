@@ -14,7 +14,7 @@ front of the gateway can answer, not what the gateway itself does.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 
 import httpx
 import pytest
@@ -136,3 +136,61 @@ def test_credentials_never_leave_in_the_url_and_no_env_proxy_is_used(
     assert request.url.host == "gateway.example"
     assert "secret" not in str(request.url)
     assert request.headers["authorization"] == "Bearer tok-secret"
+
+
+def _huge(declared: bool, aio: bool = False) -> Handler:
+    """An answer of 4 MiB of JSON, with or without its ``Content-Length`` (a chunked stream)."""
+    body = b'{"facts": [' + b'{"x": "' + b"a" * (4 * 2**20) + b'"}]}'
+    chunks = [body[i : i + 65536] for i in range(0, len(body), 65536)]
+
+    async def stream() -> AsyncIterator[bytes]:
+        for chunk in chunks:
+            yield chunk
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if declared:
+            return httpx.Response(200, content=body)
+        return httpx.Response(200, content=stream() if aio else iter(chunks))
+
+    return handler
+
+
+@pytest.mark.parametrize("declared", [True, False])
+def test_an_answer_past_max_response_bytes_is_refused_not_read_whole(declared: bool) -> None:
+    with MemguardClient(BASE, "t", retry=RetryPolicy.none(), max_response_bytes=2**20,
+                        transport=httpx.MockTransport(_huge(declared))) as client:  # fmt: skip
+        with pytest.raises(MemguardError) as caught:
+            client.search("x")
+    assert "too large" in str(caught.value)
+
+
+@pytest.mark.parametrize("declared", [True, False])
+def test_the_async_client_refuses_an_answer_past_max_response_bytes(declared: bool) -> None:
+    async def run() -> None:
+        async with AsyncMemguardClient(BASE, "t", retry=RetryPolicy.none(),
+                                       max_response_bytes=2**20,
+                                       transport=httpx.MockTransport(_huge(declared, aio=True))
+                                       ) as client:  # fmt: skip
+            await client.search("x")
+
+    with pytest.raises(MemguardError, match="too large"):
+        asyncio.run(run())
+
+
+def test_a_large_refusal_is_still_its_typed_error() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(429, content=b"x" * 2**21, headers={"Retry-After": "1"})
+
+    with MemguardClient(BASE, "t", retry=RetryPolicy.none(), max_response_bytes=2**20,
+                        transport=httpx.MockTransport(handler)) as client:  # fmt: skip
+        with pytest.raises(RateLimited):
+            client.get(FID)
+
+
+def test_an_answer_within_the_limit_reads_as_before() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={"facts": []})
+
+    with MemguardClient(BASE, "t", retry=RetryPolicy.none(), max_response_bytes=64,
+                        transport=httpx.MockTransport(handler)) as client:  # fmt: skip
+        assert client.search("x") == []
