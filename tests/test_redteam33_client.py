@@ -14,12 +14,21 @@ front of the gateway can answer, not what the gateway itself does.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Callable
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from memguard.client import AsyncMemguardClient, MemguardClient, RateLimited, RetryPolicy
+from memguard.client import (
+    AsyncMemguardClient,
+    MemguardClient,
+    RateLimited,
+    RetryPolicy,
+    raise_for,
+)
 from memguard.errors import BackendError, MemguardError
 
 FID = "0190f1a2-0000-7000-8000-000000000001"
@@ -194,3 +203,43 @@ def test_an_answer_within_the_limit_reads_as_before() -> None:
     with MemguardClient(BASE, "t", retry=RetryPolicy.none(), max_response_bytes=64,
                         transport=httpx.MockTransport(handler)) as client:  # fmt: skip
         assert client.search("x") == []
+
+
+_HEADER_TEXT = st.text(st.characters(min_codepoint=32, max_codepoint=0x2FFF), max_size=40)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    status=st.integers(min_value=100, max_value=599),
+    retry_after=st.one_of(
+        st.none(),
+        _HEADER_TEXT,
+        st.integers(min_value=-(10**400), max_value=10**400).map(str),
+        st.datetimes().map(lambda d: d.strftime("%a, %d %b %Y %H:%M:%S GMT")),
+    ),
+    body=st.one_of(
+        st.binary(max_size=64),
+        st.recursive(
+            st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+            lambda kids: st.lists(kids, max_size=3) | st.dictionaries(
+                st.sampled_from(["error", "code", "message", "x"]), kids, max_size=3),
+            max_leaves=8,
+        ).map(lambda v: json.dumps({"error": v}).encode()),
+    ),
+)
+def test_fuzz_any_answer_is_a_success_or_a_typed_error(
+    status: int, retry_after: str | None, body: bytes
+) -> None:
+    """Whatever the status, ``Retry-After`` and body: a 2xx returns, anything else raises a
+    :class:`MemguardError` (never ``OverflowError``, ``ValueError``, ``TypeError`` ...), and a
+    wait it carries is a finite, non-negative number."""
+    headers = [] if retry_after is None else [(b"Retry-After", retry_after.encode())]
+    response = httpx.Response(status, content=body, headers=headers)
+    try:
+        raise_for(response)
+    except MemguardError as exc:
+        assert not 200 <= status < 300
+        wait = getattr(exc, "retry_after", None)
+        assert wait is None or (isinstance(wait, int | float) and 0 <= wait < float("inf"))
+    else:
+        assert 200 <= status < 300
