@@ -229,3 +229,33 @@ def test_an_audit_answer_over_an_event_edited_into_another_shape_is_an_integrity
     ]
     with pytest.raises(IntegrityError):
         setup.guard.ledger.events_for(setup.fact_id)
+
+
+def test_a_deferred_read_edited_to_name_an_unhashable_id_does_not_stop_flushes(
+    setup: Setup,
+) -> None:
+    """A read's event edited so its ``fact_ids`` holds an object: ``fact_ids_of`` raised
+    ``TypeError`` (``dict.fromkeys`` of an unhashable value) in every flush and answer over it,
+    so every ``BATCH``-th read of every process failed, the fact's audit answer failed as the
+    caller's ``invalid_request``, and ``project_reads`` (``memguard ledger repair``) could not get
+    past it. The edit is verify's to report and the fact's answer refuses as tampering; reads go
+    on."""
+    import json
+
+    setup.guard.get(setup.me, setup.fact_id)
+    with setup.guard.ledger.engine.begin() as conn:
+        (raw,) = conn.exec_driver_sql(
+            "SELECT event FROM mg_audit_event WHERE action = 'get'").one()  # fmt: skip
+        ev = json.loads(raw)
+        ev["fact_ids"] = [{"x": 1}, setup.fact_id]
+        conn.exec_driver_sql("UPDATE mg_audit_event SET event = ? WHERE action = 'get'",
+                             (json.dumps(ev),))  # fmt: skip
+    from memguard.errors import IntegrityError
+
+    with pytest.raises(IntegrityError):  # the answer: tampering (not the caller's error)
+        setup.guard.ledger.events_for(setup.fact_id)
+    for _ in range(readlinks.BATCH + 1):
+        setup.guard.get(setup.me, setup.fact_id)
+    setup.guard.ledger.project_reads()
+    assert ("deny", "invalid_request") not in setup.decisions("get")
+    assert not [d for d in setup.decisions("get") if d[0] == "deny"]

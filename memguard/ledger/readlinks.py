@@ -137,7 +137,8 @@ def fact_ids_of(text: str) -> list[str]:
     except ValueError:
         return []
     ids = ev.get("fact_ids") if isinstance(ev, dict) else None
-    return [str(f) for f in dict.fromkeys(ids)] if isinstance(ids, list) else []
+    # str() first: an edited event may name an object (unhashable), which is no fact's id
+    return list(dict.fromkeys(str(f) for f in ids)) if isinstance(ids, list) else []
 
 
 def flush(dbapi: Any, known: Mapping[int, Sequence[str]] = {}) -> int:
