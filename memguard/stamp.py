@@ -7,6 +7,7 @@ stamp). :meth:`memguard.kernel.Operation.stamp` runs :func:`stamp`; nothing else
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -118,6 +119,8 @@ def stamp(op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
                 check_identifier(req.fact_id, "fact id")
             except IdentityError:
                 raise InvalidRequest("fact id has forbidden characters") from None
+            if _uuid_alias(req.fact_id):  # the Qdrant stores key a point by the UUID it spells
+                raise InvalidRequest("a fact id that is a UUID is written lower case, hyphenated")
         if len(req.derived_from) > _MAX_DERIVED_FROM:
             raise InvalidRequest(f"at most {_MAX_DERIVED_FROM} inputs per derived fact")
         op.policy_digest = decision.policy_digest
@@ -242,6 +245,16 @@ def stamp(op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
         op._fence[fact_id] = {*new_inputs, *(fid for fid, _ in read)}
         out.append(prov)
     return telemetry.stamped(op, out)
+
+
+def _uuid_alias(fact_id: str) -> bool:
+    """Whether ``fact_id`` spells a UUID other than as ``str(uuid.UUID(...))`` does (upper case,
+    no hyphens, braces, ``urn:uuid:``): the ledger compares ids byte-exactly, but the Qdrant
+    stores key a point by the UUID, so another user's alias of a fact id replaced its point."""
+    try:
+        return str(uuid.UUID(fact_id)) != fact_id
+    except ValueError:
+        return False
 
 
 def _latest(ledger: Ledger, fact_ids: list[str]) -> dict[str, LedgerRecord]:

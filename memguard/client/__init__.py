@@ -16,6 +16,10 @@ writes, because every write carries an ``Idempotency-Key`` (one per call, the sa
 that the gateway uses to store it once and answer a retry with the first result. Revocations and
 endorsements are retried only when they were certainly not executed.
 
+Only a 2xx is a success (a redirect is never followed: the credentials stay with the gateway, and
+a 3xx is an ``internal`` error); an answer larger than ``max_response_bytes`` (32 MiB by default)
+is refused without being read whole.
+
 Every call is an OpenTelemetry ``CLIENT`` span when a tracer provider is configured, and the
 current trace context goes out as ``traceparent``.
 

@@ -46,9 +46,11 @@ class AsyncMemguardClient(Session):
         transport: httpx.AsyncBaseTransport | None = None,
         verify: Any = True,
         cert: Any = None,
+        max_response_bytes: int = calls.MAX_RESPONSE_BYTES,
     ) -> None:
         super().__init__(token, workload_credential)
         self.retry = retry or RetryPolicy()
+        self.max_response_bytes = max_response_bytes
         self._http = httpx.AsyncClient(
             base_url=base_url.rstrip("/"),
             timeout=calls.timeout(timeout),
@@ -61,16 +63,24 @@ class AsyncMemguardClient(Session):
 
     async def _send(self, call: Call) -> httpx.Response:
         params = tuple(call.params) if call.params is not None else None
-        try:
-            response = await self._http.request(
-                call.method,
-                call.path,
-                json=call.json,
-                headers=self.headers_for(call),
-                params=params,
-            )
+        request = self._http.build_request(
+            call.method, call.path, json=call.json, headers=self.headers_for(call), params=params
+        )
+        limit = self.max_response_bytes
+        try:  # read as it comes, at most ``max_response_bytes`` of it
+            response = await self._http.send(request, stream=True)
+            try:
+                body = bytearray()
+                if not calls.too_large(response, limit):
+                    async for chunk in response.aiter_bytes():
+                        body += chunk
+                        if len(body) > limit:
+                            break
+            finally:
+                await response.aclose()
         except httpx.TransportError as exc:
             raise GatewayUnavailable(f"gateway unreachable: {type(exc).__name__}") from exc
+        calls.keep(response, body, limit)
         raise_for(response)
         return response
 

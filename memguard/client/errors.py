@@ -71,6 +71,10 @@ class GatewayUnavailable(BackendError):
     code = "backend.gateway"
 
 
+#: the longest ``Retry-After`` taken as said, in seconds (a day); the retry loop waits at most
+#: its ``max_wait`` anyway
+MAX_RETRY_AFTER = 86400.0
+
 _BY_CODE: dict[str, type[MemguardError]] = {
     "not_found": FactNotFound,
     "access_denied.trust_escalation": TrustEscalation,
@@ -83,9 +87,15 @@ _BY_CODE: dict[str, type[MemguardError]] = {
 
 
 def raise_for(response: httpx.Response) -> None:
-    """Translate a gateway refusal into memguard's error tree."""
-    if response.status_code < 400:
+    """Translate a gateway refusal into memguard's error tree. Only a 2xx is a success: a 3xx
+    (a proxy's or a moved gateway's redirect; never followed, so the credentials stay with the
+    gateway) did not run the call."""
+    if 200 <= response.status_code < 300:
         return
+    if response.status_code < 400:
+        raise MemguardError(
+            f"unexpected gateway answer (HTTP {response.status_code})", code="internal"
+        )
     code, message = "internal", "gateway error"
     try:
         err = response.json().get("error")
@@ -118,14 +128,17 @@ def raise_for(response: httpx.Response) -> None:
 
 
 def _retry_after(value: str | None) -> float | None:
-    """RFC 9110 ``Retry-After``: delay seconds or an HTTP date."""
+    """RFC 9110 ``Retry-After``: delay seconds (ASCII digits; capped at :data:`MAX_RETRY_AFTER`,
+    so a value of many digits is not an infinite wait) or an HTTP date."""
     if value is None:
         return None
     value = value.strip()
-    if value.isdigit():
-        return float(value)
+    if value.isascii() and value.isdigit():
+        return min(float(value), MAX_RETRY_AFTER)
     try:
-        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+        return min(
+            max(0.0, parsedate_to_datetime(value).timestamp() - time.time()), MAX_RETRY_AFTER
+        )
     except (TypeError, ValueError, IndexError, OverflowError):
         return None
 

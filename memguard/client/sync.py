@@ -36,7 +36,8 @@ class MemguardClient(Session):
 
     ``timeout``: seconds (or an ``httpx.Timeout``) for each try; ``retry``: the
     :class:`RetryPolicy` (``RetryPolicy.none()`` for a single try); ``verify`` / ``cert``: TLS
-    (a CA bundle path or ``ssl.SSLContext``; a client certificate for mutual TLS).
+    (a CA bundle path or ``ssl.SSLContext``; a client certificate for mutual TLS);
+    ``max_response_bytes``: a larger answer is refused (``internal``) without being read whole.
     """
 
     def __init__(
@@ -50,9 +51,11 @@ class MemguardClient(Session):
         transport: httpx.BaseTransport | None = None,
         verify: Any = True,
         cert: Any = None,
+        max_response_bytes: int = calls.MAX_RESPONSE_BYTES,
     ) -> None:
         super().__init__(token, workload_credential)
         self.retry = retry or RetryPolicy()
+        self.max_response_bytes = max_response_bytes
         self._http = httpx.Client(
             base_url=base_url.rstrip("/"),
             timeout=calls.timeout(timeout),
@@ -65,16 +68,24 @@ class MemguardClient(Session):
 
     def _send(self, call: Call) -> httpx.Response:
         params = tuple(call.params) if call.params is not None else None
-        try:
-            response = self._http.request(
-                call.method,
-                call.path,
-                json=call.json,
-                headers=self.headers_for(call),
-                params=params,
-            )
+        request = self._http.build_request(
+            call.method, call.path, json=call.json, headers=self.headers_for(call), params=params
+        )
+        limit = self.max_response_bytes
+        try:  # read as it comes, at most ``max_response_bytes`` of it
+            response = self._http.send(request, stream=True)
+            try:
+                body = bytearray()
+                if not calls.too_large(response, limit):
+                    for chunk in response.iter_bytes():
+                        body += chunk
+                        if len(body) > limit:
+                            break
+            finally:
+                response.close()
         except httpx.TransportError as exc:
             raise GatewayUnavailable(f"gateway unreachable: {type(exc).__name__}") from exc
+        calls.keep(response, body, limit)
         raise_for(response)
         return response
 

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
 from sqlalchemy import (
     Connection,
     Engine,
@@ -32,7 +33,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import SQLModel
 
 from memguard.denials import note_deny
-from memguard.errors import ConfigurationError, Fenced, LedgerError
+from memguard.errors import ConfigurationError, Fenced, IntegrityError, LedgerError
 from memguard.events import AuditEvent, Decision
 from memguard.ledger import auditschema, provindexes, readlinks
 from memguard.ledger.auditlog import AuditLog, VerifyReport
@@ -585,7 +586,12 @@ class Ledger:
         (memguard/ledger/readlinks.py)."""
         with self._tx() as conn:
             rows = readlinks.events_of(conn, fact_id)
-        return [(r.seq, AuditEvent.model_validate_json(r.event), r.event_digest) for r in rows]
+        try:
+            return [(r.seq, AuditEvent.model_validate_json(r.event), r.event_digest) for r in rows]
+        except ValidationError as exc:  # edited: tampering, not the caller's invalid request
+            raise IntegrityError(
+                "a logged event is not an audit event", code="integrity.event_unreadable"
+            ) from exc
 
     def events(self, *, limit: int = 1000, decision: str | None = None) -> list[AuditEvent]:
         query = (

@@ -16,7 +16,11 @@ and the same :func:`~memguard.ledger.opening.precheck` first.
 Only allow events that are not change entries and come without turn reads take this path (a
 read's allow event); anything else goes through :meth:`Ledger.record`'s transaction as before. Any
 driver error rolls the whole transaction back (an event is never committed without its queued
-leaf hash) and is raised as :class:`~memguard.errors.LedgerError`: the read then fails closed.
+leaf hash) and is raised as :class:`~memguard.errors.LedgerError`: the read then fails closed. So
+is anything else raised there (a value a bind processor or the driver refuses with ``TypeError``, an
+insert a trigger dropped so its ``RETURNING`` gives no row): SQLAlchemy raises those as
+``StatementError``, and the kernel would file a bare ``TypeError`` or ``ValueError`` as the
+caller's ``invalid_request``.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from typing import Any
 from sqlalchemy import Engine, bindparam, insert
 from sqlalchemy.sql.compiler import SQLCompiler
 
-from memguard.errors import LedgerError
+from memguard.errors import LedgerError, MemguardError
 from memguard.events import AuditEvent
 from memguard.ledger import readlinks
 from memguard.ledger.durability import relax, synchronous_hook
@@ -96,7 +100,6 @@ class ReadEvents:
         #: and how many reads with turn reads it wrote through the SQLAlchemy path (note_others)
         self._others = 0
         self._lock = threading.Lock()
-        self._errors: type[Exception] = dialect.loaded_dbapi.Error
         # the hook that sets a connection this leaves at NORMAL back to FULL for the next
         # durable transaction: installed before the first relaxed one, as transaction() does
         synchronous_hook(engine)
@@ -130,7 +133,9 @@ class ReadEvents:
             assert dbapi is not None
             try:
                 readlinks.flush(dbapi)
-            except self._errors as exc:  # the caller's transaction rolls back: the read fails
+            except MemguardError:
+                raise
+            except Exception as exc:  # the caller's transaction rolls back: the read fails
                 raise LedgerError(f"ledger operation failed: {type(exc).__name__}") from exc
 
     def record(self, events: Sequence[AuditEvent], now: float) -> list[tuple[int, str]]:
@@ -149,7 +154,9 @@ class ReadEvents:
                 except BaseException:
                     dbapi.rollback()
                     raise
-            except self._errors as exc:
+            except MemguardError:
+                raise
+            except Exception as exc:  # see the module docstring: never the caller's error
                 raise LedgerError(f"ledger operation failed: {type(exc).__name__}") from exc
         finally:
             raw.close()

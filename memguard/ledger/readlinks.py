@@ -86,6 +86,7 @@ __all__ = [
     "fact_ids_of",
     "flush",
     "mark_row",
+    "mark_value",
     "migrate",
     "newest_seq",
     "open_mark",
@@ -136,7 +137,8 @@ def fact_ids_of(text: str) -> list[str]:
     except ValueError:
         return []
     ids = ev.get("fact_ids") if isinstance(ev, dict) else None
-    return [str(f) for f in dict.fromkeys(ids)] if isinstance(ids, list) else []
+    # str() first: an edited event may name an object (unhashable), which is no fact's id
+    return list(dict.fromkeys(str(f) for f in ids)) if isinstance(ids, list) else []
 
 
 def flush(dbapi: Any, known: Mapping[int, Sequence[str]] = {}) -> int:
@@ -145,8 +147,9 @@ def flush(dbapi: Any, known: Mapping[int, Sequence[str]] = {}) -> int:
     the caller commits). ``known``: fact ids by seq the caller has at hand (its own events), so
     their JSON is not parsed again. How many links it inserted or found present."""
     row = dbapi.execute(_SELECT_MARK, (_NAME,)).fetchone()
-    upto = 0 if row is None else int(row[0])  # gone: every read's links rebuilt from the events
-    if row is None:
+    mark = None if row is None else mark_value(row[0])
+    upto = 0 if mark is None else mark  # gone: every read's links rebuilt from the events
+    if mark is None:
         get_logger().warning("ledger.read_projection_mark_missing", rebuilt_from=0,
                              hint="memguard ledger verify")  # fmt: skip
     links: list[tuple[int, str]] = []
@@ -157,7 +160,7 @@ def flush(dbapi: Any, known: Mapping[int, Sequence[str]] = {}) -> int:
     if links:
         dbapi.executemany(_INSERT, links)
     newest = dbapi.execute(_NEWEST).fetchone()[0]
-    if newest is not None and (row is None or int(newest) > upto):
+    if newest is not None and (mark is None or int(newest) > upto):
         dbapi.execute(_SET_MARK, (_NAME, int(newest)))
     return len(links)
 
@@ -167,10 +170,20 @@ def deferred(conn: Connection) -> bool:
     return conn.dialect.name == "sqlite"
 
 
+def mark_value(value: object) -> int | None:
+    """A stored mark's value as a seq; ``None`` (taken as gone) for anything else SQLite holds
+    in the column (text, a blob, a real: its type affinity keeps what it cannot convert): an
+    answer then looks at every event, the next flush rebuilds every read's links and puts the
+    mark back, and verify reports the row (``row_edited``)."""
+    if type(value) is int and -(2**63) <= value < 2**63:
+        return value
+    return None
+
+
 def mark_row(conn: Connection) -> int | None:
-    """The stored mark (``None``: no row)."""
+    """The stored mark (``None``: no row, or not a seq: :func:`mark_value`)."""
     value = conn.execute(select(MARK.c.upto).where(MARK.c.name == _NAME)).scalar_one_or_none()
-    return None if value is None else int(value)
+    return None if value is None else mark_value(value)
 
 
 def backlog_start(conn: Connection) -> int | None:
@@ -273,7 +286,7 @@ def project(ledger: Ledger) -> int:
         assert dbapi is not None
         try:
             return flush(dbapi)
-        except ledger.log._dbapi_error as exc:
+        except Exception as exc:  # a driver's, or a value it refuses: never the caller's error
             raise LedgerError(f"ledger operation failed: {type(exc).__name__}") from exc
 
 

@@ -233,8 +233,15 @@ def read_mark(conn: Connection, problems: _Problems) -> int | None:
                      None, None, "present")  # fmt: skip
     upto = readlinks.mark_row(conn)
     if upto is None:
-        _row_problem(problems, ProblemKind.ROW_DELETED, readlinks.MARK.name, key, None,
-                     "present", None)  # fmt: skip
+        stored = conn.execute(select(readlinks.MARK.c.upto).where(
+            readlinks.MARK.c.name == key["name"])).first()  # fmt: skip
+        if stored is None:
+            _row_problem(problems, ProblemKind.ROW_DELETED, readlinks.MARK.name, key, None,
+                         "present", None)  # fmt: skip
+        else:  # text, a blob or a real edited in: answers take it as gone (readlinks.mark_value)
+            _row_problem(problems, ProblemKind.ROW_EDITED, readlinks.MARK.name, key, "upto",
+                         "a seq", stored[0][:64] if isinstance(stored[0], str | bytes)
+                         else stored[0])  # fmt: skip
         return None
     newest = readlinks.newest_seq(conn)
     if upto > newest:
