@@ -177,12 +177,12 @@ def test_retraining_gives_the_committed_weights(tmp_path: Path) -> None:
     path = tmp_path / "retrained.bin"
     path.write_bytes(blob)
     again, shipped = load_weights(path, None), load_weights()
-    same_header = {"bias", "malicious_at", "nonzero", "suspicious_at"}
+    same_header = {"bias", "malicious_at", "nonzero", "suspicious_at", "window_offset"}
     assert {k: v for k, v in again.header.items() if k not in same_header} == {
         k: v for k, v in shipped.header.items() if k not in same_header
     }
     assert np.allclose(again.vector, shipped.vector, atol=1e-4)
-    for key in ("bias", "suspicious_at", "malicious_at"):
+    for key in ("bias", "suspicious_at", "malicious_at", "window_offset"):
         assert abs(again.header[key] - shipped.header[key]) < 1e-3, key
 
 
