@@ -211,7 +211,10 @@ class Ledger:
             Path(database).parent.mkdir(parents=True, exist_ok=True)
             if witness == "default":
                 witness = WitnessDir(Path(database).parent / "witness")
-            engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 10})
+            # LIFO: a thread's reads and their events reuse one connection, whose own commits do
+            # not move its data_version (the verified-rows cache: memguard/ledger/readcache.py)
+            engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 10},
+                                   pool_use_lifo=True)  # fmt: skip
             event.listen(engine, "connect", _sqlite_pragmas)
             watch_sqlite_state(engine, Path(database))  # read-only: a typed error, not SIGBUS
         elif parsed.get_backend_name() == "postgresql":

@@ -32,6 +32,11 @@ When is the database unchanged? Two sources of change, both turned into a bump o
   ``mg_quarantine``; heads: ``mg_change_fact``, the change entries' events and their leaf or
   queued leaf hashes).
 
+The engine's pool hands connections out last in, first out (``Ledger.from_url``): a thread's
+snapshot and its allow event then use one connection, whose own commits do not move its
+``data_version``; with several connections in turn, every read event would empty the cache
+(safe, but useless).
+
 What is stored: only pairs whose row and head agree (:func:`~memguard.integrity.ledger_problem`
 finds nothing, so the head is intact), read in one snapshot. A fact without a row, a row the log
 disagrees with, a broken entry: never stored, so read (and alarmed) again every time. Any doubt is
