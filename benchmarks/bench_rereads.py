@@ -44,7 +44,9 @@ def rss() -> dict[str, float]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("state", type=Path)
     ap.add_argument("--distinct", type=int, default=30)
     ap.add_argument("--rounds", type=int, default=5)
@@ -74,14 +76,18 @@ def main() -> None:
         store.search = original  # type: ignore[method-assign]
         translated = _filter(captured[0])  # type: ignore[arg-type]
         flt = to_edge_filter(captured[0])  # type: ignore[arg-type]
-        params = qe.SearchParams(hnsw_ef=HNSW_EF) if translated and translated[1] else qe.SearchParams(exact=True)
+        params = (
+            qe.SearchParams(hnsw_ef=HNSW_EF)
+            if translated and translated[1]
+            else qe.SearchParams(exact=True)
+        )
         cache = getattr(guard.ledger, "_verified", None)
         before = rss()
         for r in range(args.rounds):
             gc, gw, rc, rw = [], [], [], []
             hits0 = cache.hits if cache is not None else 0
             for i, q in enumerate(queries):
-                for which in ((0, 1) if i % 2 else (1, 0)):  # taking turns going first
+                for which in (0, 1) if i % 2 else (1, 0):  # taking turns going first
                     c0, t0 = time.process_time(), time.perf_counter()
                     if which:
                         guard.search(me, vector=q, k=K)
@@ -97,7 +103,10 @@ def main() -> None:
             say(f"round {r + 1}: guarded {g:.2f} ms wall / {gcm:.2f} ms CPU; raw filtered {rf:.2f} / {rcm:.2f};"
                 f" ratio wall {g / rf:.2f}x, CPU {gcm / rcm:.2f}x; cache served {served} of {K * len(queries)} hits")  # fmt: skip
         after = rss()
-        say("RSS MiB before rounds / after: " + ", ".join(f"{k} {before[k]:.0f} / {after[k]:.0f}" for k in before))
+        say(
+            "RSS MiB before rounds / after: "
+            + ", ".join(f"{k} {before[k]:.0f} / {after[k]:.0f}" for k in before)
+        )
         say(f"load after {os.getloadavg()}")
         stack.close()
 

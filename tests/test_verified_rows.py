@@ -103,7 +103,9 @@ def test_a_repeated_search_is_served_from_the_cache_and_equals_a_cold_one(served
 def test_own_revoke_update_and_delete_are_seen(served: Served) -> None:
     facts = served.write()
     served.warm(facts)
-    served.guard.revoke(None, RevocationSelector.fact(facts[0].fact_id), reason="bad", operator="ops")
+    served.guard.revoke(
+        None, RevocationSelector.fact(facts[0].fact_id), reason="bad", operator="ops"
+    )
     assert facts[0].fact_id not in served.found()
     served.warm(facts[1:])
     newer = served.guard.update(served.me, facts[1].fact_id, "note 1, amended", source=USER,
@@ -274,3 +276,30 @@ def test_postgresql_ledgers_have_no_cache(pg_url: str) -> None:
         assert ledger._verified is None
     finally:
         ledger.engine.dispose()
+
+
+def test_reads_and_log_integration_of_this_engine_keep_the_cache(served: Served) -> None:
+    """Transactions that change no row a read computes (a read-only one, the log's integration
+    and checkpoint) leave the pairs in place; the next write after them still empties it."""
+    from sqlalchemy import text
+
+    facts = served.write()
+    served.warm(facts)
+    with served.guard.ledger.engine.begin() as conn:
+        conn.execute(text("SELECT count(*) FROM mg_provenance"))
+    served.guard.ledger.log.flush()  # integrate every queued leaf, sign a checkpoint
+    assert len(served.cache._pairs) >= len(facts)
+    _own_edit(served, facts[0])  # the log-only mark did not outlive its transaction
+    assert not served.cache._pairs
+    assert facts[0].fact_id not in served.found()
+    assert "integrity.record_mismatch" in served.alarms()
+
+
+def test_own_ddl_empties_the_cache(served: Served) -> None:
+    from sqlalchemy import text
+
+    facts = served.write()
+    served.warm(facts)
+    with served.guard.ledger.engine.begin() as conn:
+        conn.execute(text("CREATE TABLE scratch (x INTEGER)"))
+    assert not served.cache._pairs

@@ -20,17 +20,21 @@ When is the database unchanged? Two sources of change, both turned into a bump o
   pair was stored is seen by the next read on any connection, whichever it is: each connection's
   first call after that commit differs from its previous one (or is its first).
 - **This engine's own transactions**, which ``data_version`` does not report on the connection
-  that made them: every SQLAlchemy transaction on the engine (every write of the ledger, the log's
-  integration, reads in ``Ledger._tx`` too: they cannot be told apart) bumps the epoch when it
-  begins and holds the cache **closed** (nothing served, nothing stored) until its connection is
-  back in the pool, i.e. after its commit or rollback. A read whose snapshot began before a bump
-  stores nothing (the epoch it started with is gone). The one write not made through a
-  SQLAlchemy transaction is a read's own allow event on the driver
-  (:mod:`memguard.ledger.readevent`); it inserts an audit event (an allow of a read, never a
-  change entry), its queued leaf hash and, in batches, read links (``mg_audit_fact``) and their
-  mark: none of which a row or a logged head is read from (rows: ``mg_provenance`` and
-  ``mg_quarantine``; heads: ``mg_change_fact``, the change entries' events and their leaf or
-  queued leaf hashes).
+  that made them: every SQLAlchemy transaction on the engine holds the cache **closed** (nothing
+  served, nothing stored) from its ``begin`` until its connection is back in the pool, i.e.
+  after its commit or rollback; then it bumps the epoch if it wrote anything: if the
+  connection's ``total_changes`` (rows changed by INSERT, UPDATE, DELETE, committed or not) or
+  the ``schema_version`` (DDL) moved since the ``begin``, or either cannot be read. A read whose
+  snapshot began before such a transaction stores nothing (it is closed or the epoch moved by
+  the time it would store). Two kinds of writes keep the cache: the log's integration and its
+  checkpoints (:data:`~memguard.ledger.auditlog.LOG_ONLY`): they add leaves (each the very hash
+  its event was queued with, which the head check already read through ``mg_log_pending``),
+  tree nodes and checkpoint rows, and remove the queued hashes they moved; and a read's own
+  allow event, written on the driver outside any SQLAlchemy transaction
+  (:mod:`memguard.ledger.readevent`): an audit event (an allow of a read, never a change entry),
+  its queued leaf hash and, in batches, read links (``mg_audit_fact``) and their mark. No row
+  and no logged head is read from those (rows: ``mg_provenance`` and ``mg_quarantine``; heads:
+  ``mg_change_fact``, the change entries' events and their leaf or queued leaf hashes).
 
 The engine's pool hands connections out last in, first out (``Ledger.from_url``): a thread's
 snapshot and its allow event then use one connection, whose own commits do not move its
@@ -53,6 +57,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, event
 
+from memguard.ledger.auditlog import LOG_ONLY
 from memguard.ledger.records import LedgerRecord
 from memguard.ledger.replay import LoggedHead
 
@@ -64,6 +69,21 @@ SIZE = 16_384
 
 _SEEN = "memguard_data_version"  # a pool record's info: the data_version its connection last saw
 _OPEN = "memguard_tx_open"  # a pool record's info: a SQLAlchemy transaction began on it
+
+
+def _marks(dbapi: Any) -> tuple[int, int] | None:
+    """What moves when a connection writes: its row changes (``total_changes``: every row an
+    INSERT, UPDATE or DELETE changed, rolled back or not) and the schema's version (DDL, which
+    ``total_changes`` does not count); ``None`` if either cannot be read (taken as a write)."""
+    try:
+        cur = dbapi.cursor()
+        try:
+            schema = int(cur.execute("PRAGMA schema_version").fetchone()[0])
+        finally:
+            cur.close()
+        return int(dbapi.total_changes), schema
+    except Exception:
+        return None
 
 
 class VerifiedRows:
@@ -92,26 +112,31 @@ class VerifiedRows:
 
     def _on_begin(self, conn: Connection) -> None:
         info = conn.info  # the pool record's, shared by every checkout of this connection
+        mark = _marks(conn.connection.dbapi_connection)
         with self._lock:
-            if not info.get(_OPEN):
-                info[_OPEN] = True
+            if _OPEN not in info:  # else its first transaction's marks stay: compared at checkin
                 self._busy += 1
-            self._bump()
+                info[_OPEN] = mark
 
-    def _on_checkin(self, _dbapi: Any, record: Any) -> None:
+    def _on_checkin(self, dbapi: Any, record: Any) -> None:
         info = getattr(record, "info", None)
-        if info is None or not info.pop(_OPEN, False):
+        if info is None or _OPEN not in info:
             return
+        began, log_only = info.pop(_OPEN), info.pop(LOG_ONLY, False)
+        wrote = began is None or _marks(dbapi) != began
         with self._lock:
             self._busy -= 1
-            self._bump()  # after the commit: nothing stored meanwhile, but say so again
+            if wrote and not log_only:
+                self._bump()
 
     def _on_gone(self, _dbapi: Any, record: Any, _exc: Any) -> None:
         info = getattr(record, "info", None)
         with self._lock:
             if info is not None:
                 info.pop(_SEEN, None)
-                if info.pop(_OPEN, False):
+                info.pop(LOG_ONLY, None)
+                if _OPEN in info:
+                    del info[_OPEN]
                     self._busy -= 1
             self._bump()
 
@@ -142,7 +167,7 @@ class VerifiedRows:
             if info.get(_SEEN) != version:
                 info[_SEEN] = version
                 self._bump()
-            return None if self._busy or info.get(_OPEN) else self._epoch
+            return None if self._busy or _OPEN in info else self._epoch
 
     def get(
         self, epoch: int | None, fact_ids: Iterable[str]
