@@ -185,12 +185,12 @@ def test_a_row_edited_by_sqlite3_in_another_process_is_alarmed(served: Served) -
 def test_without_the_data_version_check_a_raw_edit_would_be_served(
     served: Served, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The raw-edit tests fail if ``open`` ignores ``data_version``: the edited row is then
+    """The raw-edit tests fail if ``_open`` (both read paths) ignores ``data_version``: the edited row is then
     served from the cache, unalarmed (this is what they guard against)."""
     facts = served.write()
     served.warm(facts)
     cache = served.cache
-    monkeypatch.setattr(cache, "open", lambda conn: cache._epoch)
+    monkeypatch.setattr(cache, "_open", lambda pooled: cache._epoch)
     with sqlite3.connect(served.root / "l.db") as raw:
         raw.execute("UPDATE mg_provenance SET record = ? WHERE fact_id = ?",
                     (_forged(facts[1]), facts[1].fact_id))  # fmt: skip

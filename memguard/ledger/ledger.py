@@ -211,8 +211,7 @@ class Ledger:
             Path(database).parent.mkdir(parents=True, exist_ok=True)
             if witness == "default":
                 witness = WitnessDir(Path(database).parent / "witness")
-            # LIFO: a thread's reads and their events reuse one connection, whose own commits do
-            # not move its data_version (the verified-rows cache: memguard/ledger/readcache.py)
+            # LIFO: a thread's reads and events share one connection (readcache.py: data_version)
             engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 10},
                                    pool_use_lifo=True)  # fmt: skip
             event.listen(engine, "connect", _sqlite_pragmas)
@@ -527,8 +526,10 @@ class Ledger:
             return {}, {}
         from memguard.integrity import ledger_problem
 
-        links: list[tuple[str, int, bytes | None]] | None = None
         cache, epoch, heads, held = self._verified, None, {}, {}  # readcache.py: agreed pairs
+        if cache is not None and (every := cache.every(self.engine, fact_ids)) is not None:
+            return every
+        links: list[tuple[str, int, bytes | None]] | None = None
         with self.log._snapshot() as conn:
             if cache is not None:
                 epoch = cache.open(conn)

@@ -58,6 +58,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, event
 
 from memguard.ledger.auditlog import LOG_ONLY
+from memguard.ledger.opening import precheck
 from memguard.ledger.records import LedgerRecord
 from memguard.ledger.replay import LoggedHead
 
@@ -151,10 +152,12 @@ class VerifiedRows:
     def open(self, conn: Connection) -> int | None:
         """At the start of a read's snapshot on ``conn``: the epoch its pairs may be served and
         stored under, or ``None`` (closed: read everything, store nothing)."""
-        dbapi = conn.connection.dbapi_connection
-        info = conn.info
+        return self._open(conn.connection)
+
+    def _open(self, pooled: Any) -> int | None:
+        info = pooled.info  # the pool record's
         try:
-            cur = dbapi.cursor()  # type: ignore[union-attr]
+            cur = pooled.dbapi_connection.cursor()
             try:
                 version = cur.execute("PRAGMA data_version").fetchone()[0]
             finally:
@@ -168,6 +171,29 @@ class VerifiedRows:
                 info[_SEEN] = version
                 self._bump()
             return None if self._busy or _OPEN in info else self._epoch
+
+    def every(
+        self, engine: Engine, fact_ids: Sequence[str]
+    ) -> tuple[dict[str, LedgerRecord], dict[str, LoggedHead]] | None:
+        """The rows and heads of ``fact_ids`` if the cache holds every one, else ``None``: a
+        ``data_version`` check on a pooled connection and no snapshot (the pairs held are the
+        database's rows as long as nobody changed it, which that check and the epoch say), after
+        the same :func:`~memguard.ledger.opening.precheck` as every transaction."""
+        precheck(engine)
+        pooled = engine.raw_connection()
+        try:
+            epoch = self._open(pooled)
+        finally:
+            pooled.close()
+        wanted = set(fact_ids)
+        with self._lock:
+            pairs = self._pairs
+            if epoch is None or epoch != self._epoch or self._busy or not wanted <= pairs.keys():
+                return None
+            for fid in wanted:
+                pairs.move_to_end(fid)
+            self.hits += len(wanted)
+            return {f: pairs[f][0] for f in wanted}, {f: pairs[f][1] for f in wanted}
 
     def get(
         self, epoch: int | None, fact_ids: Iterable[str]
