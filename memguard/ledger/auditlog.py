@@ -94,6 +94,11 @@ __all__ = [
     "VerifyReport",
 ]
 
+#: set in a connection's pool-record ``info`` by a transaction that only moves queued leaves into
+#: the tree (each leaf the very hash it was queued with) or signs a checkpoint: no row and no
+#: logged head a read computes changes, so the verified-rows cache is kept (readcache.py)
+LOG_ONLY = "memguard_log_only"
+
 
 # -- the log -----------------------------------------------------------------------------------------
 
@@ -368,6 +373,7 @@ class AuditLog:
             self.witness.publish(info.note, info.created_at)
 
     def _integrate_tx(self, conn: Connection, max_batch: int) -> int:
+        conn.info[LOG_ONLY] = True  # leaves and nodes only (readcache.py)
         # a queued event already in the tree (never written by memguard) is left for verify
         rows = self._raw(
             conn,
@@ -418,6 +424,7 @@ class AuditLog:
             return info
 
     def _checkpoint_tx(self, conn: Connection) -> CheckpointInfo:
+        conn.info[LOG_ONLY] = True  # a checkpoint row only (readcache.py)
         signer = self.signer
         assert signer is not None
         size = self._size(conn)

@@ -45,6 +45,7 @@ from memguard.ledger.fence import fence_lock, fenced_facts
 from memguard.ledger.inserts import BulkInsert, EventInsert, FactKeys, event_canonical
 from memguard.ledger.lineage import Lineage
 from memguard.ledger.opening import check_migrated, watch_sqlite_state
+from memguard.ledger.readcache import VerifiedRows
 from memguard.ledger.readevent import ReadEvents, event_row
 from memguard.ledger.readpath import LATEST, MAX_IDS, ReadLookup
 from memguard.ledger.records import (
@@ -134,6 +135,8 @@ class Ledger:
         self._fact_keys = FactKeys(engine.dialect)  # state changes by (fact_id, version)
         self._entry_cache = EntryCache()  # change entries the read path has parsed (replay.py)
         self._read_lookup = ReadLookup(engine.dialect)  # latest_checked's statement (readpath.py)
+        #: latest_checked's verified pairs while the database is unchanged (readcache.py; SQLite)
+        self._verified = VerifiedRows(engine) if self.dialect == "sqlite" else None
         self._event_insert = EventInsert(engine.dialect)  # _insert_events' statements (inserts.py)
         #: a read's allow event on the driver connection (readevent.py; SQLite only)
         self._read_events = ReadEvents(engine) if self.dialect == "sqlite" else None
@@ -209,7 +212,9 @@ class Ledger:
             Path(database).parent.mkdir(parents=True, exist_ok=True)
             if witness == "default":
                 witness = WitnessDir(Path(database).parent / "witness")
-            engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 10})
+            # LIFO: a thread's reads and events share one connection (readcache.py: data_version)
+            engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 10},
+                                   pool_use_lifo=True)  # fmt: skip
             event.listen(engine, "connect", _sqlite_pragmas)
             watch_sqlite_state(engine, Path(database))  # read-only: a typed error, not SIGBUS
         elif parsed.get_backend_name() == "postgresql":
@@ -522,16 +527,29 @@ class Ledger:
             return {}, {}
         from memguard.integrity import ledger_problem
 
+        cache, epoch, heads, held = self._verified, None, {}, {}  # readcache.py: agreed pairs
+        if cache is not None and (every := cache.every(self.engine, fact_ids)) is not None:
+            return every
         links: list[tuple[str, int, bytes | None]] | None = None
         with self.log._snapshot() as conn:
+            if cache is not None:
+                epoch = cache.open(conn)
+                held = cache.get(epoch, fact_ids)
+                fact_ids = [f for f in fact_ids if f not in held]
             if len(set(fact_ids)) <= MAX_IDS:  # rows and links in one compiled statement
                 records, links = self._read_lookup.run(conn, fact_ids)
             else:
                 records = self._latest(conn, fact_ids)
-            if not records:
-                return records, {}
-            return records, logged_heads(conn, list(records), self._entry_cache, links=links,
-                agrees=lambda f, head: ledger_problem(records[f], head) is None)  # fmt: skip
+            if records:
+                heads = logged_heads(conn, list(records), self._entry_cache, links=links,
+                    agrees=lambda f, head: ledger_problem(records[f], head) is None)  # fmt: skip
+        if cache is None:
+            return records, heads
+        cache.put(epoch, [(r, heads[f]) for f, r in records.items()
+                          if f in heads and ledger_problem(r, heads[f]) is None])  # fmt: skip
+        for fid, (record, head) in held.items():
+            records[fid], heads[fid] = record, head
+        return records, heads
 
     def logged_heads(self, fact_ids: Sequence[str]) -> dict[str, LoggedHead]:
         """What the signed log says each fact's head is, over every link that names a change
