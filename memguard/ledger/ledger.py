@@ -21,19 +21,16 @@ from sqlalchemy import (
     Connection,
     Engine,
     and_,
-    create_engine,
-    event,
     func,
     inspect,
     select,
     text,
 )
-from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import SQLModel
 
 from memguard.denials import note_deny
-from memguard.errors import ConfigurationError, Fenced, IntegrityError, LedgerError
+from memguard.errors import Fenced, IntegrityError, LedgerError
 from memguard.events import AuditEvent, Decision
 from memguard.ledger import auditschema, provindexes, readlinks
 from memguard.ledger.auditlog import AuditLog, VerifyReport
@@ -41,10 +38,11 @@ from memguard.ledger.changelinks import CHANGE_FACT, MARKER, entry_links, migrat
 from memguard.ledger.changelog import CHANGE_ACTION, PROJECTIONS, ChangeSet, key_of
 from memguard.ledger.checkpoint import CheckpointSigner, CheckpointVerifier
 from memguard.ledger.durability import transaction
+from memguard.ledger.engines import engine_for
 from memguard.ledger.fence import fence_lock, fenced_facts
 from memguard.ledger.inserts import BulkInsert, EventInsert, FactKeys, event_canonical
 from memguard.ledger.lineage import Lineage
-from memguard.ledger.opening import check_migrated, watch_sqlite_state
+from memguard.ledger.opening import check_migrated
 from memguard.ledger.readcache import VerifiedRows
 from memguard.ledger.readevent import ReadEvents, event_row
 from memguard.ledger.readpath import LATEST, MAX_IDS, ReadLookup
@@ -72,7 +70,7 @@ from memguard.ledger.tables import (
     TurnReadRow,
 )
 from memguard.ledger.verification import repair_ledger, verify_ledger
-from memguard.ledger.witness import CheckpointWitness, WitnessDir
+from memguard.ledger.witness import CheckpointWitness
 from memguard.logging import get_logger
 from memguard.provenance import Provenance, canonical_json
 from memguard.stores.base import MemoryStore
@@ -100,16 +98,6 @@ def _state_is(state: FactState) -> Any:
     the primary key finds the rows, while the planner (SQLite has no statistics here) would
     otherwise walk every committed row through the state index."""
     return func.coalesce(_PROV.c.state, "") == state.value
-
-
-def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
-    cur = dbapi_conn.cursor()
-    cur.execute("PRAGMA journal_mode=WAL")
-    # FULL: a committed transaction survives power loss, not only a process crash.
-    cur.execute("PRAGMA synchronous=FULL")
-    cur.execute("PRAGMA foreign_keys=ON")
-    cur.execute("PRAGMA busy_timeout=10000")
-    cur.close()
 
 
 class Ledger:
@@ -199,29 +187,7 @@ class Ledger:
         ``witness``: where checkpoints are also published (:mod:`memguard.ledger.witness`);
         ``"default"``: a SQLite ledger's ``witness/`` directory next to its file, none for
         PostgreSQL (the caller names one in its state directory)."""
-        try:
-            parsed = make_url(url)
-        except Exception as exc:
-            raise ConfigurationError("invalid ledger url") from exc
-        if parsed.get_backend_name() == "sqlite":
-            database = parsed.database or ""
-            if database in ("", ":memory:"):
-                raise ConfigurationError(
-                    "the ledger needs a file: an in-memory SQLite ledger loses writes"
-                )
-            Path(database).parent.mkdir(parents=True, exist_ok=True)
-            if witness == "default":
-                witness = WitnessDir(Path(database).parent / "witness")
-            # LIFO: a thread's reads and events share one connection (readcache.py: data_version)
-            engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 10},
-                                   pool_use_lifo=True)  # fmt: skip
-            event.listen(engine, "connect", _sqlite_pragmas)
-            watch_sqlite_state(engine, Path(database))  # read-only: a typed error, not SIGBUS
-        elif parsed.get_backend_name() == "postgresql":
-            engine = create_engine(url, pool_pre_ping=True)
-        else:
-            raise ConfigurationError(f"unsupported ledger backend `{parsed.get_backend_name()}`")
-        chosen = None if isinstance(witness, str) else witness
+        engine, chosen = engine_for(url, witness)
         try:
             return cls(
                 engine,
