@@ -38,7 +38,7 @@ from helpers import load_script  # noqa: E402
 from memguard.scan import Label, ModelScanner, RuleScanner, ScanContext  # noqa: E402
 from memguard.trust import SourceKind  # noqa: E402
 
-LEFT_OUT = ("holdout4", "holdout5", "holdout6", "holdout7")
+LEFT_OUT = ("holdout4", "holdout5", "holdout6", "holdout7", "holdout8")
 #: sources that version 4 did not read (``--data v4`` leaves them out of every fold)
 NEW_IN_V5 = ("holdout7", "families")
 CTX = ScanContext(namespace="loco", source=SourceKind.WEB)
