@@ -14,10 +14,11 @@ and the ROC area; ``--c`` another regularisation constant, ``--without`` more so
 Needs scikit-learn (a dev-only dependency: the ``dev`` extra); memguard itself reads the weights
 with numpy alone (memguard/scan/model.py).
 
-Training data (docs/scanner.md, "The trained scanner", "Version 4" and "Version 5"): every row of
+Training data (docs/scanner.md, "The trained scanner", "Version 4" to "Version 6"): every row of
 tests/corpus/injections.jsonl, tests/scan/holdout.jsonl, tests/scan/train_multilingual.jsonl,
-tests/scan/train_hard.jsonl, tests/scan/train_agent.jsonl and tests/scan/train_families.jsonl, and
-the ``tune`` halves of tests/scan/holdout2.jsonl to holdout7.jsonl (``HeldOutCorpus.half``), less
+tests/scan/train_hard.jsonl, tests/scan/train_agent.jsonl, tests/scan/train_families.jsonl and
+tests/scan/train_agentfiles.jsonl, and the ``tune`` halves of tests/scan/holdout2.jsonl to
+holdout8.jsonl (``HeldOutCorpus.half``), less
 :data:`EXCLUDED` (rows that equal or nearly equal a held row). The ``held`` halves are never used here (a ``held`` row is
 dropped by the hash of its id before anything else of it is looked at); no other corpus is named.
 The model is a logistic regression (liblinear, L2) over
@@ -87,6 +88,7 @@ SOURCES: dict[str, tuple[str, bool]] = {  # name -> (path, only the tune half)
     "hard": ("tests/scan/train_hard.jsonl", False),
     "agent": ("tests/scan/train_agent.jsonl", False),
     "families": ("tests/scan/train_families.jsonl", False),
+    "agentfiles": ("tests/scan/train_agentfiles.jsonl", False),
 }
 #: rows never trained on although their file is a source: each has the same text as, or nearly the
 #: same text as (character 5-gram Jaccard >= 0.5: tests/test_scan_model_data.py), a ``held``-half
