@@ -129,7 +129,9 @@ def test_the_near_copy_check_catches_small_edits_of_a_held_row() -> None:
     assert near_copies({"other": "Alice prefers aisle seats on morning flights to Lisbon."}) == []
 
 
-@pytest.mark.parametrize(("builder", "prefix"), [("agent", "ag"), ("families", "fm"), ("agentfiles", "af")])
+@pytest.mark.parametrize(
+    ("builder", "prefix"), [("agent", "ag"), ("families", "fm"), ("agentfiles", "af")]
+)
 def test_the_hand_written_training_files_are_their_builders_output(
     builder: str, prefix: str
 ) -> None:
