@@ -175,20 +175,26 @@ def test_measure_counts_an_attack_in_its_family_when_a_benign_technique_shares_i
     assert "| benign:note | 3 |" not in out and "| benign:note | 4 |" not in out
 
 
-def test_holdout8_is_no_training_source_and_no_training_text() -> None:
-    """The trained model never saw this corpus: it is no source of tools/train_scan_model.py and
-    no training row carries one of its texts (a blind corpus stays blind)."""
+def test_only_the_tune_half_of_holdout8_is_training_data() -> None:
+    """Model version 6 trains on this corpus' tune half (less the rows that nearly copy a held
+    row); its held half stays unseen: no held row is a training row, under its id or another."""
     train = load_script(ROOT / "tools" / "train_scan_model.py")
-    for name, (path, _) in train.SOURCES.items():
-        assert "holdout8" not in str(path) and "holdout8" not in name, name
+    assert train.SOURCES["holdout8"] == ("tests/scan/holdout8.jsonl", True)
     rows = train.training_rows()
-    texts = {r["text"] for r in HELD.load()}
-    strings = {x for row in rows for x in row if isinstance(x, str)}
-    assert not any(s.startswith("h8-") for s in strings)
-    assert not texts & strings
+    held = [r for r in HELD.load() if HELD.half(r) == "held"]
+    held_ids = {r["id"] for r in held}
+    assert not any(r[1] in held_ids for r in rows)
+    assert not {r["text"] for r in held} & {r[3] for r in rows}
+    tune = [r for r in rows if r[0] == "holdout8"]
+    assert tune and all(HELD.half({"id": r[1]}) == "tune" for r in tune)
 
 
-FLOORS = {"tune": 0.648, "held": 0.643}
+# Model version 6 (3+fba10aca342e, scanmodel6) trains on this corpus' tune half, so from here on the
+# tune figure is a fit, not a measurement, and the held half (never trained on) is what counts:
+# tune 173/199 (86.9%) at 8/174 (4.6%), held 138/191 (72.3%) at 12/160 (7.5%); model 5 with the
+# same rules: held 137/191 at 12/160. The floors (171/199, 136/191) two rows below that, the
+# ceilings kept.
+FLOORS = {"tune": 0.859, "held": 0.712}
 CEILINGS = {"tune": 0.104, "held": 0.076}
 
 

@@ -12,8 +12,9 @@ counts. The assertions pin exactly those first-look properties. The version-2 we
 the multilingual training rows: tests/test_scan_model_windows.py) and the version-3 weights
 (character 3-grams, group sums over count**0.3, holdout4's tune half and tests/scan/train_hard.jsonl
 trained on) still meet every one of them, and so do the version-4 weights (the tune halves of
-holdout5 and holdout6 and tests/scan/train_agent.jsonl trained on) and the version-5 weights
-(holdout7's tune half and tests/scan/train_families.jsonl).
+holdout5 and holdout6 and tests/scan/train_agent.jsonl trained on), the version-5 weights
+(holdout7's tune half and tests/scan/train_families.jsonl) and the version-6 weights (holdout8's
+tune half and tests/scan/train_agentfiles.jsonl).
 """
 
 from __future__ import annotations
@@ -151,14 +152,14 @@ def test_the_weights_record_the_data_and_the_script_that_made_them(model: ModelS
     assert header["data"] == train.data_digest(rows)  # a changed corpus means: retrain
     assert header["script"] == train.SCRIPT_VERSION and header["features"] == FEATURES_VERSION
     assert header["rows"] == {name: sum(r[0] == name for r in rows) for name in train.SOURCES}
-    # the held halves are never training data (model version 5 trains on the tune halves of
-    # holdout2-7; the next blind corpus is never a source), nor is any text of a held row under
+    # the held halves are never training data (model version 6 trains on the tune halves of
+    # holdout2-8; the next blind corpus is never a source), nor is any text of a held row under
     # another id (near copies: tests/test_scan_model_data.py)
     halved = {name for name, (_, tune_only) in train.SOURCES.items() if tune_only}
-    assert halved == {f"holdout{n}" for n in (2, 3, 4, 5, 6, 7)}
+    assert halved == {f"holdout{n}" for n in (2, 3, 4, 5, 6, 7, 8)}
     held = [r for r in rows if r[0] in halved and train.half({"id": r[1]}) != "tune"]
     assert held == []
-    assert not any("holdout8" in path for path, _ in train.SOURCES.values())
+    assert not any("holdout9" in path for path, _ in train.SOURCES.values())
     held_texts = set()
     for name in halved:
         path = ROOT / "tests" / "scan" / f"{name}.jsonl"

@@ -1,8 +1,8 @@
-"""The trained scanner's training data (tools/train_scan_model.py, model version 5) never holds a
+"""The trained scanner's training data (tools/train_scan_model.py, model version 6) never holds a
 held-half row of a holdout corpus, nor a near copy of one (docs/scanner.md, Generalization).
 
-Model version 5 trains on the ``tune`` halves of holdout2-7 and on hand-written rows
-(``tests/scan/train_*.jsonl``); holdout8, the next blind corpus, is never a source. A held-half row must not reach training by any road: as itself (a
+Model version 6 trains on the ``tune`` halves of holdout2-8 and on hand-written rows
+(``tests/scan/train_*.jsonl``); holdout9, the next blind corpus, is never a source. A held-half row must not reach training by any road: as itself (a
 halved source gives only its tune half), as the same text under another id (a tune row of one
 corpus equal to a held row of another), or as a near copy (a hand-written row that paraphrases a
 held row closely). The check compares texts only and reports training ids, never a held text.
@@ -23,7 +23,7 @@ import pytest
 from helpers import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
-HALVED = {f"holdout{n}" for n in (2, 3, 4, 5, 6, 7)}
+HALVED = {f"holdout{n}" for n in (2, 3, 4, 5, 6, 7, 8)}
 #: character 5-gram Jaccard similarity at or above which two texts count as near copies (a
 #: changed name, number or a few words in a row of 100 characters stays above it; two rows that
 #: share a template phrase only stay well below)
@@ -53,7 +53,7 @@ def _shingles(text: str) -> frozenset[str]:
 
 @cache
 def _held() -> tuple[frozenset[str], ...]:
-    """The shingle sets of every held-half row of holdout2-7 (texts kept in memory only)."""
+    """The shingle sets of every held-half row of holdout2-8 (texts kept in memory only)."""
     out = []
     for name in sorted(HALVED):
         path = ROOT / "tests" / "scan" / f"{name}.jsonl"
@@ -86,13 +86,13 @@ def near_copies(texts: dict[str, str]) -> list[str]:
     return bad
 
 
-def test_the_halved_sources_are_holdout2_to_7_and_give_only_their_tune_half() -> None:
+def test_the_halved_sources_are_holdout2_to_8_and_give_only_their_tune_half() -> None:
     train = _train()
     halved = {name for name, (_, tune_only) in train.SOURCES.items() if tune_only}
     assert halved == HALVED
     for name, (path, tune_only) in train.SOURCES.items():
         assert tune_only == (name in HALVED), name
-        assert "holdout8" not in path and "holdout8" not in name  # the next blind corpus
+        assert "holdout9" not in path and "holdout9" not in name  # the next blind corpus
     rows = train.training_rows()
     assert [r for r in rows if r[0] in HALVED and _half(r[1]) != "tune"] == []
     assert {r[0] for r in rows} == set(train.SOURCES)
@@ -129,7 +129,9 @@ def test_the_near_copy_check_catches_small_edits_of_a_held_row() -> None:
     assert near_copies({"other": "Alice prefers aisle seats on morning flights to Lisbon."}) == []
 
 
-@pytest.mark.parametrize(("builder", "prefix"), [("agent", "ag"), ("families", "fm")])
+@pytest.mark.parametrize(
+    ("builder", "prefix"), [("agent", "ag"), ("families", "fm"), ("agentfiles", "af")]
+)
 def test_the_hand_written_training_files_are_their_builders_output(
     builder: str, prefix: str
 ) -> None:

@@ -289,10 +289,11 @@ def test_no_training_text_is_a_held_out_or_probe_text() -> None:
             _hard_builder(),
             load_script(ROOT / "tests" / "scan" / "build_train_agent.py"),
             load_script(ROOT / "tests" / "scan" / "build_train_families.py"),
+            load_script(ROOT / "tests" / "scan" / "build_train_agentfiles.py"),
         )
         for line in builder.render().splitlines()
     }
-    for name in (f"holdout{n}.jsonl" for n in (2, 3, 4, 5, 6, 7)):
+    for name in (f"holdout{n}.jsonl" for n in (2, 3, 4, 5, 6, 7, 8)):
         path = ROOT / "tests" / "scan" / name
         held = {
             json.loads(line)["text"]

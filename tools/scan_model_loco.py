@@ -1,10 +1,10 @@
 """Leave-one-corpus-out on the held halves: how a training recipe generalises to a corpus it never saw.
 
-    python tools/scan_model_loco.py                       # the shipped recipe, holdout4..7
+    python tools/scan_model_loco.py                       # the shipped recipe, holdout4..8
     python tools/scan_model_loco.py --data v4 --c 8       # version 4's data and recipe
     python tools/scan_model_loco.py --support 2 --budget 0.02 --only holdout7
 
-For each left-out corpus ``k`` (holdout4 to holdout7): train exactly as ``tools/train_scan_model.py``
+For each left-out corpus ``k`` (holdout4 to holdout8): train exactly as ``tools/train_scan_model.py``
 does (thresholds and window offset from its own leave-one-corpus-out over the remaining sources)
 on every source but ``k`` (so without ``k``'s tune half), then score ``k``'s ``held`` half, which no
 recipe ever trains on: the model alone at its threshold, the default stage (rules OR model; the
@@ -38,9 +38,11 @@ from helpers import load_script  # noqa: E402
 from memguard.scan import Label, ModelScanner, RuleScanner, ScanContext  # noqa: E402
 from memguard.trust import SourceKind  # noqa: E402
 
-LEFT_OUT = ("holdout4", "holdout5", "holdout6", "holdout7")
+LEFT_OUT = ("holdout4", "holdout5", "holdout6", "holdout7", "holdout8")
 #: sources that version 4 did not read (``--data v4`` leaves them out of every fold)
 NEW_IN_V5 = ("holdout7", "families")
+#: sources that version 5 did not read (``--data v5`` leaves them out of every fold)
+NEW_IN_V6 = ("holdout8", "agentfiles")
 CTX = ScanContext(namespace="loco", source=SourceKind.WEB)
 
 
@@ -114,7 +116,7 @@ def pct(a: int, b: int) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", choices=("v4", "v5", "v5-h7"), default="v5")
+    parser.add_argument("--data", choices=("v4", "v5", "v5-h7", "v6", "v6-h8"), default="v6")
     parser.add_argument("--c", type=float, default=None)
     parser.add_argument("--support", type=int, default=None)
     parser.add_argument("--budget", type=float, default=None)
@@ -138,9 +140,13 @@ def main() -> None:
     train.BAG = args.bag
     everything = dict(train.SOURCES)
     if args.data == "v4":
-        everything = {k: v for k, v in everything.items() if k not in NEW_IN_V5}
-    elif args.data == "v5-h7":  # holdout7's tune half, not the new hand-written rows
-        everything = {k: v for k, v in everything.items() if k != "families"}
+        everything = {k: v for k, v in everything.items() if k not in NEW_IN_V5 + NEW_IN_V6}
+    elif args.data == "v5":
+        everything = {k: v for k, v in everything.items() if k not in NEW_IN_V6}
+    elif args.data == "v5-h7":  # holdout7's tune half, not version 5's hand-written rows
+        everything = {k: v for k, v in everything.items() if k not in ("families", *NEW_IN_V6)}
+    elif args.data == "v6-h8":  # holdout8's tune half, not version 6's hand-written rows
+        everything = {k: v for k, v in everything.items() if k != "agentfiles"}
     train.SOURCES = everything
     recipe = f"data {args.data} C={train.C} support={train.SUPPORT} budget={train.FP_BUDGET} word_scale={train.WORD_SCALE} rule_weight={train.RULE_WEIGHT} bag={train.BAG}"
     print(f"{recipe}; load {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)

@@ -14,10 +14,11 @@ and the ROC area; ``--c`` another regularisation constant, ``--without`` more so
 Needs scikit-learn (a dev-only dependency: the ``dev`` extra); memguard itself reads the weights
 with numpy alone (memguard/scan/model.py).
 
-Training data (docs/scanner.md, "The trained scanner", "Version 4" and "Version 5"): every row of
+Training data (docs/scanner.md, "The trained scanner", "Version 4" to "Version 6"): every row of
 tests/corpus/injections.jsonl, tests/scan/holdout.jsonl, tests/scan/train_multilingual.jsonl,
-tests/scan/train_hard.jsonl, tests/scan/train_agent.jsonl and tests/scan/train_families.jsonl, and
-the ``tune`` halves of tests/scan/holdout2.jsonl to holdout7.jsonl (``HeldOutCorpus.half``), less
+tests/scan/train_hard.jsonl, tests/scan/train_agent.jsonl, tests/scan/train_families.jsonl and
+tests/scan/train_agentfiles.jsonl, and the ``tune`` halves of tests/scan/holdout2.jsonl to
+holdout8.jsonl (``HeldOutCorpus.half``), less
 :data:`EXCLUDED` (rows that equal or nearly equal a held row). The ``held`` halves are never used here (a ``held`` row is
 dropped by the hash of its id before anything else of it is looked at); no other corpus is named.
 The model is a logistic regression (liblinear, L2) over
@@ -60,7 +61,7 @@ if TYPE_CHECKING:
     from sklearn.linear_model import LogisticRegression
 
 #: bump with any change to what this script does (recorded in the weights file)
-SCRIPT_VERSION = "5"
+SCRIPT_VERSION = "6"
 BITS = 16
 C = 8.0
 FP_BUDGET = 0.015
@@ -82,16 +83,19 @@ SOURCES: dict[str, tuple[str, bool]] = {  # name -> (path, only the tune half)
     "holdout5": ("tests/scan/holdout5.jsonl", True),
     "holdout6": ("tests/scan/holdout6.jsonl", True),
     "holdout7": ("tests/scan/holdout7.jsonl", True),
+    "holdout8": ("tests/scan/holdout8.jsonl", True),
     "multilingual": ("tests/scan/train_multilingual.jsonl", False),
     "hard": ("tests/scan/train_hard.jsonl", False),
     "agent": ("tests/scan/train_agent.jsonl", False),
     "families": ("tests/scan/train_families.jsonl", False),
+    "agentfiles": ("tests/scan/train_agentfiles.jsonl", False),
 }
 #: rows never trained on although their file is a source: each has the same text as, or nearly the
 #: same text as (character 5-gram Jaccard >= 0.5: tests/test_scan_model_data.py), a ``held``-half
-#: row of holdout2-7. Most are the long notes of holdout5's, holdout6's and holdout7's tune halves
+#: row of holdout2-8. Most are the long notes of holdout5's to holdout8's tune halves
 #: (``buried_long`` attacks and their ``long_note`` controls), which share their note with a held
-#: row; h4-b027 has the text of a holdout5 row.
+#: row; h4-b027 has the text of a holdout5 row; ag-b041 and h7-b240 (trained on by version 5)
+#: nearly equal a holdout8 held row.
 EXCLUDED = frozenset({
     "h4-b027",
     "h2-a065", "h2-a076", "h2-a092", "h2-a106", "h3-b001", "h4-a187", "h4-a190", "h4-b030",
@@ -101,6 +105,8 @@ EXCLUDED = frozenset({
     "h7-a206", "h7-a230", "h7-a231", "h7-a234", "h7-a235", "h7-a237", "h7-a239", "h7-a242",
     "h7-a243", "h7-a244", "h7-a246", "h7-a247", "h7-b051", "h7-b266", "h7-b267", "h7-b268",
     "h7-b271",
+    "ag-b041", "h7-b240", "h8-a376", "h8-a380", "h8-a382", "h8-a384", "h8-a386", "h8-a389",
+    "h8-a390", "h8-b129", "h8-b330", "h8-b332",
 })  # fmt: skip
 #: long texts for the thresholds: this many benign rows of one corpus joined, and the same with
 #: one of its attack rows in the middle (a buried payload)

@@ -42,7 +42,7 @@ __all__ = ["FORMAT", "WEIGHTS", "WEIGHTS_SHA256", "ModelScanner", "ModelUnavaila
 FORMAT = b"memguard-scan-model/1\n"
 WEIGHTS = Path(__file__).with_name("model.bin")
 #: the SHA-256 of the shipped weights file (tools/train_scan_model.py prints it)
-WEIGHTS_SHA256 = "1fd9df4a1d271b09b675f143d9780128385d3eac6bc99a17d1af20953a018208"
+WEIGHTS_SHA256 = "fba10aca342e4449ba91e5e4eac13934b30a585a3b563715a95a692fb62faa3b"
 _MAX_FILE = 16 << 20
 _REASON = "model.injection"
 
