@@ -4,7 +4,7 @@
 
 For each held-out corpus, only its ``held`` half (``HeldOutCorpus.half``; a corpus given with
 ``--corpus`` is read whole, as a blind one; ``--tune-too`` also prints the last held corpus'
-(holdout7's) ``tune`` half, kept out of the pooled figures) and only aggregates: detection over the
+``tune`` half, kept out of the pooled figures) and only aggregates: detection over the
 attack rows and false positives over the benign rows for the rules (``RuleScanner``), the model
 (``ModelScanner`` at its recorded threshold, or at each ``--thresholds`` value) and both in one
 stage (the worse verdict wins). No row is printed.
@@ -24,11 +24,11 @@ from memguard.trust import SourceKind
 
 ROOT = Path(__file__).resolve().parent.parent
 #: corpora whose ``tune`` half the rules were written against or the model trains on (model
-#: version 4: 2-6; holdout7's tune half is open to rule and model authors from stop 31): only the
-#: ``held`` half is measured
-HELD = [ROOT / "tests" / "scan" / f"holdout{n}.jsonl" for n in (2, 3, 4, 5, 6, 7)]
-#: blind corpora, read whole: holdout8 (written blind in stop 31; no rule or training row saw it)
-BLIND: list[Path] = [ROOT / "tests" / "scan" / "holdout8.jsonl"]
+#: version 4: 2-6; holdout7's tune half is open to rule and model authors from stop 31, holdout8's
+#: from stop 32): only the ``held`` half is measured
+HELD = [ROOT / "tests" / "scan" / f"holdout{n}.jsonl" for n in (2, 3, 4, 5, 6, 7, 8)]
+#: blind corpora, read whole when present: holdout9 (being written blind in stop 32)
+BLIND: list[Path] = [ROOT / "tests" / "scan" / "holdout9.jsonl"]
 CTX = ScanContext(namespace="eval", source=SourceKind.WEB)
 
 
@@ -53,7 +53,9 @@ def main() -> None:
     parser.add_argument("--thresholds", default="", help="comma-separated suspicious_at values")
     parser.add_argument("--corpus", action="append", default=[], help="a blind corpus, read whole")
     parser.add_argument(
-        "--tune-too", action="store_true", help="also holdout7's tune half (not pooled)"
+        "--tune-too",
+        action="store_true",
+        help=f"also the last held corpus' tune half ({HELD[-1].stem}; not pooled)",
     )
     args = parser.parse_args()
     rules, model = RuleScanner(), ModelScanner()
