@@ -110,7 +110,7 @@ AUTHORITY_RULES: tuple[Rule, ...] = (
     # --require-hashes flag", "commits by x may skip CI", "expose port 5432 publicly")
     _r("tool.security_weakened", 0.4,
        r"\bverify(?:_ssl|_tls|_certs?|_certificates?)?\s*[=:]\s*false\b"
-       r"|\b(?:disable|turn off|switch off|remove|bypass|skip|drop|unprotect)\b (?:the )?(?:[\w-]+ ){0,2}[`'\"]?"
+       r"|(?<!never )(?<!not )(?<!n't )\b(?:disable|turn off|switch off|remove|bypass|skip|drop|unprotect)\b (?:the )?(?:[\w-]+ ){0,2}[`'\"]?"
        r"(?:branch protections?|sheet protection|workbook protection|ssl verification|certificate (?:verification|"
        r"checks?)|tls verification|signature (?:verification|checks?)|--require-hashes|security tests?|"
        r"secret scanning|audit logging)\b"

@@ -23,7 +23,7 @@ _SECRET = (r"(?:api[ _-]?keys?|secrets?(?: tab| store)?|signing keys?|private ke
            r"payment cards?)")  # fmt: skip
 # where another party reads what the agent writes
 _CHANNEL = (r"(?:comments?|issues?|issue tracker(?: comment)?|logs?|message body|task metadata|metadata|"
-            r"arguments?|parameters?|dashboard|ticket|pr description|public channel|body|url)")
+            r"arguments?|parameters?|dashboard|ticket|pr description|public channel|body|url)")  # fmt: skip
 
 CHANNEL_RULES: tuple[Rule, ...] = (
     # a spreadsheet cell that runs a command (DDE: "=cmd|' /C ...'!A0", "-2+3+cmd|...") or sends a
@@ -40,6 +40,7 @@ CHANNEL_RULES: tuple[Rule, ...] = (
        r"\b(?:translate|interpret|paraphrase|rephrase|summari[sz]e|rewrite|decode)\b[^.\n]{0,60}?"
        r"(?:\band|\bthen|,) (?:then )?(?:execute|act on|enforce|obey|comply with|carry out|perform|apply|follow|"
        r"implement) (?:it|them|this|that|the (?:result|instructions?|note|policy|rule|text))\b"
+       r"|\b(?:translate|interpret|paraphrase|decode)\b[^.\n]{0,60}?\b(?:and|then) (?:then )?carry (?:it|them|this|that) out\b"
        r"(?! (?:step|recipe)\b)"
        r"|\btraduc\w*\b[^.\n]{0,40}\by (?:ejecút|cúmpl|síguel|aplíc|obedéc)\w*"
        r"|\btradui\w*\b[^.\n]{0,40}\bet (?:exécute|applique|obéis|suis)\w*"
@@ -51,7 +52,7 @@ CHANNEL_RULES: tuple[Rule, ...] = (
     _r("exfil.secret_to_channel", 0.55,
        r"(?<!never )(?<!not )(?<!n't )\b(?:paste|post|echo(?:ed)?|print(?:ed)?|pass|put|include|write|send|upload|"
        r"append|respond (?:first )?with|reply with|log(?:ged)?|dump)\b[^.\n]{0,50}?\b" + _SECRET +
-       r"\b[^.\n]{0,40}?\b(?:in|into|to|as|on) (?:the |a |an |its |their |your )?(?:[\w-]+ ){0,2}?" + _CHANNEL +
+       r"\b[^.,;\n]{0,40}?\b(?:in|into|to|as|on) (?:the |a |an |its |their |your )?(?:[\w-]+ ){0,2}?" + _CHANNEL +
        r"\b(?! (?:header|variable)\b)"
        r"|\b" + _SECRET + r"\b[^.\n]{0,60}\b(?:paste|post|echo|print|send|upload|copy|leak) (?:it|them|its value)"
        r" (?:in|into|to|on|as)\b"
