@@ -188,7 +188,11 @@ def test_holdout8_is_no_training_source_and_no_training_text() -> None:
     assert not texts & strings
 
 
-FLOORS = {"tune": 0.648, "held": 0.643}
+# Rules version 12 (scanfp8, stop 32) read this corpus' TUNE half (its families, never its strings),
+# so from here on the tune figure is a fit, not a measurement, and the held half is what counts:
+# with model 5 (3+1fd9df4a1d27) tune 173/199 (86.9%) at 17/174 (9.8%), held 138/191 (72.3%) at
+# 12/160 (7.5%); the floors (171/199, 136/191) two rows below that, the ceilings kept.
+FLOORS = {"tune": 0.859, "held": 0.712}
 CEILINGS = {"tune": 0.104, "held": 0.076}
 
 
