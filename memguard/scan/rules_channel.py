@@ -81,7 +81,9 @@ CHANNEL_RULES: tuple[Rule, ...] = (
        r"|\bname=[\"'](?:ai|llm|assistant|agent)[_-][a-z-]+[\"']"),
     _r("agent.addressed_by_key", 0.4,
        r"\b(?:for|to) (?:llm|ai|language model) (?:agents|assistants|crawlers|bots|tools|readers|models|systems)\b"
-       r"|^\W{0,3}(?:ai|llm)[ -](?:[\w-]+ )?(?:agents?|assistants?|bots?)\s*[:：]"
+       # (one AI with a job, as a vocative: "AI helpdesk agent:"; "AI agents:" is agent.ai_staff_label's,
+       # and a headline "AI agents: a survey" must not count twice)
+       r"|^\W{0,3}(?:ai|llm)[ -][\w-]+ (?:agent|assistant|bot)\s*[:：]"
        r"|\b(?:for|to) (?:all |any |the )?(?:[\w-]+ )?(?:ais|llms|language models)\b"
        r"|\b(?:language model|llm|model) instructions?\s*[:：]"
        r"|\((?:ai )?(?:agents|assistants|llms|bots)\)\s*[:：]"
