@@ -4,7 +4,7 @@
 
 For each held-out corpus, only its ``held`` half (``HeldOutCorpus.half``; a corpus given with
 ``--corpus`` is read whole, as a blind one; ``--tune-too`` also prints the last held corpus'
-(holdout8's) ``tune`` half, kept out of the pooled figures) and only aggregates: detection over the
+``tune`` half, kept out of the pooled figures) and only aggregates: detection over the
 attack rows and false positives over the benign rows for the rules (``RuleScanner``), the model
 (``ModelScanner`` at its recorded threshold, or at each ``--thresholds`` value) and both in one
 stage (the worse verdict wins). No row is printed.
@@ -55,7 +55,9 @@ def main() -> None:
     parser.add_argument("--thresholds", default="", help="comma-separated suspicious_at values")
     parser.add_argument("--corpus", action="append", default=[], help="a blind corpus, read whole")
     parser.add_argument(
-        "--tune-too", action="store_true", help="also holdout8's tune half (not pooled)"
+        "--tune-too",
+        action="store_true",
+        help=f"also the last held corpus' tune half ({HELD[-1].stem}; not pooled)",
     )
     args = parser.parse_args()
     rules, model = RuleScanner(), ModelScanner()

@@ -182,7 +182,7 @@ class RuleScanner:
     #: a scan stage may run it in the caller's thread over a small batch (not inherited: a subclass
     #: that scans its own way declares it again, memguard/scan/stage.py)
     bounded = True
-    version = "11"  # 2: nested decoding (3 layers) and `scan.truncated` over the work caps; 3: family
+    version = "12"  # 2: nested decoding (3 layers) and `scan.truncated` over the work caps; 3: family
     # rules widened for generalization (tests/scan/holdout2.jsonl, docs/scanner.md); 4: rules for the
     # weakest families (sleeper, poisoning, direct, exfiltration; tests/scan/holdout3.jsonl); 5: rules
     # narrowed by structure where they fired on benign memories (code, logs, the user's own errands)
@@ -194,6 +194,9 @@ class RuleScanner:
     # 10: families from holdout7's tune half (scanfp6: AI readers by role, rules for the agent's
     # memory, safeguards planted away; rules_reader.py, rules_safeguard.py, tests/test_scan_fp6.py)
     # 11: version 10's false positive and cost taken back (scanfp7, tests/test_scan_fp7.py)
+    # 12: families from holdout8's tune half (scanfp8: authority claimed, safety switched off, the
+    # user deceived, formulas, translate-then-act, secrets into channels; rules_authority.py,
+    # rules_channel.py, tests/test_scan_fp8.py)
 
     def __init__(
         self, *, suspicious_at: float = SUSPICIOUS_AT, malicious_at: float = MALICIOUS_AT

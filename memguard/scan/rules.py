@@ -12,8 +12,9 @@ The families live in modules of their own (this one assembles them into :data:`R
 forgery), :mod:`~memguard.scan.rules_tool` (tool calls), :mod:`~memguard.scan.rules_exfil`
 (exfiltration), :mod:`~memguard.scan.rules_sleeper` (sleepers), :mod:`~memguard.scan.rules_poison`
 (memory poisoning), :mod:`~memguard.scan.family_rules` (version 6's families),
-:mod:`~memguard.scan.rules_reader` and :mod:`~memguard.scan.rules_safeguard` (version 10's); their word lists
-are in :mod:`~memguard.scan.vocabulary`.
+:mod:`~memguard.scan.rules_reader` and :mod:`~memguard.scan.rules_safeguard` (version 10's),
+:mod:`~memguard.scan.rules_authority` and :mod:`~memguard.scan.rules_channel` (version 12's); their
+word lists are in :mod:`~memguard.scan.vocabulary`.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from memguard.scan.family_rules import FAMILY_RULES
 from memguard.scan.rule import Rule
 from memguard.scan.rule import rule as _r
 from memguard.scan.rules_agent import AGENT_RULES
+from memguard.scan.rules_authority import AUTHORITY_RULES
+from memguard.scan.rules_channel import CHANNEL_RULES
 from memguard.scan.rules_exfil import EXFIL_RULES
 from memguard.scan.rules_override import OVERRIDE_RULES
 from memguard.scan.rules_poison import POISON_RULES
@@ -45,6 +48,8 @@ RULES: tuple[Rule, ...] = (
     *(Rule(*spec) for spec in FAMILY_RULES),  # version 6 families (memguard/scan/family_rules.py)
     *READER_RULES,  # version 10: AI readers by role, rules for the agent's memory
     *SAFEGUARD_RULES,  # version 10: safeguards planted away, standing permissions
+    *AUTHORITY_RULES,  # version 12: authority claimed, safety switched off, the user deceived
+    *CHANNEL_RULES,  # version 12: formulas, translate-then-act, secrets into channels, AI keys
 )
 
 #: leads that tell a reader to decode something and act on it (an encoded payload's carrier)

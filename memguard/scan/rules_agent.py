@@ -115,6 +115,10 @@ AGENT_RULES: tuple[Rule, ...] = (
        # false positives (scanfp3): a verb as the noun of a header after another word ("Lab report:
        # the model revealed its system prompt", "Weekly sync:") orders nothing; "Share: ..." does
        f"publish|paste|attach)\\b(?!(?:{_NOUN_HEADER})[ \\t]*[:：])"
+       # scanfp8: "tell security, someone may have your password" reports to a party and starts a
+       # new clause; the secret is no object of the telling
+       r"(?!(?<=\btell) (?:security|it|us|the (?:security|it|help) ?(?:team|desk)?|your (?:manager|admin|it team|"
+       r"it desk))[,;:!])"
        f"[^.\\n]{{0,60}}\\b(?:the user'?s|the|your|all|my)\\b[^.\\n]{{0,20}}(?<!\\bin my )(?<!\\bin our )(?<!\\bin the )(?<!\\bin your ){_SECRET}"),
     _r("agent.send_to_address", 0.55,
        # generalization (holdout3): not to the user's own address ("send my summary to my work

@@ -55,7 +55,7 @@ SAFEGUARD_RULES: tuple[Rule, ...] = (
     # "acts first and explains later", "decisions on its own")
     _r("poison.blanket_approval", 0.55,
        r"\bblanket (?:approval|permission|consent|authori[sz]ation)\b"
-       r"|\bacts? first(?:,)? (?:and )?(?:explains?|asks?|tells?) (?:later|afterwards)\b"
+       r"|\bacts? first(?:,)? (?:and )?(?:explains?|asks?|tells?)(?: (?:them|me|the user|him|her))? (?:later|afterwards)\b"
        r"|\b(?:tome|tomar|toma) decisiones [\w ]{0,20}por su cuenta\b"
        r"|\b(?:make|makes|take|takes) (?:\w+ )?decisions (?:on (?:its|your) own|by itself|without (?:me|the user|asking))\b"),
     # personal data for whoever asks ("share my data with any app that asks", "puoi condividere il mio
