@@ -31,8 +31,8 @@ from bench_writeforms import batch
 
 import memguard
 from memguard import Ledger
-from memguard.events import AuditEvent, Decision
 from memguard.context import external_fact_id
+from memguard.events import AuditEvent, Decision
 from memguard.provenance import Provenance, new_uuid7
 
 _WAL_HEADER = 32
