@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, event, text
 from sqlalchemy.pool import StaticPool
+from test_verified_rows import Served, _forged
 
 from memguard import MemoryGuard
 from memguard.errors import LedgerError
@@ -30,7 +31,6 @@ from memguard.ledger.readcache import VerifiedRows
 from memguard.ledger.records import FactState, LedgerRecord
 from memguard.ledger.replay import LoggedHead
 from memguard.stores.memory import InMemoryStore
-from test_verified_rows import Served, _forged
 
 
 @pytest.fixture
@@ -118,11 +118,14 @@ def test_large_records_are_bounded_by_bytes_not_only_by_count(tmp_path: Path) ->
     engine = create_engine(f"sqlite:///{tmp_path / 'c.db'}")
     try:
         cache = VerifiedRows(engine)
-        epoch = cache.open_raw()
+        pooled = engine.raw_connection()
+        epoch = cache._open(pooled)  # what a read's data_version check gives
+        pooled.close()
+        assert epoch is not None
         big = "x" * 16_000  # ~ a record with 256 inputs, a 4 KiB URI and a long source name
         for start in range(0, 16_384, 512):
             cache.put(epoch, [_pair(f"f{i}", big + str(i)) for i in range(start, start + 512)])
-        held = sum(len(r.record) for r, _ in cache._pairs.values())
+        held = sum(len(pair[0].record) for pair in cache._pairs.values())
         assert held <= cache.max_bytes
         assert cache.held_bytes <= cache.max_bytes
         assert len(cache._pairs) >= cache.max_bytes // 20_000  # still holding what fits
