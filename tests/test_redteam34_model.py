@@ -161,7 +161,9 @@ def test_cached_answers_equal_cold_ones_after_every_change(served: Served, seed:
     model = Model(served, seed)
     assert model.run(STEPS) == []
     assert model.checks == 2 * (STEPS + 1)
-    print(f"seed {seed}: {model.checks} checks, {model.served_from_cache} facts served by the cache")
+    print(
+        f"seed {seed}: {model.checks} checks, {model.served_from_cache} facts served by the cache"
+    )
     assert model.served_from_cache > 0  # the cache took part
 
 
