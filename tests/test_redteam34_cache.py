@@ -18,10 +18,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import create_engine, event, text
-from sqlalchemy.pool import StaticPool
+from sqlalchemy.pool import NullPool, Pool, QueuePool, SingletonThreadPool, StaticPool
 from test_verified_rows import Served, _forged
 
 from memguard import MemoryGuard
@@ -40,11 +41,18 @@ def served(tmp_path: Path) -> Iterator[Served]:
     s.guard.close()
 
 
-class StaticServed(Served):
-    """The same guard over a ledger whose engine shares one connection (``StaticPool``)."""
+class PooledServed(Served):
+    """The same guard over a ledger whose engine the caller built with pool class ``pool``
+    (``StaticPool`` hands one connection to every checkout at once; ``SingletonThreadPool``
+    shares one checkout per thread, checked in when its last user is done)."""
+
+    def __init__(self, root: Path, pool: type[Pool]) -> None:
+        self.pool = pool
+        super().__init__(root)
 
     def open(self) -> MemoryGuard:
-        engine = create_engine(f"sqlite:///{self.root / 'l.db'}", poolclass=StaticPool,
+        extra: dict[str, Any] = {} if self.pool is QueuePool else {"poolclass": self.pool}
+        engine = create_engine(f"sqlite:///{self.root / 'l.db'}", **extra,
                                connect_args={"check_same_thread": False})  # fmt: skip
 
         @event.listens_for(engine, "connect")
@@ -55,8 +63,12 @@ class StaticServed(Served):
                            verifier=self.tokens.verifier(clock=self.clock), clock=self.clock)  # fmt: skip
 
 
-def test_a_write_by_a_second_checkout_of_one_shared_connection_is_alarmed(tmp_path: Path) -> None:
-    served = StaticServed(tmp_path)
+@pytest.mark.parametrize("pool", [StaticPool, SingletonThreadPool, NullPool, QueuePool])
+def test_a_write_by_a_second_checkout_of_one_shared_connection_is_alarmed(
+    tmp_path: Path, pool: type[Pool]
+) -> None:
+    """With ``QueuePool`` (first in, first out here) the two checkouts are two connections."""
+    served = PooledServed(tmp_path, pool)
     try:
         facts = served.write()
         ledger = served.guard.ledger

@@ -49,10 +49,11 @@ The caller still runs every per-hit check (the compare with the log included) on
 
 Only for a pool that hands a connection to one checkout at a time (SQLAlchemy's ``QueuePool``,
 what ``Ledger.from_url`` builds, or ``NullPool``): the transaction bookkeeping above is per pooled
-connection, from a transaction's ``begin`` to its connection's checkin. A pool that shares one
-connection between checkouts (``StaticPool``, ``SingletonThreadPool``: a caller building
-``Ledger(engine)`` itself) ends it at the first checkin while another checkout may still write
-on that connection, unseen by its ``data_version`` (redteam34): such a ledger has no cache.
+connection, from a transaction's ``begin`` to its connection's checkin. A pool that hands one
+connection to two checkouts at once (``StaticPool``, which a caller building ``Ledger(engine)``
+itself may pass) ends it at the first checkin while the other checkout may still write on that
+connection, unseen by its ``data_version`` (redteam34): a ledger on any pool class but those
+two has no cache.
 
 Memory: at most :data:`SIZE` pairs and :data:`MAX_BYTES` of their estimated size (a record's
 text can be ~10x the usual ~1 KB: 256 ``derived_from`` ids, a 4 KiB source URI); a pair larger
