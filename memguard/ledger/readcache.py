@@ -92,11 +92,6 @@ _SEEN = "memguard_data_version"  # a pool record's info: the data_version its co
 _OPEN = "memguard_tx_open"  # a pool record's info: a SQLAlchemy transaction began on it
 
 
-def _cost(record: LedgerRecord) -> int:
-    """A pair's estimated memory: its record text (the part that varies) and the rest."""
-    return len(record.record) + len(record.fact_id) + _PAIR_OVERHEAD
-
-
 def _marks(dbapi: Any) -> tuple[int, int] | None:
     """What moves when a connection writes: its row changes (``total_changes``: every row an
     INSERT, UPDATE or DELETE changed, rolled back or not) and the schema's version (DDL, which
@@ -264,15 +259,23 @@ class VerifiedRows:
         with self._lock:
             if epoch != self._epoch or self._busy:
                 return
-            held = self._pairs
+            held, size, most = self._pairs, self._size, self.max_bytes
+            total = self.held_bytes
             for record, head in pairs:
-                cost = _cost(record)
-                old = held.pop(record.fact_id, None)
+                fid = record.fact_id
+                # its estimated memory: the record text (the part that varies) and the rest
+                cost = len(record.record) + len(fid) + _PAIR_OVERHEAD
+                old = held.get(fid)
                 if old is not None:
-                    self.held_bytes -= old[2]
-                if cost > self.max_bytes:
-                    continue
-                held[record.fact_id] = (record, head, cost)
-                self.held_bytes += cost
-            while len(held) > self._size or self.held_bytes > self.max_bytes:
-                self.held_bytes -= held.popitem(last=False)[1][2]
+                    total -= old[2]
+                    if cost > most:
+                        del held[fid]
+                        continue
+                    held.move_to_end(fid)
+                elif cost > most:
+                    continue  # larger than the bound: never kept
+                held[fid] = (record, head, cost)
+                total += cost
+            while len(held) > size or total > most:
+                total -= held.popitem(last=False)[1][2]
+            self.held_bytes = total
