@@ -150,3 +150,19 @@ def test_large_records_are_bounded_by_bytes_not_only_by_count(tmp_path: Path) ->
         assert cache.held_bytes <= cache.max_bytes
     finally:
         engine.dispose()
+
+
+def test_ledgers_opened_on_one_engine_share_its_cache(tmp_path: Path) -> None:
+    """``Ledger(engine)`` again and again on one engine (a ledger per request): each used to add
+    its own cache and four listeners that the engine kept alive, pairs and all, for as long as it
+    lived (N ledgers: N times the bound, and N hooks on every transaction)."""
+    engine = create_engine(f"sqlite:///{tmp_path / 'l.db'}")
+    try:
+        first = Ledger(engine)
+        hooks = len(engine.dispatch.begin), len(engine.pool.dispatch.checkin)
+        for _ in range(3):
+            again = Ledger(engine)
+            assert again._verified is first._verified is not None
+        assert (len(engine.dispatch.begin), len(engine.pool.dispatch.checkin)) == hooks
+    finally:
+        engine.dispose()
