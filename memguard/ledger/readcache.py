@@ -63,6 +63,7 @@ than that is not kept.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -90,6 +91,11 @@ _PAIR_OVERHEAD = 768
 
 _SEEN = "memguard_data_version"  # a pool record's info: the data_version its connection last saw
 _OPEN = "memguard_tx_open"  # a pool record's info: a SQLAlchemy transaction began on it
+
+
+#: each engine's one cache (:meth:`VerifiedRows.of`): every ledger opened on it shares it
+_BY_ENGINE: weakref.WeakKeyDictionary[Engine, VerifiedRows] = weakref.WeakKeyDictionary()
+_BY_ENGINE_LOCK = threading.Lock()
 
 
 def _marks(dbapi: Any) -> tuple[int, int] | None:
@@ -128,6 +134,19 @@ class VerifiedRows:
         event.listen(engine.pool, "checkin", self._on_checkin)
         event.listen(engine.pool, "invalidate", self._on_gone)
         event.listen(engine.pool, "soft_invalidate", self._on_gone)
+
+    @classmethod
+    def of(cls, engine: Engine) -> VerifiedRows | None:
+        """``engine``'s cache, made at the first call (``None``: it cannot have one, see
+        :meth:`fits`). Every ledger opened on one engine shares it (one database): a cache per
+        ledger would stay alive with its hooks, held by the engine, after its ledger is gone."""
+        if not cls.fits(engine):
+            return None
+        with _BY_ENGINE_LOCK:
+            found = _BY_ENGINE.get(engine)
+            if found is None:
+                found = _BY_ENGINE[engine] = cls(engine)
+            return found
 
     @staticmethod
     def fits(engine: Engine) -> bool:
