@@ -3,7 +3,7 @@
 Reader threads call ``Ledger.latest_checked`` in a loop (each on its own pooled connection, most
 answers from the cache) while the main thread changes facts one at a time: a revocation through
 the guard (this engine), a state edit by a second ``sqlite3`` connection of this process, a
-record edit through this engine's own pool. Every change completes before a generation counter
+record edit through this engine's own pool, a state edit by another process (a gateway worker). Every change completes before a generation counter
 moves; a read that began after a fact's change must not return that fact as a clean committed
 row that agrees with its log (it is quarantined, superseded, or alarmed). A variant with the
 epoch bump switched off must see such a stale answer: the check can fail.
@@ -12,6 +12,8 @@ epoch bump switched off must see such a stale answer: the check can fail.
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,6 +32,16 @@ def served(tmp_path: Path) -> Iterator[Served]:
     s = Served(tmp_path)
     yield s
     s.guard.close()
+
+
+_OTHER = """
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1], timeout=10)
+for line in sys.stdin:
+    db.execute("UPDATE mg_provenance SET state = 'deleted' WHERE fact_id = ?", (line.strip(),))
+    db.commit()
+    print("ok", flush=True)
+"""
 
 
 def _race(served: Served, readers: int = 3) -> tuple[list[str], int, int]:
@@ -62,13 +74,17 @@ def _race(served: Served, readers: int = 3) -> tuple[list[str], int, int]:
         except BaseException as exc:  # reported by the main thread
             errors.append(exc)
 
+    other = subprocess.Popen(  # another process: one edit per line it reads, "ok" after each
+        [sys.executable, "-c", _OTHER, str(served.root / "l.db")],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
     threads = [threading.Thread(target=reader) for _ in range(readers)]
     for t in threads:
         t.start()
     before = served.cache.hits
     try:
         for i, victim in enumerate(facts):
-            kind = i % 3
+            kind = i % 4
             if kind == 0:
                 served.guard.revoke(None, RevocationSelector.fact(victim.fact_id), reason="r",
                                     operator="ops")  # fmt: skip
@@ -77,6 +93,11 @@ def _race(served: Served, readers: int = 3) -> tuple[list[str], int, int]:
                     raw.execute("UPDATE mg_provenance SET state = 'superseded' WHERE fact_id = ?",
                                 (victim.fact_id,))  # fmt: skip
                 raw.close()
+            elif kind == 3:
+                assert other.stdin is not None and other.stdout is not None
+                other.stdin.write(victim.fact_id + "\n")
+                other.stdin.flush()
+                assert other.stdout.readline().strip() == "ok"
             else:
                 with ledger.engine.begin() as conn:
                     conn.execute(text("UPDATE mg_provenance SET record = :r WHERE fact_id = :f"),
@@ -96,6 +117,7 @@ def _race(served: Served, readers: int = 3) -> tuple[list[str], int, int]:
         done.set()
         for t in threads:
             t.join(30)
+        other.communicate(timeout=30)
     assert not errors, errors
     return stale, reads[0], served.cache.hits - before
 
