@@ -124,7 +124,7 @@ class Ledger:
         self._entry_cache = EntryCache()  # change entries the read path has parsed (replay.py)
         self._read_lookup = ReadLookup(engine.dialect)  # latest_checked's statement (readpath.py)
         #: latest_checked's verified pairs while the database is unchanged (readcache.py; SQLite)
-        self._verified = VerifiedRows(engine) if self.dialect == "sqlite" else None
+        self._verified = VerifiedRows.of(engine)  # one per engine, shared by its ledgers
         self._event_insert = EventInsert(engine.dialect)  # _insert_events' statements (inserts.py)
         #: a read's allow event on the driver connection (readevent.py; SQLite only)
         self._read_events = ReadEvents(engine) if self.dialect == "sqlite" else None

@@ -46,17 +46,33 @@ finds nothing, so the head is intact), read in one snapshot. A fact without a ro
 disagrees with, a broken entry: never stored, so read (and alarmed) again every time. Any doubt is
 a miss: a closed cache, an unreadable ``data_version``, an epoch that moved while the read ran.
 The caller still runs every per-hit check (the compare with the log included) on what it gets.
+
+Only for a pool that hands a connection to one checkout at a time (SQLAlchemy's ``QueuePool``,
+what ``Ledger.from_url`` builds, or ``NullPool``): the transaction bookkeeping above is per pooled
+connection, from a transaction's ``begin`` to its connection's checkin. A pool that hands one
+connection to two checkouts at once (``StaticPool``, which a caller building ``Ledger(engine)``
+itself may pass) ends it at the first checkin while the other checkout may still write on that
+connection, unseen by its ``data_version`` (redteam34): a ledger on any pool class but those
+two has no cache.
+
+Memory: at most :data:`SIZE` pairs and :data:`MAX_BYTES` of their estimated size (a record's
+text can be ~10x the usual ~1 KB: 256 ``derived_from`` ids, a 4 KiB source URI); a pair larger
+than that is not kept.
 """
 
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sqlalchemy import Connection, Engine, event
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.pool import NullPool, QueuePool
 
+from memguard.errors import LedgerError
 from memguard.ledger.auditlog import LOG_ONLY
 from memguard.ledger.opening import precheck
 from memguard.ledger.records import LedgerRecord
@@ -67,9 +83,19 @@ __all__ = ["VerifiedRows"]
 #: pairs kept (least recently used out): a caller's scope at 10^5 facts is ~10^4 facts; a row
 #: with its record text and head is ~2-3 KB
 SIZE = 16_384
+#: the estimated bytes of the pairs kept (least recently used out): typical pairs (~1.6 KB) fill
+#: :data:`SIZE` first; pairs of records near their size limits (~16 KB) stop at ~3,000
+MAX_BYTES = 48 * 2**20
+#: what a pair holds beyond its record text (the row's other strings, the head, the dict entry)
+_PAIR_OVERHEAD = 768
 
 _SEEN = "memguard_data_version"  # a pool record's info: the data_version its connection last saw
 _OPEN = "memguard_tx_open"  # a pool record's info: a SQLAlchemy transaction began on it
+
+
+#: each engine's one cache (:meth:`VerifiedRows.of`): every ledger opened on it shares it
+_BY_ENGINE: weakref.WeakKeyDictionary[Engine, VerifiedRows] = weakref.WeakKeyDictionary()
+_BY_ENGINE_LOCK = threading.Lock()
 
 
 def _marks(dbapi: Any) -> tuple[int, int] | None:
@@ -90,11 +116,15 @@ def _marks(dbapi: Any) -> tuple[int, int] | None:
 class VerifiedRows:
     """The verified (row, logged head) pairs of one SQLite engine, by fact id."""
 
-    def __init__(self, engine: Engine, size: int = SIZE) -> None:
-        if engine.dialect.name != "sqlite":
-            raise ValueError("the verified-rows cache is for SQLite")
+    def __init__(self, engine: Engine, size: int = SIZE, max_bytes: int = MAX_BYTES) -> None:
+        if not self.fits(engine):
+            raise ValueError(
+                "the verified-rows cache is for SQLite with one checkout per connection"
+            )
         self._size = size
-        self._pairs: OrderedDict[str, tuple[LedgerRecord, LoggedHead]] = OrderedDict()
+        self.max_bytes = max_bytes
+        self.held_bytes = 0  # the estimated memory of the pairs held (what max_bytes bounds)
+        self._pairs: OrderedDict[str, tuple[LedgerRecord, LoggedHead, int]] = OrderedDict()
         self._lock = threading.Lock()
         self._epoch = 0
         self._busy = 0  # SQLAlchemy transactions begun and not yet back in the pool
@@ -105,11 +135,31 @@ class VerifiedRows:
         event.listen(engine.pool, "invalidate", self._on_gone)
         event.listen(engine.pool, "soft_invalidate", self._on_gone)
 
+    @classmethod
+    def of(cls, engine: Engine) -> VerifiedRows | None:
+        """``engine``'s cache, made at the first call (``None``: it cannot have one, see
+        :meth:`fits`). Every ledger opened on one engine shares it (one database): a cache per
+        ledger would stay alive with its hooks, held by the engine, after its ledger is gone."""
+        if not cls.fits(engine):
+            return None
+        with _BY_ENGINE_LOCK:
+            found = _BY_ENGINE.get(engine)
+            if found is None:
+                found = _BY_ENGINE[engine] = cls(engine)
+            return found
+
+    @staticmethod
+    def fits(engine: Engine) -> bool:
+        """Whether ``engine`` can have the cache: SQLite, and a pool that never hands one
+        connection to two checkouts at once (see the module docstring)."""
+        return engine.dialect.name == "sqlite" and isinstance(engine.pool, (QueuePool, NullPool))
+
     # -- invalidation -------------------------------------------------------------------------
 
     def _bump(self) -> None:  # with the lock held
         self._epoch += 1
         self._pairs.clear()
+        self.held_bytes = 0
 
     def _on_begin(self, conn: Connection) -> None:
         info = conn.info  # the pool record's, shared by every checkout of this connection
@@ -180,11 +230,14 @@ class VerifiedRows:
         database's rows as long as nobody changed it, which that check and the epoch say), after
         the same :func:`~memguard.ledger.opening.precheck` as every transaction."""
         precheck(engine)
-        pooled = engine.raw_connection()
-        try:
-            epoch = self._open(pooled)
-        finally:
-            pooled.close()
+        try:  # a pool that cannot connect: the ledger's error, as in every transaction
+            pooled = engine.raw_connection()
+            try:
+                epoch = self._open(pooled)
+            finally:
+                pooled.close()
+        except (SQLAlchemyError, self._errors) as exc:
+            raise LedgerError(f"ledger operation failed: {type(exc).__name__}") from exc
         wanted = set(fact_ids)
         with self._lock:
             pairs = self._pairs
@@ -212,7 +265,7 @@ class VerifiedRows:
                     pair = pairs.get(fid)
                     if pair is not None:
                         pairs.move_to_end(fid)
-                        out[fid] = pair
+                        out[fid] = pair[0], pair[1]
             self.hits += len(out)
             self.misses += len(wanted) - len(out)
         return out
@@ -225,9 +278,23 @@ class VerifiedRows:
         with self._lock:
             if epoch != self._epoch or self._busy:
                 return
-            held = self._pairs
+            held, size, most = self._pairs, self._size, self.max_bytes
+            total = self.held_bytes
             for record, head in pairs:
-                held[record.fact_id] = (record, head)
-                held.move_to_end(record.fact_id)
-            while len(held) > self._size:
-                held.popitem(last=False)
+                fid = record.fact_id
+                # its estimated memory: the record text (the part that varies) and the rest
+                cost = len(record.record) + len(fid) + _PAIR_OVERHEAD
+                old = held.get(fid)
+                if old is not None:
+                    total -= old[2]
+                    if cost > most:
+                        del held[fid]
+                        continue
+                    held.move_to_end(fid)
+                elif cost > most:
+                    continue  # larger than the bound: never kept
+                held[fid] = (record, head, cost)
+                total += cost
+            while len(held) > size or total > most:
+                total -= held.popitem(last=False)[1][2]
+            self.held_bytes = total
