@@ -69,6 +69,7 @@ class AsyncMemguardClient(Session):
         limit = self.max_response_bytes
         try:  # read as it comes, at most ``max_response_bytes`` of it
             response = await self._http.send(request, stream=True)
+            self.heard(response)  # what it says of keys, a refusal's answer too
             try:
                 body = bytearray()
                 if not calls.too_large(response, limit):
@@ -86,7 +87,7 @@ class AsyncMemguardClient(Session):
 
     async def _run(self, call: Call) -> httpx.Response:
         with tracing.client_span(call.action, call.span):
-            retrying = AsyncRetrying(**retry_args(self.retry, call.idempotent))
+            retrying = AsyncRetrying(**retry_args(self.retry, lambda: self.may_repeat(call)))
             response: httpx.Response = await retrying(self._send, call)
             return response
 

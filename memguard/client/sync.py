@@ -74,6 +74,7 @@ class MemguardClient(Session):
         limit = self.max_response_bytes
         try:  # read as it comes, at most ``max_response_bytes`` of it
             response = self._http.send(request, stream=True)
+            self.heard(response)  # what it says of keys, a refusal's answer too
             try:
                 body = bytearray()
                 if not calls.too_large(response, limit):
@@ -92,7 +93,8 @@ class MemguardClient(Session):
     def _run(self, call: Call) -> httpx.Response:
         """One logical call: a span, its tries (see :class:`RetryPolicy`), the typed error."""
         with tracing.client_span(call.action, call.span):
-            return Retrying(**retry_args(self.retry, call.idempotent))(self._send, call)
+            retrying = Retrying(**retry_args(self.retry, lambda: self.may_repeat(call)))
+            return retrying(self._send, call)
 
     def write(
         self,
@@ -106,8 +108,10 @@ class MemguardClient(Session):
         derived_from: Sequence[str] = (),
         idempotency_key: str | None = None,
     ) -> WriteOut:
-        """Store one fact (retried safely: the gateway stores it once per ``idempotency_key``,
-        a fresh one per call unless given)."""
+        """Store one fact. It carries an ``idempotency_key`` (a fresh one per call unless given)
+        and, once it may have run (a lost answer, a timeout), is sent again only if the gateway
+        said on an earlier answer that it honours keys (``Idempotency-Key-Honored: true``), so
+        it is stored once; otherwise the error is raised and the write may or may not be stored."""
         call = calls.write(
             text, namespace, source, turn, metadata, trust, derived_from, idempotency_key
         )
