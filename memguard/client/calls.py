@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 import httpx
 from pydantic import BaseModel, ValidationError
 
+from memguard.client.body import ACCEPT_ENCODING
 from memguard.client.errors import raise_for
 from memguard.errors import InvalidRequest, MemguardError
 from memguard.provenance import Source, Turn
@@ -99,7 +100,11 @@ class Session:
 
     def set_credentials(self, token: str, workload_credential: str | None = None) -> None:
         """Use another token (and workload credential) from now on, e.g. after an exchange."""
-        headers = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
+        headers = {
+            "Authorization": f"Bearer {token}",
+            "Accept": "application/json",
+            "Accept-Encoding": ACCEPT_ENCODING,  # what it decodes within max_response_bytes
+        }
         if workload_credential is not None:
             headers[WORKLOAD_HEADER] = workload_credential
         self._headers = headers
@@ -124,22 +129,6 @@ def parse(model: type[_M], response: httpx.Response) -> _M:
 #: the largest gateway answer a client reads, in bytes (decoded): a page of facts is far below;
 #: a larger answer (a broken or hostile server, a proxy's page) is refused before it fills memory
 MAX_RESPONSE_BYTES = 32 * 2**20
-
-
-def too_large(response: httpx.Response, limit: int) -> bool:
-    """Whether ``response`` says (``Content-Length``) it is larger than ``limit`` bytes."""
-    declared = response.headers.get("content-length", "")
-    return declared.isascii() and declared.isdigit() and int(declared) > limit
-
-
-def keep(response: httpx.Response, body: bytes | bytearray, limit: int) -> None:
-    """Hold ``body`` as the response's content, or refuse an answer past ``limit`` bytes (said
-    or read: its reading stopped there)."""
-    if too_large(response, limit) or len(body) > limit:
-        response._content = b""
-        raise_for(response)  # a refusal is still its typed error (without its body)
-        raise MemguardError("gateway answer too large", code="internal")
-    response._content = bytes(body)  # what httpx's own read() sets
 
 
 def timeout(value: float | httpx.Timeout) -> httpx.Timeout:

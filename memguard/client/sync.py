@@ -10,6 +10,7 @@ import httpx
 from tenacity import Retrying
 
 from memguard.client import calls
+from memguard.client.body import Body, keep
 from memguard.client.calls import Call, NewFact, Session, parse
 from memguard.client.errors import GatewayUnavailable, raise_for
 from memguard.client.retry import RetryPolicy, retry_args
@@ -37,7 +38,8 @@ class MemguardClient(Session):
     ``timeout``: seconds (or an ``httpx.Timeout``) for each try; ``retry``: the
     :class:`RetryPolicy` (``RetryPolicy.none()`` for a single try); ``verify`` / ``cert``: TLS
     (a CA bundle path or ``ssl.SSLContext``; a client certificate for mutual TLS);
-    ``max_response_bytes``: a larger answer is refused (``internal``) without being read whole.
+    ``max_response_bytes``: a larger answer (decoded: a compressed one is decoded within it as it
+    arrives, memguard/client/body.py) is refused (``internal``) without being read whole.
     """
 
     def __init__(
@@ -72,21 +74,22 @@ class MemguardClient(Session):
             call.method, call.path, json=call.json, headers=self.headers_for(call), params=params
         )
         limit = self.max_response_bytes
-        try:  # read as it comes, at most ``max_response_bytes`` of it
+        try:  # read as it comes and decode it, at most ``max_response_bytes`` of it
             response = self._http.send(request, stream=True)
             self.heard(response)  # what it says of keys, a refusal's answer too
             try:
-                body = bytearray()
-                if not calls.too_large(response, limit):
-                    for chunk in response.iter_bytes():
-                        body += chunk
-                        if len(body) > limit:
+                body = Body(response, limit)
+                if body.problem is None:
+                    for chunk in response.iter_raw():
+                        if not body.feed(chunk):
                             break
+                    else:
+                        body.finish()
             finally:
                 response.close()
         except httpx.TransportError as exc:
             raise GatewayUnavailable(f"gateway unreachable: {type(exc).__name__}") from exc
-        calls.keep(response, body, limit)
+        keep(response, body)
         raise_for(response)
         return response
 
