@@ -73,7 +73,7 @@ class AsyncMemguardClient(Session):
             self.heard(response)  # what it says of keys, a refusal's answer too
             try:
                 body = Body(response, limit)
-                if body.problem is None:
+                if body.wants_more:
                     async for chunk in response.aiter_raw():
                         if not body.feed(chunk):
                             break

@@ -79,7 +79,7 @@ class MemguardClient(Session):
             self.heard(response)  # what it says of keys, a refusal's answer too
             try:
                 body = Body(response, limit)
-                if body.problem is None:
+                if body.wants_more:
                     for chunk in response.iter_raw():
                         if not body.feed(chunk):
                             break
