@@ -24,29 +24,65 @@ __all__ = ["Actor", "Identity", "Principal", "PrincipalId", "Verifier", "check_i
 # format characters (Cf: bidi controls, zero-width joiners, soft hyphen, BOM), lone surrogates (Cs),
 # private use (Co), unassigned code points and noncharacters (Cn), line and paragraph separators.
 _FORBIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+# Default_Ignorable_Code_Point (Unicode 15.1 DerivedCoreProperties.txt) outside those categories:
+# rendered as nothing (the combining grapheme joiner, Hangul fillers, Khmer inherent vowels,
+# Mongolian free variation selectors, variation selectors), so `alice` + one of them looks like
+# `alice`. PRECIS (RFC 8264 9.13) disallows them in every string class.
+_INVISIBLE = frozenset(
+    chr(c)
+    for first, last in (
+        (0x034F, 0x034F),
+        (0x115F, 0x1160),
+        (0x17B4, 0x17B5),
+        (0x180B, 0x180F),
+        (0x3164, 0x3164),
+        (0xFE00, 0xFE0F),
+        (0xFFA0, 0xFFA0),
+        (0xE0100, 0xE01EF),
+    )
+    for c in range(first, last + 1)
+)
 MAX_IDENTIFIER = 1024
 
 
-def check_identifier(value: object, what: str, *, code: str = "identity.bad_identifier") -> str:
+def check_identifier(
+    value: object, what: str, *, code: str = "identity.bad_identifier", recorded: bool = False
+) -> str:
     """Return ``value`` if it is a safe identifier, else raise :class:`IdentityError` (``code``).
 
-    The one identifier check of every path (tokens, workload ids, namespaces, configuration):
-    a non-empty string of at most 1024 characters without control, format (bidi, zero-width),
-    surrogate, private-use, unassigned or separator code points, that NFKC leaves unchanged
-    (so fullwidth letters, ligatures and compatibility forms are refused, not folded:
-    identifiers are compared byte-exactly and must not merely look like another one).
+    The one identifier check of every path (tokens, workload ids, namespaces, fact ids,
+    configuration): a non-empty string of at most 1024 characters without control, format (bidi,
+    zero-width), surrogate, private-use, unassigned, separator or default-ignorable code points,
+    whose only whitespace is single inner spaces (U+0020: none leading or trailing, no run of two,
+    no other space character: ``"alice "``, ``" alice"`` and ``"a  b"`` would look like ``alice``
+    and ``a b`` in the console, logs and audit output; RFC 8266's rule, refused rather than
+    folded), and that NFKC leaves unchanged (so fullwidth letters, ligatures and compatibility
+    forms are refused, not folded: identifiers are compared byte-exactly and must not merely look
+    like another one).
+
+    ``recorded``: the identifier is already in the ledger (a stored fact's id or namespace, named
+    again by an update): the spacing and default-ignorable rules, added after identifiers were
+    first stored, are not applied, so a fact stored before them stays readable, updatable and
+    deletable; every other rule is. A new identifier is always checked in full.
     """
     if not isinstance(value, str) or not value:
         raise IdentityError(f"{what} must be a non-empty string", code=code)
     if len(value) > MAX_IDENTIFIER:
         raise IdentityError(f"{what} is too long", code=code)
     if value.isascii() and value.isprintable():
-        return value  # fast path: printable ASCII is NFKC-stable and has no forbidden code point
+        # printable ASCII is NFKC-stable and has no forbidden code point; U+0020 is its one space
+        if not recorded and (value[0] == " " or value[-1] == " " or "  " in value):
+            raise IdentityError(f"{what} has leading, trailing or repeated spaces", code=code)
+        return value
     for ch in value:
         if unicodedata.category(ch) in _FORBIDDEN_CATEGORIES:
             raise IdentityError(f"{what} contains a forbidden character", code=code)
+        if not recorded and (ch in _INVISIBLE or (ch != " " and ch.isspace())):
+            raise IdentityError(f"{what} contains a forbidden character", code=code)
     if unicodedata.normalize("NFKC", value) != value:
         raise IdentityError(f"{what} is not NFKC-normalized", code=code)
+    if not recorded and (value[0] == " " or value[-1] == " " or "  " in value):
+        raise IdentityError(f"{what} has leading, trailing or repeated spaces", code=code)
     return value
 
 

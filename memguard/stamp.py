@@ -55,6 +55,24 @@ def new_fact_id() -> str:
     return new_uuid7()
 
 
+def _check_name(value: str, what: str, *, recorded: bool) -> bool:
+    """Whether ``value`` is a valid new namespace or fact id (``True``) or one the ledger already
+    holds (``recorded``) that only the rules of when it was stored accept (``False``); anything
+    else is refused (``invalid_request``: the same character rules as identifiers, but no
+    identity)."""
+    try:
+        check_identifier(value, what)
+        return True
+    except IdentityError:
+        if not recorded:
+            raise InvalidRequest(f"{what} has forbidden characters") from None
+    try:
+        check_identifier(value, what, recorded=True)
+    except IdentityError:
+        raise InvalidRequest(f"{what} has forbidden characters") from None
+    return False
+
+
 def stamp(op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
     """Decide each write and build its provenance: trust from the channel, capped by the
     writer's ceiling, policy, the inputs it was derived from and what its turn has read."""
@@ -100,25 +118,27 @@ def stamp(op: Operation, requests: Sequence[StampRequest]) -> list[Provenance]:
     # the same for every fact of the batch (one principal, one operation): decided once per
     # namespace / channel, not once per fact (a policy resolver's decision can be costly)
     decisions: dict[str, WriteDecision] = {}
+    new_names: set[str] = set()  # namespaces valid as new ones (checked once per batch)
     trusts: dict[tuple[SourceKind, TrustLevel | None, TrustLevel], tuple[TrustLevel, str]] = {}
     writer = WriterChain.from_principal(principal)  # immutable: one per batch
     for index, req in enumerate(requests):
+        # an update names a fact the ledger holds: its id and namespace were checked when it was
+        # first stored, under the rules of then (`recorded` of check_identifier); a new one in full
+        head = heads.get(req.fact_id) if req.fact_id is not None else None
+        if req.namespace not in new_names:
+            stored_in = head is not None and head.provenance.namespace == req.namespace
+            if _check_name(req.namespace, "namespace", recorded=stored_in):
+                new_names.add(req.namespace)
         decision = decisions.get(req.namespace)
         if decision is None:
-            try:
-                check_identifier(req.namespace, "namespace")
-            except IdentityError:  # the same character rules as identifiers, but not identity
-                raise InvalidRequest("namespace has forbidden characters") from None
             decision = decisions[req.namespace] = kernel.scope.write_decision(
                 principal, req.namespace
             )
         if req.fact_id is not None:
             if not (0 < len(req.fact_id) <= 64) or is_read_set(req.fact_id):
                 raise InvalidRequest("a fact id has 1 to 64 characters and no reserved prefix")
-            try:  # stored, logged, shown in the console: no control, bidi or zero-width marks
-                check_identifier(req.fact_id, "fact id")
-            except IdentityError:
-                raise InvalidRequest("fact id has forbidden characters") from None
+            # stored, logged, shown in the console: no control, bidi or zero-width marks
+            _check_name(req.fact_id, "fact id", recorded=req.fact_id in next_versions)
             if _uuid_alias(req.fact_id):  # the Qdrant stores key a point by the UUID it spells
                 raise InvalidRequest("a fact id that is a UUID is written lower case, hyphenated")
         if len(req.derived_from) > _MAX_DERIVED_FROM:

@@ -263,8 +263,21 @@ def test_derived_from_bobs_fact_is_not_found(world: World) -> None:
     assert rows_after == rows_before
 
 
-@pytest.mark.parametrize("lookalike", ["alice\u00a0", "\uff41lice", "al\u200bice"], ids=repr)
-def test_lookalike_subject_that_changes_under_nfkc_is_refused(
+@pytest.mark.parametrize(
+    "lookalike",
+    [
+        "alice\u00a0",
+        "\uff41lice",
+        "al\u200bice",
+        "alice ",
+        " alice",
+        "al  ice",
+        "alice\u1680",
+        "alice\u3164",
+    ],
+    ids=repr,
+)
+def test_lookalike_subject_that_nfkc_changes_or_spacing_hides_is_refused(
     api: Any, tokens: LocalTokenService, lookalike: str
 ) -> None:
     with pytest.raises(IdentityError) as info:
@@ -272,7 +285,7 @@ def test_lookalike_subject_that_changes_under_nfkc_is_refused(
     assert info.value.code == "identity.bad_identifier"
 
 
-@pytest.mark.parametrize("lookalike", ["alice ", "Alice", "\u0430lice"], ids=repr)
+@pytest.mark.parametrize("lookalike", ["Alice", "\u0430lice"], ids=repr)
 def test_lookalike_subject_is_another_owner(
     api: Any, tokens: LocalTokenService, lookalike: str
 ) -> None:

@@ -10,6 +10,7 @@ import httpx
 from tenacity import AsyncRetrying
 
 from memguard.client import calls
+from memguard.client.body import Body, keep
 from memguard.client.calls import Call, NewFact, Session, parse
 from memguard.client.errors import GatewayUnavailable, raise_for
 from memguard.client.retry import RetryPolicy, retry_args
@@ -67,26 +68,28 @@ class AsyncMemguardClient(Session):
             call.method, call.path, json=call.json, headers=self.headers_for(call), params=params
         )
         limit = self.max_response_bytes
-        try:  # read as it comes, at most ``max_response_bytes`` of it
+        try:  # read as it comes and decode it, at most ``max_response_bytes`` of it
             response = await self._http.send(request, stream=True)
+            self.heard(response)  # what it says of keys, a refusal's answer too
             try:
-                body = bytearray()
-                if not calls.too_large(response, limit):
-                    async for chunk in response.aiter_bytes():
-                        body += chunk
-                        if len(body) > limit:
+                body = Body(response, limit)
+                if body.wants_more:
+                    async for chunk in response.aiter_raw():
+                        if not body.feed(chunk):
                             break
+                    else:
+                        body.finish()
             finally:
                 await response.aclose()
         except httpx.TransportError as exc:
             raise GatewayUnavailable(f"gateway unreachable: {type(exc).__name__}") from exc
-        calls.keep(response, body, limit)
+        keep(response, body)
         raise_for(response)
         return response
 
     async def _run(self, call: Call) -> httpx.Response:
         with tracing.client_span(call.action, call.span):
-            retrying = AsyncRetrying(**retry_args(self.retry, call.idempotent))
+            retrying = AsyncRetrying(**retry_args(self.retry, lambda: self.may_repeat(call)))
             response: httpx.Response = await retrying(self._send, call)
             return response
 

@@ -1,10 +1,12 @@
 """The gateway calls, built once for the sync and the async client.
 
-Each function returns a :class:`Call`: its HTTP request, whether repeating it is harmless (every
-write carries an ``Idempotency-Key``, one per call unless the caller gives one, the same on every
-try; revocations and endorsements carry none and are not repeated once they may have run), and
-its span attributes (content only when the tracing settings capture it). :class:`Session` holds
-the credentials and turns a call into its request headers.
+Each function returns a :class:`Call`: its HTTP request, whether repeating it is harmless by
+itself (reads; ``PUT`` and ``DELETE``, idempotent by method), its ``Idempotency-Key`` (every write
+carries one, one per call unless the caller gives one, the same on every try: a ``POST`` write is
+repeated only when the gateway said it honours keys, see :meth:`Session.may_repeat`; revocations
+and endorsements carry none and are not repeated once they may have run), and its span attributes
+(content only when the tracing settings capture it). :class:`Session` holds the credentials, turns
+a call into its request headers and remembers what the gateway said of keys.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any, TypeVar
 import httpx
 from pydantic import BaseModel, ValidationError
 
+from memguard.client.body import ACCEPT_ENCODING
 from memguard.client.errors import raise_for
 from memguard.errors import InvalidRequest, MemguardError
 from memguard.provenance import Source, Turn
@@ -29,13 +32,16 @@ __all__ = ["Call", "NewFact", "Session", "parse"]
 
 WORKLOAD_HEADER = "Workload-Identity-Token"
 IDEMPOTENCY_HEADER = "Idempotency-Key"
+#: the gateway's answer: whether it honours ``Idempotency-Key`` (memguard/gateway/idempotency.py)
+HONORED_HEADER = "Idempotency-Key-Honored"
 _M = TypeVar("_M", bound=BaseModel)
 Params = Sequence[tuple[str, str]]
 
 
 @dataclass(frozen=True, slots=True)
 class Call:
-    """One logical call: its HTTP request, whether repeating it is harmless, its span."""
+    """One logical call: its HTTP request, whether repeating it is harmless whatever the gateway
+    does with keys (``idempotent``), its ``Idempotency-Key``, its span."""
 
     action: str
     method: str
@@ -76,10 +82,29 @@ class Session:
 
     def __init__(self, token: str, workload_credential: str | None) -> None:
         self.set_credentials(token, workload_credential)
+        #: what the gateway's latest answer said of ``Idempotency-Key`` (None: nothing yet)
+        self.keys_honored: bool | None = None
+
+    def heard(self, response: httpx.Response) -> None:
+        """Remember what an answer says of keys: ``true`` honoured, anything else not; an answer
+        without the header (a proxy's, an older gateway's) changes nothing."""
+        said = response.headers.get(HONORED_HEADER)
+        if said is not None:
+            self.keys_honored = said.strip().lower() == "true"
+
+    def may_repeat(self, call: Call) -> bool:
+        """Whether ``call`` may be sent again once it may have run: when it is idempotent by
+        itself, or it carries a key and the gateway said, on an earlier answer, that it honours
+        keys (else a write whose answer was lost could be stored twice)."""
+        return call.idempotent or (call.key is not None and self.keys_honored is True)
 
     def set_credentials(self, token: str, workload_credential: str | None = None) -> None:
         """Use another token (and workload credential) from now on, e.g. after an exchange."""
-        headers = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
+        headers = {
+            "Authorization": f"Bearer {token}",
+            "Accept": "application/json",
+            "Accept-Encoding": ACCEPT_ENCODING,  # what it decodes within max_response_bytes
+        }
         if workload_credential is not None:
             headers[WORKLOAD_HEADER] = workload_credential
         self._headers = headers
@@ -106,22 +131,6 @@ def parse(model: type[_M], response: httpx.Response) -> _M:
 MAX_RESPONSE_BYTES = 32 * 2**20
 
 
-def too_large(response: httpx.Response, limit: int) -> bool:
-    """Whether ``response`` says (``Content-Length``) it is larger than ``limit`` bytes."""
-    declared = response.headers.get("content-length", "")
-    return declared.isascii() and declared.isdigit() and int(declared) > limit
-
-
-def keep(response: httpx.Response, body: bytes | bytearray, limit: int) -> None:
-    """Hold ``body`` as the response's content, or refuse an answer past ``limit`` bytes (said
-    or read: its reading stopped there)."""
-    if too_large(response, limit) or len(body) > limit:
-        response._content = b""
-        raise_for(response)  # a refusal is still its typed error (without its body)
-        raise MemguardError("gateway answer too large", code="internal")
-    response._content = bytes(body)  # what httpx's own read() sets
-
-
 def timeout(value: float | httpx.Timeout) -> httpx.Timeout:
     return value if isinstance(value, httpx.Timeout) else httpx.Timeout(value)
 
@@ -138,13 +147,15 @@ def write(
 ) -> Call:
     body = _fact_body(text, namespace, source, turn, metadata, trust, derived_from)
     span = _span_attrs(texts=[text], count=1)
-    return Call("write", "POST", "/v1/facts", body, key=_key(idempotency_key), span=span)
+    key = _key(idempotency_key)
+    return Call("write", "POST", "/v1/facts", body, idempotent=False, key=key, span=span)
 
 
 def write_many(facts: Sequence[NewFact], idempotency_key: str | None) -> Call:
     body = {"facts": [f.body() for f in facts]}
     span = _span_attrs(texts=[f.text for f in facts], count=len(facts))
-    return Call("write", "POST", "/v1/facts/batch", body, key=_key(idempotency_key), span=span)
+    key = _key(idempotency_key)
+    return Call("write", "POST", "/v1/facts/batch", body, idempotent=False, key=key, span=span)
 
 
 def search(

@@ -3,8 +3,9 @@
 429, 503 and connection failures are retried with exponential backoff and full jitter, or after
 what ``Retry-After`` says (capped at ``max_wait``), within an overall deadline. A call the gateway
 may have executed (a timeout, a dropped connection, a 504, a 503 from the store or ledger) is
-retried only when repeating it is harmless (``idempotent``: reads, and writes, which carry an
-``Idempotency-Key``).
+retried only when repeating it is harmless (``may_repeat``: reads, ``PUT`` and ``DELETE``, which
+are idempotent by method, and a ``POST`` write, which carries an ``Idempotency-Key``, once the
+gateway said on an earlier answer that it honours keys: ``Idempotency-Key-Honored: true``).
 """
 
 from __future__ import annotations
@@ -77,10 +78,11 @@ def _waiter(policy: RetryPolicy) -> Callable[[RetryCallState], float]:
     return wait
 
 
-def retry_args(policy: RetryPolicy, idempotent: bool) -> dict[str, Any]:
-    """Keyword arguments of ``tenacity.Retrying`` / ``AsyncRetrying`` for one call."""
+def retry_args(policy: RetryPolicy, may_repeat: Callable[[], bool]) -> dict[str, Any]:
+    """Keyword arguments of ``tenacity.Retrying`` / ``AsyncRetrying`` for one call;
+    ``may_repeat`` is asked at each retry (what the gateway said of keys may have changed)."""
     return {
-        "retry": retry_if_exception(lambda exc: retryable(exc, idempotent)),
+        "retry": retry_if_exception(lambda exc: retryable(exc, may_repeat())),
         "wait": _waiter(policy),
         "stop": stop_after_attempt(policy.attempts) | stop_before_delay(policy.deadline),
         "reraise": True,

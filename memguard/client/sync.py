@@ -10,6 +10,7 @@ import httpx
 from tenacity import Retrying
 
 from memguard.client import calls
+from memguard.client.body import Body, keep
 from memguard.client.calls import Call, NewFact, Session, parse
 from memguard.client.errors import GatewayUnavailable, raise_for
 from memguard.client.retry import RetryPolicy, retry_args
@@ -37,7 +38,8 @@ class MemguardClient(Session):
     ``timeout``: seconds (or an ``httpx.Timeout``) for each try; ``retry``: the
     :class:`RetryPolicy` (``RetryPolicy.none()`` for a single try); ``verify`` / ``cert``: TLS
     (a CA bundle path or ``ssl.SSLContext``; a client certificate for mutual TLS);
-    ``max_response_bytes``: a larger answer is refused (``internal``) without being read whole.
+    ``max_response_bytes``: a larger answer (decoded: a compressed one is decoded within it as it
+    arrives, memguard/client/body.py) is refused (``internal``) without being read whole.
     """
 
     def __init__(
@@ -72,27 +74,30 @@ class MemguardClient(Session):
             call.method, call.path, json=call.json, headers=self.headers_for(call), params=params
         )
         limit = self.max_response_bytes
-        try:  # read as it comes, at most ``max_response_bytes`` of it
+        try:  # read as it comes and decode it, at most ``max_response_bytes`` of it
             response = self._http.send(request, stream=True)
+            self.heard(response)  # what it says of keys, a refusal's answer too
             try:
-                body = bytearray()
-                if not calls.too_large(response, limit):
-                    for chunk in response.iter_bytes():
-                        body += chunk
-                        if len(body) > limit:
+                body = Body(response, limit)
+                if body.wants_more:
+                    for chunk in response.iter_raw():
+                        if not body.feed(chunk):
                             break
+                    else:
+                        body.finish()
             finally:
                 response.close()
         except httpx.TransportError as exc:
             raise GatewayUnavailable(f"gateway unreachable: {type(exc).__name__}") from exc
-        calls.keep(response, body, limit)
+        keep(response, body)
         raise_for(response)
         return response
 
     def _run(self, call: Call) -> httpx.Response:
         """One logical call: a span, its tries (see :class:`RetryPolicy`), the typed error."""
         with tracing.client_span(call.action, call.span):
-            return Retrying(**retry_args(self.retry, call.idempotent))(self._send, call)
+            retrying = Retrying(**retry_args(self.retry, lambda: self.may_repeat(call)))
+            return retrying(self._send, call)
 
     def write(
         self,
@@ -106,8 +111,10 @@ class MemguardClient(Session):
         derived_from: Sequence[str] = (),
         idempotency_key: str | None = None,
     ) -> WriteOut:
-        """Store one fact (retried safely: the gateway stores it once per ``idempotency_key``,
-        a fresh one per call unless given)."""
+        """Store one fact. It carries an ``idempotency_key`` (a fresh one per call unless given)
+        and, once it may have run (a lost answer, a timeout), is sent again only if the gateway
+        said on an earlier answer that it honours keys (``Idempotency-Key-Honored: true``), so
+        it is stored once; otherwise the error is raised and the write may or may not be stored."""
         call = calls.write(
             text, namespace, source, turn, metadata, trust, derived_from, idempotency_key
         )

@@ -16,6 +16,11 @@ write stamped, in a table of the ledger database (``mg_idempotency``):
   never staged: the write runs again (it was not stored);
 * the same key with another request: 409 ``idempotency.key_reused``.
 
+Every answer says whether this gateway honours the key (``Idempotency-Key-Honored: true``, or
+``false`` with ``idempotency.enabled: false``: a write sent again then runs again), so a client
+repeats a write whose answer it lost only when the gateway said it would store it once
+(:class:`HonoredHeader`; the client: memguard/client/retry.py).
+
 Why the ledger database and not Redis: the answer is rebuilt from the ledger rows the write
 committed, in the same database, so the record can never say "done" for a write the ledger lacks
 (or the reverse), it survives a restart, and every worker and host sharing the ledger sees it.
@@ -59,6 +64,7 @@ from memguard.telemetry import metrics
 if TYPE_CHECKING:
     from starlette.applications import Starlette
     from starlette.requests import Request
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
     from memguard.events import AuditEvent
     from memguard.gateway.stack import GatewayStack
@@ -67,9 +73,19 @@ if TYPE_CHECKING:
     from memguard.ledger import Ledger
     from memguard.provenance import Provenance
 
-__all__ = ["HEADER", "Idempotency", "IdempotentReplay", "KeyedWrite", "create_table"]
+__all__ = [
+    "HEADER",
+    "HONORED_HEADER",
+    "HonoredHeader",
+    "Idempotency",
+    "IdempotentReplay",
+    "KeyedWrite",
+    "create_table",
+]
 
 HEADER = "Idempotency-Key"
+#: on every answer: ``true`` if this gateway honours ``Idempotency-Key`` on writes, else ``false``
+HONORED_HEADER = "Idempotency-Key-Honored"
 _KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 _WRITE_ROUTES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("POST", re.compile(r"^/v1/facts$")),
@@ -141,6 +157,28 @@ class KeyedWrite:
             metrics.record("memguard.idempotency", 1.0, "in_progress")
             raise _in_progress()
         self.reserved = True
+
+
+class HonoredHeader:
+    """ASGI middleware: every HTTP answer carries ``Idempotency-Key-Honored`` (``true`` when the
+    gateway runs with idempotency records, else ``false``), refusals of the outer layers too."""
+
+    def __init__(self, app: ASGIApp, *, honored: bool) -> None:
+        self.app = app
+        self.header = (HONORED_HEADER.lower().encode(), b"true" if honored else b"false")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_said(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [*message.get("headers", ()), self.header]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_said)
 
 
 def _in_progress() -> GatewayError:

@@ -1,6 +1,6 @@
 """The gateway app's middleware, innermost first: concurrency and time limits, the token
-endpoint's per-peer rate, the body limit, bearer-only credentials, the refusal audit, and
-observability outermost (the last added is the outermost)."""
+endpoint's per-peer rate, the body limit, bearer-only credentials, the refusal audit, the
+``Idempotency-Key-Honored`` header, and observability outermost (the last added is the outermost)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from memguard.events import AuditEvent
 from memguard.gateway.auth import BearerOnlyMiddleware
 from memguard.gateway.context import GatewayContext
+from memguard.gateway.idempotency import HonoredHeader
 from memguard.gateway.limits import (
     BodyLimitMiddleware,
     ConcurrencyLimitMiddleware,
@@ -58,5 +59,7 @@ def install_middleware(
 
     # outermost: whatever refused the request, exactly one deny event (memguard/gateway/refusals.py)
     app.add_middleware(RefusalAuditMiddleware, record=record_refusal, mcp_path=config.mcp.path)
+    # every answer says whether a write's Idempotency-Key is honoured (the client retries on it)
+    app.add_middleware(HonoredHeader, honored=ctx.keys is not None)
     # outermost of all: each request's access line, metrics and trace context
     install_observability(app, config)
