@@ -228,7 +228,15 @@ class VerifiedRows:
         """The rows and heads of ``fact_ids`` if the cache holds every one, else ``None``: a
         ``data_version`` check on a pooled connection and no snapshot (the pairs held are the
         database's rows as long as nobody changed it, which that check and the epoch say), after
-        the same :func:`~memguard.ledger.opening.precheck` as every transaction."""
+        the same :func:`~memguard.ledger.opening.precheck` as every transaction.
+
+        A fact not held now is a miss whatever ``data_version`` says (a check can only empty the
+        cache), so that ``None`` comes first, from memory: a first read then checks out one
+        connection, its snapshot's (whose :meth:`open` reads ``data_version``), not two."""
+        wanted = set(fact_ids)
+        with self._lock:
+            if not wanted <= self._pairs.keys():
+                return None
         precheck(engine)
         try:  # a pool that cannot connect: the ledger's error, as in every transaction
             pooled = engine.raw_connection()
@@ -238,7 +246,6 @@ class VerifiedRows:
                 pooled.close()
         except (SQLAlchemyError, self._errors) as exc:
             raise LedgerError(f"ledger operation failed: {type(exc).__name__}") from exc
-        wanted = set(fact_ids)
         with self._lock:
             pairs = self._pairs
             if epoch is None or epoch != self._epoch or self._busy or not wanted <= pairs.keys():
