@@ -138,11 +138,18 @@ DEEP, FEW, DEEP_KEYS = (20, 16), 64, 512
 
 
 def _anchor_keys(rest: str) -> frozenset[str]:
+    """The keys ``rest`` is tried at: its prefixes (:func:`~memguard.scan.anchors.literal_prefixes`,
+    never empty there: :func:`~memguard.scan.anchors.split_lead` made it so), longer ones for a
+    branch with few. A deeper walk that outgrows
+    :data:`~memguard.scan.anchors.LIMIT` at a group is cut back to the prefixes before that group,
+    which at the branch's first group is ``""`` ("starts anywhere": no key at all, which the
+    automaton and Hyperscan's literal API cannot hold, so the branch was never tried at an anchor);
+    such a set is not taken (``(?:do not|don't|never|and not) (?:list|...) ...`` at depth 20)."""
     prefixes = literal_prefixes(rest)
     if len(prefixes) <= FEW:
         for depth in DEEP:
             deeper = literal_prefixes(rest, depth=depth)
-            if len(deeper) <= DEEP_KEYS:
+            if len(deeper) <= DEEP_KEYS and "" not in deeper:
                 return deeper
     return prefixes
 
@@ -383,7 +390,9 @@ def plan(patterns: Sequence[str]) -> Plan:
             boundary = source.startswith("\\b")
             body = source[2:] if boundary else source
             lead, rest = split_lead(body)
-            if not rest:
+            keys = _anchor_keys(rest) if rest else frozenset()
+            if not rest or "" in keys:
+                # no key to anchor it (an empty key would be no key: never tried): searched whole
                 unanchored.append([index, source])
                 continue
             lead_source, reach = None, 0
@@ -393,7 +402,6 @@ def plan(patterns: Sequence[str]) -> Plan:
                 # checked only where the lead is not empty, the empty lead by _BoundaryLead
                 word = "\\b(?=[\\s\\S])" if boundary else ""
                 lead_source = f"{word}(?:{lead})\\Z"
-            keys = _anchor_keys(rest)
             number = len(rows)
             rows.append([index, source, rest, lead_source, reach])
             # a leading \b is checked by hand: is the character before the anchor a word's?
