@@ -484,18 +484,23 @@ class RuleSet:
         self._branches = len(rows)
 
     @classmethod
-    def cached(cls, patterns: Sequence[str], directories: Sequence[Path] | None = None) -> RuleSet:
+    def cached(
+        cls, patterns: Sequence[str], directories: Sequence[Path] | None = None, **options: Any
+    ) -> RuleSet:
         """The rule set of ``patterns``, its tables read from a verified cache file when there is
         one (:mod:`memguard.scan.rulecache`; ``directories`` default to its :func:`~memguard.scan.
         rulecache.directories`), else analysed here and written to the first writable one. A
-        cache that is missing, unreadable, corrupted, stale or of other patterns is rebuilt."""
+        cache that is missing, unreadable, corrupted, stale or of other patterns is rebuilt, as is
+        one whose tables do not build (a saved database that fails the prefilter's self-check).
+        ``options`` go to the class (:class:`~memguard.scan.prefilter.PrefilteredRuleSet`'s rule
+        names)."""
         patterns = tuple(patterns)
         places = rulecache.directories() if directories is None else list(directories)
         found = rulecache.load(patterns, places)
         if found is not None:
             tables, path = found
             try:
-                rules = cls(patterns, tables=tables)
+                rules = cls(patterns, tables=tables, **options)
             except Exception:  # a verified file that does not build (never written so): rebuild
                 rulecache.log_rejected(path, "unusable")
             else:
@@ -503,10 +508,10 @@ class RuleSet:
                 return rules
         made = cacheable(patterns)
         try:
-            rules = cls(patterns, tables=made)
+            rules = cls(patterns, tables=made, **options)
         except Exception:  # pragma: no cover - an engine that takes none of its own code back
             del made["code"]
-            rules = cls(patterns, tables=made)
+            rules = cls(patterns, tables=made, **options)
         rulecache.store(patterns, made, places)
         return rules
 
