@@ -167,11 +167,22 @@ class SelfCheckFailed(ValueError):
     not the database of these rules (a forged or damaged cache file). The cache is not used."""
 
 
-def _compile_error(exc: Exception, ids: Sequence[int]) -> EngineError:
-    """``exc`` (Hyperscan's compile error, ``... (id:N)``) with the pattern of expression ``N``."""
+def _compile_error(exc: Exception, exprs: Sequence[bytes], ids: Sequence[int], flags: int) -> EngineError:
+    """``exc`` (Hyperscan's compile error) with the pattern it is about: that of expression ``N``
+    when the message says ``(id:N)``, else the first pattern whose expressions do not compile
+    alone (a search made only when the build failed)."""
     found = re.search(r"\(id:(\d+)\)", str(exc))
     number = int(found.group(1)) if found else -1
     pattern = ids[number] if 0 <= number < len(ids) else None
+    for index in [] if pattern is not None else sorted({i for i in ids if i >= 0}):
+        mine = [e for e, i in zip(exprs, ids, strict=True) if i == index]
+        try:
+            hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK).compile(
+                expressions=mine, ids=list(range(len(mine))), elements=len(mine), flags=flags
+            )
+        except Exception:
+            pattern = index
+            break
     return EngineError(f"{type(exc).__name__}: {exc}", pattern)
 
 
@@ -245,7 +256,7 @@ class Engine:
                         flags=single | hyperscan.HS_FLAG_PREFILTER,
                     )
                 except Exception as exc:  # the caller names the rule
-                    raise _compile_error(exc, ids) from exc
+                    raise _compile_error(exc, exprs, ids, single | hyperscan.HS_FLAG_PREFILTER) from exc
         self.database = database
         self.always = frozenset(always)
         #: each expression's pattern (``-1``: a factor) and each branch's factors
