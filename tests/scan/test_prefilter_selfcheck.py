@@ -16,7 +16,13 @@ import pytest
 
 from memguard.scan import prefilter, rulecache
 from memguard.scan.match import Work
-from memguard.scan.prefilter import PROBES, Engine, PrefilteredRuleSet, SelfCheckFailed, literal_check
+from memguard.scan.prefilter import (
+    PROBES,
+    Engine,
+    PrefilteredRuleSet,
+    SelfCheckFailed,
+    literal_check,
+)
 
 pytestmark = pytest.mark.skipif(
     prefilter.hyperscan is None,
