@@ -581,7 +581,7 @@ class PrefilteredRuleSet(RuleSet):
         layout = self._layout
         if keys is None and layout is not None and index in layout.values_of_rule and index not in self._unbuilt:
             try:
-                keys = self._confirm[index] = _RuleKeys(*layout.keyed(index), name=self.name(index))
+                keys = self._confirm[index] = _RuleKeys(*layout.keyed(index), self.name(index))
             except Exception as exc:  # the full matcher reads the texts it is a candidate for
                 self._unbuilt.add(index)
                 self.failing.append(index)
