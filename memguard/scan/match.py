@@ -552,7 +552,9 @@ class RuleSet:
         # (start, the branches to try there, the second anchors one of which they all need)
         anchors: list[tuple[int, tuple[_Branch, ...], frozenset[int] | None]] = []
         met: dict[int, int] = {}  # anchors per watched branch (see RuleSet)
-        for end, (back, candidates, every, factor_ids, needs, watch, watch_every) in automaton.iter(text):
+        # (an automaton without keys cannot be iterated: no ASCII key, or every branch unanchored)
+        hits = automaton.iter(text) if automaton.kind != ahocorasick.EMPTY else ()
+        for end, (back, candidates, every, factor_ids, needs, watch, watch_every) in hits:
             start = end - back
             if every is not None:  # the \b branches too where the anchor is at a word boundary:
                 # a word character on one side only (the key may start with `!`, `|`, `[`, ...)

@@ -217,3 +217,12 @@ def test_the_shipped_rules_build_their_prefilter_without_falling_back() -> None:
         rules._rule_keys(index)
     assert [rules.name(i) for i in rules.failing] == []
     assert not rules._unbuilt
+
+
+def test_a_rule_set_without_ascii_keys_reads_ascii_text() -> None:
+    """Found by the generated rules: the ASCII automaton of a rule set whose keys are all
+    non-ASCII had no key, and iterating it raised on every ASCII text."""
+    rules = RuleSet((r"é(?:a|b)",))
+    assert rules.matching("plain ascii", Work()) == set()
+    assert rules.matching("xéb", Work()) == {0}
+    assert PrefilteredRuleSet((r"é(?:a|b)",)).matching("plain ascii", Work()) == set()
