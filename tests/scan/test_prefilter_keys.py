@@ -217,6 +217,8 @@ def test_the_shipped_rules_build_their_prefilter_without_falling_back() -> None:
         rules._rule_keys(index)
     assert [rules.name(i) for i in rules.failing] == []
     assert not rules._unbuilt
+    # a branch without a usable key (an empty one included) would be searched whole on every text
+    assert [rules.name(i) for i, _ in rules.unanchored] == []
 
 
 def test_a_rule_set_without_ascii_keys_reads_ascii_text() -> None:
