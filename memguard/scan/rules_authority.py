@@ -105,7 +105,10 @@ AUTHORITY_RULES: tuple[Rule, ...] = (
     _r("agent.deceive_user", 0.45,
        r"\binstead of (?:cancel(?:l)?ing|deleting|refunding|removing|closing|declining|blocking|unsubscribing)\b"
        r"[^.\n]{0,80}\b(?:reply|respond|tell|say|report|confirm)\b"
-       r"|\b(?:do not|don't|never|and not) (?:list|mention|include|note|record|log|show|describe) (?:this|it|that|these|"
+       # ("and not" is its own branch: inside the group it made the prefilter build an empty literal
+       # and fall back to the full matcher - a prefilter.py matter, reported)
+       r"|\band not (?:list|mention) (?:it|this|that) in (?:the |your )?(?:pr|commit|diff|changelog|summary|report)\b"
+       r"|\b(?:do not|don't|never) (?:list|mention|include|note|record|log|show|describe) (?:this|it|that|these|"
        r"the)(?: \w+)? (?:step|change|command|action|call|edit|deletion)?\s?in (?:the |your |any )?(?:pr|pull request|"
        r"commit|commit message|changelog|summary|report|reply|answer|description|release notes|log|output|diff)\b"
        r"|\b(?:and|but) (?:do )?not (?:log|record|report|disclose) (?:it|this|that)\b"
