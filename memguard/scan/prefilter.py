@@ -25,7 +25,14 @@ the prefilter (logged). A prefilter failure never makes a text clean: the full m
 
 The compiled databases are kept in the rule-table cache file's binary companion
 (:mod:`memguard.scan.rulecache`, whose key covers this module, :mod:`~memguard.scan.superset` and Hyperscan's version), so a new process
-does not compile it again. Each thread scans with its own Hyperscan scratch space.
+does not compile it again. Each thread scans with its own Hyperscan scratch space. A database read
+from that file is checked before use, since a file written as the same user can hold one compiled
+from other patterns with its digests recomputed: the superset database must make every rule the
+full matcher finds on a text of each rule branch a candidate (:meth:`PrefilteredRuleSet.self_check`,
+the texts kept in the file and confirmed by the full matcher, made again for a branch without one),
+and each rule's literal database must report each of its keys where it stands in a text of all of
+them, and nothing that is not its key (:func:`literal_check`). A database that fails is not used:
+the file is built again (the superset database) or the rule's keys are compiled again.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ A compiled database read from the rule-table cache (:mod:`memguard.scan.rulecach
 process did not make: a cache written as the same user can hold a database compiled from other
 patterns, with a recomputed digest. The prefilter (:mod:`memguard.scan.prefilter`) therefore
 scans a few texts whose answer it knows before it uses one. For the superset database, those
-texts are one match per rule branch, made here: :func:`example` walks the branch's parse and takes
+texts are one match per rule branch, made here: :func:`examples` walks the branch's parse and takes
 the first way through it (the first alternative, each repeat's least count, a class's first
 character); the caller keeps only the examples the full matcher confirms (lookarounds and word
 boundaries are not reasoned about here, so some walks give a text the branch does not match).
