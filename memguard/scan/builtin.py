@@ -153,6 +153,8 @@ def _single_quotes(text: str) -> list[re.Match[str]]:
 
 #: what the rule set matches: the rules, the decode lead and the rot13 decoder's gate
 PATTERNS = (*(rule.pattern for rule in RULES), DECODE_LEAD.pattern, ROT13_WORD)
+#: what a warning calls each of :data:`PATTERNS`
+NAMES = (*(rule.id for rule in RULES), "decode lead", "rot13 word")
 
 
 @functools.cache
@@ -160,7 +162,7 @@ def rule_set() -> RuleSet:
     """The rules, the decode lead and the rot13 decoder's gate in one automaton (built once, by the
     first :class:`RuleScanner`, which importing memguard should not cost; its tables come from a
     verified cache file when there is one, :mod:`memguard.scan.rulecache`)."""
-    return PrefilteredRuleSet.cached(PATTERNS)
+    return PrefilteredRuleSet.cached(PATTERNS, names=NAMES)
 
 
 def _hits(texts: Iterable[str], work: Work, prefix: str = "") -> dict[str, float]:

@@ -138,11 +138,18 @@ DEEP, FEW, DEEP_KEYS = (20, 16), 64, 512
 
 
 def _anchor_keys(rest: str) -> frozenset[str]:
+    """The keys ``rest`` is tried at: its prefixes (:func:`~memguard.scan.anchors.literal_prefixes`,
+    never empty there: :func:`~memguard.scan.anchors.split_lead` made it so), longer ones for a
+    branch with few. A deeper walk that outgrows
+    :data:`~memguard.scan.anchors.LIMIT` at a group is cut back to the prefixes before that group,
+    which at the branch's first group is ``""`` ("starts anywhere": no key at all, which the
+    automaton and Hyperscan's literal API cannot hold, so the branch was never tried at an anchor);
+    such a set is not taken (``(?:do not|don't|never|and not) (?:list|...) ...`` at depth 20)."""
     prefixes = literal_prefixes(rest)
     if len(prefixes) <= FEW:
         for depth in DEEP:
             deeper = literal_prefixes(rest, depth=depth)
-            if len(deeper) <= DEEP_KEYS:
+            if len(deeper) <= DEEP_KEYS and "" not in deeper:
                 return deeper
     return prefixes
 
@@ -383,7 +390,9 @@ def plan(patterns: Sequence[str]) -> Plan:
             boundary = source.startswith("\\b")
             body = source[2:] if boundary else source
             lead, rest = split_lead(body)
-            if not rest:
+            keys = _anchor_keys(rest) if rest else frozenset()
+            if not rest or "" in keys:
+                # no key to anchor it (an empty key would be no key: never tried): searched whole
                 unanchored.append([index, source])
                 continue
             lead_source, reach = None, 0
@@ -393,7 +402,6 @@ def plan(patterns: Sequence[str]) -> Plan:
                 # checked only where the lead is not empty, the empty lead by _BoundaryLead
                 word = "\\b(?=[\\s\\S])" if boundary else ""
                 lead_source = f"{word}(?:{lead})\\Z"
-            keys = _anchor_keys(rest)
             number = len(rows)
             rows.append([index, source, rest, lead_source, reach])
             # a leading \b is checked by hand: is the character before the anchor a word's?
@@ -476,18 +484,23 @@ class RuleSet:
         self._branches = len(rows)
 
     @classmethod
-    def cached(cls, patterns: Sequence[str], directories: Sequence[Path] | None = None) -> RuleSet:
+    def cached(
+        cls, patterns: Sequence[str], directories: Sequence[Path] | None = None, **options: Any
+    ) -> RuleSet:
         """The rule set of ``patterns``, its tables read from a verified cache file when there is
         one (:mod:`memguard.scan.rulecache`; ``directories`` default to its :func:`~memguard.scan.
         rulecache.directories`), else analysed here and written to the first writable one. A
-        cache that is missing, unreadable, corrupted, stale or of other patterns is rebuilt."""
+        cache that is missing, unreadable, corrupted, stale or of other patterns is rebuilt, as is
+        one whose tables do not build (a saved database that fails the prefilter's self-check).
+        ``options`` go to the class (:class:`~memguard.scan.prefilter.PrefilteredRuleSet`'s rule
+        names)."""
         patterns = tuple(patterns)
         places = rulecache.directories() if directories is None else list(directories)
         found = rulecache.load(patterns, places)
         if found is not None:
             tables, path = found
             try:
-                rules = cls(patterns, tables=tables)
+                rules = cls(patterns, tables=tables, **options)
             except Exception:  # a verified file that does not build (never written so): rebuild
                 rulecache.log_rejected(path, "unusable")
             else:
@@ -495,10 +508,10 @@ class RuleSet:
                 return rules
         made = cacheable(patterns)
         try:
-            rules = cls(patterns, tables=made)
+            rules = cls(patterns, tables=made, **options)
         except Exception:  # pragma: no cover - an engine that takes none of its own code back
             del made["code"]
-            rules = cls(patterns, tables=made)
+            rules = cls(patterns, tables=made, **options)
         rulecache.store(patterns, made, places)
         return rules
 
@@ -539,7 +552,9 @@ class RuleSet:
         # (start, the branches to try there, the second anchors one of which they all need)
         anchors: list[tuple[int, tuple[_Branch, ...], frozenset[int] | None]] = []
         met: dict[int, int] = {}  # anchors per watched branch (see RuleSet)
-        for end, (back, candidates, every, factor_ids, needs, watch, watch_every) in automaton.iter(text):
+        # (an automaton without keys cannot be iterated: no ASCII key, or every branch unanchored)
+        hits = automaton.iter(text) if automaton.kind != ahocorasick.EMPTY else ()
+        for end, (back, candidates, every, factor_ids, needs, watch, watch_every) in hits:
             start = end - back
             if every is not None:  # the \b branches too where the anchor is at a word boundary:
                 # a word character on one side only (the key may start with `!`, `|`, `[`, ...)

@@ -25,13 +25,21 @@ the prefilter (logged). A prefilter failure never makes a text clean: the full m
 
 The compiled databases are kept in the rule-table cache file's binary companion
 (:mod:`memguard.scan.rulecache`, whose key covers this module, :mod:`~memguard.scan.superset` and Hyperscan's version), so a new process
-does not compile it again. Each thread scans with its own Hyperscan scratch space.
+does not compile it again. Each thread scans with its own Hyperscan scratch space. A database read
+from that file is checked before use, since a file written as the same user can hold one compiled
+from other patterns with its digests recomputed: the superset database must make every rule the
+full matcher finds on a text of each rule branch a candidate (:meth:`PrefilteredRuleSet.self_check`,
+the texts kept in the file and confirmed by the full matcher, made again for a branch without one),
+and each rule's literal database must report each of its keys where it stands in a text of all of
+them, and nothing that is not its key (:func:`literal_check`). A database that fails is not used:
+the file is built again (the superset database) or the rule's keys are compiled again.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -51,6 +59,7 @@ from memguard.scan.match import (
     plan,
     window_holds,
 )
+from memguard.scan.probes import examples
 from memguard.scan.superset import factors, superset
 
 #: the Hyperscan module (``None``: not installed, and then the full matcher alone, with the same
@@ -66,7 +75,9 @@ __all__ = [
     "FACTORED",
     "MAX_CANDIDATES",
     "Engine",
+    "EngineError",
     "PrefilteredRuleSet",
+    "SelfCheckFailed",
     "expressions",
     "hyperscan_version",
 ]
@@ -85,6 +96,8 @@ MAX_HITS = 256
 #: characters, matched two thirds of multilingual benign facts); factors on every branch (346 of
 #: 415) made the pass 3x slower on benign text, as common words matched on every text
 FACTORED = 3000
+#: the saved prefilter's entry of probe texts (:meth:`PrefilteredRuleSet.self_check`)
+PROBES = "probes"
 _log = logging.getLogger("memguard.scan.prefilter")
 
 
@@ -143,6 +156,68 @@ def _found(number: int, start: int, end: int, flags: int, into: set[int]) -> Non
     into.add(number)
 
 
+def _every(number: int, start: int, end: int, flags: int, into: list[tuple[int, int]]) -> None:
+    into.append((number, end))
+
+
+class EngineError(RuntimeError):
+    """The superset database did not compile; ``pattern``: the pattern whose expression Hyperscan
+    named (``None``: it named none)."""
+
+    def __init__(self, message: str, pattern: int | None) -> None:
+        super().__init__(message)
+        self.pattern = pattern
+
+
+class SelfCheckFailed(ValueError):
+    """A saved database did not find, on texts made from its own rules, what they match: it is
+    not the database of these rules (a forged or damaged cache file). The cache is not used."""
+
+
+def _compile_error(exc: Exception, exprs: Sequence[bytes], ids: Sequence[int], flags: int) -> EngineError:
+    """``exc`` (Hyperscan's compile error) with the pattern it is about: that of expression ``N``
+    when the message says ``(id:N)``, else the first pattern whose expressions do not compile
+    alone (a search made only when the build failed)."""
+    found = re.search(r"\(id:(\d+)\)", str(exc))
+    number = int(found.group(1)) if found else -1
+    pattern = ids[number] if 0 <= number < len(ids) else None
+    for index in [] if pattern is not None else sorted({i for i in ids if i >= 0}):
+        mine = [e for e, i in zip(exprs, ids, strict=True) if i == index]
+        try:
+            hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK).compile(
+                expressions=mine, ids=list(range(len(mine))), elements=len(mine), flags=flags
+            )
+        except Exception:
+            pattern = index
+            break
+    return EngineError(f"{type(exc).__name__}: {exc}", pattern)
+
+
+def literal_check(database: Any, keys: Sequence[bytes], scratch: Any = None) -> str | None:
+    """What is wrong with ``database`` as the literal database of ``keys`` (``None``: nothing):
+    scanned over every key between NUL bytes, it must report each key where it stands, and every
+    match it reports must be its key's bytes there (a key inside another is then found too, by
+    any literal matcher of these keys, and the check costs one pass, not a search per key)."""
+    probe = b"\0" + b"\0".join(keys) + b"\0"
+    found: list[tuple[int, int]] = []
+    scratch = hyperscan.Scratch(database) if scratch is None else scratch
+    database.scan(probe, match_event_handler=_every, context=found, scratch=scratch)
+    wrong = sum(
+        1
+        for number, end in found
+        if not 0 <= number < len(keys) or probe[end - len(keys[number]) : end] != keys[number]
+    )
+    seen = set(found)
+    missed = 0
+    end = 0
+    for number, key in enumerate(keys):
+        end += 1 + len(key)
+        missed += (number, end) not in seen
+    if not (wrong or missed):
+        return None
+    return f"{missed} keys not found where they stand, {wrong} matches reported wrongly"
+
+
 class Engine:
     """A compiled Hyperscan database over the patterns' supersets, with one scratch per thread."""
 
@@ -153,6 +228,9 @@ class Engine:
             raise RuntimeError("hyperscan is not installed")
         single = hyperscan.HS_FLAG_SINGLEMATCH | hyperscan.HS_FLAG_MULTILINE
         database = None
+        #: the database came from ``saved`` (a cache file): checked before use
+        #: (:meth:`PrefilteredRuleSet.self_check`)
+        self.loaded = False
         if saved is not None:
             try:
                 database = hyperscan.loadb(bytes(saved["database"]), hyperscan.HS_MODE_BLOCK)
@@ -166,6 +244,7 @@ class Engine:
                 always = [int(i) for i in saved["always"]]
                 ids = [int(i) for i in saved["ids"]]
                 needs = {int(k): tuple(int(f) for f in v) for k, v in saved["needs"].items()}
+                self.loaded = True
             except Exception as exc:  # another build or platform: compiled again below
                 _log.info("saved prefilter database not used: %s", exc)
                 database = None
@@ -182,12 +261,15 @@ class Engine:
                 )
             except Exception:  # a factor too large to build exactly: all widened (supersets still)
                 database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-                database.compile(
-                    expressions=exprs,
-                    ids=list(range(len(exprs))),
-                    elements=len(exprs),
-                    flags=single | hyperscan.HS_FLAG_PREFILTER,
-                )
+                try:
+                    database.compile(
+                        expressions=exprs,
+                        ids=list(range(len(exprs))),
+                        elements=len(exprs),
+                        flags=single | hyperscan.HS_FLAG_PREFILTER,
+                    )
+                except Exception as exc:  # the caller names the rule
+                    raise _compile_error(exc, exprs, ids, single | hyperscan.HS_FLAG_PREFILTER) from exc
         self.database = database
         self.always = frozenset(always)
         #: each expression's pattern (``-1``: a factor) and each branch's factors
@@ -257,19 +339,30 @@ class _RuleKeys:
         self,
         keyed: dict[str, tuple[list[_Part], list[_Part], list[int]]],
         saved: bytes | memoryview | None = None,
+        name: str = "?",
     ) -> None:
         keys = [key.encode("utf-8") for key in keyed]
+        if not all(keys):  # (plan() makes none: such a branch is searched whole)
+            raise ValueError(f"rule {name} has an empty key, which matches nothing")
         self.entries: list[_Entry] = [(tuple(a), tuple(b), tuple(c)) for a, b, c in keyed.values()]
         self.lengths = [len(key) for key in keys]
         self.database: Any = None
         if saved is not None:
             try:
                 self.database = hyperscan.loadb(bytes(saved), hyperscan.HS_MODE_BLOCK)
-                scratch = hyperscan.Scratch(self.database)
-                self.database.scan(b"", match_event_handler=_hit, context=[], scratch=scratch)
+                self.prototype = hyperscan.Scratch(self.database)
+                problem = literal_check(self.database, keys, self.prototype)
             except Exception as exc:  # another build or platform: compiled again below
                 _log.info("saved prefix database not used: %s", exc)
                 self.database = None
+            else:
+                if problem is not None:  # not these keys' database: a forged or damaged cache
+                    _log.warning(
+                        "saved prefix database of scan rule %s failed its self-check (%s): compiled again",
+                        name,
+                        problem,
+                    )
+                    self.database = None
         if self.database is None:
             self.database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
             self.database.compile(
@@ -279,7 +372,7 @@ class _RuleKeys:
                 flags=0,
                 literal=True,
             )
-        self.prototype = hyperscan.Scratch(self.database)
+            self.prototype = hyperscan.Scratch(self.database)
         self._local = threading.local()
 
     def hits(self, text: str, data: bytes) -> list[tuple[int, _Entry]]:
@@ -372,15 +465,24 @@ class _Layout:
 
 
 class PrefilteredRuleSet(RuleSet):
-    """A :class:`RuleSet` whose :meth:`matching` runs the prefilter first (see the module)."""
+    """A :class:`RuleSet` whose :meth:`matching` runs the prefilter first (see the module).
 
-    def __init__(self, patterns: Sequence[str], *, tables: Plan | None = None) -> None:
+    ``names`` (one per pattern) name the rules in warnings. A database taken from ``tables`` (a
+    cache file) is checked first (:meth:`self_check`): one that fails makes the constructor raise
+    :class:`SelfCheckFailed`, and :meth:`RuleSet.cached` then builds the tables again."""
+
+    def __init__(
+        self, patterns: Sequence[str], *, tables: Plan | None = None, names: Sequence[str] | None = None
+    ) -> None:
         made = plan(tuple(patterns)) if tables is None else tables
         super().__init__(patterns, tables=made)
+        self.names = None if names is None else tuple(names)
         #: per rule, the automaton of its branches' prefixes (none: the rule has no anchored
         #: branch), each built on the first text the rule is a candidate for (:meth:`_rule_keys`),
         #: and its unanchored branches
         self._confirm: dict[int, _RuleKeys] = {}
+        #: the rules whose prefix database did not build: the full matcher reads their candidates
+        self._unbuilt: set[int] = set()
         self._layout = _Layout(made, self._parts) if hyperscan is not None else None
         self._unanchored_of: dict[int, list[Any]] = {}
         for index, compiled in self.unanchored:
@@ -389,29 +491,96 @@ class PrefilteredRuleSet(RuleSet):
         self.engine: Engine | None = None
         #: why there is no engine, when there is none
         self.engine_error: str | None = None
+        #: the rules that made the prefilter fall back to the full matcher (the whole set, or, for
+        #: a prefix database, their candidates), named in a warning
+        self.failing: list[int] = []
         if hyperscan is None:
             self.engine_error = "hyperscan is not installed"
             return
         if os.environ.get(ENV, "").strip().lower() in _OFF:
             self.engine_error = f"turned off ({ENV})"
             return
+        saved = made.get("prefilter")
         try:
-            self.engine = Engine(self.patterns, made.get("prefilter"))
+            self.engine = Engine(self.patterns, saved)
         except Exception as exc:  # the full matcher then: the same answers, at its speed
             self.engine_error = f"{type(exc).__name__}: {exc}"[:300]
+            culprit = getattr(exc, "pattern", None)
+            self.failing = [] if culprit is None else [culprit]
             _log.warning(
-                "scan prefilter not built (%s): every text goes through the full matcher",
+                "scan prefilter not built (%s; rule %s): every text goes through the full matcher",
                 self.engine_error,
+                "unknown" if culprit is None else self.name(culprit),
             )
-        else:
-            if "prefilter" not in made:  # written with the tables (RuleSet.cached)
-                made["prefilter"] = self.engine.saved()
-                built = ((index, self._rule_keys(index)) for index in self._layout_rules())
-                made["prefilter"]["rules"] = {
-                    str(index): bytes(hyperscan.dumpb(keys.database))
-                    for index, keys in built
-                    if keys is not None
-                }
+            return
+        if saved is not None and self.engine.loaded:
+            problem = self.self_check(self.engine, saved)
+            if problem is not None:
+                _log.warning("saved scan prefilter database failed its self-check: %s", problem)
+                raise SelfCheckFailed(problem)
+        if "prefilter" not in made:  # written with the tables (RuleSet.cached)
+            made["prefilter"] = self.engine.saved()
+            built = ((index, self._rule_keys(index)) for index in self._layout_rules())
+            made["prefilter"]["rules"] = {
+                str(index): bytes(hyperscan.dumpb(keys.database))
+                for index, keys in built
+                if keys is not None
+            }
+            made["prefilter"][PROBES] = self._probes()
+
+    def name(self, index: int) -> str:
+        """Pattern ``index``'s name in warnings (its number when no names were given)."""
+        names = self.names
+        return names[index] if names is not None and index < len(names) else f"#{index}"
+
+    def _probes(self) -> list[list[str | None]]:
+        """Per pattern, per branch, a text the branch and the full matcher match (``None``: none
+        made), kept with the database for :meth:`self_check`."""
+        out: list[list[str | None]] = []
+        for index, pattern in enumerate(self.patterns):
+            mine: list[str | None] = []
+            for branch in branches(pattern):
+                search = re.compile(branch, re.MULTILINE).search
+                mine.append(
+                    next(
+                        (t for t in examples(branch) if search(t) and index in RuleSet.matching(self, t)),
+                        None,
+                    )
+                )
+            out.append(mine)
+        return out
+
+    def self_check(self, engine: Engine, saved: dict[str, Any]) -> str | None:
+        """What is wrong with ``engine``, loaded from ``saved`` (``None``: nothing found): on a text
+        of each rule branch (the saved probes; made here, :func:`~memguard.scan.probes.examples`,
+        for a branch that has none), every rule the full matcher finds must be a candidate, and a
+        saved probe must match its own rule. (Each rule's prefix database is checked when it is
+        loaded: :func:`literal_check`.)"""
+        try:
+            stored = saved.get(PROBES)
+            if not isinstance(stored, list) or len(stored) != len(self.patterns):
+                stored = [None] * len(self.patterns)
+            for index, pattern in enumerate(self.patterns):
+                parts = branches(pattern)
+                mine = stored[index]
+                if not isinstance(mine, list) or len(mine) != len(parts):
+                    mine = [None] * len(parts)
+                for branch, probe in zip(parts, mine, strict=True):
+                    texts = [probe] if isinstance(probe, str) else examples(branch)
+                    for text in texts:
+                        expected = RuleSet.matching(self, text)
+                        if index not in expected:
+                            if isinstance(probe, str):
+                                return f"the saved probe of rule {self.name(index)} does not match it"
+                            continue  # a made text the branch does not match: no probe
+                        lost = expected - engine.candidates(text.encode("utf-8"))
+                        if lost:
+                            named = ", ".join(self.name(i) for i in sorted(lost))
+                            return f"rule {named} not a candidate on a text it matches"
+                        break
+        except Exception as exc:  # a probe that is not text, an engine that raises: not used
+            return f"{type(exc).__name__}: {exc}"[:300]
+        return None
 
     def _layout_rules(self) -> list[int]:
         """The rules with an anchored branch or a gate's second anchor (a prefix matcher each)."""
@@ -419,11 +588,25 @@ class PrefilteredRuleSet(RuleSet):
 
     def _rule_keys(self, index: int) -> _RuleKeys | None:
         """Rule ``index``'s literal matcher over its branches' prefixes and its gates' second
-        anchors (``None``: it has none), built on first use: a process loads only the matchers
-        of the rules some text made candidates (two threads may both build one: the same)."""
+        anchors (``None``: it has none, or it did not build: :attr:`_unbuilt`), built on first
+        use: a process loads only the matchers of the rules some text made candidates (two
+        threads may both build one: the same)."""
         keys = self._confirm.get(index)
-        if keys is None and self._layout is not None and index in self._layout.values_of_rule:
-            keys = self._confirm[index] = _RuleKeys(*self._layout.keyed(index))
+        layout = self._layout
+        if keys is None and layout is not None and index in layout.values_of_rule and index not in self._unbuilt:
+            try:
+                keys = self._confirm[index] = _RuleKeys(*layout.keyed(index), self.name(index))
+            except Exception as exc:  # the full matcher reads the texts it is a candidate for
+                self._unbuilt.add(index)
+                self.failing.append(index)
+                _log.warning(
+                    "scan prefilter: prefix database of rule %s not built (%s: %s): the full matcher "
+                    "reads every text it is a candidate for",
+                    self.name(index),
+                    type(exc).__name__,
+                    str(exc)[:200],
+                )
+                return None
         return keys
 
     def matching(self, text: str, work: Work | None = None) -> set[int]:
@@ -476,6 +659,8 @@ class PrefilteredRuleSet(RuleSet):
         more than :data:`ATTEMPTS`, for the full matcher to count)."""
         attempts = 0
         keyed = self._confirm.get(index) or self._rule_keys(index)
+        if keyed is None and index in self._unbuilt:
+            return None  # no prefix database: the full matcher decides
         if keyed is not None:
             anchors: list[tuple[int, tuple[_Part, ...]]] = []
             seen: dict[int, list[int]] = {}  # where each second anchor of the rule's gates starts

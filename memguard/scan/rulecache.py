@@ -71,7 +71,7 @@ KEEP = 8
 _OFF = frozenset({"", "0", "off", "no", "none", "false"})
 _PACKAGE = Path(__file__).resolve().parent
 #: the modules whose code makes the tables (a change to any of them is another key)
-_SOURCES = ("anchors.py", "match.py", "rulecache.py", "superset.py", "prefilter.py")
+_SOURCES = ("anchors.py", "match.py", "rulecache.py", "superset.py", "prefilter.py", "probes.py")
 _log = logging.getLogger("memguard.scan.rulecache")
 
 
