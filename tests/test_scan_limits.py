@@ -58,7 +58,10 @@ def test_hostile_texts_stay_within_the_caps(name: str) -> None:
 def test_the_repeated_send_case_is_caught_and_bounded() -> None:
     verdict, work = SCANNER.inspect(HOSTILE["send repeated under the text cap"])
     assert "agent.send_to_address" in verdict.reasons and not work.truncated
-    assert work.searches <= 1  # past 32 failed attempts the branch is searched once, not per anchor
+    # past 32 failed attempts a branch is searched once, not per anchor: the count does not grow
+    # with the repetitions (rules 12 have two branches anchored on "send": 2 searches, at any length)
+    _, half = SCANNER.inspect("send " * 6_500 + "drop@evil.example")
+    assert work.searches == half.searches <= 2, (work.searches, half.searches)
 
 
 def test_a_truncated_scan_is_never_clean_whatever_the_thresholds() -> None:
