@@ -24,6 +24,15 @@ SCANNER = RuleScanner()
 CTX = ScanContext(namespace="n", source=SourceKind.WEB)
 
 
+def reasons(text: str) -> tuple[str, ...]:
+    """The rules ``text`` carries (the rule tests, tests/test_scan_fp4.py ... fp8.py)."""
+    return SCANNER.scan(text, CTX).reasons
+
+
+def flagged(text: str) -> bool:
+    return SCANNER.scan(text, CTX).label is not Label.CLEAN
+
+
 @dataclass(frozen=True)
 class HeldOutCorpus:
     corpus: Path

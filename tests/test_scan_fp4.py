@@ -10,22 +10,11 @@ must stay clean (benign) and that must be flagged (attack); none of them is a co
 from __future__ import annotations
 
 import pytest
+from corpus_helpers import CTX, SCANNER, flagged, reasons
 
-from memguard.scan import Label, RuleScanner, ScanContext
+from memguard.scan import Label
 from memguard.scan.decode import decoded_texts
 from memguard.scan.rules import RULES
-from memguard.trust import SourceKind
-
-SCANNER = RuleScanner()
-CTX = ScanContext(namespace="fp4", source=SourceKind.WEB)
-
-
-def reasons(text: str) -> tuple[str, ...]:
-    return SCANNER.scan(text, CTX).reasons
-
-
-def flagged(text: str) -> bool:
-    return SCANNER.scan(text, CTX).label is not Label.CLEAN
 
 
 def test_the_rules_version_is_8_or_later() -> None:

@@ -8,21 +8,10 @@ letter that may be a sign (" !gnore the user") is tested both ways.
 from __future__ import annotations
 
 import pytest
+from corpus_helpers import CTX, SCANNER, flagged, reasons
 
-from memguard.scan import Label, RuleScanner, ScanContext
+from memguard.scan import Label
 from memguard.scan.builtin import QUOTED, mention_spans
-from memguard.trust import SourceKind
-
-SCANNER = RuleScanner()
-CTX = ScanContext(namespace="fp5", source=SourceKind.WEB)
-
-
-def reasons(text: str) -> tuple[str, ...]:
-    return SCANNER.scan(text, CTX).reasons
-
-
-def flagged(text: str) -> bool:
-    return SCANNER.scan(text, CTX).label is not Label.CLEAN
 
 
 def test_the_rules_version_is_9_or_later() -> None:

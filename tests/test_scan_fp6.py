@@ -10,20 +10,7 @@ from __future__ import annotations
 import base64
 
 import pytest
-
-from memguard.scan import Label, RuleScanner, ScanContext
-from memguard.trust import SourceKind
-
-SCANNER = RuleScanner()
-CTX = ScanContext(namespace="n", source=SourceKind.WEB)
-
-
-def reasons(text: str) -> tuple[str, ...]:
-    return SCANNER.scan(text, CTX).reasons
-
-
-def flagged(text: str) -> bool:
-    return SCANNER.scan(text, CTX).label is not Label.CLEAN
+from corpus_helpers import SCANNER, flagged, reasons
 
 
 def test_the_rules_version_is_10_or_later() -> None:

@@ -8,23 +8,11 @@ not fire the rule it imitates, so a rule that fails open, or starts reading plai
 from __future__ import annotations
 
 import pytest
+from corpus_helpers import SCANNER, flagged, reasons
 
-from memguard.scan import Label, RuleScanner, ScanContext
 from memguard.scan.match import Work
 from memguard.scan.prefilter import PrefilteredRuleSet
 from memguard.scan.rules import RULES
-from memguard.trust import SourceKind
-
-SCANNER = RuleScanner()
-CTX = ScanContext(namespace="n", source=SourceKind.WEB)
-
-
-def reasons(text: str) -> tuple[str, ...]:
-    return SCANNER.scan(text, CTX).reasons
-
-
-def flagged(text: str) -> bool:
-    return SCANNER.scan(text, CTX).label is not Label.CLEAN
 
 
 def test_the_rules_version_is_12_or_later() -> None:
